@@ -1,0 +1,5 @@
+import sys
+
+from healer.cli import main
+
+sys.exit(main(sys.argv))

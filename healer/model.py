@@ -1,0 +1,241 @@
+"""The values that cross module boundaries.
+
+Every stage of a run takes and returns these frozen dataclasses and enums; none of them does I/O.
+Modules own the types that stay inside them (the log model in ``logs``, markers in ``ledger``);
+what two or more rooms exchange lives here so that each room can be read and tested alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Category(str, Enum):
+    """What kind of failure a failed job is (the table in DESIGN.md)."""
+
+    TRANSIENT = "transient"
+    INFRASTRUCTURE = "infrastructure"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    LINT = "lint"
+    FORMAT = "format"
+    TYPECHECK = "typecheck"
+    TEST = "test"
+    BUILD = "build"
+    DEPENDENCY = "dependency"
+    CONFIG = "config"
+    UNKNOWN = "unknown"
+
+
+class Action(str, Enum):
+    """What a rule says to do about a failure."""
+
+    RERUN = "rerun"
+    FIX = "fix"
+    AGENT = "agent"
+    ESCALATE = "escalate"
+    IGNORE = "ignore"
+
+
+# The default action of each category, used when a rule names none.
+DEFAULT_ACTIONS: dict[Category, Action] = {
+    Category.TRANSIENT: Action.RERUN,
+    Category.INFRASTRUCTURE: Action.RERUN,
+    Category.TIMEOUT: Action.ESCALATE,
+    Category.CANCELLED: Action.IGNORE,
+    Category.LINT: Action.AGENT,
+    Category.FORMAT: Action.FIX,
+    Category.TYPECHECK: Action.AGENT,
+    Category.TEST: Action.AGENT,
+    Category.BUILD: Action.AGENT,
+    Category.DEPENDENCY: Action.AGENT,
+    Category.CONFIG: Action.ESCALATE,
+    Category.UNKNOWN: Action.AGENT,
+}
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What failed in one job log, and what a rule says to do about it."""
+
+    category: Category
+    confidence: float
+    rule: str
+    action: Action
+    excerpt: tuple[str, ...]
+    step: str | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    # the lines that decided the category (a subset of ``excerpt``)
+    decisive: tuple[str, ...] = ()
+    # shell commands of a ``fix`` action, run in the PR-head checkout
+    fix_commands: tuple[str, ...] = ()
+    # the job (check) name, when known
+    job: str | None = None
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """The parts of a ``workflow_run`` event the healer uses."""
+
+    repository: str  # "owner/name" of the base repository (where the workflow ran)
+    run_id: int
+    run_attempt: int
+    workflow_name: str
+    head_sha: str
+    head_branch: str
+    head_repository: str  # "owner/name" of the repository holding the head commit
+    is_fork: bool
+    event: str  # the event that triggered the run ("pull_request", "push", …)
+    conclusion: str | None  # success, failure, cancelled, timed_out, …
+    pull_requests: tuple[int, ...] = ()  # PR numbers from the payload, filtered to ``repository``
+    html_url: str = ""
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    state: str
+    title: str
+    author: str
+    head_sha: str
+    head_ref: str
+    head_repository: str  # "owner/name"; "" when the fork was deleted
+    base_ref: str
+    base_repository: str
+    labels: tuple[str, ...] = ()
+    draft: bool = False
+    html_url: str = ""
+    body: str = ""
+
+    @property
+    def is_fork(self) -> bool:
+        return self.head_repository.lower() != self.base_repository.lower()
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    name: str
+    status: str
+    conclusion: str | None
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job of a workflow run. Its name is the check name, its id the check-run id."""
+
+    id: int
+    name: str
+    status: str
+    conclusion: str | None
+    run_attempt: int = 1
+    steps: tuple[Step, ...] = ()
+    html_url: str = ""
+    started_at: str = ""
+    completed_at: str = ""
+
+
+@dataclass(frozen=True)
+class Annotation:
+    path: str
+    start_line: int
+    level: str  # notice, warning, failure
+    message: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class LogTail:
+    """The bounded tail of a job log."""
+
+    text: str
+    bytes_read: int
+    truncated: bool  # True when the start of the log was cut away
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """All the healer knows about one failed job before classifying it."""
+
+    job: Job
+    log: LogTail | None
+    annotations: tuple[Annotation, ...] = ()
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    author: str
+    body: str
+    created_at: str = ""
+    updated_at: str = ""
+    html_url: str = ""
+
+
+@dataclass(frozen=True)
+class Repository:
+    full_name: str
+    default_branch: str
+    private: bool = False
+
+
+class Verdict(str, Enum):
+    RERUN = "rerun"
+    HEAL = "heal"
+    ESCALATE = "escalate"
+    SKIP = "skip"
+
+
+class HealMode(str, Enum):
+    FIX = "fix"
+    AGENT = "agent"
+
+
+class SkipReason(str, Enum):
+    STALE_HEAD = "stale-head"
+    ALREADY_ATTEMPTED = "already-attempted"
+    EXHAUSTED = "exhausted"
+    NOT_ACTIONABLE = "not-actionable"
+    FORK_POLICY = "fork-policy"
+    DISABLED = "disabled"
+    CLAIMED_ELSEWHERE = "claimed-elsewhere"
+
+
+@dataclass(frozen=True)
+class PastAttempt:
+    """One earlier healer action on a check, read back from the ledger (for the escalation frame)."""
+
+    kind: str  # attempt, rerun
+    sha: str
+    attempt: int
+    category: str = ""
+    mode: str = ""
+    fix_pr: int | None = None
+    result: str = ""
+    run_id: int | None = None
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """What to do about one failed check."""
+
+    check: str
+    verdict: Verdict
+    diagnosis: Diagnosis | None = None
+    attempt: int = 0  # k of a heal (1-based); 0 when not healing
+    max_attempts: int = 0
+    mode: HealMode | None = None
+    reason: SkipReason | None = None
+    detail: str = ""  # one human sentence on why
+    history: tuple[PastAttempt, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The decision for one run: a plan per failed check, and the checks whose budget resets."""
+
+    checks: tuple[CheckPlan, ...] = ()
+    resets: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)

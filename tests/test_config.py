@@ -1,0 +1,36 @@
+import pytest
+
+from healer.config import INPUTS, Config, ConfigError, config_from_env
+
+
+def test_defaults_table_matches_config_defaults():
+    config = config_from_env({})
+    assert config == Config()
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        pytest.param({"HEALER_MAX_ATTEMPTS": "three"}, "max-attempts", id="not-a-number"),
+        pytest.param({"HEALER_DELIVERY": "email"}, "delivery", id="bad-choice"),
+        pytest.param({"HEALER_DRY_RUN": "maybe"}, "dry-run", id="bad-bool"),
+        pytest.param({"HEALER_MAX_ATTEMPTS": "99"}, "from 0 to 20", id="out-of-range"),
+    ],
+)
+def test_bad_inputs_name_the_input(env, message):
+    with pytest.raises(ConfigError, match=message):
+        config_from_env(env)
+
+
+def test_list_inputs_accept_lines_and_commas():
+    config = config_from_env({"HEALER_PROTECTED_PATHS": "docs/**\n setup.py, Makefile"})
+    assert config.protected_paths == ("docs/**", "setup.py", "Makefile")
+
+
+def test_token_is_not_in_repr():
+    config = config_from_env({"HEALER_GITHUB_TOKEN": "ghs_secretvalue"})
+    assert "ghs_secretvalue" not in repr(config)
+
+
+def test_every_input_has_an_env_name():
+    assert {spec.env for spec in INPUTS} >= {"HEALER_GITHUB_TOKEN", "HEALER_AGENT_COMMAND", "HEALER_MAX_ATTEMPTS"}
