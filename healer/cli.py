@@ -1,6 +1,7 @@
 """The shell: argv and environment in, exit code out.
 
-Subcommands register themselves in ``COMMANDS``; each takes (args, env) and returns an exit code.
+Each subcommand lives in its own module, which exposes ``register(subparsers)``; the parser it adds sets
+``func(args, env) -> int``. This module only parses arguments and dispatches.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from healer import __version__
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="healer", description="Heal a pull request's failing CI.")
     parser.add_argument("--version", action="version", version=f"ci-healer {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # One line per subcommand module (each exposes ``register(subparsers)``):
+    del subparsers
     return parser
 
 
