@@ -91,6 +91,8 @@ class RunEvent:
     conclusion: str | None  # success, failure, cancelled, timed_out, …
     pull_requests: tuple[int, ...] = ()  # PR numbers from the payload, filtered to ``repository``
     html_url: str = ""
+    default_branch: str = ""  # the base repository's default branch, from the payload's ``repository``
+    head_owner: str = ""  # login of the head repository's owner (for ``GET /pulls?head=owner:branch``)
 
 
 @dataclass(frozen=True)
