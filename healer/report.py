@@ -1,0 +1,94 @@
+"""The Actions side of a run: workflow commands on stdout, step outputs and the job summary.
+
+Workflow commands (``::error::``, ``::add-mask::``, ``::group::``) are parsed by the runner from any line a
+step prints, so text the healer does not control (log excerpts, agent output, the frame) is printed between
+``::stop-commands::<token>`` and ``::<token>::``: a log line saying ``::add-mask::`` or ``::error::`` stays
+text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from healer.frames import clip_summary
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow command's message (``%``, CR, LF), as the runner's toolkit does."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class Reporter:
+    """Prints workflow commands and log lines for one run."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out if out is not None else sys.stdout
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    def mask(self, value: str) -> None:
+        """Ask the runner to replace ``value`` with ``***`` in the log from now on."""
+        for line in value.splitlines() or [value]:
+            if line.strip():
+                self._print(f"::add-mask::{escape_data(line)}")
+
+    def info(self, message: str) -> None:
+        self._print(message)
+
+    def error(self, message: str, *, title: str = "ci-healer") -> None:
+        self._print(f"::error title={escape_property(title)}::{escape_data(message)}")
+
+    def warning(self, message: str, *, title: str = "ci-healer") -> None:
+        self._print(f"::warning title={escape_property(title)}::{escape_data(message)}")
+
+    def notice(self, message: str, *, title: str = "ci-healer") -> None:
+        self._print(f"::notice title={escape_property(title)}::{escape_data(message)}")
+
+    @contextlib.contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        """A collapsible section of the log (one per phase of the run)."""
+        self._print(f"::group::{escape_data(title)}")
+        try:
+            yield
+        finally:
+            self._print("::endgroup::")
+
+    def untrusted(self, text: str) -> None:
+        """Print text the healer does not control with workflow commands switched off around it."""
+        token = secrets.token_hex(16)
+        self._print(f"::stop-commands::{token}")
+        self._print(text.rstrip("\n"))
+        self._print(f"::{token}::")
+
+
+def write_outputs(path: str | None, outputs: Mapping[str, str]) -> None:
+    """Append step outputs to ``$GITHUB_OUTPUT`` (multi-line values get a random delimiter); no path: skip."""
+    if not path:
+        return
+    lines: list[str] = []
+    for name, value in outputs.items():
+        if "\n" in value or "\r" in value:
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            lines += [f"{name}<<{delimiter}", value, delimiter]
+        else:
+            lines.append(f"{name}={value}")
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def write_summary(path: str | None, markdown: str) -> None:
+    """Append the job summary to ``$GITHUB_STEP_SUMMARY``, cut to GitHub's 1 MiB limit; no path: skip."""
+    if not path:
+        return
+    with open(Path(path), "a", encoding="utf-8") as fh:
+        fh.write(clip_summary(markdown))

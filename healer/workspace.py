@@ -1,0 +1,222 @@
+"""The git wrapper: fetch the PR head, check it out in a separate worktree, diff, commit, push.
+
+Branch names come from pull requests, i.e. from whoever opened them: every git call takes its arguments as
+a list (never a shell), puts ``--`` before positional arguments where git allows it, and a branch name is
+checked with ``git check-ref-format`` before git sees it as a ref. The token is handed to git only for a
+push, through ``GIT_CONFIG_*`` environment variables of that one process (the equivalent of ``git -c``, but
+not visible in the process list), and it is scrubbed from any error message.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+# Variables that would point git somewhere else or make it print requests (headers included).
+_GIT_ENV_DROP = re.compile(
+    r"^(GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|CONFIG\w*|TRACE\w*|CURL_VERBOSE|"
+    r"ASKPASS|SSH_COMMAND|EXEC_PATH|NAMESPACE|COMMON_DIR)|SSH_ASKPASS)$"
+)
+GIT_TIMEOUT = 600.0
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+
+# The identity commits are made with when the bot login is GitHub's own Actions bot (its noreply address).
+ACTIONS_BOT = "github-actions[bot]"
+ACTIONS_BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+
+
+class GitError(Exception):
+    """A git command failed; the message says which and why (never with a credential in it)."""
+
+
+class StaleHeadError(GitError):
+    """The PR branch no longer points at the commit the failed run tested."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    email: str
+
+
+def identity_for(bot_login: str) -> Identity:
+    """The healer's commit identity: the Actions bot's noreply address, else ``<login>@users.noreply…``."""
+    if bot_login == ACTIONS_BOT:
+        return Identity(ACTIONS_BOT, ACTIONS_BOT_EMAIL)
+    return Identity(bot_login, f"{bot_login}@users.noreply.github.com")
+
+
+def _git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in (base if base is not None else os.environ).items() if not _GIT_ENV_DROP.match(k)}
+    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_CONFIG_NOSYSTEM="1")
+    return env
+
+
+def _git(
+    args: list[str],
+    cwd: Path,
+    *,
+    extra_env: Mapping[str, str] | None = None,
+    secret: str = "",
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    env = _git_env()
+    if extra_env:
+        env.update(extra_env)
+    try:
+        proc = subprocess.run(  # noqa: S603 - argv list, never a shell
+            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed on this runner") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} did not finish in {GIT_TIMEOUT:.0f} s") from None
+    if check and proc.returncode != 0:
+        message = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+        detail = message[-1] if message else f"exit code {proc.returncode}"
+        if secret:
+            basic = base64.b64encode(f"x-access-token:{secret}".encode()).decode()
+            detail = detail.replace(secret, "***").replace(basic, "***")
+        raise GitError(f"git {args[0]} failed: {detail}")
+    return proc
+
+
+def valid_branch_name(name: str, cwd: Path | None = None) -> bool:
+    """Whether ``name`` is a branch name git accepts (and not something that could pass for an option)."""
+    if not name or name.startswith("-") or _CONTROL.search(name):
+        return False
+    proc = _git(["check-ref-format", f"refs/heads/{name}"], cwd or Path.cwd(), check=False)
+    return proc.returncode == 0
+
+
+def _require_branch(name: str, cwd: Path) -> None:
+    if not valid_branch_name(name, cwd):
+        raise GitError(f"refusing to use {name!r} as a branch name: git check-ref-format rejects it")
+
+
+class Repo:
+    """The repository the workflow checked out (``GITHUB_WORKSPACE``); ``origin`` is the base repository."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def git(self, *args: str) -> str:
+        return _git(list(args), self.path).stdout
+
+    def is_repository(self) -> bool:
+        return _git(["rev-parse", "--git-dir"], self.path, check=False).returncode == 0
+
+    def fetch_branch(self, branch: str, expected_sha: str) -> None:
+        """Fetch ``refs/heads/<branch>`` from origin and check that it still points at ``expected_sha``."""
+        _require_branch(branch, self.path)
+        shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true"
+        depth = ["--depth=1"] if shallow else []
+        _git(
+            ["fetch", "--no-tags", "--no-recurse-submodules", *depth, "--", "origin", f"refs/heads/{branch}"],
+            self.path,
+        )
+        fetched = self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
+        if fetched.lower() != expected_sha.lower():
+            raise StaleHeadError(f"the branch now points at {fetched[:7]}, not {expected_sha[:7]}")
+
+    def add_worktree(self, path: Path, sha: str) -> Checkout:
+        """A detached checkout of ``sha`` at ``path``, apart from the workflow's own checkout."""
+        if not re.fullmatch(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}", sha):
+            raise GitError(f"{sha!r} is not a commit id")
+        _git(["worktree", "add", "--detach", "--force", "--", str(path), sha], self.path)
+        return Checkout(path, self)
+
+    def remove_worktree(self, path: Path) -> None:
+        _git(["worktree", "remove", "--force", "--", str(path)], self.path, check=False)
+        _git(["worktree", "prune"], self.path, check=False)
+
+
+class Checkout:
+    """A worktree holding the PR head: where fixes and the agent run, and where the fix commit is made."""
+
+    def __init__(self, path: Path, repo: Repo) -> None:
+        self.path = path
+        self.repo = repo
+
+    def git(self, *args: str) -> str:
+        return _git(list(args), self.path).stdout
+
+    def stage(self) -> str:
+        """Stage every change (new files included) and return the staged diff (what would be delivered)."""
+        self.git("add", "--all", "--", ".")
+        return self.git(
+            "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"
+        )
+
+    def diffstat(self) -> str:
+        """``N files changed, +A -D`` of the staged change."""
+        out = self.git("diff", "--cached", "--numstat", "--no-ext-diff")
+        files = added = removed = 0
+        for line in out.splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 3:
+                files += 1
+                added += int(parts[0]) if parts[0].isdigit() else 0
+                removed += int(parts[1]) if parts[1].isdigit() else 0
+        return f"{files} file{'s' if files != 1 else ''} changed, +{added} -{removed}"
+
+    def has_unstaged_changes(self) -> bool:
+        """Whether the tree differs from what was staged (e.g. a verify command rewrote files)."""
+        status = self.git("status", "--porcelain", "--untracked-files=all")
+        return any(line[1:2] not in (" ", "") for line in status.splitlines())
+
+    def commit(self, message: str, identity: Identity) -> str:
+        """Commit the staged change as the healer (no hooks: the checkout holds PR code); returns the sha."""
+        who = {
+            "GIT_AUTHOR_NAME": identity.name, "GIT_AUTHOR_EMAIL": identity.email,
+            "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email,
+        }  # fmt: skip
+        _git(
+            [
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "commit.gpgSign=false",
+                "commit",
+                "--no-verify",
+                "--quiet",
+                "-m",
+                message,
+            ],
+            self.path,
+            extra_env=who,
+        )
+        return self.git("rev-parse", "HEAD").strip()
+
+    def push(self, branch: str, *, token: str, server_url: str, force: bool = False) -> None:
+        """Push HEAD to ``refs/heads/<branch>`` on origin, the token set for this one git process only."""
+        _require_branch(branch, self.path)
+        extra: dict[str, str] = {}
+        if token:
+            # actions/checkout persists its own header under http.<server>/.extraheader; two Authorization
+            # headers make GitHub answer 400, so the same key is first reset (an empty value clears the list).
+            key = f"http.{server_url.rstrip('/')}/.extraheader"
+            basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+            extra = {
+                "GIT_CONFIG_COUNT": "2",
+                "GIT_CONFIG_KEY_0": key, "GIT_CONFIG_VALUE_0": "",
+                "GIT_CONFIG_KEY_1": key, "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}",
+            }  # fmt: skip
+        args = [
+            "push",
+            "--no-verify",
+            "--quiet",
+            *(["--force"] if force else []),
+            "--",
+            "origin",
+            f"HEAD:refs/heads/{branch}",
+        ]
+        try:
+            _git(args, self.path, extra_env=extra, secret=token)
+        finally:
+            extra.clear()  # drop the only copy of the header this module made
