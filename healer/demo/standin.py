@@ -1,0 +1,619 @@
+"""A stateful, local stand-in for GitHub's REST API (standard library only).
+
+It serves the operations the healer uses — repositories, contents, pull requests, workflow runs and jobs,
+job logs (through a redirect to a signed URL, as GitHub does), re-runs, check runs and annotations, issue
+comments, labels, reviews and collaborator permissions — with GitHub's object shapes
+(:mod:`healer.demo.shapes`), on ``127.0.0.1`` and a free port. It enforces what bites on the real service: a
+token on API paths, 422 for a duplicate pull request, ``head=owner:branch`` filtering, ``commits/{sha}/pulls``
+answering ``[]`` for a fork's commit, comment length limits, and short-lived signed log URLs. Faults can be
+injected per operation, and every request is recorded (without the token) so that tests can check it
+against GitHub's OpenAPI description.
+
+``healer demo`` and the end-to-end tests both run against it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import json
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterable
+from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+from healer.demo import shapes
+from healer.demo.state import Comment, Fault, Job, Pull, RecordedRequest, Repo, Rerun, Review, Run
+
+DOCS = "https://docs.github.com/rest"
+_CHUNK = 64 * 1024
+
+
+class StandInError(Exception):
+    """The stand-in was seeded or used wrongly (a missing repository, a duplicate number)."""
+
+
+class Reply:
+    """An HTTP answer: status, headers, and a JSON value or raw bytes."""
+
+    def __init__(
+        self,
+        status: int,
+        body: Any = None,
+        *,
+        headers: Iterable[tuple[str, str]] = (),
+        raw: bytes | None = None,
+        content_type: str = "application/json; charset=utf-8",
+    ) -> None:
+        self.status = status
+        self.body = body
+        self.headers = list(headers)
+        self.raw = raw
+        self.content_type = content_type
+
+    def payload(self) -> bytes:
+        if self.raw is not None:
+            return self.raw
+        if self.body is None:
+            return b""
+        return json.dumps(self.body).encode()
+
+
+def _error(status: int, message: str, **extra: Any) -> Reply:
+    return Reply(status, shapes.error(message, status, **extra))
+
+
+# -- the route table -----------------------------------------------------------------------------------------
+
+_SEG = r"(?P<{}>[^/]+)"
+_ROUTES: list[tuple[str, re.Pattern[str], str]] = []
+
+
+def _route(method: str, template: str, operation: str) -> None:
+    regex = re.sub(
+        r"\{(\w+)\}", lambda m: _SEG.format(m.group(1)) if m.group(1) != "path" else r"(?P<path>.+)", template
+    )
+    _ROUTES.append((method, re.compile("^" + regex + "$"), operation))
+
+
+_R = "/repos/{owner}/{repo}"
+for _method, _template, _operation in (
+    ("GET", _R, "repos/get"),
+    ("GET", _R + "/contents/{path}", "repos/get-content"),
+    ("GET", _R + "/collaborators/{username}/permission", "repos/get-collaborator-permission-level"),
+    ("GET", _R + "/pulls", "pulls/list"),
+    ("POST", _R + "/pulls", "pulls/create"),
+    ("GET", _R + "/pulls/{number}", "pulls/get"),
+    ("PATCH", _R + "/pulls/{number}", "pulls/update"),
+    ("POST", _R + "/pulls/{number}/reviews", "pulls/create-review"),
+    ("GET", _R + "/commits/{sha}/pulls", "repos/list-pull-requests-associated-with-commit"),
+    ("GET", _R + "/commits/{sha}/check-runs", "checks/list-for-ref"),
+    ("GET", _R + "/check-runs/{job_id}/annotations", "checks/list-annotations"),
+    ("GET", _R + "/actions/runs/{run_id}", "actions/get-workflow-run"),
+    ("GET", _R + "/actions/runs/{run_id}/jobs", "actions/list-jobs-for-workflow-run"),
+    (
+        "GET",
+        _R + "/actions/runs/{run_id}/attempts/{attempt}/jobs",
+        "actions/list-jobs-for-workflow-run-attempt",
+    ),
+    ("POST", _R + "/actions/runs/{run_id}/rerun-failed-jobs", "actions/re-run-workflow-failed-jobs"),
+    ("GET", _R + "/actions/jobs/{job_id}", "actions/get-job-for-workflow-run"),
+    ("GET", _R + "/actions/jobs/{job_id}/logs", "actions/download-job-logs-for-workflow-run"),
+    ("POST", _R + "/actions/jobs/{job_id}/rerun", "actions/re-run-job-for-workflow-run"),
+    ("GET", _R + "/issues/{number}/comments", "issues/list-comments"),
+    ("POST", _R + "/issues/{number}/comments", "issues/create-comment"),
+    ("PATCH", _R + "/issues/comments/{comment_id}", "issues/update-comment"),
+    ("DELETE", _R + "/issues/comments/{comment_id}", "issues/delete-comment"),
+    ("POST", _R + "/issues/{number}/labels", "issues/add-labels"),
+):
+    _route(_method, _template, _operation)
+
+SIGNED_LOG_PREFIX = "/_signed/logs/"
+
+
+class StandIn:
+    """A GitHub stand-in for one test session or one demo.
+
+    Use it as a context manager (or call :meth:`start` and :meth:`stop`). Seed it with
+    :meth:`add_repository`, :meth:`add_pull`, :meth:`add_run`, :meth:`add_job`, :meth:`add_comment`; inject
+    faults with :meth:`fail`; read back :attr:`requests`, :meth:`comments`, :meth:`pulls`, :attr:`reruns`,
+    :attr:`reviews`.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        api_prefix: str = "",
+        bot_login: str = "github-actions[bot]",
+        log_url_ttl: float = 60.0,
+    ) -> None:
+        self.token = token
+        self.api_prefix = "/" + api_prefix.strip("/") if api_prefix.strip("/") else ""
+        self.bot_login = bot_login
+        # the login that comments made through the API are attributed to (tests may impersonate someone else)
+        self.comment_author = bot_login
+        self.log_url_ttl = log_url_ttl
+        # GitHub's blob storage answers suffix ``Range`` requests; tests turn that off to see the client cope
+        self.range_support = True
+        self.requests: list[RecordedRequest] = []
+        self.reruns: list[Rerun] = []
+        self.reviews: list[Review] = []
+        self.repos: dict[str, Repo] = {}
+        self.pulls_by_repo: dict[str, dict[int, Pull]] = {}
+        self.runs: dict[int, Run] = {}
+        self.jobs: dict[int, Job] = {}
+        self.comment_store: dict[int, Comment] = {}
+        self.permissions: dict[tuple[str, str], str] = {}
+        self.files: dict[tuple[str, str | None, str], bytes] = {}
+        self._faults: dict[str, list[Fault]] = {}
+        self._ids = itertools.count(1001)
+        self._clock = itertools.count(1)
+        self._secret = secrets.token_bytes(16)
+        self._lock = threading.RLock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    # -- lifecycle -------------------------------------------------------------------------------------------
+    def start(self) -> StandIn:
+        """Listen on 127.0.0.1 (a free port) in a background thread."""
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, name="github-standin", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> StandIn:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def server_url(self) -> str:
+        """The web address (``GITHUB_SERVER_URL``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        """The API base (``GITHUB_API_URL``), with the GHES-style prefix when one was given."""
+        return self.server_url + self.api_prefix
+
+    def reset(self) -> None:
+        """Forget all state, faults and recorded requests (the server keeps running)."""
+        with self._lock:
+            self.requests.clear()
+            self.reruns.clear()
+            self.reviews.clear()
+            self.repos.clear()
+            self.pulls_by_repo.clear()
+            self.runs.clear()
+            self.jobs.clear()
+            self.comment_store.clear()
+            self.permissions.clear()
+            self.files.clear()
+            self._faults.clear()
+            self.comment_author = self.bot_login
+            self.range_support = True
+
+    # -- seeding ---------------------------------------------------------------------------------------------
+    def _now(self) -> str:
+        moment = datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=next(self._clock))
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def add_repository(
+        self,
+        full_name: str,
+        *,
+        default_branch: str = "main",
+        git_dir: Path | None = None,
+        clone_url: str = "",
+        fork: bool = False,
+        private: bool = False,
+    ) -> Repo:
+        """A repository; ``git_dir`` (a bare repository) backs the contents API and fix-PR head resolution."""
+        with self._lock:
+            repo = Repo(
+                full_name,
+                self.next_id(),
+                default_branch,
+                clone_url or (str(git_dir) if git_dir else ""),
+                git_dir,
+                fork,
+                private,
+            )
+            self.repos[full_name.lower()] = repo
+            self.pulls_by_repo.setdefault(full_name.lower(), {})
+            return repo
+
+    def add_pull(
+        self,
+        repo: str,
+        *,
+        head_ref: str,
+        head_sha: str,
+        base_ref: str | None = None,
+        base_sha: str = "",
+        head_repo: str | None = None,
+        number: int | None = None,
+        title: str = "Add a feature",
+        body: str | None = "",
+        author: str = "mona",
+        labels: Iterable[str] = (),
+        draft: bool = False,
+        state: str = "open",
+    ) -> Pull:
+        """A pull request; ``head_repo`` other than ``repo`` makes it a fork PR ("" for a deleted fork)."""
+        with self._lock:
+            base = self._repo(repo)
+            pulls = self.pulls_by_repo[base.full_name.lower()]
+            number = number if number is not None else max(pulls, default=0) + 1
+            if number in pulls:
+                raise StandInError(f"pull request #{number} already exists in {repo}")
+            now = self._now()
+            pull = Pull(
+                number,
+                self.next_id(),
+                base.full_name,
+                title,
+                body,
+                author,
+                base.full_name if head_repo is None else head_repo,
+                head_ref,
+                head_sha,
+                base_ref or base.default_branch,
+                base_sha or (base.resolve(base_ref or base.default_branch) or "0" * 40),
+                state,
+                draft,
+                False,
+                list(labels),
+                now,
+                now,
+            )
+            pulls[number] = pull
+            return pull
+
+    def add_run(
+        self,
+        repo: str,
+        *,
+        head_sha: str,
+        head_branch: str,
+        head_repo: str | None = None,
+        pull_requests: Iterable[int] = (),
+        conclusion: str | None = "failure",
+        event: str = "pull_request",
+        name: str = "CI",
+        run_id: int | None = None,
+        run_attempt: int = 1,
+        path: str = ".github/workflows/ci.yml",
+        actor: str = "mona",
+    ) -> Run:
+        """A completed workflow run (add its jobs with :meth:`add_job`)."""
+        with self._lock:
+            base = self._repo(repo)
+            run = Run(
+                run_id if run_id is not None else self.next_id() * 1000,
+                base.full_name,
+                head_sha,
+                head_branch,
+                base.full_name if head_repo is None else head_repo,
+                name,
+                path,
+                event,
+                "completed",
+                conclusion,
+                run_attempt,
+                tuple(pull_requests),
+                actor,
+            )
+            self.runs[run.id] = run
+            return run
+
+    def add_job(
+        self,
+        run: Run,
+        name: str,
+        *,
+        conclusion: str | None = "failure",
+        log: str | bytes = b"",
+        steps: Iterable[tuple[str, str | None]] = (),
+        annotations: Iterable[dict[str, Any]] = (),
+        run_attempt: int | None = None,
+        job_id: int | None = None,
+    ) -> Job:
+        """A job of ``run`` (of its current attempt unless given) with its log and check-run annotations.
+
+        Each annotation is ``{"path", "line", "level", "message", "title"}``.
+        """
+        with self._lock:
+            job = Job(
+                job_id if job_id is not None else self.next_id() * 10 + 7,
+                run.id,
+                run_attempt or run.run_attempt,
+                name,
+                conclusion,
+                "completed",
+                log.encode() if isinstance(log, str) else log,
+                tuple(steps),
+                tuple(annotations),
+            )
+            self.jobs[job.id] = job
+            return job
+
+    def add_run_attempt(self, run: Run, *, conclusion: str | None = "failure") -> Run:
+        """Start the next attempt of ``run`` (as a re-run does); add its jobs with :meth:`add_job`."""
+        with self._lock:
+            run.run_attempt += 1
+            run.conclusion = conclusion
+            run.status = "completed"
+            return run
+
+    def add_comment(self, repo: str, number: int, body: str, *, author: str) -> Comment:
+        """A comment on issue/PR ``number`` by anyone (e.g. a forged marker by a stranger)."""
+        with self._lock:
+            base = self._repo(repo)
+            now = self._now()
+            comment = Comment(self.next_id() * 100 + 3, base.full_name, number, body, author, now, now)
+            self.comment_store[comment.id] = comment
+            return comment
+
+    def set_file(self, repo: str, path: str, content: str | bytes, *, ref: str | None = None) -> None:
+        """Serve ``path`` from the contents API (at ``ref``, or any ref when None), over the git backing."""
+        with self._lock:
+            data = content.encode() if isinstance(content, str) else content
+            self.files[(self._repo(repo).full_name.lower(), ref, path)] = data
+
+    def set_permission(self, repo: str, login: str, level: str) -> None:
+        with self._lock:
+            self.permissions[(self._repo(repo).full_name.lower(), login.lower())] = level
+
+    def fail(
+        self,
+        operation: str,
+        status: int,
+        *,
+        times: int = 1,
+        message: str | None = None,
+        headers: Iterable[tuple[str, str]] = (),
+        body: Any = None,
+    ) -> None:
+        """Answer the next ``times`` calls of ``operation`` (an operation id such as ``"actions/list-jobs-for-
+        workflow-run"``, or ``"*"`` for any API call) with ``status`` instead of serving them."""
+        fault = Fault(status, message or _DEFAULT_MESSAGES.get(status, "Server Error"), tuple(headers), body)
+        with self._lock:
+            self._faults.setdefault(operation, []).extend([fault] * times)
+
+    def rate_limit(self, operation: str = "*", *, times: int = 1, retry_after: int = 1) -> None:
+        """A secondary rate limit: 403 with ``retry-after``, as GitHub answers content-creation bursts."""
+        self.fail(
+            operation,
+            403,
+            times=times,
+            headers=[("retry-after", str(retry_after))],
+            message=(
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+            ),
+        )
+
+    # -- reading back ----------------------------------------------------------------------------------------
+    def comments(self, repo: str, number: int) -> list[Comment]:
+        """The live comments on ``number``, oldest first."""
+        with self._lock:
+            name = self._repo(repo).full_name
+            return [
+                c
+                for c in self.comment_store.values()
+                if c.repo == name and c.number == number and not c.deleted
+            ]
+
+    def pulls(self, repo: str) -> list[Pull]:
+        with self._lock:
+            return sorted(
+                self.pulls_by_repo[self._repo(repo).full_name.lower()].values(), key=lambda p: p.number
+            )
+
+    def created_pulls(self, repo: str) -> list[Pull]:
+        """Pull requests opened through the API (the fix PRs)."""
+        return [p for p in self.pulls(repo) if p.created_via_api]
+
+    def writes(self) -> list[RecordedRequest]:
+        """Recorded requests that change state (POST, PATCH, PUT, DELETE)."""
+        return [r for r in self.requests if r.is_write]
+
+    def api_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.operation != "signed-log"]
+
+    # -- internals -------------------------------------------------------------------------------------------
+    def _repo(self, full_name: str) -> Repo:
+        try:
+            return self.repos[full_name.lower()]
+        except KeyError:
+            raise StandInError(f"no repository {full_name!r} was added to the stand-in") from None
+
+    def _take_fault(self, operation: str) -> Fault | None:
+        with self._lock:
+            for key in (operation, "*"):
+                queue = self._faults.get(key)
+                if queue:
+                    return queue.pop(0)
+        return None
+
+    def sign(self, job_id: int, expires: int) -> str:
+        return hmac.new(self._secret, f"{job_id}:{expires}".encode(), hashlib.sha256).hexdigest()
+
+    def record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+
+_DEFAULT_MESSAGES = {
+    401: "Bad credentials",
+    403: "Resource not accessible by integration",
+    404: "Not Found",
+    409: "Conflict",
+    422: "Validation Failed",
+    500: "Server Error",
+    502: "Server Error",
+    503: "Service Unavailable",
+}
+
+
+# -- the HTTP side -------------------------------------------------------------------------------------------
+
+
+def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
+    from healer.demo.api import Api  # the operations live in their own module; imported here to avoid a cycle
+
+    api = Api(standin)
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "GitHub.com"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            return
+
+        def do_GET(self) -> None:  # noqa: N802 - the base class's naming
+            self._serve()
+
+        def do_POST(self) -> None:  # noqa: N802
+            self._serve()
+
+        def do_PATCH(self) -> None:  # noqa: N802
+            self._serve()
+
+        def do_PUT(self) -> None:  # noqa: N802
+            self._serve()
+
+        def do_DELETE(self) -> None:  # noqa: N802
+            self._serve()
+
+        def _serve(self) -> None:
+            split = urlsplit(self.path)
+            path, query = split.path, parse_qsl(split.query, keep_blank_values=True)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw_body = self.rfile.read(length) if length else b""
+            body: Any = None
+            if raw_body:
+                try:
+                    body = json.loads(raw_body)
+                except ValueError:
+                    body = raw_body.decode("utf-8", "replace")
+            auth = self.headers.get("Authorization")
+            if path.startswith(SIGNED_LOG_PREFIX):
+                operation = "signed-log"
+                reply = api.signed_log(path[len(SIGNED_LOG_PREFIX) :], dict(query), self.headers.get("Range"))
+            else:
+                operation, reply = api.dispatch(self.command, path, query, body, auth, self.headers)
+            sent = self._send(reply)
+            headers = tuple(
+                (k, "<redacted>" if k.lower() == "authorization" else v) for k, v in self.headers.items()
+            )
+            standin.record(
+                RecordedRequest(
+                    self.command,
+                    path,
+                    tuple(query),
+                    headers,
+                    body,
+                    reply.status,
+                    sent,
+                    operation,
+                    auth is not None,
+                    standin.server_url + self.path,
+                )
+            )
+
+        def _send(self, reply: Reply) -> int:
+            payload = reply.payload()
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", reply.content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.send_header("X-GitHub-Request-Id", secrets.token_hex(8).upper())
+                for key, value in reply.headers:
+                    self.send_header(key, value)
+                self.end_headers()
+                sent = 0
+                for start in range(0, len(payload), _CHUNK):
+                    self.wfile.write(payload[start : start + _CHUNK])
+                    sent += min(_CHUNK, len(payload) - start)
+                return sent
+            except (BrokenPipeError, ConnectionResetError):
+                # the client stopped reading (a bounded log download does exactly that)
+                self.close_connection = True
+                return locals().get("sent", 0)
+
+    return Handler
+
+
+def api_path(standin: StandIn, path: str) -> str | None:
+    """``path`` without the API prefix, or None when it is outside the API."""
+    if standin.api_prefix:
+        if not path.startswith(standin.api_prefix + "/"):
+            return None
+        return path[len(standin.api_prefix) :]
+    return path
+
+
+def match_route(method: str, path: str) -> tuple[str, dict[str, str]] | None:
+    """The operation id and path parameters of an API path (without prefix)."""
+    for route_method, pattern, operation in _ROUTES:
+        found = pattern.match(path)
+        if found and route_method == method:
+            return operation, {k: unquote(v) for k, v in found.groupdict().items()}
+    return None
+
+
+def page_links(url_base: str, query: dict[str, str], page: int, last: int) -> str:
+    """GitHub's ``Link`` header for page ``page`` of ``last``."""
+
+    def link(number: int, rel: str) -> str:
+        params = dict(query)
+        params["page"] = str(number)
+        return f'<{url_base}?{urlencode(params)}>; rel="{rel}"'
+
+    parts = []
+    if page < last:
+        parts += [link(page + 1, "next"), link(last, "last")]
+    if page > 1:
+        parts += [link(1, "first"), link(page - 1, "prev")]
+    return ", ".join(parts)
+
+
+def paginate(
+    items: list[Any], query: dict[str, str], url_base: str
+) -> tuple[list[Any], list[tuple[str, str]]]:
+    """One page of ``items`` per ``per_page``/``page`` (GitHub's default 30, at most 100), and its Link."""
+    per_page = max(1, min(100, int(query.get("per_page") or 30)))
+    page = max(1, int(query.get("page") or 1))
+    last = max(1, -(-len(items) // per_page))
+    chunk = items[(page - 1) * per_page : page * per_page]
+    header = page_links(url_base, {k: v for k, v in query.items() if k != "page"}, page, last)
+    return chunk, [("Link", header)] if header else []
+
+
+def signed_log_url(standin: StandIn, job_id: int) -> str:
+    expires = int(time.time() + standin.log_url_ttl)
+    query = urlencode({"expires": expires, "sig": standin.sign(job_id, expires)})
+    return f"{standin.server_url}{SIGNED_LOG_PREFIX}{job_id}?{query}"
