@@ -232,6 +232,8 @@ class CheckPlan:
     reason: SkipReason | None = None
     detail: str = ""  # one human sentence on why
     history: tuple[PastAttempt, ...] = ()
+    # a skipped check whose diagnosis should still be posted as a comment (fork PRs under fork-policy diagnose)
+    diagnose: bool = False
 
 
 @dataclass(frozen=True)
