@@ -38,6 +38,7 @@ __all__ = [
 # GitHub refuses a push that touches `.github/workflows/` unless the token has the `workflows` scope.
 ALWAYS_PROTECTED: tuple[str, ...] = (".github/workflows/**", ".github/actions/**")
 
+UNREADABLE = "The change could not be read as a diff, so it was not delivered."
 NO_CHANGE = "no change — the fix left every file as it was, so there is nothing to deliver."
 
 # Bounds: a verdict is read by a person in a PR comment.
@@ -373,10 +374,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
             if end == -1:
                 out.append(re.escape(char))
             else:
-                body = pattern[i + 1 : end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
+                out.append(_char_class(pattern[i + 1 : end]))
                 i = end + 1
                 continue
         else:
@@ -389,6 +387,16 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         return re.compile(f"^{prefix}{''.join(out)}(?:/.*)?$", re.IGNORECASE | re.DOTALL)
     except re.error:
         return re.compile(f"^{re.escape(pattern)}(?:/.*)?$", re.IGNORECASE | re.DOTALL)
+
+
+def _char_class(body: str) -> str:
+    """A glob's ``[...]`` as a regex class; every character that means more in a regex class is escaped."""
+    negate = body.startswith("!")
+    out: list[str] = []
+    for n, char in enumerate(body[1:] if negate else body):
+        special = char in "\\[]&~|^" or (char == "-" and (n == 0 or out[-1] == "-"))
+        out.append("\\" + char if special else char)
+    return "[" + ("^" if negate else "") + "".join(out) + "]"
 
 
 def matches_glob(path: str, pattern: str) -> bool:
@@ -770,11 +778,13 @@ def judge_diff(diff: str, *, protected_paths: Sequence[str] = (), max_lines: int
     Never raises, whatever ``diff`` holds.
     """
     try:
-        files = parse_diff(diff)
-    except Exception:  # a parser bug must not let a change through: refuse instead
-        return GuardVerdict(
-            False, ("The change could not be read as a diff, so it was not delivered.",), (), 0, 0
-        )
+        return _judge(diff, protected_paths, max_lines)
+    except Exception:  # fail closed: a bug in the guard must not let a change through
+        return GuardVerdict(False, (UNREADABLE,), (), 0, 0)
+
+
+def _judge(diff: str, protected_paths: Sequence[str], max_lines: int) -> GuardVerdict:
+    files = parse_diff(diff)
     touched = tuple(dict.fromkeys(p for change in files for p in change.paths))
     added = sum(change.added_lines for change in files)
     removed = sum(change.removed_lines for change in files)
