@@ -51,7 +51,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -270,10 +270,10 @@ class Entry:
 
 @dataclass
 class _CheckState:
-    since_reset: list[Entry]  # attempts and re-runs since the last reset, in order
+    since_reset: list[Entry] = field(default_factory=list)  # attempts and re-runs since the last reset
     escalation: Entry | None = None  # the escalation posted since the last reset
     reset: Entry | None = None
-    fix_prs: list[int] | None = None  # every fix PR ever recorded (superseded ones get closed)
+    fix_prs: list[int] = field(default_factory=list)  # every fix PR ever recorded (superseded get closed)
 
 
 class Ledger:
@@ -320,7 +320,7 @@ class Ledger:
     def _state(self, check: str) -> _CheckState:
         state = self._checks.get(check)
         if state is None:
-            state = self._checks[check] = _CheckState(since_reset=[], fix_prs=[])
+            state = self._checks[check] = _CheckState()
         return state
 
     def _add(self, entry: Entry) -> None:
@@ -333,8 +333,8 @@ class Ledger:
             self._outcome_comments.add((marker.sha, entry.comment_id))
         self._handled.add((marker.check, marker.sha, marker.run_id, marker.run_attempt))
         state = self._state(marker.check)
-        if marker.fix_pr is not None and marker.fix_pr not in (state.fix_prs or []):
-            (state.fix_prs or []).append(marker.fix_pr)
+        if marker.fix_pr is not None and marker.fix_pr not in state.fix_prs:
+            state.fix_prs.append(marker.fix_pr)
         if marker.kind is Kind.RESET:
             state.since_reset = []
             state.escalation = None
@@ -395,7 +395,7 @@ class Ledger:
     def fix_prs(self, check: str) -> tuple[int, ...]:
         """Every fix PR recorded for ``check``, oldest first (the app closes superseded ones)."""
         state = self._checks.get(check_key(check))
-        return tuple(state.fix_prs or ()) if state else ()
+        return tuple(state.fix_prs) if state else ()
 
     def has_history(self, check: str) -> bool:
         """Whether ``check`` has anything since its last reset that a pass should reset."""
