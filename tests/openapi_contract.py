@@ -9,9 +9,10 @@ GitHub's official description (fully dereferenced, OpenAPI 3.0). Tests use this 
 
 Typical use with ``responses``::
 
-    from openapi_contract import check_calls, example_response  # tests/ is on sys.path under pytest
+    # tests/ is on sys.path under pytest (rootdir-relative imports, no package)
+    from openapi_contract import check_calls, example_response, url_pattern
 
-    rsps.get(url, json=example_response("pulls/get"))
+    rsps.get(url_pattern(url), json=example_response("pulls/get"))
     ...
     check_calls(rsps.calls, api_base="https://api.github.com")
 
@@ -122,13 +123,35 @@ def match_operation(method: str, url: str) -> Operation:
     return Operation(spec["operationId"], method, route.template, params, spec)
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    default = {"https": 443, "http": 80}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default
+
+
 def is_api_request(url: str, api_base: str) -> bool:
-    """Whether ``url`` goes to the API at ``api_base`` (and not, say, to a signed log-download URL)."""
-    target, base = urlsplit(url), urlsplit(api_base)
-    if (target.scheme, target.netloc.lower()) != (base.scheme, base.netloc.lower()):
+    """Whether ``url`` goes to the API at ``api_base`` (and not, say, to a signed log-download URL).
+
+    A default port written out (PyGithub sends ``https://api.github.com:443/...``) is the same origin.
+    """
+    if _origin(url) != _origin(api_base):
         return False
-    prefix = base.path.rstrip("/")
-    return target.path == prefix or target.path.startswith(prefix + "/")
+    prefix = urlsplit(api_base).path.rstrip("/")
+    path = urlsplit(url).path
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def url_pattern(url: str) -> re.Pattern[str]:
+    """A pattern for ``responses`` that matches ``url`` with or without its default port and any query.
+
+    PyGithub writes the port into every URL (``https://api.github.com:443/repos/...``), which a plain string
+    registered with ``responses`` does not match; filter the query with ``matchers.query_param_matcher``.
+    """
+    parts = urlsplit(url)
+    default = {"https": 443, "http": 80}.get(parts.scheme)
+    host = re.escape(f"{parts.scheme}://{parts.netloc}")
+    port = f"(:{default})?" if parts.port is None and default else ""
+    return re.compile(f"^{host}{port}{re.escape(parts.path)}" + r"(\?.*)?$")
 
 
 # -- OpenAPI 3.0 schema → JSON Schema ------------------------------------------------------------------------

@@ -1,0 +1,720 @@
+"""The GitHub client against ``responses`` fakes in GitHub's own shapes (the OpenAPI description's examples).
+
+Every fake response is validated against the description before it is served, and after each test every
+request the client made is checked to be an operation of the subset with valid parameters and body.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import time
+import tracemalloc
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import responses
+from openapi_contract import check_calls, check_response, example_response, url_pattern
+from responses import matchers
+
+from healer import github as github_module
+from healer.github import LOG_CUT_PREFIX, GitHub, GitHubError, is_loopback_http, is_stale
+from healer.model import RunEvent
+
+TOKEN = "ghs_secretTOKENvalue0123456789abcdefABCD"  # noqa: S105 - a fake, must never show up anywhere
+API = "https://api.github.com"
+REPO = "octo-org/octo-repo"
+BASE = f"{API}/repos/{REPO}"
+SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"  # the head of the pulls/get example
+SIGNED = "https://pipelines.actions.githubusercontent.com/logs/19/signedlogcontent?urlSignature=abc%3D"
+
+
+class Sleeps:
+    """An injectable sleep that records instead of waiting."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+
+
+@pytest.fixture
+def rsps() -> Iterator[responses.RequestsMock]:
+    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
+        yield mock
+        check_calls(mock.calls, api_base=API)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest.fixture
+def gh(sleeps: Sleeps) -> Iterator[GitHub]:
+    client = GitHub(TOKEN, REPO, api_url=API, sleep=sleeps, clock=lambda: 1_700_000_000.0)
+    yield client
+    client.close()
+
+
+def fake(
+    rsps: responses.RequestsMock,
+    method: str,
+    path: str,
+    body: Any = None,
+    *,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    match: tuple[Any, ...] = (),
+    base: str = BASE,
+) -> None:
+    """Register a fake API answer after checking it has GitHub's shape for that operation and status."""
+    url = base + path
+    check_response(method, url, status, body)
+    rsps.add(method, url_pattern(url), json=body, status=status, headers=headers, match=match)
+
+
+def error(message: str, **extra: Any) -> dict[str, Any]:
+    return {"message": message, "documentation_url": "https://docs.github.com/rest", **extra}
+
+
+def pull(number: int = 1347, *, sha: str = SHA, state: str = "open", head_repo: str = REPO) -> dict[str, Any]:
+    data = example_response("pulls/get")
+    data.update(number=number, state=state)
+    data["head"]["sha"] = sha
+    data["head"]["repo"]["full_name"] = head_repo
+    data["base"]["repo"]["full_name"] = REPO
+    return data
+
+
+def simple_pull(**kwargs: Any) -> dict[str, Any]:
+    data = example_response("pulls/list")[0]
+    full = pull(**kwargs)
+    data.update(number=full["number"], state=full["state"])
+    data["head"] = full["head"]
+    data["base"]["repo"]["full_name"] = REPO
+    return data
+
+
+def event(**changes: Any) -> RunEvent:
+    values: dict[str, Any] = dict(
+        repository=REPO,
+        run_id=30433642,
+        run_attempt=1,
+        workflow_name="CI",
+        head_sha=SHA,
+        head_branch="new-topic",
+        head_repository=REPO,
+        is_fork=False,
+        event="pull_request",
+        conclusion="failure",
+        head_owner="octo-org",
+    )
+    values.update(changes)
+    return RunEvent(**values)
+
+
+def page_headers(path: str, page: int, last: int) -> dict[str, str]:
+    if page >= last:
+        return {"Link": f'<{BASE}{path}?page=1>; rel="first"'}
+    return {"Link": f'<{API}/repositories/1296269{path}?page={page + 1}>; rel="next"'}
+
+
+# -- reads ------------------------------------------------------------------------------------------
+
+
+def test_get_repository(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", "", example_response("repos/get"))
+    repo = gh.get_repository()
+    assert (repo.full_name, repo.default_branch, repo.private) == ("octocat/Hello-World", "master", False)
+    assert gh.request_count == 1
+
+
+def test_get_pull_reads_the_fields_the_healer_uses(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", "/pulls/1347", pull())
+    pr = gh.get_pull(1347)
+    assert pr.number == 1347
+    assert pr.head_sha == SHA
+    assert pr.head_ref == "new-topic"
+    assert pr.base_ref == "master"
+    assert pr.author == "octocat"
+    assert pr.labels == ("bug",)
+    assert pr.is_fork is False
+    assert pr.title == "Amazing new feature"
+
+
+def test_find_pull_request_from_payload_is_one_request(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", "/pulls/1347", pull())
+    pr = gh.find_pull_request(event(pull_requests=(1347,)))
+    assert pr is not None and pr.number == 1347
+    assert gh.request_count == 1
+
+
+def test_find_pull_request_returns_a_stale_pr_for_the_caller_to_skip(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    fake(rsps, "GET", "/pulls/1347", pull(sha="f" * 40))
+    run = event(pull_requests=(1347,))
+    pr = gh.find_pull_request(run)
+    assert pr is not None and is_stale(pr, run)
+
+
+def test_find_pull_request_skips_closed_payload_prs(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", "/pulls/1347", pull(state="closed"))
+    assert gh.find_pull_request(event(pull_requests=(1347,))) is None
+
+
+def test_find_pull_request_by_commit(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    other_base = simple_pull(number=5)
+    other_base["base"]["repo"]["full_name"] = "someone/else"
+    fake(
+        rsps,
+        "GET",
+        f"/commits/{SHA}/pulls",
+        [other_base, simple_pull(number=1347)],
+        match=(matchers.query_param_matcher({"per_page": "100", "page": "1"}),),
+    )
+    pr = gh.find_pull_request(event())
+    assert pr is not None and pr.number == 1347
+
+
+def test_find_fork_pull_request_by_head(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    # Forks: GitHub's payload has no pull_requests and commits/{sha}/pulls answers [] (the commit lives in the
+    # fork), so the client asks for open PRs by head directly: one request.
+    fork = "contributor/octo-repo"
+    fake(
+        rsps,
+        "GET",
+        "/pulls",
+        [simple_pull(number=9, sha="a" * 40, head_repo=fork), simple_pull(number=10, head_repo=fork)],
+        match=(
+            matchers.query_param_matcher(
+                {"state": "open", "head": "contributor:new-topic", "per_page": "100", "page": "1"}
+            ),
+        ),
+    )
+    run = event(is_fork=True, head_repository=fork, head_owner="contributor")
+    pr = gh.find_pull_request(run)
+    assert pr is not None and pr.number == 10 and not is_stale(pr, run)
+    assert pr.is_fork
+    assert gh.request_count == 1
+
+
+def test_pull_request_not_found(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", f"/commits/{SHA}/pulls", [])
+    fake(rsps, "GET", "/pulls", [])
+    assert gh.find_pull_request(event()) is None
+    assert gh.request_count == 2
+
+
+def test_list_jobs_pages_until_total_count(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    template = example_response("actions/list-jobs-for-workflow-run-attempt")["jobs"][0]
+    jobs = []
+    for index in range(130):
+        job = copy.deepcopy(template)
+        job.update(
+            id=1000 + index, name=f"test ({index})", conclusion="failure" if index == 129 else "success"
+        )
+        jobs.append(job)
+    path = "/actions/runs/30433642/attempts/2/jobs"
+    for page, chunk in ((1, jobs[:100]), (2, jobs[100:])):
+        fake(
+            rsps,
+            "GET",
+            path,
+            {"total_count": 130, "jobs": chunk},
+            match=(matchers.query_param_matcher({"per_page": "100", "page": str(page)}),),
+            headers=page_headers(path, page, 2),
+        )
+    listed = gh.list_jobs(30433642, 2)
+    assert [job.id for job in listed] == [1000 + i for i in range(130)]
+    assert listed[-1].conclusion == "failure"
+    assert listed[0].steps[0].name == "Set up job"
+    assert gh.request_count == 2
+
+
+def test_list_annotations(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", "/check-runs/399444496/annotations", example_response("checks/list-annotations"))
+    (note,) = gh.list_annotations(399444496)
+    assert (note.path, note.start_line, note.level) == ("README.md", 2, "warning")
+    assert note.message.startswith("Check your spelling")
+
+
+def test_two_thousand_comments_stream_in_twenty_pages(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    template = example_response("issues/list-comments")[0]
+    path = "/issues/1347/comments"
+
+    def build(number: int) -> list[dict[str, Any]]:
+        items = []
+        for index in range((number - 1) * 100, number * 100):
+            item = copy.deepcopy(template)
+            bot = index % 400 == 0
+            item.update(id=index + 1, body=("<!-- ci-healer:v1 {} -->" if bot else "x" * 5000))
+            item["user"]["login"] = "github-actions[bot]" if bot else f"reviewer{index}"
+            items.append(item)
+        return items
+
+    def page(request: Any) -> tuple[int, dict[str, str], str]:
+        number = int(request.params["page"])
+        # the mock would otherwise hold every page it served (in two call lists)
+        rsps.calls.reset()
+        registered.calls.reset()
+        return 200, page_headers(path, number, 20), json.dumps(build(number))
+
+    check_response("GET", BASE + path, 200, build(1))
+    registered = rsps.add_callback(
+        "GET", url_pattern(BASE + path), callback=page, content_type="application/json"
+    )
+    tracemalloc.start()
+    started = time.perf_counter()
+    mine = gh.list_comments(1347, authors=["github-actions[bot]"])
+    elapsed = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert [c.id for c in mine] == [1, 401, 801, 1201, 1601]
+    assert gh.request_count == 20
+    assert elapsed < 10
+    assert peak < 6 * 1024 * 1024  # a page at a time, not 2,000 comments of 5 KB (10 MB)
+
+
+def test_comment_pages_are_bounded(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    template = example_response("issues/list-comments")[0]
+    path = "/issues/7/comments"
+    full = [dict(template, id=i) for i in range(100)]
+    rsps.add(
+        "GET", url_pattern(BASE + path), json=full, headers={"Link": f'<{BASE}{path}?page=2>; rel="next"'}
+    )
+    assert len(gh.list_comments(7)) == 100 * 50
+    assert gh.request_count == 50
+
+
+def test_get_file_decodes_base64(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    body = example_response("repos/get-content", name="response-if-content-is-a-file")
+    body["content"] = base64.encodebytes("budget: 2\nname: é\n".encode()).decode()
+    fake(
+        rsps,
+        "GET",
+        "/contents/.github/ci-healer.yml",
+        body,
+        match=(matchers.query_param_matcher({"ref": "main"}),),
+    )
+    assert gh.get_file(".github/ci-healer.yml", "main") == "budget: 2\nname: é\n"
+
+
+def test_get_file_missing_is_none(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", "/contents/.github/ci-healer.yml", error("Not Found"), status=404)
+    assert gh.get_file(".github/ci-healer.yml", "main") is None
+
+
+def test_get_file_directory_is_an_error(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(
+        rsps,
+        "GET",
+        "/contents/lib",
+        example_response("repos/get-content", name="response-if-content-is-a-directory"),
+    )
+    with pytest.raises(GitHubError, match="lib at main is a directory"):
+        gh.get_file("lib", "main")
+
+
+# -- errors name the permission, never the token ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "expected"),
+    [
+        pytest.param(403, "Resource not accessible by integration", "`actions: read` permission", id="403"),
+        pytest.param(404, "Not Found", "`actions: read` permission is missing", id="404"),
+        pytest.param(401, "Bad credentials", "pass a valid `github-token`", id="401"),
+    ],
+)
+def test_missing_actions_read(
+    rsps: responses.RequestsMock, gh: GitHub, status: int, message: str, expected: str
+) -> None:
+    fake(rsps, "GET", "/actions/runs/1/attempts/1/jobs", error(message), status=status)
+    with pytest.raises(GitHubError) as caught:
+        gh.list_jobs(1, 1)
+    assert expected in str(caught.value)
+    assert caught.value.status == status
+    assert gh.request_count == 1  # not retried
+    assert TOKEN not in str(caught.value) and TOKEN not in repr(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "method", "path", "permission"),
+    [
+        pytest.param(
+            lambda g: g.create_comment(1, "hi"), "POST", "/issues/1/comments", "pull-requests: write"
+        ),
+        pytest.param(
+            lambda g: g.rerun_failed_jobs(5), "POST", "/actions/runs/5/rerun-failed-jobs", "actions: write"
+        ),
+        pytest.param(lambda g: g.add_labels(1, ["x"]), "POST", "/issues/1/labels", "issues: write"),
+        pytest.param(lambda g: g.list_annotations(3), "GET", "/check-runs/3/annotations", "checks: read"),
+        pytest.param(
+            lambda g: g.update_comment(2, "b"), "PATCH", "/issues/comments/2", "pull-requests: write"
+        ),
+    ],
+)
+def test_403_names_the_permission(
+    rsps: responses.RequestsMock, gh: GitHub, call: Any, method: str, path: str, permission: str
+) -> None:
+    fake(rsps, method, path, error("Resource not accessible by integration"), status=403)
+    with pytest.raises(GitHubError, match=f"`{permission}`"):
+        call(gh)
+
+
+def test_422_names_the_bad_input(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    body = error(
+        "Validation Failed", errors=[{"resource": "Label", "code": "invalid", "message": "bad name"}]
+    )
+    fake(rsps, "POST", "/issues/1/labels", body, status=422)
+    with pytest.raises(GitHubError, match=r"refused the input .* \(422: Validation Failed: bad name\)"):
+        gh.add_labels(1, ["x"])
+
+
+def test_token_is_in_no_repr_or_message(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    # even if GitHub echoed it back, the message is scrubbed
+    fake(rsps, "GET", "/pulls/1", error(f"token {TOKEN} is bad"), status=403)
+    with pytest.raises(GitHubError) as caught:
+        gh.get_pull(1)
+    assert TOKEN not in str(caught.value)
+    assert "***" in str(caught.value)
+    assert TOKEN not in repr(gh) and TOKEN not in str(vars(gh).get("repository"))
+
+
+# -- retries ----------------------------------------------------------------------------------------
+
+
+def test_5xx_storm_gives_up_after_bounded_retries(
+    rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps
+) -> None:
+    for _ in range(5):
+        fake(rsps, "GET", "/pulls/1", error("Server Error"), status=502)
+    with pytest.raises(GitHubError, match="kept failing .*502.* gave up") as caught:
+        gh.get_pull(1)
+    assert caught.value.status == 502
+    assert gh.request_count == 5
+    assert sleeps.calls == [1, 2, 4, 8]
+
+
+def test_5xx_then_success(rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps) -> None:
+    fake(rsps, "GET", "/pulls/1", error("Server Error"), status=503)
+    fake(rsps, "GET", "/pulls/1", pull(1))
+    assert gh.get_pull(1).number == 1
+    assert sleeps.calls == [1]
+    assert gh.request_count == 2
+
+
+def test_comment_post_is_not_retried_on_5xx(rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps) -> None:
+    fake(rsps, "POST", "/issues/1/comments", error("Server Error"), status=502)
+    with pytest.raises(GitHubError):
+        gh.create_comment(1, "hello")
+    assert sleeps.calls == []
+
+
+def test_rate_limit_waits_until_reset(rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps) -> None:
+    limited = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(1_700_000_000 + 20)}
+    fake(
+        rsps,
+        "GET",
+        "/pulls/1",
+        error("API rate limit exceeded for installation"),
+        status=403,
+        headers=limited,
+    )
+    fake(rsps, "GET", "/pulls/1", pull(1))
+    assert gh.get_pull(1).number == 1
+    assert sleeps.calls == [21.0]
+
+
+def test_retry_after_is_honoured(rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps) -> None:
+    fake(rsps, "GET", "/pulls/1", error("You have exceeded a secondary rate limit"), status=429,
+         headers={"retry-after": "3"})  # fmt: skip
+    fake(rsps, "GET", "/pulls/1", pull(1))
+    gh.get_pull(1)
+    assert sleeps.calls == [3.0]
+
+
+def test_rate_limit_too_far_away_gives_up_at_once(
+    rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps
+) -> None:
+    limited = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(1_700_000_000 + 3600)}
+    fake(rsps, "GET", "/pulls/1", error("API rate limit exceeded"), status=403, headers=limited)
+    with pytest.raises(GitHubError, match="rate limit stopped the healer .* resets at"):
+        gh.get_pull(1)
+    assert sleeps.calls == []
+    assert gh.request_count == 1
+
+
+# -- writes -----------------------------------------------------------------------------------------
+
+
+def test_create_comment_sends_the_body(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(
+        rsps,
+        "POST",
+        "/issues/1347/comments",
+        example_response("issues/create-comment", "201"),
+        status=201,
+        match=(matchers.json_params_matcher({"body": "attempt 1 of 2"}),),
+    )
+    comment = gh.create_comment(1347, "attempt 1 of 2")
+    assert comment.author == "octocat" and comment.id == 1
+
+
+def test_too_long_comment_is_refused_before_sending(gh: GitHub) -> None:
+    with pytest.raises(GitHubError, match="at most 65,536"):
+        gh.create_comment(1, "x" * 70000)
+    assert gh.request_count == 0
+
+
+def test_update_and_delete_comment(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(
+        rsps,
+        "PATCH",
+        "/issues/comments/1",
+        example_response("issues/update-comment"),
+        match=(matchers.json_params_matcher({"body": "reset"}),),
+    )
+    rsps.add("DELETE", url_pattern(BASE + "/issues/comments/1"), status=204)
+    assert gh.update_comment(1, "reset").id == 1
+    gh.delete_comment(1)
+
+
+def test_add_labels_and_rerun(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(
+        rsps,
+        "POST",
+        "/issues/1347/labels",
+        example_response("issues/add-labels"),
+        match=(matchers.json_params_matcher({"labels": ["ci-healer: escalated"]}),),
+    )
+    fake(rsps, "POST", "/actions/runs/30433642/rerun-failed-jobs", {}, status=201)
+    gh.add_labels(1347, ["ci-healer: escalated"])
+    gh.add_labels(1347, [])  # nothing to add: no request
+    gh.rerun_failed_jobs(30433642)
+    assert gh.request_count == 2
+
+
+def test_create_pull(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    sent = {
+        "title": "fix lint",
+        "head": "ci-healer/1347-6dcb09b",
+        "base": "new-topic",
+        "body": "b",
+        "draft": True,
+    }
+    fake(rsps, "POST", "/pulls", pull(1348), status=201, match=(matchers.json_params_matcher(sent),))
+    pr = gh.create_pull(
+        head="ci-healer/1347-6dcb09b", base="new-topic", title="fix lint", body="b", draft=True
+    )
+    assert pr.number == 1348
+
+
+def test_create_pull_is_idempotent(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    exists = error(
+        "Validation Failed",
+        errors=[{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for "
+                 "octo-org:ci-healer/1347-6dcb09b."}],
+    )  # fmt: skip
+    fake(rsps, "POST", "/pulls", exists, status=422)
+    fake(
+        rsps,
+        "GET",
+        "/pulls",
+        [simple_pull(number=1348)],
+        match=(
+            matchers.query_param_matcher(
+                {
+                    "state": "open",
+                    "head": "octo-org:ci-healer/1347-6dcb09b",
+                    "base": "new-topic",
+                    "per_page": "100",
+                    "page": "1",
+                }
+            ),
+        ),
+    )
+    fake(
+        rsps,
+        "PATCH",
+        "/pulls/1348",
+        pull(1348),
+        match=(matchers.json_params_matcher({"title": "fix lint (2)", "body": "new"}),),
+    )
+    pr = gh.create_pull(head="ci-healer/1347-6dcb09b", base="new-topic", title="fix lint (2)", body="new")
+    assert pr.number == 1348
+    assert gh.request_count == 3
+
+
+def test_update_pull_closes(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(
+        rsps,
+        "PATCH",
+        "/pulls/9",
+        pull(9, state="closed"),
+        match=(matchers.json_params_matcher({"state": "closed"}),),
+    )
+    assert gh.update_pull(9, state="closed").state == "closed"
+
+
+# -- the log download -------------------------------------------------------------------------------
+
+LOG_PATH = "/actions/jobs/399444496/logs"
+
+
+def redirect(rsps: responses.RequestsMock, location: str = SIGNED, base: str = BASE) -> None:
+    check_response("GET", base + LOG_PATH, 302, None)
+    rsps.add("GET", base + LOG_PATH, status=302, headers={"Location": location})
+
+
+def test_log_tail_with_range(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    redirect(rsps)
+    tail = b"partial line\n2024-01-01T00:00:00Z ##[error]Process completed with exit code 1.\n"
+    rsps.add(
+        "GET",
+        SIGNED,
+        body=tail,
+        status=206,
+        headers={"Content-Range": f"bytes {10_000_000 - len(tail)}-{10_000_000 - 1}/10000000"},
+        match=(matchers.header_matcher({"Range": "bytes=-1024"}),),
+    )
+    log = gh.download_log_tail(399444496, keep_bytes=1024)
+    first, rest = log.text.split("\n", 1)
+    assert first.startswith(LOG_CUT_PREFIX) and "of 10,000,000" in first
+    assert rest == "2024-01-01T00:00:00Z ##[error]Process completed with exit code 1.\n"
+    assert log.truncated and log.bytes_read == len(tail)
+    assert gh.request_count == 2
+    api_hop, signed_hop = rsps.calls[0].request, rsps.calls[1].request
+    assert api_hop.headers["Authorization"] == f"Bearer {TOKEN}"
+    assert "Authorization" not in signed_hop.headers  # the signed URL never sees the token
+
+
+def test_whole_small_log_is_not_cut(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    redirect(rsps)
+    rsps.add("GET", SIGNED, body=b"line 1\nline 2\n", status=200)
+    log = gh.download_log_tail(399444496)
+    assert (log.text, log.truncated, log.bytes_read) == ("line 1\nline 2\n", False, 14)
+
+
+def test_server_without_range_is_streamed_and_cut(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    redirect(rsps)
+    body = b"".join(b"line %07d\n" % i for i in range(100_000))  # 1.3 MB
+    rsps.add("GET", SIGNED, body=body, status=200)
+    log = gh.download_log_tail(399444496, keep_bytes=64 * 1024)
+    first, rest = log.text.split("\n", 1)
+    assert first == f"{LOG_CUT_PREFIX} kept the last {len(rest.encode()):,} bytes of {len(body):,}"
+    assert rest.endswith("line 0099999\n") and rest.startswith("line ")
+    assert len(rest) <= 64 * 1024
+    assert log.truncated and log.bytes_read == len(body)
+
+
+def test_endless_log_stops_at_the_read_limit(
+    rsps: responses.RequestsMock, gh: GitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(github_module, "LOG_READ_LIMIT", 256 * 1024)
+    redirect(rsps)
+    rsps.add("GET", SIGNED, body=b"y\n" * (1024 * 1024), status=200)
+    log = gh.download_log_tail(399444496, keep_bytes=1024)
+    assert log.bytes_read == 256 * 1024
+    assert "reading stopped at" in log.text.split("\n", 1)[0]
+
+
+def test_keep_bytes_is_capped(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    redirect(rsps)
+    rsps.add(
+        "GET", SIGNED, body=b"z", status=206, match=(matchers.header_matcher({"Range": "bytes=-262144"}),)
+    )
+    gh.download_log_tail(399444496, keep_bytes=10**9)
+
+
+def test_expired_log_url(rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps) -> None:
+    redirect(rsps)
+    rsps.add("GET", SIGNED, body=b"<Error>AuthenticationFailed</Error>", status=404)
+    with pytest.raises(GitHubError, match="signed URL of the log answered 404: it expired"):
+        gh.download_log_tail(399444496)
+    assert sleeps.calls == []
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        pytest.param("http://evil.example/logs/19?sig=secret", id="http-other-host"),
+        pytest.param("http://127.0.0.1:8080/logs", id="http-loopback-but-https-api"),
+        pytest.param("ftp://files.example/log", id="ftp"),
+    ],
+)
+def test_non_https_redirect_is_refused(rsps: responses.RequestsMock, gh: GitHub, location: str) -> None:
+    redirect(rsps, location)
+    with pytest.raises(GitHubError, match="not https") as caught:
+        gh.download_log_tail(399444496)
+    assert "sig=secret" not in str(caught.value)
+    assert gh.request_count == 1  # nothing was fetched from the insecure URL
+
+
+def test_plain_http_is_accepted_on_a_loopback_api(rsps: responses.RequestsMock, sleeps: Sleeps) -> None:
+    api = "http://127.0.0.1:8765"
+    base = f"{api}/repos/{REPO}"
+    client = GitHub(TOKEN, REPO, api_url=api, sleep=sleeps)
+    redirect(rsps, "http://127.0.0.1:8765/_signed/logs/19", base=base)
+    rsps.add("GET", "http://127.0.0.1:8765/_signed/logs/19", body=b"ok\n", status=206)
+    assert client.download_log_tail(399444496).text == "ok\n"
+    rsps.calls.reset()  # the API base differs from the fixture's: check those calls here
+    check_response("GET", base + LOG_PATH, 302, None)
+
+
+def test_log_endpoint_403_names_actions_read(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", LOG_PATH, error("Resource not accessible by integration"), status=403)
+    with pytest.raises(GitHubError, match="`actions: read`"):
+        gh.download_log_tail(399444496)
+
+
+# -- GitHub Enterprise Server and construction ------------------------------------------------------
+
+
+def test_enterprise_server_base_url(sleeps: Sleeps) -> None:
+    api = "https://ghe.example/api/v3"
+    base = f"{api}/repos/{REPO}"
+    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
+        fake(mock, "GET", "/pulls/1347", pull(), base=base)
+        redirect(mock, base=base)
+        mock.add("GET", SIGNED, body=b"tail\n", status=206)
+        client = GitHub(TOKEN, REPO, api_url=api + "/", sleep=sleeps)
+        assert client.get_pull(1347).number == 1347
+        assert client.download_log_tail(399444496).text == "tail\n"
+        assert check_calls(mock.calls, api_base=api) == 2
+
+
+@pytest.mark.parametrize(
+    ("repository", "api_url", "expected"),
+    [
+        pytest.param("octo-org", API, "owner/name", id="no-owner"),
+        pytest.param("a/b/c", API, "owner/name", id="too-many-parts"),
+        pytest.param(REPO, "http://ghe.example/api/v3", "must use https", id="plain-http-remote"),
+    ],
+)
+def test_bad_construction(repository: str, api_url: str, expected: str) -> None:
+    with pytest.raises(GitHubError, match=expected) as caught:
+        GitHub(TOKEN, repository, api_url=api_url)
+    assert TOKEN not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        pytest.param("http://127.0.0.1:9/x", True, id="ipv4-loopback"),
+        pytest.param("http://127.8.9.10/x", True, id="ipv4-loopback-range"),
+        pytest.param("http://[::1]:80/x", True, id="ipv6-loopback"),
+        pytest.param("http://localhost:3000", True, id="localhost"),
+        pytest.param("https://127.0.0.1/", False, id="https-is-not-plain-http"),
+        pytest.param("http://10.0.0.1/", False, id="private-not-loopback"),
+        pytest.param("http://localhost.evil.example/", False, id="lookalike"),
+        pytest.param("http://127.0.0.1.evil.example/", False, id="lookalike-ip"),
+    ],
+)
+def test_is_loopback_http(url: str, expected: bool) -> None:
+    assert is_loopback_http(url) is expected
