@@ -164,6 +164,8 @@ class Evidence:
     job: Job
     log: LogTail | None
     annotations: tuple[Annotation, ...] = ()
+    # why the log or the annotations are missing (a failed download), "" when nothing went wrong
+    note: str = ""
 
 
 @dataclass(frozen=True)
