@@ -143,17 +143,20 @@ class Frames:
 
 
 def fit_comment(render: Callable[[int], str], markers: str, limit: int = COMMENT_LIMIT) -> str:
-    """Render a comment within GitHub's size limit, keeping its markers.
+    """Render a comment within GitHub's size limit, its marker block (``markers``) on top.
 
     ``render(max_excerpt_lines)`` is called with fewer excerpt lines until the body fits; as a last resort the
-    text is cut and the markers are kept (the ledger must survive any body)."""
+    text is cut and the markers are kept (the ledger must survive any body). The ledger reads markers only
+    from the top of a comment, so quoted log lines further down can never pass for one."""
     budget = limit - len(markers) - 2
     for lines in (60, 30, 10, 0):
-        body = render(lines)
+        body = render(lines).strip("\n")
         if len(body) <= budget:
-            return f"{body.rstrip()}\n\n{markers}" if markers else body
-    note = "\n\n_(cut to fit GitHub's comment size limit)_"
-    return body[: budget - len(note)] + note + ("\n\n" + markers if markers else "")
+            break
+    else:
+        note = "\n\n_(cut to fit GitHub's comment size limit)_"
+        body = body[: budget - len(note)] + note
+    return f"{markers}\n\n{body}" if markers else body
 
 
 def clip_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -273,7 +276,6 @@ def render_comment(
     diagnoses: Sequence[CheckPlan] = (),
     escalations: Sequence[CheckPlan] = (),
     mention: str = "",
-    previous: str = "",
     resets: Sequence[str] = (),
     diagnosis_note: str = "",
     limit: int = COMMENT_LIMIT,
@@ -304,7 +306,6 @@ def render_comment(
                 "diagnoses": views(diagnoses),
                 "escalations": views(escalations),
                 "mention": mention,
-                "previous": previous,
                 "resets": tuple(resets),
                 "diagnosis_note": diagnosis_note,
             },

@@ -1,0 +1,711 @@
+"""``healer run``: one workflow run, start to end. The only module that knows the order of the stages.
+
+1. config from the environment, token masked, event loaded; a green run resets budgets (by editing the
+   previous healer comment), a cancelled or skipped one is no verdict;
+2. the pull request (none → skipped), and a stale head (the PR moved on) → skipped, nothing written;
+3. the config file from the default branch (never the PR head);
+4. evidence → diagnoses → ledger → plan;
+5. one claim comment, re-read, act only if this run's claim wins; the same comment later carries the outcome;
+6. re-run / heal (fix rules, one agent call, guard, verify, deliver) / diagnose (forks);
+7. escalate; 8. job summary and step outputs.
+
+Every decision ends with exit code 0; only a mistake a person must fix (config, event, permissions) exits 1,
+with one ``::error::`` line naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from healer.agent import ProcessError
+from healer.classify import classify
+from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
+from healer.deliver import DeliveryError, is_fix_branch
+from healer.event import EventError, load_event
+from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment, render_summary
+from healer.github import GitHub, GitHubError
+from healer.heal import HealContext, HealResult, heal
+from healer.ledger import Kind, Ledger, Marker, add_markers, claim_body, claim_marker, encode_marker
+from healer.ledger import reset_markers as make_reset_markers
+from healer.model import CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
+from healer.policy import acting, decide
+from healer.report import Reporter, write_outputs, write_summary
+from healer.rules import RuleError, load_rules
+from healer.workspace import GitError, Repo, StaleHeadError
+
+DECISIONS = ("healed", "rerun", "escalated", "skipped", "none")
+# Conclusions that are a verdict on the code; cancelled, skipped, neutral, stale, … say nothing about it.
+FAILED = frozenset({"failure", "timed_out"})
+FORK_NOTE = (
+    "This pull request comes from a fork, so the healer does not run its code; here is what the log says."
+)
+
+
+class AppError(Exception):
+    """A run cannot proceed until a person fixes something; the message says what."""
+
+
+@dataclass(frozen=True)
+class Actions:
+    """The Actions environment of the step (``GITHUB_*``, ``RUNNER_TEMP``)."""
+
+    event_name: str
+    event_path: str
+    repository: str
+    api_url: str
+    server_url: str
+    workspace: Path
+    output: str | None
+    summary: str | None
+    temp: Path
+    # whether `github-token` is the workflow's own GITHUB_TOKEN (action.yml compares them); None: unknown
+    workflow_token: bool | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Actions:
+        missing = [
+            n for n in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY") if not env.get(n)
+        ]
+        if missing:
+            raise AppError(
+                f"{', '.join(missing)} not set: `healer run` reads the Actions environment; run it as a step "
+                "of a workflow triggered by `workflow_run`"
+            )
+        flag = env.get("HEALER_TOKEN_IS_WORKFLOW_TOKEN", "").strip().lower()
+        return cls(
+            event_name=env["GITHUB_EVENT_NAME"],
+            event_path=env["GITHUB_EVENT_PATH"],
+            repository=env["GITHUB_REPOSITORY"],
+            api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+            server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+            workspace=Path(env.get("GITHUB_WORKSPACE") or "."),
+            output=env.get("GITHUB_OUTPUT") or None,
+            summary=env.get("GITHUB_STEP_SUMMARY") or None,
+            temp=Path(env.get("RUNNER_TEMP") or "/tmp"),  # noqa: S108 - the runner always sets RUNNER_TEMP
+            workflow_token={"true": True, "false": False}.get(flag),
+        )
+
+
+@dataclass
+class Outcome:
+    """What this run did (filled in as it goes; rendered into outputs, summary and the comment)."""
+
+    decision: str = "none"
+    attempt: int = 0
+    category: str = ""
+    fix_pull_request: str = ""
+    frame_path: str = ""
+    lines: list[str] = field(default_factory=list)
+    plan: Plan | None = None
+    pr: PullRequest | None = None
+    frame: str = ""
+
+    def outputs(self) -> dict[str, str]:
+        return {
+            "decision": self.decision,
+            "attempt": str(self.attempt) if self.attempt else "",
+            "category": self.category,
+            "fix-pull-request": self.fix_pull_request,
+            "frame-path": self.frame_path,
+        }
+
+
+GitHubFactory = Callable[..., GitHub]
+
+
+class Run:
+    """One run of the healer over one ``workflow_run`` event."""
+
+    def __init__(
+        self,
+        config: Config,
+        actions: Actions,
+        gh: GitHub,
+        reporter: Reporter,
+        env: Mapping[str, str],
+        *,
+        dry_run: bool = False,
+    ) -> None:
+        self.config = config
+        self.actions = actions
+        self.gh = gh
+        self.reporter = reporter
+        self.env = env
+        self.dry_run = dry_run or config.dry_run
+        self.outcome = Outcome()
+        self.failure: Exception | None = None
+        self.frames = Frames(actions.workspace / OVERRIDE_DIR)
+
+    # -- the sequence ----------------------------------------------------------------------------------------
+
+    def execute(self) -> Outcome:
+        with self.reporter.group("Event"):
+            event = load_event(
+                self.actions.event_name, self.actions.event_path, repository=self.actions.repository
+            )
+            self.event = event
+            self.say(
+                f"run {event.run_id} (attempt {event.run_attempt}) of {event.workflow_name!r}: "
+                f"{event.conclusion}, head {event.head_sha[:7]}"
+            )
+        if event.conclusion == "success":
+            with self.reporter.group("Green run: reset budgets"):
+                self.on_success(event)
+            return self.outcome
+        if event.conclusion not in FAILED:
+            self.say(f"conclusion {event.conclusion!r} is not a verdict on the code; nothing to do")
+            return self.outcome
+        with self.reporter.group("Pull request"):
+            pr = self.find_pull(event)
+            if pr is None:
+                return self.outcome
+        with self.reporter.group("Diagnosis and plan"):
+            config = self.load_repository_config(event)
+            plan, ledger = self.plan(event, pr, config)
+        self.outcome.plan = plan
+        if self.dry_run:
+            with self.reporter.group("Plan (dry run: nothing is written)"):
+                self.print_plan(plan)
+                self.dry_run_frame(event, pr, config, plan)
+            self.outcome.decision = self.decision_of(plan, healed=bool(self.heal_checks(plan, pr)))
+            self.outcome.category = self.outcome.category or next((_category(c) for c in acting(plan)), "")
+            return self.outcome
+        with self.reporter.group("Act"):
+            self.act(event, pr, config, plan, ledger)
+        return self.outcome
+
+    def say(self, line: str) -> None:
+        self.reporter.info(line)
+
+    def note(self, line: str) -> None:
+        """A line for the job summary (and the log)."""
+        self.outcome.lines.append(line)
+        self.say(line)
+
+    # -- 1. a green run --------------------------------------------------------------------------------------
+
+    def on_success(self, event: RunEvent) -> None:
+        """Every check of a green run passed: reset their budgets by editing the newest healer comment."""
+        pr = self.gh.find_pull_request(event)
+        if pr is None or pr.head_sha != event.head_sha:
+            self.say("no open pull request at this head; nothing to reset")
+            return
+        self.outcome.pr = pr
+        comments = self.gh.list_comments(pr.number)
+        ledger = Ledger.from_comments(comments, self.config.bot_login)
+        jobs = self.gh.list_jobs(event.run_id, event.run_attempt)
+        passed = [job.name for job in jobs if job.conclusion == "success"]
+        resets = [name for name in dict.fromkeys(passed) if ledger.has_history(name)]
+        if not resets or ledger.latest_comment is None:
+            self.say("no healer history for these checks; nothing to reset")
+            return
+        self.edit_resets(ledger, resets, event)
+
+    def edit_resets(self, ledger: Ledger, checks: Sequence[str], event: RunEvent) -> None:
+        latest = ledger.latest_comment
+        if latest is None or not checks:
+            return
+        markers = make_reset_markers(checks, event.head_sha, event.run_id, event.run_attempt)
+        note = render_comment(
+            self.frames,
+            state="reset",
+            head_sha=event.head_sha,
+            run_url=event.html_url,
+            markers="",
+            resets=tuple(checks),
+        )
+        body = add_markers(latest.body, markers, note.strip())
+        if len(body) > 65_536:
+            body = add_markers(latest.body, markers)  # the note is optional, the markers are not
+        self.note(f"reset the budget of {', '.join(f'`{c}`' for c in checks)} (edited the previous comment)")
+        if not self.dry_run:
+            self.gh.update_comment(latest.id, body)
+
+    # -- 2. the pull request ---------------------------------------------------------------------------------
+
+    def find_pull(self, event: RunEvent) -> PullRequest | None:
+        pr = self.gh.find_pull_request(event)
+        if pr is None:
+            self.skip("no open pull request has this run's head commit")
+            return None
+        self.outcome.pr = pr
+        self.say(f"pull request #{pr.number} ({'fork' if pr.is_fork else 'same repository'})")
+        if pr.head_sha.lower() != event.head_sha.lower():
+            self.skip(
+                f"stale head: #{pr.number} is now at {pr.head_sha[:7]}, the run tested {event.head_sha[:7]}"
+            )
+            return None
+        if is_fix_branch(pr.head_ref):
+            self.skip(f"#{pr.number} is one of the healer's own fix pull requests")
+            return None
+        return pr
+
+    def skip(self, why: str) -> None:
+        self.outcome.decision = "skipped"
+        self.note(f"skipped: {why}")
+
+    # -- 3./4. config, evidence, plan ------------------------------------------------------------------------
+
+    def load_repository_config(self, event: RunEvent) -> Config:
+        branch = event.default_branch or self.gh.get_repository().default_branch
+        text = self.gh.get_file(self.config.config_file, branch)
+        if text is None:
+            return self.config
+        self.say(f"config file {self.config.config_file} from {branch}")
+        return load_config_file(
+            text, self.config, source=self.config.config_file, explicit=explicit_inputs(self.env)
+        )
+
+    def plan(self, event: RunEvent, pr: PullRequest, config: Config) -> tuple[Plan, Ledger]:
+        from healer.evidence import collect_evidence
+
+        rules = load_rules(config.rules, source=config.config_file)
+        collected = collect_evidence(self.gh, event, max_jobs=config.max_jobs)
+        evidence, passed = _split_collected(collected)
+        diagnoses: dict[str, Diagnosis] = {}
+        for item in evidence:
+            diagnosis = classify(item, rules)
+            if diagnosis.job is None:
+                diagnosis = replace(diagnosis, job=item.job.name)
+            diagnoses.setdefault(item.job.name, diagnosis)  # a check is a job name: the first one counts
+            self.say(
+                f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, "
+                f"{diagnosis.action.value})"
+            )
+        self.diagnoses, self.passed = diagnoses, passed
+        ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login)
+        plan = decide(diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event)
+        for note in plan.notes:
+            self.reporter.warning(note)
+        return plan, ledger
+
+    # -- 5.–7. acting ----------------------------------------------------------------------------------------
+
+    def heal_checks(self, plan: Plan, pr: PullRequest) -> list[CheckPlan]:
+        # Fork code is never checked out or run: a fork's heal becomes a diagnosis (policy normally says so).
+        if pr.is_fork:
+            return []
+        return [c for c in plan.checks if c.verdict is Verdict.HEAL]
+
+    def act(self, event: RunEvent, pr: PullRequest, config: Config, plan: Plan, ledger: Ledger) -> None:
+        self.print_plan(plan)
+        if not acting(plan):
+            self.edit_resets(ledger, plan.resets, event)
+            self.outcome.decision = "skipped" if plan.checks else "none"
+            return
+        claim = self.gh.create_comment(
+            pr.number,
+            claim_body(
+                event.head_sha, event.run_id, event.run_attempt, self.render_claim(event, plan.checks)
+            ),
+        )
+        try:
+            # Re-read and re-plan: another run may have claimed the commit at the same moment.
+            ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login)
+            plan = decide(
+                self.diagnoses,
+                passed=self.passed,
+                ledger=ledger,
+                config=config,
+                pull=pr,
+                run=event,
+                claim_id=claim.id,
+            )
+            self.outcome.plan = plan
+            if not acting(plan):
+                self.gh.delete_comment(claim.id)
+                for note in plan.notes:
+                    self.reporter.warning(note)
+                self.skip(f"another run is already acting on {event.head_sha[:7]}")
+                return
+            reruns = [c for c in plan.checks if c.verdict is Verdict.RERUN]
+            heals = self.heal_checks(plan, pr)
+            escalations = [c for c in plan.checks if c.verdict is Verdict.ESCALATE]
+            diagnoses = [c for c in plan.checks if c.diagnose]
+            markers, text = self.carry_out(event, pr, config, ledger, reruns, heals, escalations, diagnoses)
+            markers += make_reset_markers(plan.resets, event.head_sha, event.run_id, event.run_attempt)
+        except StaleHeadError as exc:
+            self.gh.delete_comment(claim.id)
+            self.skip(f"stale head: {exc}")
+            return
+        except BaseException:
+            # An unfinished claim would hold this commit; drop it so a later run can act.
+            with contextlib.suppress(GitHubError):
+                self.gh.delete_comment(claim.id)
+            raise
+        block = "\n".join(
+            encode_marker(m)
+            for m in [claim_marker(event.head_sha, event.run_id, event.run_attempt), *markers]
+        )
+        self.gh.update_comment(claim.id, text(block))
+        if self.failure is not None:
+            raise self.failure  # recorded and reported on the PR; now fail the step so a person looks
+
+    def render_claim(self, event: RunEvent, checks: Sequence[CheckPlan]) -> str:
+        return render_comment(
+            self.frames,
+            state="claim",
+            head_sha=event.head_sha,
+            run_url=event.html_url,
+            markers="",
+            checks=[c for c in checks if c.verdict is not Verdict.SKIP],
+        )
+
+    def carry_out(
+        self,
+        event: RunEvent,
+        pr: PullRequest,
+        config: Config,
+        ledger: Ledger,
+        reruns: list[CheckPlan],
+        heals: list[CheckPlan],
+        escalations: list[CheckPlan],
+        diagnoses: list[CheckPlan],
+    ) -> tuple[list[Marker], Callable[[str], str]]:
+        """Do what the plan says; return the markers to record and the renderer of the final comment."""
+        sha, run = event.head_sha, (event.run_id, event.run_attempt)
+        markers: list[Marker] = []
+        decision = "skipped"
+        # The heal goes first: if the branch moved on meanwhile (stale head), nothing else has happened yet.
+        note: HealNote | None = None
+        if heals:
+            try:
+                result = self.heal(event, pr, config, ledger, heals)
+            except StaleHeadError:
+                raise  # the branch moved on: nothing was done, the claim is withdrawn
+            except (GitError, ProcessError, DeliveryError, GitHubError, FrameError) as exc:
+                # The attempt is spent (it may have half-happened); record it, then fail the step.
+                self.failure = exc
+                result = HealResult(
+                    False, why_not=f"the heal failed: {_scrub(str(exc), config.github_token)}"
+                )
+            note = self.heal_note(result, heals, config)
+            fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
+            for c in heals:
+                markers.append(
+                    Marker(
+                        Kind.ATTEMPT,
+                        sha,
+                        c.check,
+                        attempt=c.attempt,
+                        run_id=run[0],
+                        run_attempt=run[1],
+                        category=_category(c),
+                        mode=c.mode.value if c.mode else "",
+                        fix_pr=fix_pr,
+                        result=result.result,
+                    )
+                )
+            decision = "healed"
+            self.outcome.attempt = max(c.attempt for c in heals)
+            self.outcome.category = _category(heals[0])
+        if reruns:
+            self.gh.rerun_failed_jobs(event.run_id)  # once per run, whatever the number of checks
+            for c in reruns:
+                markers.append(
+                    Marker(Kind.RERUN, sha, c.check, run_id=run[0], run_attempt=run[1], category=_category(c))
+                )
+            self.note(f"re-ran the failed jobs for {_names(reruns)}")
+            if decision == "skipped":
+                decision = "rerun"
+        for c in diagnoses:
+            markers.append(
+                Marker(Kind.DIAGNOSIS, sha, c.check, run_id=run[0], run_attempt=run[1], category=_category(c))
+            )
+        if diagnoses:
+            self.note(f"posted the diagnosis of {_names(diagnoses)} (fork: no code was run)")
+        if escalations:
+            for c in escalations:
+                markers.append(
+                    Marker(
+                        Kind.ESCALATION,
+                        sha,
+                        c.check,
+                        run_id=run[0],
+                        run_attempt=run[1],
+                        category=_category(c),
+                    )
+                )
+            if config.escalation_label:
+                self.gh.add_labels(pr.number, [config.escalation_label])
+            self.note(f"escalated {_names(escalations)}")
+            if decision == "skipped":
+                decision = "escalated"
+        self.outcome.decision = decision
+        if not self.outcome.category:
+            first = (reruns or escalations or diagnoses)[:1]
+            self.outcome.category = _category(first[0]) if first else ""
+
+        def text(block: str) -> str:
+            return render_comment(
+                self.frames,
+                state="done",
+                head_sha=sha,
+                run_url=event.html_url,
+                markers=block,
+                reruns=reruns,
+                heal=note,
+                diagnoses=diagnoses,
+                escalations=escalations,
+                mention=config.escalation_mention,
+                diagnosis_note=FORK_NOTE,
+            )
+
+        return markers, text
+
+    def heal(
+        self, event: RunEvent, pr: PullRequest, config: Config, ledger: Ledger, heals: list[CheckPlan]
+    ) -> HealResult:
+        previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
+        ctx = HealContext(
+            repository=event.repository,
+            pr=pr,
+            head_sha=event.head_sha,
+            run_id=event.run_id,
+            run_url=event.html_url,
+            server_url=self.actions.server_url,
+            checks=tuple(heals),
+            config=config,
+            frames=self.frames,
+            temp_dir=self.actions.temp,
+            base_env=self.env,
+            previous_fix_prs=previous,
+        )
+        result = heal(self.gh, Repo(self.actions.workspace), ctx, say=self.say)
+        if result.frame_path:
+            self.outcome.frame_path = result.frame_path
+            self.outcome.frame = result.frame
+        if result.delivery and result.delivery.pull:
+            self.outcome.fix_pull_request = result.delivery.url
+            self.note(
+                f"opened fix pull request {result.delivery.url}{' (draft)' if result.delivery.draft else ''}"
+            )
+        elif result.delivery:
+            self.note(f"delivered the change by {result.delivery.mode}")
+        elif config.delivery == "none":
+            self.note(f"rendered the heal frame for {_names(heals)} (delivery: none) at {result.frame_path}")
+        else:
+            self.note(f"nothing delivered for {_names(heals)}: {result.why_not}")
+        return result
+
+    def heal_note(self, result: HealResult, heals: list[CheckPlan], config: Config) -> HealNote:
+        how: list[str] = (
+            [f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}"] if result.fix_commands else []
+        )
+        if result.agent is not None:
+            how.append("ran the agent command")
+        if config.delivery == "none":
+            how.append("rendered the heal frame for a later step")
+        delivery = result.delivery
+        return HealNote(
+            attempt=max(c.attempt for c in heals),
+            max_attempts=config.max_attempts,
+            checks=tuple(heals),
+            delivered=result.delivered or config.delivery == "none",
+            how=" and ".join(how) or "nothing ran",
+            verification=result.verification.describe() if result.verification else "",
+            fix_pr_url=delivery.url if delivery else "",
+            draft=bool(delivery and delivery.draft),
+            pushed=bool(delivery and delivery.mode == "push"),
+            frame_path=result.frame_path if config.delivery == "none" else "",
+            patch=delivery.patch if delivery else "",
+            why_not=result.why_not,
+            notes=result.notes if not result.delivered or result.agent is not None else "",
+            agent_ran=result.agent is not None,
+        )
+
+    # -- dry run ---------------------------------------------------------------------------------------------
+
+    def print_plan(self, plan: Plan) -> None:
+        for c in plan.checks:
+            why = f" [{c.reason.value}]" if c.reason else ""
+            self.say(f"{c.check!r}: {c.verdict.value}{why} {c.detail}".rstrip())
+        if plan.resets:
+            self.say(f"resets: {', '.join(plan.resets)}")
+
+    def dry_run_frame(self, event: RunEvent, pr: PullRequest, config: Config, plan: Plan) -> None:
+        heals = self.heal_checks(plan, pr)
+        if not heals:
+            return
+        from healer.heal import frame_for
+
+        ctx = HealContext(
+            repository=event.repository,
+            pr=pr,
+            head_sha=event.head_sha,
+            run_id=event.run_id,
+            run_url=event.html_url,
+            server_url=self.actions.server_url,
+            checks=tuple(heals),
+            config=config,
+            frames=self.frames,
+            temp_dir=self.actions.temp,
+            base_env={},
+        )
+        frame = frame_for(ctx, heals)
+        self.outcome.frame = frame
+        self.outcome.attempt = max(c.attempt for c in heals)
+        self.outcome.category = _category(heals[0])
+        self.say("the heal frame:")
+        self.reporter.untrusted(frame)
+
+    @staticmethod
+    def decision_of(plan: Plan, *, healed: bool) -> str:
+        verdicts = {c.verdict for c in plan.checks}
+        if healed:
+            return "healed"
+        if Verdict.RERUN in verdicts:
+            return "rerun"
+        if Verdict.ESCALATE in verdicts:
+            return "escalated"
+        return "skipped" if plan.checks else "none"
+
+
+def _split_collected(collected: Any) -> tuple[list[Any], tuple[str, ...]]:
+    """``collect_evidence`` returns the failed jobs' evidence and the names of the jobs that passed."""
+    if isinstance(collected, tuple) and len(collected) == 2:
+        evidence, passed = collected
+        return list(evidence), tuple(passed)
+    return list(collected.failed), tuple(collected.passed)
+
+
+def _scrub(text: str, token: str) -> str:
+    return text.replace(token, "***") if token else text
+
+
+def _category(plan: CheckPlan) -> str:
+    return plan.diagnosis.category.value if plan.diagnosis else "unknown"
+
+
+def _names(plans: Sequence[CheckPlan]) -> str:
+    return ", ".join(f"`{p.check}`" for p in plans)
+
+
+# -- the shell -------------------------------------------------------------------------------------------
+
+
+def summary_markdown(run: Run, seconds: float) -> str:
+    outcome = run.outcome
+    rows = []
+    if outcome.plan is not None:
+        for c in outcome.plan.checks:
+            rows.append(
+                {
+                    "check": c.check,
+                    "category": _category(c),
+                    "verdict": c.verdict.value,
+                    "attempt": f"{c.attempt} of {c.max_attempts}" if c.attempt else "–",
+                    "detail": c.detail or (c.reason.value if c.reason else ""),
+                }
+            )
+    event = getattr(run, "event", None)
+    warn = bool(outcome.fix_pull_request) and run.actions.workflow_token is not False
+    return render_summary(
+        run.frames,
+        {
+            "decision": outcome.decision,
+            "pr": outcome.pr,
+            "head_sha": event.head_sha if event else "",
+            "run_url": event.html_url if event else "",
+            "plan_rows": rows,
+            "outcome_lines": outcome.lines,
+            "fix_pr_url": outcome.fix_pull_request,
+            "frame_path": outcome.frame_path,
+            "dry_run": run.dry_run,
+            "token_warning": warn,
+            "requests": _request_count(run.gh),
+            "seconds": seconds,
+        },
+    )
+
+
+def _request_count(gh: GitHub) -> int:
+    try:
+        return gh.request_count
+    except (NotImplementedError, AttributeError):
+        return 0
+
+
+def main(
+    env: Mapping[str, str],
+    *,
+    dry_run: bool = False,
+    reporter: Reporter | None = None,
+    github: GitHubFactory = GitHub,
+) -> int:
+    """Run the healer for the event in ``env``; returns the exit code (0 for every decision)."""
+    reporter = reporter or Reporter()
+    started = time.monotonic()
+    token = ""
+    try:
+        config = config_from_env(env)
+        token = config.github_token
+        if token:
+            reporter.mask(token)
+        actions = Actions.from_env(env)
+        if not token:
+            raise AppError(
+                "input `github-token` is empty: pass `github-token: ${{ secrets.GITHUB_TOKEN }}` "
+                "or a GitHub App token"
+            )
+        gh = github(token, actions.repository, api_url=actions.api_url)
+        run = Run(config, actions, gh, reporter, env, dry_run=dry_run)
+        run.execute()
+    except (
+        AppError,
+        ConfigError,
+        EventError,
+        RuleError,
+        FrameError,
+        DeliveryError,
+        GitError,
+        ProcessError,
+        GitHubError,
+    ) as exc:
+        message = _scrub(str(exc), token)
+        reporter.error(f"{_what(exc)}: {message}")
+        return 1
+    outcome = run.outcome
+    if dry_run or config.dry_run:
+        reporter.info(f"dry run: decision would be {outcome.decision}; nothing was written")
+    write_outputs(actions.output, outcome.outputs())
+    write_summary(actions.summary, summary_markdown(run, time.monotonic() - started))
+    reporter.info(f"decision: {outcome.decision}")
+    return 0
+
+
+def _what(exc: Exception) -> str:
+    return {
+        AppError: "setup",
+        ConfigError: "configuration",
+        EventError: "event",
+        RuleError: "rules in the config file",
+        FrameError: "templates",
+        DeliveryError: "delivery",
+        GitError: "git",
+        StaleHeadError: "git",
+        ProcessError: "command",
+        GitHubError: "GitHub API",
+    }.get(type(exc), "error")
+
+
+def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    return main(env, dry_run=bool(args.dry_run))
+
+
+def register(subparsers: Any) -> None:
+    """Add ``healer run [--dry-run]``."""
+    parser = subparsers.add_parser(
+        "run",
+        help="heal the pull request of the workflow_run event in the Actions environment",
+        description="Read the workflow_run event from the Actions environment (GITHUB_EVENT_PATH, …) and the "
+        "inputs from HEALER_* variables; re-run, heal, or escalate.",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="do every read, write nothing, print the plan")
+    parser.set_defaults(func=_command)

@@ -1,0 +1,143 @@
+"""Delivery: turn a staged change in the PR-head checkout into a fix pull request, a push, or a patch.
+
+It composes the two doors it needs, git (:mod:`healer.workspace`) and GitHub (:class:`healer.github.GitHub`),
+and decides nothing: what to deliver, and whether it was verified, is settled by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from healer.github import GitHub, GitHubError
+from healer.model import PullRequest
+from healer.workspace import Checkout, Identity
+
+FIX_BRANCH_PREFIX = "ci-healer/"
+_TITLE_LIMIT = 200
+
+
+class DeliveryError(Exception):
+    """The change could not be delivered; the message says what failed and what to check."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What was delivered, and where."""
+
+    mode: str  # pull-request, push, comment
+    branch: str = ""
+    commit: str = ""
+    pull: PullRequest | None = None
+    draft: bool = False
+    superseded: tuple[int, ...] = ()
+    patch: str = ""
+
+    @property
+    def url(self) -> str:
+        return self.pull.html_url if self.pull else ""
+
+
+def fix_branch(pr_number: int, head_sha: str) -> str:
+    """``ci-healer/<pr>-<sha7>``: one fix branch per PR commit, so a re-run of the same commit reuses it."""
+    return f"{FIX_BRANCH_PREFIX}{pr_number}-{head_sha[:7]}"
+
+
+def is_fix_branch(ref: str) -> bool:
+    """Whether a branch is one of the healer's own (the loop guard: never heal a fix PR)."""
+    return ref.startswith(FIX_BRANCH_PREFIX)
+
+
+def fix_title(pr: PullRequest, checks: Sequence[str]) -> str:
+    """The fix PR's title (and commit subject): plain text, one line, bounded."""
+    names = ", ".join(" ".join(c.split()) for c in checks) or "CI"
+    title = f"ci-healer: fix {names} for #{pr.number}"
+    return title if len(title) <= _TITLE_LIMIT else title[: _TITLE_LIMIT - 1] + "…"
+
+
+def commit_message(
+    pr: PullRequest, head_sha: str, checks: Sequence[str], attempt: int, max_attempts: int
+) -> str:
+    return (
+        f"{fix_title(pr, checks)}\n\n"
+        f"Heal attempt {attempt} of {max_attempts} for the failure at {head_sha[:7]}.\n"
+        "Made by ci-healer; review it like any other change."
+    )
+
+
+def deliver_pull_request(
+    gh: GitHub,
+    checkout: Checkout,
+    *,
+    pr: PullRequest,
+    head_sha: str,
+    checks: Sequence[str],
+    attempt: int,
+    max_attempts: int,
+    body: str,
+    draft: bool,
+    identity: Identity,
+    token: str,
+    server_url: str,
+    previous_fix_prs: Sequence[int] = (),
+) -> Delivery:
+    """Commit, push ``ci-healer/<pr>-<sha7>`` and open (or update) a PR into the PR's head branch.
+
+    Earlier fix PRs of the same checks that are still open are closed as superseded by this one."""
+    branch = fix_branch(pr.number, head_sha)
+    commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
+    # The branch is the healer's own; a leftover from an interrupted run of this commit is overwritten.
+    checkout.push(branch, token=token, server_url=server_url, force=True)
+    try:
+        pull = gh.create_pull(
+            head=branch, base=pr.head_ref, title=fix_title(pr, checks), body=body, draft=draft
+        )
+    except GitHubError as exc:
+        raise DeliveryError(f"pushed {branch} but could not open the fix pull request: {exc}") from None
+    superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull)
+    return Delivery("pull-request", branch, commit, pull, draft, superseded)
+
+
+def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullRequest) -> tuple[int, ...]:
+    """Close the still-open fix PRs among ``numbers`` with a note naming the one that replaces them."""
+    closed: list[int] = []
+    for number in dict.fromkeys(numbers):
+        if number == keep:
+            continue
+        try:
+            old = gh.get_pull(number)
+            if old.state != "open" or not is_fix_branch(old.head_ref):
+                continue  # merged, closed by a person, or not one of ours
+            gh.create_comment(number, f"Superseded by #{by.number}, a newer attempt on a newer commit.")
+            gh.update_pull(number, state="closed")
+        except GitHubError:
+            continue  # tidying up must not fail the delivery that already happened
+        closed.append(number)
+    return tuple(closed)
+
+
+def deliver_push(
+    checkout: Checkout,
+    *,
+    pr: PullRequest,
+    head_sha: str,
+    checks: Sequence[str],
+    attempt: int,
+    max_attempts: int,
+    identity: Identity,
+    token: str,
+    server_url: str,
+) -> Delivery:
+    """Commit onto the PR branch itself (same-repository PRs only; never forced: a moved branch fails)."""
+    if pr.is_fork:
+        raise DeliveryError(
+            "`delivery: push` cannot push to a fork's branch; use `pull-request` or `comment`"
+        )
+    commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
+    checkout.push(pr.head_ref, token=token, server_url=server_url, force=False)
+    return Delivery("push", pr.head_ref, commit)
+
+
+def deliver_comment(diff: str) -> Delivery:
+    """The patch itself, for the run's comment (nothing is pushed)."""
+    return Delivery("comment", patch=diff)
