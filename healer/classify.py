@@ -1,0 +1,319 @@
+"""Evidence → Diagnosis: which rule explains a failed job, with the lines that prove it.
+
+The classifier looks where the failure is: the failing step's output, plus every ``##[error]`` line (the
+runner's own and the tools' annotations) and the check run's annotations. Only when no rule matches there
+does it search the rest of the log, with less confidence. The runner's generic ``Process completed with exit
+code N`` line explains nothing and is never the decisive line when anything better matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from healer.logs import SETUP_STEP, JobLog, parse_log
+from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
+from healer.rules import Rule, RuleSet
+
+MAX_EXCERPT_LINES = 60
+MAX_EXCERPT_BYTES = 8 * 1024
+# A single excerpt line is cut here so that one minified line cannot eat the whole excerpt budget.
+MAX_EXCERPT_LINE_CHARS = 1000
+MAX_DECISIVE = 20
+GAP = "…"
+# Found only outside the failing step: the reading is weaker.
+OUTSIDE_STEP_FACTOR = 0.7
+# The number of lines of the failing step's end shown when no rule matched.
+UNKNOWN_TAIL_LINES = 40
+_GENERIC_EXIT = "Process completed with exit code"
+# Steps the runner adds around the user's own; a job that failed in none of the others never ran user code.
+_RUNNER_STEPS = frozenset({"Set up job", "Complete job", "Initialize containers", "Stop containers"})
+
+
+@dataclass(frozen=True)
+class _Found:
+    rule: Rule
+    lines: tuple[int, ...]
+    confidence: float
+
+
+def classify(evidence: Evidence, rules: RuleSet) -> Diagnosis:
+    """Diagnose one failed job from its log tail, its annotations and its step list."""
+    job = evidence.job
+    text = evidence.log.text if evidence.log is not None else ""
+    log = parse_log(text, truncated=evidence.log.truncated if evidence.log is not None else False)
+    return diagnose(log, rules, job=job, annotations=evidence.annotations)
+
+
+def diagnose_text(text: str, rules: RuleSet, *, job: str | None = None) -> Diagnosis:
+    """Diagnose a job log given as text (``job``: the check name, for rules with a ``job`` condition)."""
+    job_record = Job(id=0, name=job, status="completed", conclusion="failure") if job else None
+    return diagnose(parse_log(text), rules, job=job_record)
+
+
+def diagnose(
+    log: JobLog, rules: RuleSet, *, job: Job | None = None, annotations: Sequence[Annotation] = ()
+) -> Diagnosis:
+    """Diagnose a parsed log. ``job`` (its conclusion and steps) and ``annotations`` sharpen the reading."""
+    lines = list(log.lines)
+    annotation_start = len(lines)
+    lines.extend(_annotation_lines(annotations))
+    job_name = job.name if job else None
+    failed_job_step = _failed_step_name(job)
+    step_name = failed_job_step or log.step_name or None
+    base = {
+        "step": step_name,
+        "command": log.command,
+        "exit_code": log.exit_code,
+        "job": job_name,
+    }
+    conclusion = job.conclusion if job else None
+    end_of_step = _end_of_step(log, lines)
+
+    if conclusion == "cancelled":
+        return _runner_diagnosis(Category.CANCELLED, "runner.cancelled", lines, log, end_of_step, base)
+    if conclusion == "startup_failure":
+        return _runner_diagnosis(
+            Category.INFRASTRUCTURE, "runner.startup-failure", lines, log, end_of_step, base
+        )
+
+    step_names = [name for name in (failed_job_step, log.step_name) if name]
+    primary = _primary_scope(log, annotation_start, len(lines))
+    found = _best(rules, lines, primary, step_names, log, job_name)
+    if found is None and log.failing_step is not None:
+        outside = [i for i in range(len(lines)) if i not in set(primary)]
+        weaker = _best(rules, lines, outside, step_names, log, job_name)
+        if weaker is not None:
+            found = _Found(weaker.rule, weaker.lines, round(weaker.confidence * OUTSIDE_STEP_FACTOR, 3))
+
+    if conclusion == "timed_out" and (found is None or found.rule.category is not Category.TIMEOUT):
+        return _runner_diagnosis(Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base)
+    if _never_reached_user_steps(job, log) and (
+        found is None or found.rule.category not in (Category.TIMEOUT, Category.CANCELLED, Category.TRANSIENT)
+    ):
+        decisive = [i for i in log.error_lines if _GENERIC_EXIT not in lines[i]] or end_of_step[-3:]
+        return _diagnosis(
+            Category.INFRASTRUCTURE,
+            0.85,
+            "runner.setup-failed",
+            DEFAULT_ACTIONS[Category.INFRASTRUCTURE],
+            lines,
+            decisive,
+            (3, 3),
+            end_of_step,
+            base,
+        )
+    if found is None:
+        return _diagnosis(
+            Category.UNKNOWN,
+            0.0,
+            "none",
+            DEFAULT_ACTIONS[Category.UNKNOWN],
+            lines,
+            [],
+            (0, 0),
+            end_of_step,
+            base,
+        )
+    rule = found.rule
+    return _diagnosis(
+        rule.category,
+        found.confidence,
+        rule.id,
+        rule.action,
+        lines,
+        list(found.lines),
+        rule.context,
+        end_of_step,
+        base,
+        fix=rule.fix,
+    )
+
+
+def _annotation_lines(annotations: Sequence[Annotation]) -> list[str]:
+    out: list[str] = []
+    for note in annotations:
+        if note.level not in ("failure", "error"):
+            continue
+        where = f"{note.path}:{note.start_line}: " if note.path and note.path != ".github" else ""
+        for part in note.message.splitlines() or [""]:
+            if part.strip():
+                out.append(f"##[error]{where}{part}"[:4096])
+    return out
+
+
+def _failed_step_name(job: Job | None) -> str | None:
+    if job is None:
+        return None
+    for step in job.steps:
+        if step.conclusion == "failure":
+            return step.name
+    return None
+
+
+def _never_reached_user_steps(job: Job | None, log: JobLog) -> bool:
+    if log.failing_step is not None and log.failing_step.name == SETUP_STEP:
+        return True
+    if job is None or not job.steps:
+        return False
+    failed = _failed_step_name(job)
+    if failed == SETUP_STEP:
+        return True
+    user = [s for s in job.steps if s.name not in _RUNNER_STEPS and not s.name.startswith("Post ")]
+    return not any(s.conclusion not in (None, "skipped") for s in user)
+
+
+def _primary_scope(log: JobLog, annotation_start: int, total: int) -> list[int]:
+    scope = set(log.failing_lines()) if log.failing_step is not None else set(range(annotation_start))
+    scope.update(log.error_lines)
+    scope.update(range(annotation_start, total))
+    return sorted(scope)
+
+
+def _best(
+    rules: RuleSet, lines: list[str], scope: list[int], step_names: list[str], log: JobLog, job: str | None
+) -> _Found | None:
+    if not scope:
+        return None
+    best: _Found | None = None
+    scope_lines = [(i, lines[i]) for i in scope if lines[i]]
+    for rule in rules:
+        if best is not None and best.rule.repository and not rule.repository:
+            break  # a matching repository rule beats every shipped rule
+        if (
+            best is not None
+            and rule.confidence <= best.confidence
+            and rule.repository == best.rule.repository
+        ):
+            continue
+        if not rule.applies_to(step=step_names, command=log.command, job=job, exit_code=log.exit_code):
+            continue
+        hits = tuple(i for i, line in scope_lines if rule.hits(line))
+        if not hits:
+            continue
+        if rule.unless and any(p.search(line) for _, line in scope_lines for p in rule.unless):
+            continue
+        if rule.also:
+            hits = tuple(sorted(set(hits) | {i for i, line in scope_lines if rule.supports(line)}))
+        # the generic exit-code line only counts when a rule asks for nothing else
+        better = tuple(i for i in hits if _GENERIC_EXIT not in lines[i]) or hits
+        best = _Found(rule, better, rule.confidence)
+    return best
+
+
+def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
+    """The indexes of the failing step's last lines (the whole log's when no step is known)."""
+    body = list(log.failing_lines())
+    while body and not lines[body[-1]].strip():
+        body.pop()
+    if log.failing_step is None and log.error_lines:
+        # a window without step markers: end at the last error line, not at unrelated trailing output
+        last_error = log.error_lines[-1]
+        body = [i for i in body if i <= last_error]
+    return body[-UNKNOWN_TAIL_LINES:]
+
+
+def _runner_diagnosis(
+    category: Category, rule_id: str, lines: list[str], log: JobLog, end_of_step: list[int], base: dict
+) -> Diagnosis:
+    decisive = [i for i in log.runner_errors if _GENERIC_EXIT not in lines[i]]
+    return _diagnosis(
+        category, 0.95, rule_id, DEFAULT_ACTIONS[category], lines, decisive, (3, 3), end_of_step, base
+    )
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= MAX_EXCERPT_LINE_CHARS else line[:MAX_EXCERPT_LINE_CHARS] + "…"
+
+
+def _diagnosis(
+    category: Category,
+    confidence: float,
+    rule_id: str,
+    action: Action,
+    lines: list[str],
+    decisive: list[int],
+    context: tuple[int, int],
+    end_of_step: list[int],
+    base: dict,
+    *,
+    fix: tuple[str, ...] = (),
+) -> Diagnosis:
+    chosen = build_excerpt(lines, decisive, context, end_of_step)
+    excerpt = _render(lines, chosen)
+    kept = set(chosen)
+    decisive_text = tuple(_clip(lines[i]) for i in decisive[:MAX_DECISIVE] if i in kept)
+    return Diagnosis(
+        category=category,
+        confidence=confidence,
+        rule=rule_id,
+        action=action,
+        excerpt=excerpt,
+        decisive=decisive_text,
+        fix_commands=fix if action is Action.FIX else (),
+        **base,
+    )
+
+
+def _priority(decisive: list[int]) -> list[int]:
+    """First hit, last hit, then the rest in order: the first failure and the summary matter most."""
+    if len(decisive) <= 2:
+        return decisive
+    return [decisive[0], decisive[-1], *decisive[1:-1]][:MAX_DECISIVE]
+
+
+def build_excerpt(
+    lines: Sequence[str], decisive: list[int], context: tuple[int, int], end_of_step: list[int]
+) -> list[int]:
+    """Pick the line indexes of the excerpt: each decisive line with context, then the end of the step.
+
+    Stays within :data:`MAX_EXCERPT_LINES` (gap markers included) and :data:`MAX_EXCERPT_BYTES`.
+    """
+    chosen: set[int] = set()
+    budget = {"bytes": 0}
+    before, after = context
+
+    def size(index: int) -> int:
+        return len(_clip(lines[index]).encode("utf-8", "replace")) + 1
+
+    def cost(extra: set[int]) -> tuple[int, int]:
+        merged = chosen | extra
+        ordered = sorted(merged)
+        gaps = sum(1 for a, b in zip(ordered, ordered[1:], strict=False) if b != a + 1)
+        return len(merged) + gaps, budget["bytes"] + sum(size(i) for i in extra - chosen)
+
+    def add(candidates: list[int]) -> bool:
+        fresh = {i for i in candidates if i not in chosen}
+        if not fresh:
+            return True
+        count, used = cost(fresh)
+        if count > MAX_EXCERPT_LINES or used > MAX_EXCERPT_BYTES:
+            return False
+        budget["bytes"] = used
+        chosen.update(fresh)
+        return True
+
+    for index in _priority(decisive):
+        window = list(range(max(0, index - before), min(len(lines), index + after + 1)))
+        # grow the window outwards from the decisive line so that a tight budget keeps the line itself
+        ordered = sorted(window, key=lambda i: (abs(i - index), i))
+        for n in range(len(ordered), 0, -1):
+            if add(ordered[:n]):
+                break
+    tail = [i for i in end_of_step if lines[i].strip()]
+    room = 8 if decisive else len(tail)
+    for index in reversed(tail[-room:]):
+        if not add([index]):
+            break
+    return sorted(chosen)
+
+
+def _render(lines: Sequence[str], chosen: list[int]) -> tuple[str, ...]:
+    out: list[str] = []
+    previous: int | None = None
+    for index in chosen:
+        if previous is not None and index != previous + 1:
+            out.append(GAP)
+        out.append(_clip(lines[index]))
+        previous = index
+    return tuple(out)
