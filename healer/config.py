@@ -3,13 +3,24 @@
 The action's inputs arrive as ``HEALER_<NAME>`` environment variables (composite actions get no ``INPUT_*``).
 ``INPUTS`` below is the single source of the defaults: ``action.yml`` and the README's inputs table mirror it,
 and a test checks that they agree.
+
+The config file (read by the app from the base repository's default branch, never from the PR head) gives
+repository defaults with the same keys as the inputs, plus ``rules:`` and ``checks:``. Precedence: an input
+given in the workflow with a value other than its default wins; then the file; then the default.
+A few inputs can only be set in the workflow (:data:`WORKFLOW_ONLY`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import difflib
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
+from fnmatch import fnmatchcase
 from typing import Any
+
+import yaml
+
+from healer.model import Action
 
 
 class ConfigError(Exception):
@@ -161,3 +172,209 @@ def config_from_env(env: Mapping[str, str]) -> Config:
 
 def with_overrides(config: Config, **changes: Any) -> Config:
     return replace(config, **changes)
+
+
+# -- the config file -----------------------------------------------------------------------------------------
+
+# Inputs the config file may not set, and why. The file can be changed by anything that can push to the
+# default branch (a GITHUB_TOKEN included), while workflow files need the `workflows` permission: what reaches
+# secrets and whose comments are trusted stays in the workflow.
+WORKFLOW_ONLY: Mapping[str, str] = {
+    "github-token": "a token never belongs in a file of the repository; pass it in the workflow's `with:`",
+    "agent-token": "whether the agent gets the token is decided in the workflow's `with:`",
+    "bot-login": "whose comments the healer trusts is decided in the workflow's `with:`",
+    "config-file": "it names this file; set it in the workflow's `with:`",
+}
+FILE_SECTIONS = ("rules", "checks")
+CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action")
+MAX_CONFIG_FILE_CHARS = 64 * 1024
+_SPECS: Mapping[str, Input] = {spec.name: spec for spec in INPUTS}
+_DEFAULTS = Config()
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """The config file's settings for one check (``checks:``); None means "as configured for every check"."""
+
+    enabled: bool = True
+    max_attempts: int | None = None
+    max_reruns: int | None = None
+    action: Action | None = None
+
+
+def explicit_inputs(env: Mapping[str, str]) -> frozenset[str]:
+    """The inputs the workflow sets to something other than their default; these win over the config file.
+
+    ``action.yml`` passes every input, defaults included, so "set" can only mean "set to another value": an
+    input left at its default value lets the file decide.
+    """
+    names = set()
+    for spec in INPUTS:
+        raw = env.get(spec.env)
+        if raw is None:
+            continue
+        try:
+            if spec.parse(spec.name, raw) == spec.parse(spec.name, spec.default):
+                continue
+        except ConfigError:
+            pass  # config_from_env reports it
+        names.add(spec.name)
+    return frozenset(names)
+
+
+def load_config_file(
+    text: str | None, base: Config, *, source: str, explicit: Collection[str] = frozenset()
+) -> Config:
+    """``base`` with the settings of the config file ``text`` (None or empty: no file) applied.
+
+    ``source`` names the file in error messages; ``explicit`` holds the input names the workflow set
+    (:func:`explicit_inputs`), which keep the workflow's value. Raises :class:`ConfigError` naming the file,
+    the key and the fix.
+    """
+    if text is None or not text.strip():
+        return base
+    if len(text) > MAX_CONFIG_FILE_CHARS:
+        raise ConfigError(f"`{source}` is larger than {MAX_CONFIG_FILE_CHARS // 1024} KiB; keep it small")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or "a syntax error"
+        raise ConfigError(f"`{source}` is not valid YAML ({problem}{where}); fix the syntax") from None
+    if data is None:
+        return base
+    if not isinstance(data, dict):
+        raise ConfigError(f"`{source}` must be a mapping of keys to values, not {_kind(data)}")
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise ConfigError(f"`{source}`: key {key!r} must be text")
+        if key in WORKFLOW_ONLY:
+            raise ConfigError(f"`{source}`: `{key}` cannot be set in the config file: {WORKFLOW_ONLY[key]}")
+        if key == "rules":
+            changes["rules"] = _rules(value, source)
+        elif key == "checks":
+            changes["checks"] = _checks(value, source)
+        elif key in _SPECS:
+            spec = _SPECS[key]
+            parsed = _file_value(spec, value, f"`{source}`: `{key}`")
+            if key not in explicit:
+                changes[spec.attr] = parsed
+        else:
+            raise ConfigError(f"`{source}`: unknown key `{key}`; {_suggest(key, _file_keys())}")
+    return replace(base, **changes)
+
+
+def check_settings(config: Config, check: str) -> CheckSettings:
+    """The settings for ``check``: its exact name in ``checks:``, else the first glob pattern that matches."""
+    entry = config.checks.get(check)
+    if entry is None:
+        entry = next((v for k, v in config.checks.items() if fnmatchcase(check, k)), None)
+    if entry is None:
+        return CheckSettings()
+    action = entry.get("action")
+    return CheckSettings(
+        enabled=bool(entry.get("enabled", True)),
+        max_attempts=entry.get("max_attempts"),
+        max_reruns=entry.get("max_reruns"),
+        action=Action(action) if action is not None else None,
+    )
+
+
+def _file_keys() -> list[str]:
+    return [name for name in _SPECS if name not in WORKFLOW_ONLY] + list(FILE_SECTIONS)
+
+
+def _suggest(key: str, known: list[str]) -> str:
+    dashed = key.replace("_", "-")
+    if dashed in known:
+        return f"did you mean `{dashed}`? (keys are kebab-case)"
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean `{close[0]}`?"
+    return "the known keys are " + ", ".join(f"`{name}`" for name in known)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def _file_value(spec: Input, value: object, where: str) -> Any:
+    """A config-file value of input ``spec``, checked with the input's own parser."""
+    default = getattr(_DEFAULTS, spec.attr)
+    if value is None:
+        raise ConfigError(f"{where} has no value; give one or remove the key to keep the default")
+    if isinstance(default, tuple) and isinstance(value, list):
+        if not all(isinstance(item, (str, int)) and not isinstance(item, bool) for item in value):
+            raise ConfigError(f"{where} must be a list of text items, not {value!r}")
+        return tuple(str(item).strip() for item in value if str(item).strip())
+    if isinstance(value, (dict, list)):
+        raise ConfigError(f"{where} must be a single value, not {_kind(value)}")
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+    elif isinstance(value, bool):
+        # YAML reads yes/no/on/off as booleans; for a text or number input that is almost always a slip.
+        raise ConfigError(
+            f"{where} must be {'a whole number' if isinstance(default, int) else 'text'}, "
+            f"not {value!r}; quote it if you meant the word"
+        )
+    elif isinstance(default, int) and isinstance(value, float):
+        raise ConfigError(f"{where} must be a whole number, not {value!r}")
+    try:
+        return spec.parse(spec.name, str(value))
+    except ConfigError as err:
+        message = str(err).removeprefix("input ").removeprefix(f"`{spec.name}` ")
+        raise ConfigError(f"{where} {message}") from None
+
+
+def _rules(value: object, source: str) -> tuple[Mapping[str, Any], ...]:
+    """``rules:``: a list of rule mappings, passed on raw (``healer.rules`` validates their fields)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ConfigError(f"`{source}`: `rules` must be a list of rules (mappings), not {_kind(value)}")
+    for number, rule in enumerate(value, start=1):
+        if not isinstance(rule, dict):
+            raise ConfigError(f"`{source}`: `rules` item {number} must be a mapping, not {_kind(rule)}")
+    return tuple(dict(rule) for rule in value)
+
+
+def _checks(value: object, source: str) -> Mapping[str, Mapping[str, Any]]:
+    """``checks:``: check name (or glob) → ``false`` (off) or a mapping of :data:`CHECK_KEYS`."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"`{source}`: `checks` must map check names to settings, not {_kind(value)}")
+    result: dict[str, Mapping[str, Any]] = {}
+    for name, settings in value.items():
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"`{source}`: `checks` key {name!r} must be a check name; quote it")
+        where = f"`{source}`: `checks` → `{name}`"
+        if isinstance(settings, bool):
+            result[name] = {"enabled": settings}
+            continue
+        if not isinstance(settings, dict):
+            raise ConfigError(f"{where} must be true, false or a mapping of {', '.join(CHECK_KEYS)}")
+        entry: dict[str, Any] = {}
+        for key, item in settings.items():
+            if key == "enabled":
+                if not isinstance(item, bool):
+                    raise ConfigError(f"{where}: `enabled` must be true or false, not {item!r}")
+                entry["enabled"] = item
+            elif key in ("max-attempts", "max-reruns"):
+                entry[key.replace("-", "_")] = _file_value(_SPECS[key], item, f"{where}: `{key}`")
+            elif key == "action":
+                choices = [action.value for action in Action]
+                if item not in choices:
+                    raise ConfigError(f"{where}: `action` must be one of {', '.join(choices)}, not {item!r}")
+                entry["action"] = item
+            else:
+                raise ConfigError(f"{where}: unknown key `{key}`; {_suggest(str(key), list(CHECK_KEYS))}")
+        result[name] = entry
+    return result
