@@ -122,6 +122,7 @@ class _Tail:
 
     def __init__(self, stream: object, cap: int) -> None:
         self.cap = cap
+        self.stream = stream
         self.data = bytearray()
         self.dropped = False
         self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
@@ -137,6 +138,8 @@ class _Tail:
 
     def text(self) -> str:
         self.thread.join(timeout=KILL_GRACE)
+        if not self.thread.is_alive():
+            self.stream.close()  # type: ignore[attr-defined]
         return self.data.decode(errors="replace")
 
 
