@@ -1,0 +1,225 @@
+"""Static checks on the workflow files and ``action.yml``: least privilege, pinned actions, time limits,
+and no expression of attacker-controlled text inside a shell script.
+
+These hold for the project's own workflows and for the example a maintainer copies; zizmor checks more, in CI.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+EXAMPLE = ROOT / "examples" / "ci-healer.yml"
+ACTION = ROOT / "action.yml"
+ALL_WORKFLOWS = [*WORKFLOWS, EXAMPLE]
+
+SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+# The example names the healer itself by a placeholder the maintainer replaces (it has no release yet).
+PLACEHOLDER = "your-org/ci-healer@"
+EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
+# Contexts an attacker can fill (a branch name, a PR title, a comment, an input the caller passed through).
+UNTRUSTED = re.compile(r"\b(?:github\.event\b|github\.head_ref\b|inputs\.|steps\.[\w-]+\.outputs\.|env\.)")
+JOB_PERMISSION_LINE = re.compile(r"^\s+[a-z-]+:\s*(?:read|write|none)\s*(#.*)?$")
+
+
+def ids(paths: list[Path]) -> list[str]:
+    return [p.relative_to(ROOT).as_posix() for p in paths]
+
+
+def load(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict), f"{path} is not a YAML mapping"
+    # YAML 1.1 reads the bare key `on` as the boolean True.
+    if True in data:
+        data["on"] = data.pop(True)
+    return data
+
+
+def steps(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(job id, step) for every step of a workflow, or of a composite action (job id "")."""
+    if "jobs" in data:
+        for job_id, job in data["jobs"].items():
+            for step in job.get("steps", []):
+                yield job_id, step
+    else:
+        for step in data.get("runs", {}).get("steps", []):
+            yield "", step
+
+
+def uses_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Every `uses:` in the file's text, commented-out ones included (a maintainer uncomments them as is)."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = re.match(r"^\s*#?\s*-?\s*uses:\s*(\S+)(.*)$", line)
+        if match:
+            yield number, line
+
+
+def test_the_files_exist() -> None:
+    names = {p.name for p in WORKFLOWS}
+    assert {"ci.yml", "selftest.yml"} <= names
+    assert EXAMPLE.is_file()
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=ids(ALL_WORKFLOWS))
+def test_nothing_is_granted_at_the_top(path: Path) -> None:
+    assert load(path).get("permissions") == {}, "set `permissions: {}` at the top; grant per job"
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=ids(ALL_WORKFLOWS))
+def test_every_job_has_a_time_limit_and_explicit_commented_permissions(path: Path) -> None:
+    data = load(path)
+    text = path.read_text(encoding="utf-8").splitlines()
+    for job_id, job in data["jobs"].items():
+        timeout = job.get("timeout-minutes")
+        assert isinstance(timeout, int) and 0 < timeout <= 60, f"job {job_id}: timeout-minutes {timeout!r}"
+        assert isinstance(job.get("permissions"), dict), f"job {job_id}: no explicit permissions"
+        for scope, level in job["permissions"].items():
+            assert level in ("read", "write", "none"), f"job {job_id}: {scope}: {level}"
+    # Every grant says why, on its own line.
+    grants = [line for line in text if JOB_PERMISSION_LINE.match(line)]
+    assert grants, "no per-job grants found"
+    for line in grants:
+        assert "#" in line, f"a permission without a comment saying why: {line.strip()!r}"
+
+
+@pytest.mark.parametrize("path", [*ALL_WORKFLOWS, ACTION], ids=[*ids(ALL_WORKFLOWS), "action.yml"])
+def test_remote_actions_are_pinned_by_commit_sha_with_a_version_comment(path: Path) -> None:
+    if not path.exists():
+        pytest.skip(f"{path.name} does not exist yet")
+    found = 0
+    for _, step in steps(load(path)):
+        target = step.get("uses")
+        if target is None or target.startswith(("./", "docker://")) or target.startswith(PLACEHOLDER):
+            continue
+        found += 1
+        assert SHA_PIN.match(target), f"{target} is not pinned by a full commit SHA"
+    for number, line in uses_lines(path):
+        target = line.split("uses:", 1)[1].split()[0]
+        if target.startswith(("./", "docker://", PLACEHOLDER)):
+            continue
+        assert SHA_PIN.match(target), f"line {number}: {target} is not pinned by a full commit SHA"
+        assert re.search(r"#\s*v\d+\.\d+\.\d+\b", line), f"line {number}: no `# vX.Y.Z` comment"
+    if path != ACTION:
+        assert found, "expected at least one remote action"
+
+
+@pytest.mark.parametrize("path", [*ALL_WORKFLOWS, ACTION], ids=[*ids(ALL_WORKFLOWS), "action.yml"])
+def test_no_untrusted_expression_inside_a_script(path: Path) -> None:
+    """``${{ }}`` is pasted into the script before the shell sees it: untrusted text there is code.
+
+    Workflows pass values to scripts through ``env:`` only. ``action.yml`` may use runner paths
+    (``${{ github.action_path }}``), never inputs, event fields or step outputs.
+    """
+    if not path.exists():
+        pytest.skip(f"{path.name} does not exist yet (it is the action's composite definition)")
+    for job_id, step in steps(load(path)):
+        script = step.get("run")
+        if script is None:
+            continue
+        for expression in EXPRESSION.findall(script):
+            where = f"job {job_id or '(action)'}, step {step.get('name') or step.get('id') or script[:30]!r}"
+            assert path == ACTION, f"{where}: `${{{{{expression}}}}}` inside run:; pass it through env:"
+            assert not UNTRUSTED.search(expression), f"{where}: `${{{{{expression}}}}}` inside run:"
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=ids(ALL_WORKFLOWS))
+def test_checkouts_leave_no_credentials_behind(path: Path) -> None:
+    for job_id, step in steps(load(path)):
+        if str(step.get("uses", "")).startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") is False, (
+                f"job {job_id}: persist-credentials"
+            )
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=ids(ALL_WORKFLOWS))
+def test_runs_are_grouped(path: Path) -> None:
+    data = load(path)
+    assert "concurrency" in data or all("concurrency" in job for job in data["jobs"].values())
+
+
+def test_ci_runs_the_checks_on_every_supported_python() -> None:
+    data = load(ROOT / ".github" / "workflows" / "ci.yml")
+    assert data["name"] == "CI"  # the name the example's `workflow_run` listens to
+    matrix = data["jobs"]["test"]["strategy"]["matrix"]["python-version"]
+    assert matrix == ["3.10", "3.11", "3.12", "3.13"]
+    scripts = "\n".join(step.get("run", "") for _, step in steps(data))
+    for command in (
+        "ruff check",
+        "ruff format --check",
+        "mypy healer",
+        "python -m pytest",
+        "zizmor --offline",
+    ):
+        assert command in scripts, command
+
+
+def test_selftest_runs_the_action_from_the_checkout_in_dry_run() -> None:
+    data = load(ROOT / ".github" / "workflows" / "selftest.yml")
+    local = [(job, step) for job, step in steps(data) if str(step.get("uses", "")).startswith("./")]
+    assert len({job for job, _ in local}) >= 3, "one job per feature"
+    for job, step in local:
+        assert step.get("with", {}).get("dry-run") is not None, f"job {job}: the self-test must not write"
+    # Jobs expected to fail: the step may fail, and the next step asserts that it did.
+    expected_failures = [(job, step) for job, step in local if step.get("continue-on-error")]
+    assert expected_failures
+    for job, step in expected_failures:
+        following = data["jobs"][job]["steps"]
+        after = following[following.index(step) + 1 :]
+        assert any(f"steps.{step['id']}.outcome" in str(s.get("env", {})) for s in after), job
+
+
+def test_the_example_heals_from_the_default_branch_with_commented_least_privilege() -> None:
+    data = load(EXAMPLE)
+    assert data["on"] == {"workflow_run": {"workflows": ["CI"], "types": ["completed"]}}
+    (job,) = data["jobs"].values()
+    assert job["permissions"] == {
+        "contents": "write",
+        "pull-requests": "write",
+        "actions": "write",
+        "checks": "read",
+        "issues": "write",
+    }
+    assert job["concurrency"]["cancel-in-progress"] is False
+    assert "head_branch" in job["concurrency"]["group"]
+    assert "conclusion" in job["if"]
+    checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert "ref" not in checkout.get("with", {}), "check out the default branch, never the PR head"
+    heal = next(s for s in job["steps"] if str(s.get("uses", "")).startswith(PLACEHOLDER))
+    # Secrets reach the agent through env:, not through an expression in its command line.
+    assert "${{" not in heal["with"]["agent-command"]
+    assert any("secrets." in str(value) for value in heal.get("env", {}).values())
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert "PLACEHOLDER" in text and "actions/create-github-app-token@" in text
+
+
+def test_suppressed_findings_say_why() -> None:
+    """A zizmor finding is only ever suppressed inline, with its reason on the same line or the next."""
+    for path in [*ALL_WORKFLOWS, ACTION]:
+        if not path.exists():
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            match = re.search(r"zizmor: ignore\[[\w-]+\](.*)$", line)
+            if match:
+                reason = match.group(1).strip() or lines[number + 1].strip().lstrip("#").strip()
+                assert len(reason) > 15, f"{path.name}:{number + 1}: a suppression without a reason"
+
+
+def test_the_action_exposes_the_documented_outputs() -> None:
+    if not ACTION.exists():
+        pytest.skip("action.yml does not exist yet")
+    data = load(ACTION)
+    assert data["runs"]["using"] == "composite"
+    assert {"decision", "attempt", "category", "fix-pull-request", "frame-path"} <= set(
+        data.get("outputs", {})
+    )
+    for _, step in steps(data):
+        if "run" in step:
+            assert step.get("shell"), "a composite run step needs a shell"
