@@ -79,12 +79,17 @@ def diagnose(
 
     step_names = [name for name in (failed_job_step, log.step_name) if name]
     primary = _primary_scope(log, annotation_start, len(lines))
-    found = _best(rules, lines, primary, step_names, log, job_name)
-    if found is None and log.failing_step is not None:
-        outside = [i for i in range(len(lines)) if i not in set(primary)]
-        weaker = _best(rules, lines, outside, step_names, log, job_name)
-        if weaker is not None:
-            found = _Found(weaker.rule, weaker.lines, round(weaker.confidence * OUTSIDE_STEP_FACTOR, 3))
+    ranked = _ranked(rules, lines, primary, step_names, log, job_name)
+    if not ranked and log.failing_step is not None:
+        in_scope = set(primary)
+        outside = [i for i in range(len(lines)) if i not in in_scope]
+        ranked = [
+            _Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
+            for f in _ranked(rules, lines, outside, step_names, log, job_name)
+        ]
+    found = ranked[0] if ranked else None
+    # the strongest competing reading (another category) also gets a place in the excerpt if there is room
+    rival = next((f for f in ranked[1:] if found and f.rule.category is not found.rule.category), None)
 
     if conclusion == "timed_out" and (found is None or found.rule.category is not Category.TIMEOUT):
         return _runner_diagnosis(Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base)
@@ -127,6 +132,7 @@ def diagnose(
         end_of_step,
         base,
         fix=rule.fix,
+        rival=rival.lines[:1] if rival else (),
     )
 
 
@@ -170,35 +176,29 @@ def _primary_scope(log: JobLog, annotation_start: int, total: int) -> list[int]:
     return sorted(scope)
 
 
-def _best(
+def _ranked(
     rules: RuleSet, lines: list[str], scope: list[int], step_names: list[str], log: JobLog, job: str | None
-) -> _Found | None:
+) -> list[_Found]:
+    """Every rule that matches in ``scope``, best first: repository rules, then confidence, then order."""
     if not scope:
-        return None
-    best: _Found | None = None
+        return []
+    found: list[_Found] = []
     scope_lines = [(i, lines[i]) for i in scope if lines[i]]
     for rule in rules:
-        if best is not None and best.rule.repository and not rule.repository:
-            break  # a matching repository rule beats every shipped rule
-        if (
-            best is not None
-            and rule.confidence <= best.confidence
-            and rule.repository == best.rule.repository
-        ):
-            continue
         if not rule.applies_to(step=step_names, command=log.command, job=job, exit_code=log.exit_code):
             continue
         hits = tuple(i for i, line in scope_lines if rule.hits(line))
         if not hits:
             continue
-        if rule.unless and any(p.search(line) for _, line in scope_lines for p in rule.unless):
+        if rule.unless and any(rule.vetoed(line) for _, line in scope_lines):
             continue
         if rule.also:
             hits = tuple(sorted(set(hits) | {i for i, line in scope_lines if rule.supports(line)}))
         # the generic exit-code line only counts when a rule asks for nothing else
         better = tuple(i for i in hits if _GENERIC_EXIT not in lines[i]) or hits
-        best = _Found(rule, better, rule.confidence)
-    return best
+        found.append(_Found(rule, better, rule.confidence))
+    # sorted() is stable: on equal confidence the rule listed first stays first
+    return sorted(found, key=lambda f: (not f.rule.repository, -f.confidence))
 
 
 def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
@@ -238,8 +238,9 @@ def _diagnosis(
     base: dict,
     *,
     fix: tuple[str, ...] = (),
+    rival: Sequence[int] = (),
 ) -> Diagnosis:
-    chosen = build_excerpt(lines, decisive, context, end_of_step)
+    chosen = build_excerpt(lines, decisive, context, end_of_step, rival=rival)
     excerpt = _render(lines, chosen)
     kept = set(chosen)
     decisive_text = tuple(_clip(lines[i]) for i in decisive[:MAX_DECISIVE] if i in kept)
@@ -263,9 +264,15 @@ def _priority(decisive: list[int]) -> list[int]:
 
 
 def build_excerpt(
-    lines: Sequence[str], decisive: list[int], context: tuple[int, int], end_of_step: list[int]
+    lines: Sequence[str],
+    decisive: list[int],
+    context: tuple[int, int],
+    end_of_step: list[int],
+    *,
+    rival: Sequence[int] = (),
 ) -> list[int]:
-    """Pick the line indexes of the excerpt: each decisive line with context, then the end of the step.
+    """Pick the line indexes of the excerpt: each decisive line with context, a rival reading's first line,
+    then the end of the step.
 
     Stays within :data:`MAX_EXCERPT_LINES` (gap markers included) and :data:`MAX_EXCERPT_BYTES`.
     """
@@ -300,6 +307,10 @@ def build_excerpt(
         for n in range(len(ordered), 0, -1):
             if add(ordered[:n]):
                 break
+    for index in rival:
+        window = [index, index - 1, index + 1, index + 2]
+        if not add([i for i in window if 0 <= i < len(lines)]):
+            add([index])
     tail = [i for i in end_of_step if lines[i].strip()]
     room = 8 if decisive else len(tail)
     for index in reversed(tail[-room:]):

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -130,6 +130,16 @@ class Rule:
     description: str = ""
     source: str = ""
     repository: bool = False
+    # each list of expressions combined into one alternation, built once
+    _match_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+    _unless_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+    _also_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # frozen dataclass: the derived fields are set once, here
+        object.__setattr__(self, "_match_any", _combined(self.match))
+        object.__setattr__(self, "_unless_any", _combined(self.unless))
+        object.__setattr__(self, "_also_any", _combined(self.also))
 
     def applies_to(
         self, *, step: Sequence[str], command: str | None, job: str | None, exit_code: int | None
@@ -145,11 +155,46 @@ class Rule:
 
     def hits(self, line: str) -> bool:
         """Whether any ``match`` expression is found in the line."""
-        return any(pattern.search(line) for pattern in self.match)
+        return _search(self._match_any, line)
+
+    def vetoed(self, line: str) -> bool:
+        """Whether any ``unless`` expression is found in the line."""
+        return _search(self._unless_any, line)
 
     def supports(self, line: str) -> bool:
         """Whether any ``also`` expression is found in the line."""
-        return any(pattern.search(line) for pattern in self.also)
+        return _search(self._also_any, line)
+
+
+def _search(patterns: tuple[re.Pattern[str], ...], line: str) -> bool:
+    if len(patterns) == 1:
+        return patterns[0].search(line) is not None
+    return any(pattern.search(line) for pattern in patterns)
+
+
+_LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
+
+
+def _combined(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], ...]:
+    """One alternation for a rule's expressions: a single scan per line instead of one per expression.
+
+    A leading global flag such as ``(?i)`` becomes a scoped group, which an alternation allows; anything
+    that does not combine cleanly is kept as it is.
+    """
+    if len(patterns) < 2:
+        return patterns
+    parts = []
+    for pattern in patterns:
+        text = pattern.pattern
+        flags = _LEADING_FLAGS.match(text)
+        if flags:
+            parts.append(f"(?{flags.group(1)}:{text[flags.end() :]})")
+        else:
+            parts.append(f"(?:{text})")
+    try:
+        return (re.compile("|".join(parts)),)
+    except re.error:
+        return patterns
 
 
 @dataclass(frozen=True)
@@ -319,11 +364,29 @@ def parse_rules(data: Any, *, source: str, repository: bool = False) -> list[Rul
     return rules
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """A safe loader that refuses duplicate keys: YAML keeps the last one silently, which would drop a
+    condition or a list of expressions without a word."""
+
+
+def _mapping_without_duplicates(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
 def _load_yaml(text: str, source: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
-        raise RuleError(f"{source}: not valid YAML: {error}") from None
+        raise RuleError(f"{source}: not valid YAML: {' '.join(str(error).split())}") from None
 
 
 def read_rule_file(path: str | Path, *, repository: bool = True) -> list[Rule]:
