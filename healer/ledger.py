@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from healer.model import Comment, PastAttempt
+from healer.model import CheckPlan, Comment, PastAttempt, RunEvent, Verdict
 
 MARKER_PREFIX = "ci-healer:v1"
 MAX_CHECK_CHARS = 200
@@ -244,6 +244,32 @@ def add_markers(body: str, markers: Sequence[Marker], note: str = "") -> str:
     if note:
         text = f"{text}\n\n{note}" if text else note
     return comment_body([*existing, *markers], text)
+
+
+_KIND_OF_VERDICT = {Verdict.HEAL: Kind.ATTEMPT, Verdict.RERUN: Kind.RERUN, Verdict.ESCALATE: Kind.ESCALATION}
+
+
+def record(plan: CheckPlan, run: RunEvent, *, fix_pr: int | None = None, result: str = "") -> Marker | None:
+    """The marker that records what was done about one check (None for a skip that posts nothing).
+
+    ``result`` is a short word for the outcome: ``opened``, ``draft``, ``refused``, ``failed``…
+    """
+    kind = _KIND_OF_VERDICT.get(plan.verdict) or (Kind.DIAGNOSIS if plan.diagnose else None)
+    if kind is None:
+        return None
+    diagnosis = plan.diagnosis
+    return Marker(
+        kind,
+        run.head_sha,
+        plan.check,
+        attempt=plan.attempt,
+        run_id=run.run_id,
+        run_attempt=run.run_attempt,
+        category=diagnosis.category.value if diagnosis else "",
+        mode=plan.mode.value if plan.mode else "",
+        fix_pr=fix_pr,
+        result=result,
+    )
 
 
 def claim_marker(sha: str, run_id: int, run_attempt: int) -> Marker:

@@ -18,9 +18,20 @@ from healer.ledger import (
     decode_markers,
     encode_marker,
     latest_healer_comment,
+    record,
     reset_markers,
 )
-from healer.model import Comment
+from healer.model import (
+    Action,
+    Category,
+    CheckPlan,
+    Comment,
+    Diagnosis,
+    HealMode,
+    RunEvent,
+    SkipReason,
+    Verdict,
+)
 
 BOT = "github-actions[bot]"
 A, B, C, D = "a" * 40, "b" * 40, "c" * 40, "d" * 40
@@ -405,3 +416,28 @@ def test_marker_json_is_plain_json():
         "run_attempt": 1,
         "fix_pr": 3,
     }
+
+
+def test_record_turns_a_check_plan_into_its_marker():
+    run = RunEvent("o/r", 77, 2, "CI", A, "feature", "o/r", False, "pull_request", "failure")
+    diagnosis = Diagnosis(
+        Category.LINT, 0.9, "ruff", Action.FIX, ("E501",), fix_commands=("ruff check --fix",)
+    )
+    heal = CheckPlan("lint", Verdict.HEAL, diagnosis, attempt=2, max_attempts=3, mode=HealMode.FIX)
+    assert record(heal, run, fix_pr=12, result="opened") == Marker(
+        Kind.ATTEMPT,
+        A,
+        "lint",
+        attempt=2,
+        run_id=77,
+        run_attempt=2,
+        category="lint",
+        mode="fix",
+        fix_pr=12,
+        result="opened",
+    )
+    assert record(CheckPlan("lint", Verdict.RERUN, diagnosis), run).kind is Kind.RERUN
+    assert record(CheckPlan("lint", Verdict.ESCALATE, diagnosis), run).kind is Kind.ESCALATION
+    fork = CheckPlan("lint", Verdict.SKIP, diagnosis, reason=SkipReason.FORK_POLICY, diagnose=True)
+    assert record(fork, run).kind is Kind.DIAGNOSIS
+    assert record(CheckPlan("lint", Verdict.SKIP, diagnosis, reason=SkipReason.EXHAUSTED), run) is None
