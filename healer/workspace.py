@@ -19,7 +19,7 @@ from pathlib import Path
 
 # Variables that would point git somewhere else or make it print requests (headers included).
 _GIT_ENV_DROP = re.compile(
-    r"^(GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|CONFIG\w*|TRACE\w*|CURL_VERBOSE|"
+    r"^(GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)|TRACE\w*|CURL_VERBOSE|"
     r"ASKPASS|SSH_COMMAND|EXEC_PATH|NAMESPACE|COMMON_DIR)|SSH_ASKPASS)$"
 )
 GIT_TIMEOUT = 600.0
@@ -53,7 +53,7 @@ def identity_for(bot_login: str) -> Identity:
 
 def _git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in (base if base is not None else os.environ).items() if not _GIT_ENV_DROP.match(k)}
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_CONFIG_NOSYSTEM="1")
+    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     return env
 
 
@@ -97,6 +97,25 @@ def valid_branch_name(name: str, cwd: Path | None = None) -> bool:
 def _require_branch(name: str, cwd: Path) -> None:
     if not valid_branch_name(name, cwd):
         raise GitError(f"refusing to use {name!r} as a branch name: git check-ref-format rejects it")
+
+
+def push_auth_env(token: str, server_url: str) -> dict[str, str]:
+    """``GIT_CONFIG_*`` variables that give one git process the token as an HTTP header for ``server_url``.
+
+    actions/checkout persists its own header under ``http.<server>/.extraheader``; two Authorization headers
+    make GitHub answer 400, so the same key is first reset (an empty value clears the list), then set. Git
+    only applies a URL-specific key over an equally specific one, hence the server URL in the key."""
+    if not token:
+        return {}
+    key = f"http.{server_url.rstrip('/')}/.extraheader"
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return {
+        "GIT_CONFIG_COUNT": "2",
+        "GIT_CONFIG_KEY_0": key,
+        "GIT_CONFIG_VALUE_0": "",
+        "GIT_CONFIG_KEY_1": key,
+        "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}",
+    }
 
 
 class Repo:
@@ -173,9 +192,11 @@ class Checkout:
     def commit(self, message: str, identity: Identity) -> str:
         """Commit the staged change as the healer (no hooks: the checkout holds PR code); returns the sha."""
         who = {
-            "GIT_AUTHOR_NAME": identity.name, "GIT_AUTHOR_EMAIL": identity.email,
-            "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email,
-        }  # fmt: skip
+            "GIT_AUTHOR_NAME": identity.name,
+            "GIT_AUTHOR_EMAIL": identity.email,
+            "GIT_COMMITTER_NAME": identity.name,
+            "GIT_COMMITTER_EMAIL": identity.email,
+        }
         _git(
             [
                 "-c",
@@ -196,17 +217,7 @@ class Checkout:
     def push(self, branch: str, *, token: str, server_url: str, force: bool = False) -> None:
         """Push HEAD to ``refs/heads/<branch>`` on origin, the token set for this one git process only."""
         _require_branch(branch, self.path)
-        extra: dict[str, str] = {}
-        if token:
-            # actions/checkout persists its own header under http.<server>/.extraheader; two Authorization
-            # headers make GitHub answer 400, so the same key is first reset (an empty value clears the list).
-            key = f"http.{server_url.rstrip('/')}/.extraheader"
-            basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-            extra = {
-                "GIT_CONFIG_COUNT": "2",
-                "GIT_CONFIG_KEY_0": key, "GIT_CONFIG_VALUE_0": "",
-                "GIT_CONFIG_KEY_1": key, "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}",
-            }  # fmt: skip
+        extra = push_auth_env(token, server_url)
         args = [
             "push",
             "--no-verify",
