@@ -124,7 +124,8 @@ def _acts(plan: CheckPlan) -> bool:
 def _pull_request_block(pull: PullRequest, run: RunEvent, config: Config) -> tuple[SkipReason, str] | None:
     if pull.state != "open":
         return SkipReason.NOT_ACTIONABLE, f"Pull request #{pull.number} is {pull.state}, not open."
-    bot = config.bot_login.casefold()
+    bot = config.bot_login.strip().casefold()
+    # Details name logins in backticks, never with "@": a detail may end up in a comment and must ping nobody.
     if pull.head_ref.startswith(FIX_BRANCH_PREFIX) or run.head_branch.startswith(FIX_BRANCH_PREFIX):
         return SkipReason.DISABLED, "This is a fix pull request of the healer; it never heals its own."
     author = pull.author.casefold()
@@ -134,9 +135,12 @@ def _pull_request_block(pull: PullRequest, run: RunEvent, config: Config) -> tup
     if label and any(name.casefold() == label for name in pull.labels):
         return SkipReason.DISABLED, "The pull request carries the opt-out label."
     if author in {login.casefold() for login in config.deny_authors}:
-        return SkipReason.DISABLED, f"Pull requests by @{pull.author} are not healed (`deny-authors`)."
+        return SkipReason.DISABLED, f"Pull requests by `{pull.author}` are not healed (`deny-authors`)."
     if config.allow_authors and author not in {login.casefold() for login in config.allow_authors}:
-        return SkipReason.DISABLED, f"Only pull requests by `allow-authors` are healed, not @{pull.author}."
+        return (
+            SkipReason.DISABLED,
+            f"Only pull requests by `allow-authors` are healed, not by `{pull.author}`.",
+        )
     return None
 
 

@@ -492,7 +492,7 @@ def test_decide(diagnosis, history, config, pull, run, expected):
         run=replace(RUN, **run),
     )
     assert (plan.verdict, plan.reason, plan.mode, plan.attempt) == expected
-    assert plan.detail
+    assert plan.detail and "@" not in plan.detail
     assert plan.diagnosis == diagnosis
     if plan.verdict is Verdict.HEAL:
         assert 1 <= plan.attempt <= plan.max_attempts
