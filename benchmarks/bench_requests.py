@@ -203,9 +203,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         mode = parts[0]  # "range" or "full": whether the log server honours Range
         if parts[1] == "repos":  # the API: redirect to the "signed" URL
-            host, port = self.server.server_address[:2]
+            port = int(self.server.server_address[1])  # type: ignore[index]
             self.send_response(302)
-            self.send_header("Location", f"http://{host}:{port}/{mode}/signed/log?sig=abc")
+            self.send_header("Location", f"http://127.0.0.1:{port}/{mode}/signed/log?sig=abc")
             self.send_header("Content-Length", "0")
             self.end_headers()
             return

@@ -130,6 +130,12 @@ class GitHub:
         self._log_session = requests.Session()
         self._log_session.auth = _no_auth
 
+    @classmethod
+    def from_env(cls, token: str, repository: str, env: Mapping[str, str], **kwargs: Any) -> GitHub:
+        """A client for the API in ``GITHUB_API_URL`` (GitHub Enterprise Server), else api.github.com."""
+        api_url = env.get("GITHUB_API_URL", "").strip() or "https://api.github.com"
+        return cls(token, repository, api_url=api_url, **kwargs)
+
     def __repr__(self) -> str:
         return f"GitHub(repository={self.repository!r}, api_url={self.api_url!r})"
 

@@ -690,6 +690,20 @@ def test_enterprise_server_base_url(sleeps: Sleeps) -> None:
 
 
 @pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        pytest.param({}, "https://api.github.com", id="github.com"),
+        pytest.param({"GITHUB_API_URL": ""}, "https://api.github.com", id="empty"),
+        pytest.param(
+            {"GITHUB_API_URL": "https://ghe.example/api/v3/"}, "https://ghe.example/api/v3", id="ghes"
+        ),
+    ],
+)
+def test_api_url_from_the_environment(env: dict[str, str], expected: str) -> None:
+    assert GitHub.from_env(TOKEN, REPO, env).api_url == expected
+
+
+@pytest.mark.parametrize(
     ("repository", "api_url", "expected"),
     [
         pytest.param("octo-org", API, "owner/name", id="no-owner"),
@@ -718,3 +732,70 @@ def test_bad_construction(repository: str, api_url: str, expected: str) -> None:
 )
 def test_is_loopback_http(url: str, expected: bool) -> None:
     assert is_loopback_http(url) is expected
+
+
+def test_network_errors_are_retried_then_reported(
+    rsps: responses.RequestsMock, gh: GitHub, sleeps: Sleeps
+) -> None:
+    import requests
+
+    for _ in range(5):
+        rsps.add("GET", url_pattern(BASE + "/pulls/1"), body=requests.ConnectionError("connection reset"))
+    with pytest.raises(
+        GitHubError, match="could not reach GitHub at https://api.github.com .* after 5 tries"
+    ):
+        gh.get_pull(1)
+    assert sleeps.calls == [1, 2, 4, 8]
+
+
+# -- the contract checker itself can fail ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body", "expected"),
+    [
+        pytest.param("GET", f"{API}/search/issues?q=x", None, "not an operation", id="search-api"),
+        pytest.param("POST", f"{API}/graphql", {"query": "{}"}, "not an operation", id="graphql"),
+        pytest.param("PUT", f"{BASE}/pulls/1", None, "the path exists for GET, PATCH", id="wrong-method"),
+        pytest.param("GET", f"{BASE}/pulls?state=merged", None, "not one of", id="bad-enum"),
+        pytest.param("GET", f"{BASE}/pulls?per_page=many", None, "not an integer", id="bad-integer"),
+        pytest.param("GET", f"{BASE}/pulls?limit=5", None, "'limit' is not declared", id="unknown-param"),
+        pytest.param(
+            "POST", f"{BASE}/issues/1/comments", {"text": "x"}, "'body' is a required", id="bad-body"
+        ),
+        pytest.param(
+            "DELETE", f"{BASE}/issues/comments/1", {"x": 1}, "takes no request body", id="body-not-taken"
+        ),
+    ],
+)
+def test_contract_rejects_requests_outside_the_subset(
+    method: str, url: str, body: Any, expected: str
+) -> None:
+    from openapi_contract import check_request
+
+    with pytest.raises(AssertionError, match=expected):
+        check_request(method, url, body)
+
+
+def test_contract_rejects_a_response_of_the_wrong_shape() -> None:
+    bad = pull()
+    del bad["head"]
+    with pytest.raises(AssertionError, match="'head' is a required property"):
+        check_response("GET", f"{BASE}/pulls/1", 200, bad)
+    with pytest.raises(AssertionError, match="error body"):
+        check_response("GET", f"{BASE}/pulls/1", 403, {"error": "no message"})
+
+
+def test_contract_understands_nullable_and_enterprise_prefixes() -> None:
+    from openapi_contract import match_operation, to_json_schema
+
+    assert to_json_schema({"type": "string", "nullable": True, "enum": ["a"]}) == {
+        "type": ["string", "null"],
+        "enum": ["a", None],
+    }
+    operation = match_operation("GET", "https://ghe.example/api/v3/repos/o/r/contents/a/b.yml?ref=main")
+    assert operation.operation_id == "repos/get-content"
+    assert operation.path_params["path"] == "a/b.yml"
+    body = pull()
+    body["body"] = None  # nullable in GitHub's description
+    check_response("GET", f"{BASE}/pulls/1", 200, body)
