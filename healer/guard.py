@@ -518,7 +518,13 @@ def _tests_on_side(change: FileChange, side: str) -> Iterator[tuple[str, bool]]:
     a function under an attribute (``#[test]``, ``@Test``), removing the attribute disables the test as surely
     as removing the function, so either counts.
     """
-    ext = _ext(change.path)
+    path = (change.old_path if side == "-" else change.new_path) or ""
+    ext = _ext(path)
+    # pytest, go test and jest/vitest only collect from test files: a `test_*` helper elsewhere is no test,
+    # and a test file renamed to a name they do not collect loses its tests. Attributes (#[test], @Test) count
+    # anywhere.
+    if ext in _PY | _GO | _JS and not _is_test_file(path):
+        return
     for hunk in change.hunks:
         pending: bool | None = None  # an attribute seen; was it on a changed line?
         for line in hunk:
@@ -659,6 +665,13 @@ def _deleted_test_files(files: Sequence[FileChange]) -> dict[str, str]:
     added_bases = {change.new_path.rsplit("/", 1)[-1] for change in files if change.new_path}
     refused = {}
     for change in files:
+        old, new = change.old_path, change.new_path
+        if old and new and old != new and _is_test_file(old) and not _is_test_file(new):
+            refused[old] = (
+                f"It renames the test file {_code(old)} to {_code(new)}, where the test runner no longer "
+                "finds its tests; a fix must make tests pass, not hide them."
+            )
+            continue
         if not (change.deleted and change.old_path and _is_test_file(change.old_path)):
             continue
         names = {key for key, _ in _tests_on_side(change, "-")}

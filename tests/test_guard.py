@@ -414,6 +414,10 @@ def test_adding_a_skip_marker_is_refused(path: str, line: str) -> None:
 
 
 ACCEPTED = [
+    pytest.param(
+        file_diff("src/db.py", "def test_connection(url):\n    return ping(url)\n", ""),
+        id="test-named-helper-outside-test-files",
+    ),
     pytest.param(file_diff("src/app.py", APP, APP.replace("int(text)", "int(text.strip())")), id="plain-fix"),
     pytest.param(
         file_diff(
@@ -695,6 +699,22 @@ def test_git_rename_of_a_test_file(repo: Repo) -> None:
         verdict = judge_diff(repo.diff(*flags), protected_paths=(), max_lines=400)
         assert verdict.ok, (flags, verdict.reasons)
         assert set(verdict.files) == {"tests/test_parse.py", "tests/unit/test_parse.py"}
+
+
+def test_git_rename_out_of_what_the_runner_collects(repo: Repo) -> None:
+    repo.write("tests/test_parse.py", PY_TESTS)
+    repo.commit()
+    repo.git("mv", "tests/test_parse.py", "parse_checks.py")
+    verdict = judge_diff(repo.diff("-M"), protected_paths=(), max_lines=400)
+    assert verdict.reasons == (
+        "It renames the test file `tests/test_parse.py` to `parse_checks.py`, where the test runner no "
+        "longer finds its tests; a fix must make tests pass, not hide them.",
+    )
+    # without rename detection the same change is a deleted test file
+    verdict = judge_diff(repo.diff("--no-renames"), protected_paths=(), max_lines=400)
+    assert verdict.reasons == (
+        "It deletes the test file `tests/test_parse.py`; a fix must make tests pass, not remove them.",
+    )
 
 
 def test_git_irreversible_delete_of_a_test_file(repo: Repo) -> None:
