@@ -42,6 +42,7 @@ LOG_READ_LIMIT = 32 * 1024 * 1024  # at most this many log bytes are read from t
 LOG_KEEP_LIMIT = 256 * 1024  # and at most this many kept, whatever keep_bytes asks
 COMMENT_LIMIT = 65536  # GitHub refuses longer comment and PR bodies
 LOG_CUT_PREFIX = "[ci-healer] log cut:"
+USER_AGENT = "ci-healer"  # GitHub refuses requests without a User-Agent
 
 _RETRIABLE_STATUS = frozenset({500, 502, 503, 504})
 
@@ -118,17 +119,23 @@ class GitHub:
             timeout=timeout,
             seconds_between_requests=None,
             seconds_between_writes=None,
+            user_agent=USER_AGENT,
         )
         self._requester = self._github.requester
         # The log download speaks HTTP itself (see download_log_tail); the API hop carries the token, the
         # signed URL gets a session that never does.
         self._api_session = requests.Session()
         self._api_session.headers.update(
-            {"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json"}
+            {
+                "Authorization": f"token {token}",
+                "Accept": "application/vnd.github+json",
+                "User-Agent": USER_AGENT,
+            }
         )
         self._api_session.auth = _no_auth  # no fallback to ~/.netrc credentials
         self._log_session = requests.Session()
         self._log_session.auth = _no_auth
+        self._log_session.headers["User-Agent"] = USER_AGENT
 
     @classmethod
     def from_env(cls, token: str, repository: str, env: Mapping[str, str], **kwargs: Any) -> GitHub:

@@ -590,7 +590,7 @@ def test_log_tail_with_range(rsps: responses.RequestsMock, gh: GitHub) -> None:
     assert log.truncated and log.bytes_read == len(tail)
     assert gh.request_count == 2
     api_hop, signed_hop = rsps.calls[0].request, rsps.calls[1].request
-    assert api_hop.headers["Authorization"] == f"Bearer {TOKEN}"
+    assert api_hop.headers["Authorization"] == f"token {TOKEN}"  # as PyGithub sends it
     assert "Authorization" not in signed_hop.headers  # the signed URL never sees the token
 
 
