@@ -168,7 +168,8 @@ def label(name: str, api: str, repo_full_name: str) -> dict[str, Any]:
         "node_id": node_id("LA", lid),
         "url": f"{api}/repos/{repo_full_name}/labels/{name}",
         "name": name,
-        "description": None,
+        # a string, not null: the list shape ("pull-request-simple") does not allow null here
+        "description": "",
         "color": "ededed",
         "default": False,
     }

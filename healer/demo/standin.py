@@ -23,6 +23,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -158,6 +159,7 @@ class StandIn:
         self._clock = itertools.count(1)
         self._secret = secrets.token_bytes(16)
         self._lock = threading.RLock()
+        self._in_flight = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -169,7 +171,12 @@ class StandIn:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="github-standin", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="github-standin",
+            daemon=True,
+        )
         self._thread.start()
         return self
 
@@ -461,9 +468,25 @@ class StandIn:
     def sign(self, job_id: int, expires: int) -> str:
         return hmac.new(self._secret, f"{job_id}:{expires}".encode(), hashlib.sha256).hexdigest()
 
-    def record(self, request: RecordedRequest) -> None:
+    def record(self, request: RecordedRequest) -> int:
         with self._lock:
             self.requests.append(request)
+            return len(self.requests) - 1
+
+    def amend(self, index: int, request: RecordedRequest) -> None:
+        with self._lock:
+            if index < len(self.requests):
+                self.requests[index] = request
+
+    def idle(self, timeout: float = 5.0) -> bool:
+        """Wait until no request is being answered (a cut-off download amends its record); False: timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self._in_flight == 0:
+                    return True
+            time.sleep(0.01)
+        return False
 
 
 _DEFAULT_MESSAGES = {
@@ -489,6 +512,9 @@ def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "GitHub.com"
+        # headers and body go out in separate writes: without TCP_NODELAY, Nagle's algorithm and delayed ACKs
+        # add 40 ms to every keep-alive request
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
             return
@@ -509,6 +535,15 @@ def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             self._serve()
 
         def _serve(self) -> None:
+            with standin._lock:
+                standin._in_flight += 1
+            try:
+                self._answer()
+            finally:
+                with standin._lock:
+                    standin._in_flight -= 1
+
+        def _answer(self) -> None:
             split = urlsplit(self.path)
             path, query = split.path, parse_qsl(split.query, keep_blank_values=True)
             length = int(self.headers.get("Content-Length") or 0)
@@ -525,27 +560,30 @@ def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 reply = api.signed_log(path[len(SIGNED_LOG_PREFIX) :], dict(query), self.headers.get("Range"))
             else:
                 operation, reply = api.dispatch(self.command, path, query, body, auth, self.headers)
-            sent = self._send(reply)
+            payload = reply.payload()
             headers = tuple(
                 (k, "<redacted>" if k.lower() == "authorization" else v) for k, v in self.headers.items()
             )
-            standin.record(
-                RecordedRequest(
-                    self.command,
-                    path,
-                    tuple(query),
-                    headers,
-                    body,
-                    reply.status,
-                    sent,
-                    operation,
-                    auth is not None,
-                    standin.server_url + self.path,
-                )
+            # recorded before the answer leaves, so a client never sees an answer the record lacks
+            record = RecordedRequest(
+                self.command,
+                path,
+                tuple(query),
+                headers,
+                body,
+                reply.status,
+                len(payload),
+                operation,
+                auth is not None,
+                standin.server_url + self.path,
             )
+            index = standin.record(record)
+            sent = self._send(reply, payload)
+            if sent != len(payload):
+                standin.amend(index, replace(record, bytes_sent=sent))
 
-        def _send(self, reply: Reply) -> int:
-            payload = reply.payload()
+        def _send(self, reply: Reply, payload: bytes) -> int:
+            sent = 0
             try:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
@@ -554,15 +592,14 @@ def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 for key, value in reply.headers:
                     self.send_header(key, value)
                 self.end_headers()
-                sent = 0
                 for start in range(0, len(payload), _CHUNK):
-                    self.wfile.write(payload[start : start + _CHUNK])
-                    sent += min(_CHUNK, len(payload) - start)
-                return sent
+                    chunk = payload[start : start + _CHUNK]
+                    self.wfile.write(chunk)
+                    sent += len(chunk)
             except (BrokenPipeError, ConnectionResetError):
                 # the client stopped reading (a bounded log download does exactly that)
                 self.close_connection = True
-                return locals().get("sent", 0)
+            return sent
 
     return Handler
 
