@@ -699,3 +699,22 @@ def test_no_ledger_edit_or_deletion_plans_an_attempt_beyond_the_budget(found, tr
             assert 1 <= check.attempt <= config.max_attempts
             assert check.attempt == ledger.attempts_spent(check.check) + 1
         assert check.verdict is not Verdict.ESCALATE or not ledger.escalated(check.check)
+
+
+@given(
+    diagnoses,
+    st.lists(st.lists(any_markers, min_size=1, max_size=4), max_size=8),
+    configs,
+    st.integers(min_value=1, max_value=6),
+    st.booleans(),
+)
+@settings(max_examples=200)
+def test_a_commit_is_never_rerun_beyond_its_budget(found, trusted, config, run_attempt, rerun_timeouts):
+    config = replace(config, rerun_timeouts=rerun_timeouts)
+    ledger = ledger_of(*trusted)
+    plan = decide(found, ledger=ledger, config=config, pull=PULL, run=replace(RUN, run_attempt=run_attempt))
+    for check in plan.checks:
+        if check.verdict is Verdict.RERUN:
+            done = max(ledger.reruns(check.check, SHA), run_attempt - 1)
+            timeout_once = check.diagnosis.category is Category.TIMEOUT and rerun_timeouts
+            assert done < (max(config.max_reruns, 1) if timeout_once else config.max_reruns)
