@@ -745,7 +745,14 @@ def _special_files(files: Sequence[FileChange]) -> list[str]:
     reasons = []
     for change in files:
         modes = {change.old_mode, change.new_mode}
-        if "160000" in modes:
+        if change.binary and any(_ext(p) in _CODE or _is_test_file(p) or _is_script(p) for p in change.paths):
+            # Source shown as binary (a `-diff` or `binary` attribute in .gitattributes) would hide a deleted
+            # test from every check above.
+            reasons.append(
+                f"It changes {_code(change.path)}, which git shows as binary, so the change cannot be "
+                "checked; a person must review it."
+            )
+        elif "160000" in modes:
             reasons.append(
                 f"It moves the submodule {_code(change.path)}; the healer does not change submodules, "
                 "a person must."

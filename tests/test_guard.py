@@ -363,6 +363,12 @@ REFUSED = [
         id="protected-directory-below-doublestar",
     ),
     pytest.param(
+        "diff --git a/tests/test_parse.py b/tests/test_parse.py\nindex 1111111..2222222 100644\n"
+        "Binary files a/tests/test_parse.py and b/tests/test_parse.py differ\n",
+        "git shows as binary",
+        id="source-hidden-as-binary",
+    ),
+    pytest.param(
         file_diff("src/app.py", APP, APP + "".join(f"X{i} = {i}\n" for i in range(30))),
         "more than the limit of 20",
         id="too-many-lines",
@@ -715,6 +721,18 @@ def test_git_rename_out_of_what_the_runner_collects(repo: Repo) -> None:
     assert verdict.reasons == (
         "It deletes the test file `tests/test_parse.py`; a fix must make tests pass, not remove them.",
     )
+
+
+def test_git_attributes_cannot_hide_a_deleted_test(repo: Repo) -> None:
+    repo.write("tests/test_parse.py", PY_TESTS)
+    repo.commit()
+    repo.write(".gitattributes", "*.py -diff\n")
+    repo.write("tests/test_parse.py", without(PY_TESTS, "def test_empty():\n    assert parse('') is None\n"))
+    diff = repo.diff("--binary", "--no-textconv", "--no-ext-diff")
+    assert "def test_empty" not in diff
+    verdict = judge_diff(diff, protected_paths=(), max_lines=400)
+    assert not verdict.ok
+    assert "`tests/test_parse.py`, which git shows as binary" in " ".join(verdict.reasons)
 
 
 def test_git_irreversible_delete_of_a_test_file(repo: Repo) -> None:
