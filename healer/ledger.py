@@ -95,6 +95,8 @@ class Marker:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
+        if isinstance(self.sha, str):
+            object.__setattr__(self, "sha", self.sha.lower())
         if not isinstance(self.sha, str) or not _SHA.fullmatch(self.sha):
             raise ValueError(f"marker sha must be 4 to 64 lowercase hex digits, not {self.sha!r}")
         for name in ("check", "category", "mode", "result"):

@@ -234,7 +234,7 @@ class CheckPlan:
     reason: SkipReason | None = None
     detail: str = ""  # one human sentence on why
     history: tuple[PastAttempt, ...] = ()
-    # a skipped check whose diagnosis should still be posted as a comment (fork PRs under fork-policy diagnose)
+    # a skipped check whose diagnosis is still posted as a comment (fork PRs under fork-policy diagnose)
     diagnose: bool = False
 
 

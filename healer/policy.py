@@ -87,7 +87,7 @@ def decide(
     comment once it is posted (None before). Only ``head_sha``, ``run_id``, ``run_attempt``, ``is_fork`` and
     ``head_branch`` are read from ``run``.
     """
-    if pull.head_sha != run.head_sha:
+    if pull.head_sha.lower() != run.head_sha.lower():
         detail = (
             f"The pull request's head is now {pull.head_sha[:7]}, not the run's {run.head_sha[:7]}; "
             "a newer run will come."
