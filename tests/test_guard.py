@@ -1,4 +1,4 @@
-"""The diff guard: what a fix may and may not change.
+"""The diff guard (and the diff parser under it): what a fix may and may not change.
 
 Most cases are unified diffs built with :mod:`difflib` (the hunk format ``git diff`` writes); a second set
 runs real ``git diff`` in a temporary repository for what only git writes (renames, binary patches, modes,
@@ -19,15 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from healer.guard import (
-    NO_CHANGE,
-    UNREADABLE,
-    GuardVerdict,
-    judge_diff,
-    judge_paths,
-    matches_glob,
-    parse_diff,
-)
+from healer.diff import parse_diff
+from healer.guard import NO_CHANGE, UNREADABLE, GuardVerdict, judge_diff, judge_paths, matches_glob
 
 
 def file_diff(path: str, old: str | None, new: str | None) -> str:
