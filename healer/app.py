@@ -28,10 +28,11 @@ from healer.classify import classify
 from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
 from healer.deliver import DeliveryError, is_fix_branch
 from healer.event import EventError, load_event
+from healer.evidence import collect_run_jobs, select_jobs
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment, render_summary
 from healer.github import GitHub, GitHubError
 from healer.heal import HealContext, HealResult, heal
-from healer.ledger import Kind, Ledger, Marker, add_markers, claim_body, claim_marker, encode_marker
+from healer.ledger import Ledger, Marker, add_markers, claim_body, claim_marker, encode_marker, record
 from healer.ledger import reset_markers as make_reset_markers
 from healer.model import CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
@@ -199,8 +200,7 @@ class Run:
         self.outcome.pr = pr
         comments = self.gh.list_comments(pr.number)
         ledger = Ledger.from_comments(comments, self.config.bot_login)
-        jobs = self.gh.list_jobs(event.run_id, event.run_attempt)
-        passed = [job.name for job in jobs if job.conclusion == "success"]
+        passed = select_jobs(self.gh.list_jobs(event.run_id, event.run_attempt)).passed
         resets = [name for name in dict.fromkeys(passed) if ledger.has_history(name)]
         if not resets or ledger.latest_comment is None:
             self.say("no healer history for these checks; nothing to reset")
@@ -263,13 +263,15 @@ class Run:
         )
 
     def plan(self, event: RunEvent, pr: PullRequest, config: Config) -> tuple[Plan, Ledger]:
-        from healer.evidence import collect_evidence
-
         rules = load_rules(config.rules, source=config.config_file)
-        collected = collect_evidence(self.gh, event, max_jobs=config.max_jobs)
-        evidence, passed = _split_collected(collected)
+        jobs = collect_run_jobs(self.gh, event, max_jobs=config.max_jobs)
+        for note in jobs.notes:
+            self.say(note)
+        if jobs.uninspected:
+            self.note(f"not inspected (over `max-jobs`): {', '.join(f'`{n}`' for n in jobs.uninspected)}")
+        passed = jobs.passed
         diagnoses: dict[str, Diagnosis] = {}
-        for item in evidence:
+        for item in jobs.failed:
             diagnosis = classify(item, rules)
             if diagnosis.job is None:
                 diagnosis = replace(diagnosis, job=item.job.name)
@@ -369,7 +371,7 @@ class Run:
         diagnoses: list[CheckPlan],
     ) -> tuple[list[Marker], Callable[[str], str]]:
         """Do what the plan says; return the markers to record and the renderer of the final comment."""
-        sha, run = event.head_sha, (event.run_id, event.run_attempt)
+        sha = event.head_sha
         markers: list[Marker] = []
         decision = "skipped"
         # The heal goes first: if the branch moved on meanwhile (stale head), nothing else has happened yet.
@@ -387,51 +389,22 @@ class Run:
                 )
             note = self.heal_note(result, heals, config)
             fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
-            for c in heals:
-                markers.append(
-                    Marker(
-                        Kind.ATTEMPT,
-                        sha,
-                        c.check,
-                        attempt=c.attempt,
-                        run_id=run[0],
-                        run_attempt=run[1],
-                        category=_category(c),
-                        mode=c.mode.value if c.mode else "",
-                        fix_pr=fix_pr,
-                        result=result.result,
-                    )
-                )
+            word = "failed" if self.failure else result.result
+            markers += _records(heals, event, fix_pr=fix_pr, result=word)
             decision = "healed"
             self.outcome.attempt = max(c.attempt for c in heals)
             self.outcome.category = _category(heals[0])
         if reruns:
             self.gh.rerun_failed_jobs(event.run_id)  # once per run, whatever the number of checks
-            for c in reruns:
-                markers.append(
-                    Marker(Kind.RERUN, sha, c.check, run_id=run[0], run_attempt=run[1], category=_category(c))
-                )
+            markers += _records(reruns, event)
             self.note(f"re-ran the failed jobs for {_names(reruns)}")
             if decision == "skipped":
                 decision = "rerun"
-        for c in diagnoses:
-            markers.append(
-                Marker(Kind.DIAGNOSIS, sha, c.check, run_id=run[0], run_attempt=run[1], category=_category(c))
-            )
+        markers += _records(diagnoses, event)
         if diagnoses:
             self.note(f"posted the diagnosis of {_names(diagnoses)} (fork: no code was run)")
         if escalations:
-            for c in escalations:
-                markers.append(
-                    Marker(
-                        Kind.ESCALATION,
-                        sha,
-                        c.check,
-                        run_id=run[0],
-                        run_attempt=run[1],
-                        category=_category(c),
-                    )
-                )
+            markers += _records(escalations, event)
             if config.escalation_label:
                 self.gh.add_labels(pr.number, [config.escalation_label])
             self.note(f"escalated {_names(escalations)}")
@@ -567,12 +540,9 @@ class Run:
         return "skipped" if plan.checks else "none"
 
 
-def _split_collected(collected: Any) -> tuple[list[Any], tuple[str, ...]]:
-    """``collect_evidence`` returns the failed jobs' evidence and the names of the jobs that passed."""
-    if isinstance(collected, tuple) and len(collected) == 2:
-        evidence, passed = collected
-        return list(evidence), tuple(passed)
-    return list(collected.failed), tuple(collected.passed)
+def _records(plans: Sequence[CheckPlan], event: RunEvent, **extra: Any) -> list[Marker]:
+    """The ledger markers that record what was done about ``plans``."""
+    return [m for m in (record(p, event, **extra) for p in plans) if m is not None]
 
 
 def _scrub(text: str, token: str) -> str:

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from healer import __version__, diagnose
+from healer import __version__, app, diagnose
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ci-healer {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     # One line per subcommand module (each exposes ``register(subparsers)``):
+    app.register(subparsers)
     diagnose.register(subparsers)
     del subparsers
     return parser

@@ -1,0 +1,585 @@
+"""``healer run`` start to end against an in-memory GitHub (a subclass of the real client), a real bare git
+origin and real subprocesses for fixes and the agent."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from healer import app
+from healer.demo.sample import job_log
+from healer.github import GitHub, GitHubError
+from healer.ledger import Kind, Marker, claim_body, comment_body, decode_markers
+from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
+from healer.report import Reporter
+
+BOT = "github-actions[bot]"
+TOKEN = "ghs_s3cr3t-token-value"
+REPO = "octo/repo"
+
+RUFF_OUTPUT = [
+    "app.py:1:8: F401 [*] `os` imported but unused",
+    "Found 1 error.",
+    "[*] 1 fixable with the `--fix` option.",
+]
+PYTEST_OUTPUT = [
+    "============================= FAILURES =============================",
+    "___________________________ test_add ___________________________",
+    "    def test_add():",
+    ">       assert add(2, 3) == 6",
+    "E       assert 5 == 6",
+    "tests/test_calc.py:4: AssertionError",
+    "=========================== short test summary info ============================",
+    "FAILED tests/test_calc.py::test_add - assert 5 == 6",
+    "========================= 1 failed in 0.02s =========================",
+]
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@dataclass
+class FakeGitHub(GitHub):
+    """GitHub as a few dicts. Writes are recorded; ``writes`` lists them in order."""
+
+    pulls: dict[int, PullRequest] = field(default_factory=dict)
+    comments: list[Comment] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    logs: dict[int, str] = field(default_factory=dict)
+    files: dict[tuple[str, str], str] = field(default_factory=dict)
+    writes: list[str] = field(default_factory=list)
+    reruns: list[int] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    requests: int = 0
+    on_create_comment: Callable[[FakeGitHub], None] | None = None
+    next_id: int = 1000
+
+    def _id(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def _read(self) -> None:
+        self.requests += 1
+
+    def _write(self, what: str) -> None:
+        self.requests += 1
+        self.writes.append(what)
+
+    @property
+    def request_count(self) -> int:
+        return self.requests
+
+    def close(self) -> None:
+        pass
+
+    def get_repository(self) -> Repository:
+        self._read()
+        return Repository(REPO, "main")
+
+    def get_pull(self, number: int) -> PullRequest:
+        self._read()
+        if number not in self.pulls:
+            raise GitHubError(f"pull request #{number} not found", status=404)
+        return self.pulls[number]
+
+    def find_pull_request(self, event: RunEvent) -> PullRequest | None:
+        self._read()
+        for pr in self.pulls.values():
+            if pr.state == "open" and pr.head_ref == event.head_branch:
+                return pr
+        return None
+
+    def list_jobs(self, run_id: int, attempt: int) -> list[Job]:
+        self._read()
+        return list(self.jobs)
+
+    def list_annotations(self, job_id: int) -> list[Annotation]:
+        self._read()
+        return []
+
+    def download_log_tail(self, job_id: int, *, keep_bytes: int = 256 * 1024) -> LogTail:
+        self._read()
+        text = self.logs[job_id]
+        return LogTail(text, len(text.encode()), False)
+
+    def list_comments(self, number: int, *, authors: Any = None) -> list[Comment]:
+        self._read()
+        return list(self.comments)
+
+    def get_file(self, path: str, ref: str) -> str | None:
+        self._read()
+        return self.files.get((path, ref))
+
+    def create_comment(self, number: int, body: str) -> Comment:
+        self._write(f"create_comment #{number}")
+        if self.on_create_comment is not None:
+            hook, self.on_create_comment = self.on_create_comment, None
+            hook(self)
+        comment = Comment(self._id(), BOT, body)
+        self.comments.append(comment)
+        return comment
+
+    def update_comment(self, comment_id: int, body: str) -> Comment:
+        self._write(f"update_comment {comment_id}")
+        for i, c in enumerate(self.comments):
+            if c.id == comment_id:
+                self.comments[i] = replace(c, body=body)
+                return self.comments[i]
+        raise GitHubError("no such comment", status=404)
+
+    def delete_comment(self, comment_id: int) -> None:
+        self._write(f"delete_comment {comment_id}")
+        self.comments = [c for c in self.comments if c.id != comment_id]
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None:
+        self._write(f"add_labels #{number}")
+        self.labels += labels
+
+    def rerun_failed_jobs(self, run_id: int) -> None:
+        self._write(f"rerun {run_id}")
+        self.reruns.append(run_id)
+
+    def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool = False) -> PullRequest:
+        self._write(f"create_pull {head} -> {base}")
+        number = len(self.pulls) + 100
+        pr = PullRequest(number, "open", title, BOT, "", head, REPO, base, REPO, draft=draft,
+                         html_url=f"https://github.com/{REPO}/pull/{number}", body=body)  # fmt: skip
+        self.pulls[number] = pr
+        return pr
+
+    def update_pull(self, number: int, *, title: str | None = None, body: str | None = None,
+                    state: str | None = None) -> PullRequest:  # fmt: skip
+        self._write(f"update_pull #{number} {state}")
+        self.pulls[number] = replace(self.pulls[number], state=state or self.pulls[number].state)
+        return self.pulls[number]
+
+
+@dataclass
+class World:
+    """A base repository on disk (origin + the workflow's checkout), a fake GitHub and the Actions env."""
+
+    tmp: Path
+    origin: Path
+    workspace: Path
+    gh: FakeGitHub
+    env: dict[str, str]
+    pr_sha: str = ""
+
+    def push_pr(self, files: dict[str, str], branch: str = "feature") -> str:
+        seed = self.tmp / "seed"
+        for path, text in files.items():
+            (seed / path).parent.mkdir(parents=True, exist_ok=True)
+            (seed / path).write_text(text)
+        git(seed, "add", ".")
+        git(seed, "commit", "-q", "-m", "pr")
+        git(seed, "push", "-q", "-f", "origin", f"HEAD:refs/heads/{branch}")
+        self.pr_sha = git(seed, "rev-parse", "HEAD")
+        return self.pr_sha
+
+    def open_pr(self, *, fork: bool = False, number: int = 7, author: str = "alice") -> PullRequest:
+        pr = PullRequest(number, "open", "Add double()", author, self.pr_sha, "feature",
+                         "alice/repo" if fork else REPO, "main", REPO,
+                         html_url=f"https://github.com/{REPO}/pull/{number}")  # fmt: skip
+        self.gh.pulls[number] = pr
+        return pr
+
+    def fail(self, name: str, command: str, output: list[str], job_id: int = 1) -> None:
+        self.gh.jobs.append(Job(job_id, name, "completed", "failure"))
+        self.gh.logs[job_id] = job_log(name, command, output)
+
+    def succeed(self, name: str, job_id: int = 50) -> None:
+        self.gh.jobs.append(Job(job_id, name, "completed", "success"))
+
+    def event(self, conclusion: str = "failure", *, fork: bool = False, run_id: int = 900, attempt: int = 1,
+              sha: str | None = None) -> None:  # fmt: skip
+        repo = {"id": 1, "full_name": REPO, "url": f"https://api.github.com/repos/{REPO}"}
+        head = {"full_name": "alice/repo" if fork else REPO, "owner": {"login": "alice" if fork else "octo"}}
+        payload = {
+            "action": "completed",
+            "repository": {**repo, "default_branch": "main"},
+            "workflow_run": {
+                "id": run_id, "run_attempt": attempt, "name": "CI", "head_sha": sha or self.pr_sha,
+                "head_branch": "feature", "event": "pull_request", "conclusion": conclusion,
+                "repository": repo, "head_repository": head, "pull_requests": [],
+                "html_url": f"https://github.com/{REPO}/actions/runs/{run_id}",
+            },
+        }  # fmt: skip
+        path = self.tmp / "event.json"
+        path.write_text(json.dumps(payload))
+
+    def run(self, *, dry_run: bool = False, **inputs: str) -> tuple[int, str, dict[str, str]]:
+        env = dict(self.env)
+        env.update({f"HEALER_{k.upper()}": v for k, v in inputs.items()})
+        out = io.StringIO()
+        code = app.main(env, dry_run=dry_run, reporter=Reporter(out), github=lambda *a, **k: self.gh)
+        outputs: dict[str, str] = {}
+        output_file = Path(env["GITHUB_OUTPUT"])
+        if output_file.exists():
+            for line in output_file.read_text().splitlines():
+                key, _, value = line.partition("=")
+                outputs[key] = value
+            output_file.unlink()
+        return code, out.getvalue(), outputs
+
+    def comment_markers(self) -> list[Marker]:
+        return [m for c in self.gh.comments for m in decode_markers(c.body)]
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    seed = tmp_path / "seed"
+    git(tmp_path, "clone", "-q", str(origin), str(seed))
+    git(seed, "config", "user.name", "Alice")
+    git(seed, "config", "user.email", "alice@example.com")
+    (seed / "app.py").write_text('print("hi")\n')
+    (seed / "tests").mkdir()
+    (seed / "tests" / "test_app.py").write_text("def test_one():\n    assert True\n")
+    git(seed, "add", ".")
+    git(seed, "commit", "-q", "-m", "init")
+    git(seed, "push", "-q", "origin", "HEAD:refs/heads/main")
+    workspace = tmp_path / "workspace"
+    git(tmp_path, "clone", "-q", str(origin), str(workspace))
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    env = {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(tmp_path),
+        "GITHUB_EVENT_NAME": "workflow_run",
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_API_URL": "https://api.github.com",
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "RUNNER_TEMP": str(temp),
+        "HEALER_GITHUB_TOKEN": TOKEN,
+        "GITHUB_TOKEN": TOKEN,
+    }
+    return World(tmp_path, origin, workspace, FakeGitHub(), env)
+
+
+def lint_pr(world: World) -> None:
+    world.push_pr({"app.py": 'import os\n\nprint("hi")\n'})
+    world.open_pr()
+    world.fail("lint", "ruff check .", RUFF_OUTPUT)
+    world.event()
+
+
+# -- the paths ---------------------------------------------------------------------------------------------
+
+
+def test_lint_failure_is_healed_by_the_fix_rule_into_a_ready_pr(world: World) -> None:
+    lint_pr(world)
+    code, log, outputs = world.run()
+    assert code == 0, log
+    assert outputs["decision"] == "healed"
+    assert outputs["attempt"] == "1"
+    assert outputs["category"] == "lint"
+    fix = world.gh.pulls[101]
+    assert outputs["fix-pull-request"] == fix.html_url
+    assert fix.head_ref == f"ci-healer/7-{world.pr_sha[:7]}" and fix.base_ref == "feature"
+    assert not fix.draft
+    assert "Ran `ruff check .` on the changed tree: it passed" in fix.body
+    assert "Ran the fix command `ruff check --fix .`" in fix.body
+    assert "agent" not in fix.body.split("### Verification")[0].lower()
+    branch_file = git(world.origin, "show", f"{fix.head_ref}:app.py")
+    assert branch_file == 'print("hi")'
+    assert git(world.origin, "log", "-1", "--format=%an", fix.head_ref) == BOT
+    # one comment for the run: the claim, edited into the outcome
+    assert len(world.gh.comments) == 1
+    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "create_pull", "update_comment"]
+    (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
+    assert (marker.check, marker.attempt, marker.fix_pr, marker.result) == ("lint", 1, 101, "verified")
+    assert log.splitlines()[0] == f"::add-mask::{TOKEN}"
+    assert TOKEN not in "\n".join(log.splitlines()[1:])
+    assert "::group::" in log
+    summary = Path(world.env["GITHUB_STEP_SUMMARY"]).read_text()
+    assert "ci-healer: healed" in summary and "create-github-app-token" in summary
+    # the worktree is gone, the workflow's own checkout untouched
+    assert not list((Path(world.env["RUNNER_TEMP"]) / "ci-healer").glob("checkout-*"))
+    assert git(world.workspace, "status", "--porcelain") == ""
+
+
+def test_a_rerun_of_the_healed_commit_does_nothing(world: World) -> None:
+    lint_pr(world)
+    assert world.run()[0] == 0
+    writes = len(world.gh.writes)
+    world.event(attempt=2)
+    code, log, outputs = world.run()
+    assert code == 0
+    assert outputs["decision"] == "skipped"
+    assert len(world.gh.writes) == writes
+
+
+AGENT_FIX = r"""
+import os, sys, pathlib
+frame = sys.stdin.read()
+pathlib.Path(os.environ["HEALER_FRAME"]).read_text() == frame or sys.exit(9)
+record = {k: os.environ.get(k) for k in ("HEALER_PR_NUMBER", "HEALER_ATTEMPT", "HEALER_MAX_ATTEMPTS",
+          "HEALER_CATEGORY", "HEALER_CHECKS", "GITHUB_TOKEN", "GH_TOKEN", "HEALER_GITHUB_TOKEN")}
+pathlib.Path(os.environ["RECORD"]).write_text(repr(record) + "\n" + frame)
+pathlib.Path("widgets.py").write_text("def add(a, b):\n    return a + b\n")
+print("Fixed add(): it subtracted. Ping @maintainer.")
+"""
+
+
+def agent_command(world: World, script: str) -> str:
+    path = world.tmp / "agent.py"
+    path.write_text(script)
+    world.env["RECORD"] = str(world.tmp / "record.txt")
+    return f'"{sys.executable}" "{path}"'
+
+
+def test_test_failure_goes_to_the_agent_without_a_token_and_is_delivered_as_draft(world: World) -> None:
+    world.push_pr({"widgets.py": "def add(a, b):\n    return a - b\n"})
+    world.open_pr()
+    world.fail("test (3.12)", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, outputs = world.run(agent_command=agent_command(world, AGENT_FIX))
+    assert code == 0, log
+    assert outputs["decision"] == "healed" and outputs["category"] == "test"
+    record, _, frame = Path(world.env["RECORD"]).read_text().partition("\n")
+    seen = eval(record)  # noqa: S307 - the test's own repr
+    assert seen == {
+        "HEALER_PR_NUMBER": "7", "HEALER_ATTEMPT": "1", "HEALER_MAX_ATTEMPTS": "3", "HEALER_CATEGORY": "test",
+        "HEALER_CHECKS": "test (3.12)", "GITHUB_TOKEN": None, "GH_TOKEN": None, "HEALER_GITHUB_TOKEN": None,
+    }  # fmt: skip
+    assert "assert 5 == 6" in frame and "Attempt 1 of 3" in frame
+    fix = world.gh.pulls[101]
+    assert fix.draft
+    assert "Not verified" in fix.body and "Ran the configured agent command" in fix.body
+    comment = world.gh.comments[0].body
+    assert "@\u200bmaintainer" not in comment  # agent notes of a delivered fix are in the PR body, fenced
+    assert "@maintainer" in fix.body and "```" in fix.body
+    assert Path(outputs["frame-path"]).read_text() == frame  # the frame the agent read, for the record
+
+
+def test_agent_token_opt_in(world: World) -> None:
+    world.push_pr({"widgets.py": "def add(a, b):\n    return a - b\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, _ = world.run(agent_command=agent_command(world, AGENT_FIX), agent_token="true")
+    assert code == 0, log
+    seen = eval(Path(world.env["RECORD"]).read_text().partition("\n")[0])  # noqa: S307
+    assert seen["GITHUB_TOKEN"] == TOKEN and seen["HEALER_GITHUB_TOKEN"] is None
+
+
+AGENT_DELETES_TEST = """
+import pathlib
+pathlib.Path("tests/test_app.py").unlink()
+print("Removed the failing test @alice")
+"""
+
+
+def test_an_agent_that_deletes_a_test_is_refused_and_its_notes_posted(world: World) -> None:
+    world.push_pr({"widgets.py": "x = 1\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, outputs = world.run(agent_command=agent_command(world, AGENT_DELETES_TEST))
+    assert code == 0, log
+    assert outputs["decision"] == "healed" and outputs["fix-pull-request"] == ""
+    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "update_comment"]
+    body = world.gh.comments[0].body
+    assert "produced no change to deliver" in body and "test_app.py" in body
+    assert "Removed the failing test @alice" in body  # fenced: GitHub does not link mentions in code
+    (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
+    assert marker.result == "refused"
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
+
+
+def test_delivery_none_writes_the_frame_and_records_the_attempt(world: World) -> None:
+    lint_pr(world)
+    code, log, outputs = world.run(delivery="none")
+    assert code == 0, log
+    assert outputs["decision"] == "healed"
+    frame = Path(outputs["frame-path"]).read_text()
+    assert "F401" in frame and "## Procedure" in frame
+    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "update_comment"]
+    assert [m.kind for m in world.comment_markers()] == [Kind.CLAIM, Kind.ATTEMPT]
+
+
+def test_comment_delivery_posts_the_patch(world: World) -> None:
+    lint_pr(world)
+    code, log, outputs = world.run(delivery="comment")
+    assert code == 0, log
+    body = world.gh.comments[0].body
+    assert "```diff" in body and "-import os" in body
+    assert outputs["fix-pull-request"] == ""
+
+
+TRANSIENT_LINE = (
+    "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='pypi.org', port=443): "
+    "Max retries exceeded with url: /simple/requests/ (Caused by NewConnectionError('Failed to establish "
+    "a new connection: [Errno -3] Temporary failure in name resolution'))"
+)
+
+
+def test_transient_failure_is_rerun_once(world: World) -> None:
+    world.push_pr({"x.py": "x = 1\n"})
+    world.open_pr()
+    world.fail("test", "pip install -e .", [TRANSIENT_LINE])
+    world.event()
+    code, log, outputs = world.run()
+    assert code == 0, log
+    assert outputs["decision"] == "rerun", log
+    assert world.gh.reruns == [900]
+    world.event(attempt=2)
+    code, log, outputs = world.run()
+    assert outputs["decision"] == "escalated", log
+    assert world.gh.reruns == [900]
+    assert "needs a person" in world.gh.comments[-1].body
+
+
+def test_spent_budget_escalates_once_with_label_and_mention(world: World) -> None:
+    lint_pr(world)
+    past = [
+        Marker(Kind.ATTEMPT, f"{i:040x}", "lint", attempt=i, run_id=i, run_attempt=1, category="lint",
+               mode="fix", fix_pr=50 + i, result="verified")
+        for i in (1, 2, 3)
+    ]  # fmt: skip
+    world.gh.comments.append(Comment(1, BOT, comment_body(past, "earlier attempts")))
+    code, log, outputs = world.run(escalation_label="needs-human", escalation_mention="@octo/maintainers")
+    assert code == 0, log
+    assert outputs["decision"] == "escalated"
+    body = world.gh.comments[-1].body
+    assert "cc @octo/maintainers" in body and "#53" in body and "F401" in body
+    assert world.gh.labels == ["needs-human"]
+    writes = len(world.gh.writes)
+    world.event(run_id=901)
+    assert world.run()[2]["decision"] == "skipped"
+    assert len(world.gh.writes) == writes
+
+
+def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
+    lint_pr(world)
+    world.run()
+    world.gh.jobs = []
+    world.succeed("lint")
+    world.event("success", run_id=950)
+    writes = len(world.gh.writes)
+    code, log, outputs = world.run()
+    assert code == 0, log
+    assert outputs["decision"] == "none"
+    assert world.gh.writes[writes:] == [f"update_comment {world.gh.comments[0].id}"]
+    assert len(world.gh.comments) == 1
+    assert Kind.RESET in [m.kind for m in world.comment_markers()]
+    assert "budget for it starts over" in world.gh.comments[0].body
+
+
+def test_fork_pr_gets_a_diagnosis_and_no_code_runs(world: World) -> None:
+    lint_pr(world)
+    world.open_pr(fork=True)
+    world.event(fork=True)
+    code, log, outputs = world.run(agent_command="touch /should-not-exist-ci-healer")
+    assert code == 0, log
+    assert outputs["decision"] == "skipped"
+    body = world.gh.comments[0].body
+    assert "comes from a fork" in body and "F401" in body
+    assert [m.kind for m in world.comment_markers()] == [Kind.CLAIM, Kind.DIAGNOSIS]
+    assert not (world.workspace / ".git" / "FETCH_HEAD").exists()
+
+
+def test_stale_head_writes_nothing(world: World) -> None:
+    lint_pr(world)
+    world.gh.pulls[7] = replace(world.gh.pulls[7], head_sha="f" * 40)
+    code, log, outputs = world.run()
+    assert code == 0
+    assert outputs["decision"] == "skipped" and "stale head" in log
+    assert world.gh.writes == []
+
+
+def test_no_pull_request_is_skipped(world: World) -> None:
+    lint_pr(world)
+    world.gh.pulls.clear()
+    assert world.run()[2]["decision"] == "skipped"
+
+
+def test_cancelled_run_is_no_verdict(world: World) -> None:
+    lint_pr(world)
+    world.event("cancelled")
+    code, _, outputs = world.run()
+    assert (code, outputs["decision"]) == (0, "none")
+    assert world.gh.requests == 0
+
+
+def test_dry_run_writes_nothing_and_prints_plan_and_frame(world: World) -> None:
+    lint_pr(world)
+    code, log, outputs = world.run(dry_run=True)
+    assert code == 0, log
+    assert world.gh.writes == []
+    assert outputs["decision"] == "healed"
+    assert "'lint': heal" in log and "## Procedure" in log
+    assert "::stop-commands::" in log  # the frame holds log text: workflow commands are off around it
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
+
+
+def test_a_concurrent_claim_that_wins_makes_this_run_step_back(world: World) -> None:
+    lint_pr(world)
+
+    def rival(gh: FakeGitHub) -> None:  # another run claims the same commit a moment earlier
+        gh.comments.append(Comment(gh._id(), BOT, claim_body(world.pr_sha, 899, 1, "rival")))
+
+    world.gh.on_create_comment = rival
+    code, log, outputs = world.run()
+    assert code == 0, log
+    assert outputs["decision"] == "skipped"
+    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "delete_comment"]
+    assert len(world.gh.comments) == 1 and "rival" in world.gh.comments[0].body
+
+
+# -- errors ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("inputs", "env", "message"),
+    [
+        pytest.param({"max_attempts": "lots"}, {}, "input `max-attempts` must be a whole number", id="input"),
+        pytest.param({"github_token": ""}, {}, "input `github-token` is empty", id="no-token"),
+        pytest.param({}, {"GITHUB_EVENT_NAME": "push"}, "started by a `push` event", id="event"),
+        pytest.param({}, {"GITHUB_EVENT_PATH": ""}, "GITHUB_EVENT_PATH not set", id="no-event-path"),
+    ],
+)
+def test_mistakes_exit_1_with_one_error_line(world: World, inputs: dict[str, str], env: dict[str, str],
+                                            message: str) -> None:  # fmt: skip
+    lint_pr(world)
+    world.env.update(env)
+    code, log, _ = world.run(**inputs)
+    assert code == 1
+    errors = [line for line in log.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1 and message in errors[0]
+    assert "Traceback" not in log and TOKEN not in log.replace(f"::add-mask::{TOKEN}", "")
+
+
+def test_a_permission_error_names_what_to_grant(world: World) -> None:
+    lint_pr(world)
+
+    def refuse(*args: Any, **kwargs: Any) -> Comment:
+        raise GitHubError("could not comment on #7 (403): grant `pull-requests: write`", status=403)
+
+    world.gh.create_comment = refuse  # type: ignore[method-assign]
+    code, log, _ = world.run()
+    assert code == 1
+    assert "::error title=ci-healer::GitHub API: could not comment on #7 (403)" in log
+
+
+def test_bad_config_file_on_the_default_branch(world: World) -> None:
+    lint_pr(world)
+    world.gh.files[(".github/ci-healer.yml", "main")] = "max-attempts: many\n"
+    code, log, _ = world.run()
+    assert code == 1
+    assert "::error title=ci-healer::configuration:" in log and "max-attempts" in log
