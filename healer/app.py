@@ -106,6 +106,7 @@ class Outcome:
     plan: Plan | None = None
     pr: PullRequest | None = None
     frame: str = ""
+    planned: str = ""  # a dry run's decision had it acted
 
     def outputs(self) -> dict[str, str]:
         return {
@@ -174,7 +175,9 @@ class Run:
             with self.reporter.group("Plan (dry run: nothing is written)"):
                 self.print_plan(plan)
                 self.dry_run_frame(event, pr, config, plan)
-            self.outcome.decision = self.decision_of(plan, healed=bool(self.heal_checks(plan, pr)))
+            # A dry run only plans: the output says nothing was done, the log and summary say what would be.
+            self.outcome.planned = self.decision_of(plan, healed=bool(self.heal_checks(plan, pr)))
+            self.outcome.decision = "none"
             self.outcome.category = self.outcome.category or next((_category(c) for c in acting(plan)), "")
             return self.outcome
         with self.reporter.group("Act"):
@@ -588,6 +591,7 @@ def summary_markdown(run: Run, seconds: float) -> str:
             "fix_pr_url": outcome.fix_pull_request,
             "frame_path": outcome.frame_path,
             "dry_run": run.dry_run,
+            "planned": outcome.planned,
             "token_warning": warn,
             "requests": _request_count(run.gh),
             "seconds": seconds,
@@ -643,7 +647,9 @@ def main(
         return 1
     outcome = run.outcome
     if dry_run or config.dry_run:
-        reporter.info(f"dry run: decision would be {outcome.decision}; nothing was written")
+        reporter.info(
+            f"dry run: the decision would be {outcome.planned or outcome.decision}; nothing was written"
+        )
     write_outputs(actions.output, outcome.outputs())
     write_summary(actions.summary, summary_markdown(run, time.monotonic() - started))
     reporter.info(f"decision: {outcome.decision}")

@@ -522,7 +522,8 @@ def test_dry_run_writes_nothing_and_prints_plan_and_frame(world: World) -> None:
     code, log, outputs = world.run(dry_run=True)
     assert code == 0, log
     assert world.gh.writes == []
-    assert outputs["decision"] == "healed"
+    assert outputs["decision"] == "none"  # a dry run only plans
+    assert "the decision would be healed" in log
     assert "'lint': heal" in log and "## Procedure" in log
     assert "::stop-commands::" in log  # the frame holds log text: workflow commands are off around it
     assert git(world.origin, "branch", "--list", "ci-healer/*") == ""

@@ -383,6 +383,7 @@ def test_summary_warns_about_the_workflow_token_and_fits() -> None:
             "fix_pr_url": "https://pr",
             "frame_path": "",
             "dry_run": False,
+            "planned": "",
             "token_warning": True,
             "requests": 9,
             "seconds": 1.25,
