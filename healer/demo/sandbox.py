@@ -220,6 +220,16 @@ class Sandbox:
             git(self.origin, "update-ref", f"refs/pull/{pull.number}/head", sha)
         return pull
 
+    def push_to_pull(self, pull: Pull, files: Mapping[str, str | None], message: str) -> str:
+        """A new commit on the PR's branch (its own repository or its fork); the PR's head moves to it."""
+        remote = pull.head_repo if pull.is_fork else "origin"
+        sha = self.commit(pull.head_ref, files, message, remote=remote)
+        with self.standin._lock:
+            pull.head_sha = sha
+        if not pull.is_fork:
+            git(self.origin, "update-ref", f"refs/pull/{pull.number}/head", sha)
+        return sha
+
     def add_run(
         self,
         pull: Pull | None,

@@ -576,6 +576,7 @@ def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 operation,
                 auth is not None,
                 standin.server_url + self.path,
+                reply.body if reply.raw is None else None,
             )
             index = standin.record(record)
             sent = self._send(reply, payload)

@@ -169,6 +169,7 @@ class RecordedRequest:
     operation: str  # the REST operation id ("pulls/create"), "signed-log" or "unknown"
     authorization_sent: bool
     url: str  # absolute URL as the client addressed it
+    response: Any = None  # the JSON answer (None for an empty or non-JSON one, e.g. a log)
 
     @property
     def is_write(self) -> bool:

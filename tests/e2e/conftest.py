@@ -1,0 +1,47 @@
+"""End-to-end harness: ``healer run`` as a child process against the GitHub stand-in and a real bare
+``origin``.
+
+One stand-in serves the whole session (it is reset between tests). Each test gets a :class:`Sandbox` — a bare
+repository as ``origin``, a clone of the default branch as ``GITHUB_WORKSPACE`` — and drives the healer
+through :func:`harness.heal`, which also checks what every run must guarantee: each request the stand-in
+received is an operation of GitHub's OpenAPI description with a valid body, each answer has GitHub's shape,
+the signed log URL was fetched without the token, and the token appears in no output, comment, pull request,
+summary or output.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# the OpenAPI contract checker lives in tests/ (on the path when the whole suite runs, not when e2e runs
+# alone)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from harness import REPO, TOKEN, check_contract  # noqa: E402
+
+from healer.demo.sample import BASE_FILES  # noqa: E402
+from healer.demo.sandbox import Sandbox  # noqa: E402
+from healer.demo.standin import StandIn  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[StandIn]:
+    with StandIn(token=TOKEN) as standin:
+        yield standin
+
+
+@pytest.fixture
+def standin(server: StandIn) -> Iterator[StandIn]:
+    server.reset()
+    yield server
+    server.idle()
+    check_contract(server.requests, server.api_url)
+
+
+@pytest.fixture
+def box(tmp_path: Path, standin: StandIn) -> Sandbox:
+    return Sandbox.create(tmp_path / "gh", standin, repo=REPO, files=BASE_FILES)
