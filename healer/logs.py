@@ -171,7 +171,13 @@ class TailBuffer:
 
     @property
     def total_bytes(self) -> int:
+        """How many bytes were fed in all."""
         return self._total
+
+    @property
+    def held_bytes(self) -> int:
+        """How many bytes are held now (never more than ``2 * max_bytes``)."""
+        return len(self._buffer)
 
     def result(self) -> LogTail:
         """The tail as text; ``truncated`` when the stream was longer than the window."""
