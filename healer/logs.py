@@ -111,11 +111,13 @@ class JobLog:
 def decode_log(data: bytes, *, truncated: bool = False) -> str:
     """Bytes to text: UTF-8 with replacement, NULs dropped, CRLF and lone CR made LF.
 
-    When ``truncated`` (the start of the log was cut away) the first, partial line is dropped.
+    When ``truncated`` (the start of the log was cut away) the first, partial line is dropped, unless it is
+    the only line: the end of one huge line still says more than nothing.
     """
     if truncated:
         newline = data.find(b"\n")
-        data = b"" if newline < 0 else data[newline + 1 :]
+        if 0 <= newline < len(data) - 1:
+            data = data[newline + 1 :]
     text = data.decode("utf-8", errors="replace").replace("\x00", "")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
