@@ -1,0 +1,119 @@
+"""End to end: GitHub answering badly — a missing permission, a storm of 5xx, a rate limit, a huge log."""
+
+from __future__ import annotations
+
+import resource
+
+from harness import PASSED, heal, lint_log, lint_pull
+
+from healer.demo.sample import LINT_PR_FILES
+from healer.demo.sandbox import Sandbox
+
+STEPS = (("Run actions/checkout@v5", "success"), ("Run ruff check .", "failure"))
+JOBS = ("actions/list-jobs-for-workflow-run", "actions/list-jobs-for-workflow-run-attempt")
+
+
+def error_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("::error")]
+
+
+def test_a_missing_actions_permission_is_named(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    for operation in JOBS:
+        box.standin.fail(operation, 403, times=10, message="Resource not accessible by integration")
+
+    result = heal(box, run, expect_exit=1)
+
+    [error] = error_lines(result.stdout + "\n" + result.stderr)
+    assert "actions: read" in error
+    assert not [r for r in result.requests if r.is_write]
+
+
+def test_a_storm_of_server_errors_on_writes_ends_cleanly_without_duplicates(box: Sandbox) -> None:
+    # (a storm on reads is retried with backoff, 1 + 2 + 4 + 8 s, before the same clean error; the client's
+    # own tests cover that without waiting)
+    pull, run = lint_pull(box)
+    for operation in ("issues/create-comment", "pulls/create", "issues/update-comment"):
+        box.standin.fail(operation, 502, times=100, message="Server Error")
+
+    result = heal(box, run, expect_exit=1)
+
+    [error] = error_lines(result.stdout + "\n" + result.stderr)
+    assert "502" in error
+    # a POST that answered 5xx may still have been done: it is not retried, so nothing is posted twice
+    posts = [r for r in result.requests if r.method == "POST"]
+    assert len(posts) == 1
+    assert not box.standin.comments(box.repo, pull.number)
+    assert not box.standin.created_pulls(box.repo)
+
+
+def test_a_short_storm_is_ridden_out(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    box.standin.fail("pulls/get", 502, times=1)
+    box.standin.fail("issues/list-comments", 503, times=1)
+
+    result = heal(box, run)
+
+    assert result.outputs["decision"] == "healed"
+    assert len(box.standin.created_pulls(box.repo)) == 1
+
+
+def test_a_secondary_rate_limit_is_waited_out(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    box.standin.rate_limit("issues/create-comment", retry_after=1)
+
+    result = heal(box, run)
+
+    assert result.outputs["decision"] == "healed"
+    assert len(box.standin.comments(box.repo, pull.number)) == 1
+
+
+def _huge_log(box: Sandbox, size: int) -> bytes:
+    tail = lint_log(box).encode()
+    filler = b"2026-01-01T12:00:00.0000000Z collecting widgets ... ok\n"
+    return filler * ((size - len(tail)) // len(filler)) + tail
+
+
+def test_a_huge_log_is_read_from_its_tail(box: Sandbox) -> None:
+    sha = box.commit("feature/big", LINT_PR_FILES, "Add double()")
+    pull = box.open_pull("feature/big", sha)
+    run = box.add_run(pull, [("test (3.12)", "success", PASSED)])
+    log = _huge_log(box, 50 * 1024 * 1024)
+    job = box.standin.add_job(run, "lint", log=log, steps=STEPS)
+
+    result = heal(box, run, dry_run=True)
+
+    assert result.outputs["category"] == "lint"
+    [download] = [r for r in result.requests if r.operation == "signed-log" and r.path.endswith(str(job.id))]
+    assert (download.header("Range") or "").startswith("bytes=-")
+    assert download.bytes_sent <= 1024 * 1024
+
+
+def test_a_large_log_without_range_support_is_streamed_for_its_tail(box: Sandbox) -> None:
+    box.standin.range_support = False
+    sha = box.commit("feature/big", LINT_PR_FILES, "Add double()")
+    pull = box.open_pull("feature/big", sha)
+    run = box.add_run(pull, [("test (3.12)", "success", PASSED)])
+    box.standin.add_job(run, "lint", log=_huge_log(box, 20 * 1024 * 1024), steps=STEPS)
+
+    result = heal(box, run, dry_run=True)
+
+    # the whole 20 MiB came back; the failure at its very end was still found
+    assert result.outputs["category"] == "lint"
+
+
+def test_a_huge_log_without_range_support_is_read_in_bounded_time_and_memory(box: Sandbox) -> None:
+    box.standin.range_support = False
+    sha = box.commit("feature/big", LINT_PR_FILES, "Add double()")
+    pull = box.open_pull("feature/big", sha)
+    run = box.add_run(pull, [("test (3.12)", "success", PASSED)])
+    size = 50 * 1024 * 1024
+    job = box.standin.add_job(run, "lint", log=_huge_log(box, size), steps=STEPS)
+
+    result = heal(box, run, dry_run=True)
+
+    # the healer stopped reading before the end instead of swallowing 50 MiB
+    [download] = [r for r in result.requests if r.operation == "signed-log" and r.path.endswith(str(job.id))]
+    assert download.bytes_sent < size
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    assert peak_mib < 150, f"a child process peaked at {peak_mib:.0f} MiB reading a 50 MiB log"
