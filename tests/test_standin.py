@@ -354,9 +354,9 @@ def test_the_event_payload_validates_against_githubs_webhook_schema(
     run = sandbox.add_run(pull, [("lint", "failure", job_log("lint", "ruff check .", ["x"]))])
     payload = json.loads(sandbox.write_event(run).read_text())
     schemas = json.loads((FIXTURES / "webhook-schemas.json").read_text())
-    jsonschema.validate(
-        payload, {"definitions": schemas["definitions"], "$ref": "#/definitions/workflow_run$completed"}
-    )
+    schema = {"definitions": schemas["definitions"], "$ref": "#/definitions/workflow_run$completed"}
+    # GitHub's schema needs no checking of its own (that alone takes a second): validate the payload only
+    jsonschema.Draft7Validator(schema).validate(payload)
     example = json.loads((FIXTURES / "webhooks" / "workflow_run.completed.0.json").read_text())
     # the same field set as GitHub's own example payload (plus what newer payloads carry)
     assert set(example["workflow_run"]) <= set(payload["workflow_run"])
