@@ -94,8 +94,12 @@ def diagnose(
     if conclusion == "timed_out" and (found is None or found.rule.category is not Category.TIMEOUT):
         return _runner_diagnosis(Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base)
     if _never_reached_user_steps(job, log) and (
-        found is None or found.rule.category not in (Category.TIMEOUT, Category.CANCELLED, Category.TRANSIENT)
+        found is None
+        or found.rule.category
+        not in (Category.TIMEOUT, Category.CANCELLED, Category.TRANSIENT, Category.CONFIG)
     ):
+        # before any user step ran, only the runner's machine can be at fault; except a download that a
+        # retry fixes, and the workflow naming an action or a version that does not exist
         decisive = [i for i in log.error_lines if _GENERIC_EXIT not in lines[i]] or end_of_step[-3:]
         return _diagnosis(
             Category.INFRASTRUCTURE,

@@ -80,7 +80,17 @@ import yaml
 
 from healer.model import DEFAULT_ACTIONS, Action, Category
 
-PACKS = ("generic.yml", "python.yml", "javascript.yml", "go.yml", "rust.yml", "jvm.yml", "cpp.yml")
+PACKS = (
+    "generic.yml",
+    "python.yml",
+    "javascript.yml",
+    "go.yml",
+    "rust.yml",
+    "jvm.yml",
+    "cpp.yml",
+    "dotnet.yml",
+    "ruby.yml",
+)
 DEFAULT_CONFIDENCE = 0.8
 DEFAULT_CONTEXT = (3, 6)
 _KEYS = frozenset(
