@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from healer import __version__, app, diagnose
+from healer import __version__, app, demo, diagnose
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     # One line per subcommand module (each exposes ``register(subparsers)``):
     app.register(subparsers)
     diagnose.register(subparsers)
+    demo.register(subparsers)
     del subparsers
     return parser
 

@@ -52,8 +52,11 @@ def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return run_demo(Path(tmp), out=sys.stdout)
 
 
-def run_demo(root: Path, *, out: Any, keep: bool = False) -> int:
-    """Run the scenario under ``root`` and print it; 0 when the failure was healed into a fix pull request."""
+def run_demo(root: Path, *, out: Any, keep: bool = False, path: str | None = None) -> int:
+    """Run the scenario under ``root`` and print it; 0 when the failure was healed into a fix pull request.
+
+    ``path`` is the ``PATH`` of the healer's step (default: this interpreter's scripts, then ``$PATH``).
+    """
 
     def say(text: str = "") -> None:
         print(text, file=out, flush=True)
@@ -66,6 +69,7 @@ def run_demo(root: Path, *, out: Any, keep: bool = False) -> int:
     with StandIn(token=token) as standin:
         try:
             box = Sandbox.create(root / "sandbox", standin, files=DEMO_FILES)
+            box.path = path
             sha = box.commit(BRANCH, LINT_PR_FILES, "Add double()")
             pull = box.open_pull(BRANCH, sha, title="Add double()")
             findings = [
@@ -136,7 +140,7 @@ def _report(box: Sandbox, result: HealerRun, stage: Any, say: Any, token: str, k
     for fix in fixes:
         kind = "draft" if fix.draft else "ready for review"
         say(f"    #{fix.number} {fix.title!r} ({kind}): {fix.head_ref} -> {fix.base_ref}")
-        say(textwrap.indent(_excerpt(fix.body or "", 14), "      | "))
+        say(_quote(_excerpt(fix.body or "", 14)))
         try:
             diff = git(box.origin, "diff", f"{fix.base_sha}..{fix.head_sha}")
         except SandboxError:
@@ -151,7 +155,7 @@ def _report(box: Sandbox, result: HealerRun, stage: Any, say: Any, token: str, k
     comments = standin.comments(box.repo, 1)
     for comment in comments:
         say(f"    by {comment.author}:")
-        say(textwrap.indent(_excerpt(comment.body, 16), "      | "))
+        say(_quote(_excerpt(comment.body, 16)))
     if not comments:
         say("    none")
 
@@ -179,6 +183,10 @@ def _report(box: Sandbox, result: HealerRun, stage: Any, say: Any, token: str, k
         return 0
     say("The demo did not end with a fix pull request; the log above says where it stopped.")
     return 1
+
+
+def _quote(text: str) -> str:
+    return textwrap.indent(text, "      | ", lambda line: True)
 
 
 def _excerpt(text: str, lines: int) -> str:

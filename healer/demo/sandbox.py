@@ -100,6 +100,8 @@ class Sandbox:
     workspace: Path
     default_branch: str = "main"
     forks: dict[str, Path] = field(default_factory=dict)
+    # PATH of the healer's step; None: this interpreter's scripts directory, then this process's PATH
+    path: str | None = None
 
     @classmethod
     def create(
@@ -296,8 +298,10 @@ class Sandbox:
         temp.mkdir(exist_ok=True)
         bindir = str(Path(sys.executable).parent)
         env = {
+            "PATH": self.path
+            if self.path is not None
+            else bindir + os.pathsep + os.environ.get("PATH", os.defpath),
             # a runner's user has no git identity of its own; HOME keeps this machine's config out of the run
-            "PATH": bindir + os.pathsep + os.environ.get("PATH", os.defpath),
             "HOME": str(home),
             "LANG": "C.UTF-8",
             "CI": "true",
