@@ -107,6 +107,7 @@ class Outcome:
     pr: PullRequest | None = None
     frame: str = ""
     planned: str = ""  # a dry run's decision had it acted
+    pushed: bool = False  # a commit was pushed onto the PR branch (delivery: push)
 
     def outputs(self) -> dict[str, str]:
         return {
@@ -459,10 +460,11 @@ class Run:
             self.outcome.frame = result.frame
         if result.delivery and result.delivery.pull:
             self.outcome.fix_pull_request = result.delivery.url
-            self.note(
+            self.say(
                 f"opened fix pull request {result.delivery.url}{' (draft)' if result.delivery.draft else ''}"
             )
         elif result.delivery:
+            self.outcome.pushed = result.delivery.mode == "push"
             self.note(f"delivered the change by {result.delivery.mode}")
         elif config.delivery == "none":
             self.note(f"rendered the heal frame for {_names(heals)} (delivery: none) at {result.frame_path}")
@@ -578,7 +580,10 @@ def summary_markdown(run: Run, seconds: float) -> str:
                 }
             )
     event = getattr(run, "event", None)
-    warn = bool(outcome.fix_pull_request) and run.actions.workflow_token is not False
+    # Pushes and PRs made with GITHUB_TOKEN start no workflow run; action.yml tells whether that is the token.
+    warn = ""
+    if (outcome.fix_pull_request or outcome.pushed) and run.actions.workflow_token is not False:
+        warn = "certain" if run.actions.workflow_token else "possible"
     return render_summary(
         run.frames,
         {
@@ -630,7 +635,10 @@ def main(
             )
         gh = github(token, actions.repository, api_url=actions.api_url)
         run = Run(config, actions, gh, reporter, env, dry_run=dry_run)
-        run.execute()
+        try:
+            run.execute()
+        finally:
+            gh.close()
     except (
         AppError,
         ConfigError,

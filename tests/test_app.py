@@ -584,3 +584,25 @@ def test_bad_config_file_on_the_default_branch(world: World) -> None:
     code, log, _ = world.run()
     assert code == 1
     assert "::error title=ci-healer::configuration:" in log and "max-attempts" in log
+
+
+@pytest.mark.parametrize(
+    ("flag", "expected"),
+    [
+        pytest.param("true", "was delivered with the workflow's `GITHUB_TOKEN`", id="workflow-token"),
+        pytest.param(None, "If `github-token` is the workflow's `GITHUB_TOKEN`", id="unknown"),
+        pytest.param("false", None, id="app-token"),
+    ],
+)
+def test_summary_warns_when_ci_will_not_run_on_the_fix(
+    world: World, flag: str | None, expected: str | None
+) -> None:
+    lint_pr(world)
+    if flag is not None:
+        world.env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"] = flag
+    assert world.run()[0] == 0
+    summary = Path(world.env["GITHUB_STEP_SUMMARY"]).read_text()
+    if expected is None:
+        assert "create-github-app-token" not in summary
+    else:
+        assert expected in summary and "create-github-app-token" in summary

@@ -384,7 +384,7 @@ def test_summary_warns_about_the_workflow_token_and_fits() -> None:
             "frame_path": "",
             "dry_run": False,
             "planned": "",
-            "token_warning": True,
+            "token_warning": "certain",
             "requests": 9,
             "seconds": 1.25,
         },

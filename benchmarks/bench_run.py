@@ -1,0 +1,90 @@
+"""Print the wall time of ``healer run`` (a child process, as the action starts it) on two paths.
+
+* **no-op**: a green run of a PR with no healer history: find the PR, read its comments, nothing to reset.
+* **fix rule**: a PR whose ``lint`` job failed on a real ruff finding: diagnose, claim, fetch the PR head into
+  a worktree, run the rule's ``ruff check --fix .`` and ``ruff format .``, guard the diff, verify with the
+  failing ``ruff check .``, commit, push ``ci-healer/<pr>-<sha7>`` to a bare origin, open the fix PR, and edit
+  the claim comment into the outcome. No agent is involved.
+
+Both run against the built-in GitHub stand-in (a local HTTP server with GitHub's shapes) and a real bare git
+repository as ``origin``; each path is repeated and the median, minimum and maximum are printed, with the
+number of API requests the run made.
+
+Run: ``python benchmarks/bench_run.py [repeats]``
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from healer.demo.sample import BASE_FILES, LINT_PR_FILES, job_log
+from healer.demo.sandbox import HealerRun, Sandbox
+from healer.demo.standin import StandIn
+
+PASSED = job_log("test (3.12)", "python -m pytest -q", ["1 passed in 0.01s"], exit_code=0)
+
+
+def ruff_log(box: Sandbox) -> str:
+    """The log of a ``lint`` job that ran ``ruff check .`` for real on the PR's files."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "full", "."],
+        cwd=box.seed,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": str(Path(sys.executable).parent), "NO_COLOR": "1"},
+    )
+    return job_log("lint", "ruff check .", done.stdout.splitlines(), exit_code=done.returncode)
+
+
+def noop(standin: StandIn, root: Path) -> HealerRun:
+    box = Sandbox.create(root, standin, files=BASE_FILES)
+    sha = box.commit("feature/double", LINT_PR_FILES, "Add double()")
+    pull = box.open_pull("feature/double", sha)
+    run = box.add_run(pull, [("test (3.12)", "success", PASSED)], conclusion="success")
+    return box.run_healer(run)
+
+
+def fix_rule(standin: StandIn, root: Path) -> HealerRun:
+    box = Sandbox.create(root, standin, files=BASE_FILES)
+    sha = box.commit("feature/double", LINT_PR_FILES, "Add double()")
+    pull = box.open_pull("feature/double", sha)
+    run = box.add_run(pull, [("lint", "failure", ruff_log(box)), ("test (3.12)", "success", PASSED)])
+    return box.run_healer(run)
+
+
+def measure(name: str, path: Callable[[StandIn, Path], HealerRun], repeats: int, standin: StandIn) -> None:
+    times: list[float] = []
+    requests = 0
+    decision = ""
+    for i in range(repeats):
+        standin.reset()
+        with tempfile.TemporaryDirectory() as tmp:
+            result = path(standin, Path(tmp) / f"run{i}")
+        if result.returncode != 0:
+            raise SystemExit(
+                f"{name}: healer run exited {result.returncode}\n{result.stdout}\n{result.stderr}"
+            )
+        times.append(result.seconds)
+        requests = len(result.requests)
+        decision = result.outputs.get("decision", "")
+    print(
+        f"{name:<10} decision={decision:<8} requests={requests:<3} "
+        f"median={statistics.median(times):.2f}s min={min(times):.2f}s max={max(times):.2f}s (n={repeats})"
+    )
+
+
+def main() -> None:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    with StandIn(token="ghs_benchmarkToken0123456789") as standin:
+        measure("no-op", noop, repeats, standin)
+        measure("fix rule", fix_rule, repeats, standin)
+
+
+if __name__ == "__main__":
+    main()
