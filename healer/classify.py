@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from healer.logs import SETUP_STEP, JobLog, parse_log
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
@@ -218,7 +219,12 @@ def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
 
 
 def _runner_diagnosis(
-    category: Category, rule_id: str, lines: list[str], log: JobLog, end_of_step: list[int], base: dict
+    category: Category,
+    rule_id: str,
+    lines: list[str],
+    log: JobLog,
+    end_of_step: list[int],
+    base: dict[str, Any],
 ) -> Diagnosis:
     decisive = [i for i in log.runner_errors if _GENERIC_EXIT not in lines[i]]
     return _diagnosis(
@@ -239,7 +245,7 @@ def _diagnosis(
     decisive: list[int],
     context: tuple[int, int],
     end_of_step: list[int],
-    base: dict,
+    base: dict[str, Any],
     *,
     fix: tuple[str, ...] = (),
     rival: Sequence[int] = (),

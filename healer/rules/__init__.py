@@ -69,7 +69,7 @@ Example::
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -216,7 +216,7 @@ class RuleSet:
     def __len__(self) -> int:
         return len(self.rules)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
 
     def get(self, rule_id: str) -> Rule | None:
