@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from healer.agent import ProcessError
@@ -31,66 +31,33 @@ from healer.event import EventError, load_event
 from healer.evidence import collect_run_jobs, select_jobs
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment, render_summary
 from healer.github import GitHub, GitHubError
-from healer.heal import HealContext, HealResult, heal
+from healer.heal import HealContext, HealResult, heal, heal_note
 from healer.ledger import Ledger, Marker, add_markers, claim_body, claim_marker, encode_marker, record
 from healer.ledger import reset_markers as make_reset_markers
 from healer.model import CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
-from healer.report import Reporter, write_outputs, write_summary
+from healer.report import Actions, Reporter, SetupError, write_outputs, write_summary
 from healer.rules import RuleError, load_rules
 from healer.workspace import GitError, Repo, StaleHeadError
 
 DECISIONS = ("healed", "rerun", "escalated", "skipped", "none")
+# The mistakes a person fixes (inputs, config, event, permissions, …), and how the error line names them.
+MISTAKES: dict[type[Exception], str] = {
+    SetupError: "setup",
+    ConfigError: "configuration",
+    EventError: "event",
+    RuleError: "rules in the config file",
+    FrameError: "templates",
+    DeliveryError: "delivery",
+    GitError: "git",
+    ProcessError: "command",
+    GitHubError: "GitHub API",
+}
 # Conclusions that are a verdict on the code; cancelled, skipped, neutral, stale, … say nothing about it.
 FAILED = frozenset({"failure", "timed_out"})
 FORK_NOTE = (
     "This pull request comes from a fork, so the healer does not run its code; here is what the log says."
 )
-
-
-class AppError(Exception):
-    """A run cannot proceed until a person fixes something; the message says what."""
-
-
-@dataclass(frozen=True)
-class Actions:
-    """The Actions environment of the step (``GITHUB_*``, ``RUNNER_TEMP``)."""
-
-    event_name: str
-    event_path: str
-    repository: str
-    api_url: str
-    server_url: str
-    workspace: Path
-    output: str | None
-    summary: str | None
-    temp: Path
-    # whether `github-token` is the workflow's own GITHUB_TOKEN (action.yml compares them); None: unknown
-    workflow_token: bool | None = None
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Actions:
-        missing = [
-            n for n in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY") if not env.get(n)
-        ]
-        if missing:
-            raise AppError(
-                f"{', '.join(missing)} not set: `healer run` reads the Actions environment; run it as a step "
-                "of a workflow triggered by `workflow_run`"
-            )
-        flag = env.get("HEALER_TOKEN_IS_WORKFLOW_TOKEN", "").strip().lower()
-        return cls(
-            event_name=env["GITHUB_EVENT_NAME"],
-            event_path=env["GITHUB_EVENT_PATH"],
-            repository=env["GITHUB_REPOSITORY"],
-            api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
-            server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
-            workspace=Path(env.get("GITHUB_WORKSPACE") or "."),
-            output=env.get("GITHUB_OUTPUT") or None,
-            summary=env.get("GITHUB_STEP_SUMMARY") or None,
-            temp=Path(env.get("RUNNER_TEMP") or "/tmp"),  # noqa: S108 - the runner always sets RUNNER_TEMP
-            workflow_token={"true": True, "false": False}.get(flag),
-        )
 
 
 @dataclass
@@ -391,7 +358,7 @@ class Run:
                 result = HealResult(
                     False, why_not=f"the heal failed: {_scrub(str(exc), config.github_token)}"
                 )
-            note = self.heal_note(result, heals, config)
+            note = heal_note(result, heals, config)
             fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
             word = "failed" if self.failure else result.result
             markers += _records(heals, event, fix_pr=fix_pr, result=word)
@@ -436,11 +403,15 @@ class Run:
 
         return markers, text
 
-    def heal(
-        self, event: RunEvent, pr: PullRequest, config: Config, ledger: Ledger, heals: list[CheckPlan]
-    ) -> HealResult:
-        previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
-        ctx = HealContext(
+    def heal_context(
+        self,
+        event: RunEvent,
+        pr: PullRequest,
+        config: Config,
+        heals: Sequence[CheckPlan],
+        previous_fix_prs: tuple[int, ...] = (),
+    ) -> HealContext:
+        return HealContext(
             repository=event.repository,
             pr=pr,
             head_sha=event.head_sha,
@@ -452,8 +423,14 @@ class Run:
             frames=self.frames,
             temp_dir=self.actions.temp,
             base_env=self.env,
-            previous_fix_prs=previous,
+            previous_fix_prs=previous_fix_prs,
         )
+
+    def heal(
+        self, event: RunEvent, pr: PullRequest, config: Config, ledger: Ledger, heals: list[CheckPlan]
+    ) -> HealResult:
+        previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
+        ctx = self.heal_context(event, pr, config, heals, previous)
         result = heal(self.gh, Repo(self.actions.workspace), ctx, say=self.say)
         if result.frame_path:
             self.outcome.frame_path = result.frame_path
@@ -472,32 +449,6 @@ class Run:
             self.note(f"nothing delivered for {_names(heals)}: {result.why_not}")
         return result
 
-    def heal_note(self, result: HealResult, heals: list[CheckPlan], config: Config) -> HealNote:
-        how: list[str] = (
-            [f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}"] if result.fix_commands else []
-        )
-        if result.agent is not None:
-            how.append("ran the agent command")
-        if config.delivery == "none":
-            how.append("rendered the heal frame for a later step")
-        delivery = result.delivery
-        return HealNote(
-            attempt=max(c.attempt for c in heals),
-            max_attempts=config.max_attempts,
-            checks=tuple(heals),
-            delivered=result.delivered or config.delivery == "none",
-            how=" and ".join(how) or "nothing ran",
-            verification=result.verification.describe() if result.verification else "",
-            fix_pr_url=delivery.url if delivery else "",
-            draft=bool(delivery and delivery.draft),
-            pushed=bool(delivery and delivery.mode == "push"),
-            frame_path=result.frame_path if config.delivery == "none" else "",
-            patch=delivery.patch if delivery else "",
-            why_not=result.why_not,
-            notes=result.notes if not result.delivered or result.agent is not None else "",
-            agent_ran=result.agent is not None,
-        )
-
     # -- dry run ---------------------------------------------------------------------------------------------
 
     def print_plan(self, plan: Plan) -> None:
@@ -513,19 +464,7 @@ class Run:
             return
         from healer.heal import frame_for
 
-        ctx = HealContext(
-            repository=event.repository,
-            pr=pr,
-            head_sha=event.head_sha,
-            run_id=event.run_id,
-            run_url=event.html_url,
-            server_url=self.actions.server_url,
-            checks=tuple(heals),
-            config=config,
-            frames=self.frames,
-            temp_dir=self.actions.temp,
-            base_env={},
-        )
+        ctx = self.heal_context(event, pr, config, heals)
         frame = frame_for(ctx, heals)
         self.outcome.frame = frame
         self.outcome.attempt = max(c.attempt for c in heals)
@@ -629,7 +568,7 @@ def main(
             reporter.mask(token)
         actions = Actions.from_env(env)
         if not token:
-            raise AppError(
+            raise SetupError(
                 "input `github-token` is empty: pass `github-token: ${{ secrets.GITHUB_TOKEN }}` "
                 "or a GitHub App token"
             )
@@ -639,19 +578,14 @@ def main(
             run.execute()
         finally:
             gh.close()
-    except (
-        AppError,
-        ConfigError,
-        EventError,
-        RuleError,
-        FrameError,
-        DeliveryError,
-        GitError,
-        ProcessError,
-        GitHubError,
-    ) as exc:
-        message = _scrub(str(exc), token)
-        reporter.error(f"{_what(exc)}: {message}")
+    except tuple(MISTAKES) as exc:
+        kind = next(label for cls, label in MISTAKES.items() if isinstance(exc, cls))
+        reporter.error(f"{kind}: {_scrub(str(exc), token)}")
+        return 1
+    except Exception as exc:  # a bug: say so in one line, keep the details folded for a report
+        reporter.error(f"internal error ({type(exc).__name__}); please report it with the log of this step")
+        with reporter.group("Details for a bug report"):
+            reporter.untrusted(_scrub(traceback.format_exc(), token))
         return 1
     outcome = run.outcome
     if dry_run or config.dry_run:
@@ -662,21 +596,6 @@ def main(
     write_summary(actions.summary, summary_markdown(run, time.monotonic() - started))
     reporter.info(f"decision: {outcome.decision}")
     return 0
-
-
-def _what(exc: Exception) -> str:
-    return {
-        AppError: "setup",
-        ConfigError: "configuration",
-        EventError: "event",
-        RuleError: "rules in the config file",
-        FrameError: "templates",
-        DeliveryError: "delivery",
-        GitError: "git",
-        StaleHeadError: "git",
-        ProcessError: "command",
-        GitHubError: "GitHub API",
-    }.get(type(exc), "error")
 
 
 def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:

@@ -24,7 +24,7 @@ from healer.agent import (
 )
 from healer.config import Config
 from healer.deliver import Delivery, deliver_comment, deliver_pull_request, deliver_push
-from healer.frames import Frames, render_fix_pr_body, render_heal_frame
+from healer.frames import Frames, HealNote, render_fix_pr_body, render_heal_frame
 from healer.github import GitHub
 from healer.guard import judge_diff
 from healer.model import CheckPlan, HealMode, PullRequest
@@ -81,6 +81,34 @@ class HealResult:
         if self.delivered:
             return "verified" if self.verification and self.verification.passed else "delivered"
         return "refused" if self.diffstat else "no-change"
+
+
+def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) -> HealNote:
+    """What the run's comment says about a heal: what ran, what was delivered or why nothing was."""
+    how: list[str] = (
+        [f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}"] if result.fix_commands else []
+    )
+    if result.agent is not None:
+        how.append("ran the agent command")
+    if config.delivery == "none":
+        how.append("rendered the heal frame for a later step")
+    delivery = result.delivery
+    return HealNote(
+        attempt=max(c.attempt for c in heals),
+        max_attempts=config.max_attempts,
+        checks=tuple(heals),
+        delivered=result.delivered or config.delivery == "none",
+        how=" and ".join(how) or "nothing ran",
+        verification=result.verification.describe() if result.verification else "",
+        fix_pr_url=delivery.url if delivery else "",
+        draft=bool(delivery and delivery.draft),
+        pushed=bool(delivery and delivery.mode == "push"),
+        frame_path=result.frame_path if config.delivery == "none" else "",
+        patch=delivery.patch if delivery else "",
+        why_not=result.why_not,
+        notes=result.notes if not result.delivered or result.agent is not None else "",
+        agent_ran=result.agent is not None,
+    )
 
 
 def frame_for(ctx: HealContext, checks: Sequence[CheckPlan]) -> str:

@@ -12,6 +12,7 @@ import contextlib
 import secrets
 import sys
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -25,6 +26,51 @@ def escape_data(text: str) -> str:
 
 def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class SetupError(Exception):
+    """The step's environment or inputs are missing something; the message says what to set."""
+
+
+@dataclass(frozen=True)
+class Actions:
+    """The Actions environment of the step (``GITHUB_*``, ``RUNNER_TEMP``)."""
+
+    event_name: str
+    event_path: str
+    repository: str
+    api_url: str
+    server_url: str
+    workspace: Path
+    output: str | None
+    summary: str | None
+    temp: Path
+    # whether `github-token` is the workflow's own GITHUB_TOKEN (action.yml compares them); None: unknown
+    workflow_token: bool | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Actions:
+        missing = [
+            n for n in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY") if not env.get(n)
+        ]
+        if missing:
+            raise SetupError(
+                f"{', '.join(missing)} not set: `healer run` reads the Actions environment; run it as a step "
+                "of a workflow triggered by `workflow_run`"
+            )
+        flag = env.get("HEALER_TOKEN_IS_WORKFLOW_TOKEN", "").strip().lower()
+        return cls(
+            event_name=env["GITHUB_EVENT_NAME"],
+            event_path=env["GITHUB_EVENT_PATH"],
+            repository=env["GITHUB_REPOSITORY"],
+            api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+            server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+            workspace=Path(env.get("GITHUB_WORKSPACE") or "."),
+            output=env.get("GITHUB_OUTPUT") or None,
+            summary=env.get("GITHUB_STEP_SUMMARY") or None,
+            temp=Path(env.get("RUNNER_TEMP") or "/tmp"),  # noqa: S108 - the runner always sets RUNNER_TEMP
+            workflow_token={"true": True, "false": False}.get(flag),
+        )
 
 
 class Reporter:

@@ -606,3 +606,20 @@ def test_summary_warns_when_ci_will_not_run_on_the_fix(
         assert "create-github-app-token" not in summary
     else:
         assert expected in summary and "create-github-app-token" in summary
+
+
+def test_a_bug_is_one_error_line_with_details_folded(world: World) -> None:
+    lint_pr(world)
+
+    def broken(*args: Any, **kwargs: Any) -> list[Comment]:
+        raise KeyError(TOKEN)
+
+    world.gh.list_comments = broken  # type: ignore[method-assign]
+    code, log, _ = world.run()
+    assert code == 1
+    errors = [line for line in log.splitlines() if line.startswith("::error")]
+    assert errors == [
+        "::error title=ci-healer::internal error (KeyError); please report it with the log of this step"
+    ]
+    assert "::group::Details for a bug report" in log
+    assert TOKEN not in "\n".join(log.splitlines()[1:])
