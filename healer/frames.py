@@ -48,7 +48,9 @@ def shipped_dir() -> Path:
     source = Path(healer.__file__).resolve().parent.parent / "prompts"
     if (source / "heal.md.j2").is_file():
         return source
-    return Path(str(importlib.resources.files("healer.prompts")))
+    # healer.prompts has no __init__.py (it is the top-level prompts/ directory), so it is a namespace package
+    # whose files() is a MultiplexedPath: ask it for a file and take that file's directory.
+    return Path(str(importlib.resources.files("healer.prompts").joinpath("heal.md.j2"))).parent
 
 
 def fence(text: str, info: str = "") -> str:

@@ -362,8 +362,8 @@ def test_test_failure_goes_to_the_agent_without_a_token_and_is_delivered_as_draf
     assert fix.draft
     assert "Not verified" in fix.body and "Ran the configured agent command" in fix.body
     comment = world.gh.comments[0].body
-    assert "@\u200bmaintainer" not in comment  # agent notes of a delivered fix are in the PR body, fenced
-    assert "@maintainer" in fix.body and "```" in fix.body
+    assert "@maintainer" not in comment and "@maintainer" not in fix.body  # agent output pings nobody
+    assert "Ping @\u200bmaintainer." in fix.body and "```" in fix.body
     assert Path(outputs["frame-path"]).read_text() == frame  # the frame the agent read, for the record
 
 
@@ -396,7 +396,7 @@ def test_an_agent_that_deletes_a_test_is_refused_and_its_notes_posted(world: Wor
     assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "update_comment"]
     body = world.gh.comments[0].body
     assert "produced no change to deliver" in body and "test_app.py" in body
-    assert "Removed the failing test @alice" in body  # fenced: GitHub does not link mentions in code
+    assert "Removed the failing test @\u200balice" in body  # fenced, and the mention defused all the same
     (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
     assert marker.result == "refused"
     assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
