@@ -171,6 +171,10 @@ class Run:
         self.outcome.pr = pr
         comments = self.gh.list_comments(pr.number)
         ledger = Ledger.from_comments(comments, self.config.bot_login)
+        if ledger.latest_comment is None or not any(ledger.has_history(c) for c in ledger.checks):
+            # the common green run: nothing to reset, so the jobs are not even listed
+            self.say("no healer history on this pull request; nothing to reset")
+            return
         passed = select_jobs(self.gh.list_jobs(event.run_id, event.run_attempt)).passed
         resets = [name for name in dict.fromkeys(passed) if ledger.has_history(name)]
         if not resets or ledger.latest_comment is None:

@@ -481,6 +481,15 @@ def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
     assert "budget for it starts over" in world.gh.comments[0].body
 
 
+def test_green_run_without_history_costs_two_reads(world: World) -> None:
+    lint_pr(world)
+    world.event("success")
+    code, _, outputs = world.run()
+    assert (code, outputs["decision"]) == (0, "none")
+    assert world.gh.requests == 2  # the pull request and its comments; the jobs are not even listed
+    assert world.gh.writes == []
+
+
 def test_fork_pr_gets_a_diagnosis_and_no_code_runs(world: World) -> None:
     lint_pr(world)
     world.open_pr(fork=True)
