@@ -141,6 +141,9 @@ RUNNER_CASES = [
     ),
     pytest.param("##[error]The operation was canceled.", Category.CANCELLED, id="cancelled"),
     pytest.param(
+        '##[error]The job was canceled because "test (3.12)" failed.', Category.CANCELLED, id="fail-fast"
+    ),
+    pytest.param(
         "##[error]The job running on runner GitHub Actions 2 has exceeded the maximum execution time of "
         "360 minutes.",
         Category.TIMEOUT,
