@@ -276,6 +276,13 @@ class Run:
             self.edit_resets(ledger, plan.resets, event)
             self.outcome.decision = "skipped" if plan.checks else "none"
             return
+        # checked before claiming: a missing checkout is a workflow mistake, not a failed attempt
+        needs_checkout = bool(self.heal_checks(plan, pr)) and config.delivery != "none"
+        if needs_checkout and not Repo(self.actions.workspace).is_repository():
+            raise SetupError(
+                f"GITHUB_WORKSPACE ({self.actions.workspace}) is not a git checkout: add a step "
+                "`actions/checkout` (the default branch) before ci-healer"
+            )
         claim = self.gh.create_comment(
             pr.number,
             claim_body(

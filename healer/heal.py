@@ -296,7 +296,10 @@ def _heal_in(
     names = [p.check for p in ctx.checks]
     attempt = max(p.attempt for p in ctx.checks)
     identity = identity_for(config.bot_login)
-    if config.delivery == "comment":
+    # A push lands on the PR branch with no review step, so only a change that did not fail verification is
+    # pushed; one that fails is posted as a patch instead.
+    failed = verification.state in ("failed", "timed-out")
+    if config.delivery == "comment" or (config.delivery == "push" and failed):
         delivery = deliver_comment(diff)
     elif config.delivery == "push" and not ctx.pr.is_fork:
         delivery = deliver_push(

@@ -128,6 +128,8 @@ class Repo:
         return _git(list(args), self.path).stdout
 
     def is_repository(self) -> bool:
+        if not self.path.is_dir():
+            return False
         return _git(["rev-parse", "--git-dir"], self.path, check=False).returncode == 0
 
     def fetch_branch(self, branch: str, expected_sha: str) -> None:

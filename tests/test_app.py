@@ -632,3 +632,31 @@ def test_a_bug_is_one_error_line_with_details_folded(world: World) -> None:
     ]
     assert "::group::Details for a bug report" in log
     assert TOKEN not in "\n".join(log.splitlines()[1:])
+
+
+def test_a_missing_checkout_is_named_before_anything_is_written(world: World) -> None:
+    lint_pr(world)
+    world.env["GITHUB_WORKSPACE"] = str(world.tmp / "not-a-checkout")
+    (world.tmp / "not-a-checkout").mkdir()
+    code, log, _ = world.run()
+    assert code == 1
+    assert "is not a git checkout: add a step `actions/checkout`" in log
+    assert world.gh.writes == []
+
+
+def test_push_delivery_commits_onto_the_pr_branch_when_verified(world: World) -> None:
+    lint_pr(world)
+    code, log, outputs = world.run(delivery="push")
+    assert code == 0, log
+    assert git(world.origin, "show", "feature:app.py") == 'print("hi")'
+    assert outputs["fix-pull-request"] == ""
+    assert "Pushed a commit onto this branch (verified" in world.gh.comments[0].body
+
+
+def test_push_delivery_posts_a_patch_when_verification_fails(world: World) -> None:
+    lint_pr(world)
+    code, log, _ = world.run(delivery="push", verify_command="exit 1")
+    assert code == 0, log
+    assert git(world.origin, "rev-parse", "feature") == world.pr_sha  # nothing pushed
+    body = world.gh.comments[0].body
+    assert "```diff" in body and "still fails" in body
