@@ -319,6 +319,13 @@ def test_contents_come_from_the_repository(standin: StandIn, sandbox: Sandbox) -
     )
     assert base64.b64decode(got.json()["content"]).decode() == BASE_FILES["widgets/calc.py"]
     assert call(standin, "GET", "/repos/octo-org/widgets/contents/.github/ci-healer.yml").status_code == 404
+    raw = call(
+        standin,
+        "GET",
+        "/repos/octo-org/widgets/contents/widgets/calc.py",
+        headers={**AUTH, "Accept": "application/vnd.github.raw+json"},
+    )
+    assert raw.text == BASE_FILES["widgets/calc.py"]
 
 
 def test_a_fix_pull_request_must_name_a_pushed_branch_with_commits(

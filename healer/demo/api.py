@@ -241,7 +241,7 @@ class Api:
             if shown is None:
                 return _error(404, "Not Found")
             data, sha = shown
-        if "raw" in (headers.get("Accept") or ""):
+        if "raw" in (headers.get("accept") or ""):  # header names arrive lower-cased
             return Reply(200, raw=data, content_type="application/vnd.github.raw; charset=utf-8")
         sha = sha or shapes.node_id("B", len(data)).lower()
         return Reply(

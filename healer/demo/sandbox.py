@@ -12,10 +12,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from healer.demo.api import Api
 from healer.demo.sample import workflow_run_event
@@ -48,6 +50,55 @@ def git(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
     return done.stdout
 
 
+def run_child(
+    argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float
+) -> tuple[int, str, str, int]:
+    """Run a child process to its end: exit code, stdout, stderr and its own peak memory in KiB.
+
+    ``os.wait4`` reports the resources of exactly this child (``RUSAGE_CHILDREN`` would mix in every child
+    this process ever had); where it is missing, the peak is 0.
+    """
+    if not hasattr(os, "wait4"):
+        done = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        return done.returncode, done.stdout, done.stderr, 0
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    texts = ["", ""]
+
+    def pump(index: int, stream: IO[str]) -> None:
+        texts[index] = stream.read()
+
+    assert proc.stdout is not None and proc.stderr is not None
+    pumps = [
+        threading.Thread(target=pump, args=(i, s), daemon=True)
+        for i, s in enumerate((proc.stdout, proc.stderr))
+    ]
+    for thread in pumps:
+        thread.start()
+    expired = threading.Event()
+
+    def kill() -> None:
+        expired.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    for thread in pumps:
+        thread.join()
+    proc.stdout.close()
+    proc.stderr.close()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if expired.is_set():
+        raise subprocess.TimeoutExpired(argv, timeout, output=texts[0], stderr=texts[1])
+    peak = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss  # bytes on macOS
+    return proc.returncode, texts[0], texts[1], peak
+
+
 @dataclass
 class HealerRun:
     """One ``healer run``: its exit code, output, step outputs, job summary, timing and the requests it
@@ -60,6 +111,7 @@ class HealerRun:
     summary: str
     seconds: float
     requests: list[RecordedRequest]
+    peak_rss_kib: int = 0  # the child's peak resident memory (0 where the platform cannot say)
 
     @property
     def decision(self) -> str:
@@ -342,21 +394,13 @@ class Sandbox:
         before = len(self.standin.requests)
         argv = [sys.executable, "-m", "healer", "run", *(["--dry-run"] if dry_run else [])]
         started = time.monotonic()
-        done = subprocess.run(
-            argv, cwd=self.workspace, env=env, capture_output=True, text=True, timeout=timeout, check=False
-        )
+        returncode, stdout, stderr, peak = run_child(argv, cwd=self.workspace, env=env, timeout=timeout)
         seconds = time.monotonic() - started
         output_path, summary_path = Path(env["GITHUB_OUTPUT"]), Path(env["GITHUB_STEP_SUMMARY"])
         outputs = parse_github_output(output_path.read_text(encoding="utf-8")) if output_path.exists() else {}
         summary = summary_path.read_text(encoding="utf-8") if summary_path.exists() else ""
         return HealerRun(
-            done.returncode,
-            done.stdout,
-            done.stderr,
-            outputs,
-            summary,
-            seconds,
-            list(self.standin.requests[before:]),
+            returncode, stdout, stderr, outputs, summary, seconds, list(self.standin.requests[before:]), peak
         )
 
     def cleanup(self) -> None:

@@ -559,7 +559,8 @@ def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 operation = "signed-log"
                 reply = api.signed_log(path[len(SIGNED_LOG_PREFIX) :], dict(query), self.headers.get("Range"))
             else:
-                operation, reply = api.dispatch(self.command, path, query, body, auth, self.headers)
+                lowered = {k.lower(): v for k, v in self.headers.items()}
+                operation, reply = api.dispatch(self.command, path, query, body, auth, lowered)
             payload = reply.payload()
             headers = tuple(
                 (k, "<redacted>" if k.lower() == "authorization" else v) for k, v in self.headers.items()
