@@ -150,7 +150,7 @@ class Repo:
         if not re.fullmatch(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}", sha):
             raise GitError(f"{sha!r} is not a commit id")
         _git(["worktree", "add", "--detach", "--force", "--", str(path), sha], self.path)
-        return Checkout(path, self)
+        return Checkout(path, self, sha)
 
     def remove_worktree(self, path: Path) -> None:
         _git(["worktree", "remove", "--force", "--", str(path)], self.path, check=False)
@@ -160,15 +160,21 @@ class Repo:
 class Checkout:
     """A worktree holding the PR head: where fixes and the agent run, and where the fix commit is made."""
 
-    def __init__(self, path: Path, repo: Repo) -> None:
+    def __init__(self, path: Path, repo: Repo, base: str = "") -> None:
         self.path = path
         self.repo = repo
+        self.base = base  # the PR head commit the checkout started from
 
     def git(self, *args: str) -> str:
         return _git(list(args), self.path).stdout
 
     def stage(self) -> str:
-        """Stage every change (new files included) and return the staged diff (what would be delivered)."""
+        """Stage every change (new files included) and return the staged diff (what would be delivered).
+
+        An agent that committed on its own (aider does by default) is folded back: HEAD returns to the PR
+        head with the tree kept, so the diff covers everything since the PR head and the fix is one commit."""
+        if self.base and self.git("rev-parse", "HEAD").strip() != self.base:
+            self.git("reset", "--soft", "--quiet", self.base)
         self.git("add", "--all", "--", ".")
         return self.git(
             "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"

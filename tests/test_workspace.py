@@ -146,3 +146,16 @@ def test_push_header_replaces_the_one_actions_checkout_persisted(repo: Repo) -> 
 
 def test_identity_of_an_app_bot() -> None:
     assert identity_for("my-app[bot]").email == "my-app[bot]@users.noreply.github.com"
+
+
+def test_an_agent_commit_is_folded_into_the_staged_change(repo: Repo, origin: Path, tmp_path: Path) -> None:
+    sha = pr_sha(origin)
+    repo.fetch_branch("x;$(touch${IFS}pwned)", sha)
+    checkout = repo.add_worktree(tmp_path / "wt", sha)
+    (checkout.path / "app.py").write_text("import sys\n")
+    git(checkout.path, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qam", "agent's own commit")
+    (checkout.path / "more.txt").write_text("x\n")
+    diff = checkout.stage()
+    assert "-import os" in diff and "+++ b/more.txt" in diff
+    commit = checkout.commit("Fix", identity_for("github-actions[bot]"))
+    assert git(checkout.path, "rev-parse", f"{commit}^") == sha
