@@ -90,6 +90,7 @@ PACKS = (
     "cpp.yml",
     "dotnet.yml",
     "ruby.yml",
+    "php.yml",
 )
 DEFAULT_CONFIDENCE = 0.8
 DEFAULT_CONTEXT = (3, 6)
