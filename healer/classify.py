@@ -59,7 +59,7 @@ def diagnose(
     lines = list(log.lines)
     annotation_start = len(lines)
     lines.extend(_annotation_lines(annotations))
-    job_name = job.name if job else None
+    job_name = (job.name or None) if job else None
     failed_job_step = _failed_step_name(job)
     step_name = failed_job_step or log.step_name or None
     base = {
