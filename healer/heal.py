@@ -71,6 +71,7 @@ class HealResult:
     why_not: str = ""  # Markdown from the healer (guard reasons, missing tools)
     notes: str = ""  # untrusted output of the fix or agent
     diffstat: str = ""
+    refused: bool = False  # set aside before the diff was even read (see ConfigSnapshot)
     log: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -80,7 +81,7 @@ class HealResult:
             return "framed"
         if self.delivered:
             return "verified" if self.verification and self.verification.passed else "delivered"
-        return "refused" if self.diffstat else "no-change"
+        return "refused" if self.diffstat or self.refused else "no-change"
 
 
 def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) -> HealNote:
@@ -242,6 +243,7 @@ def _heal_in(
     config = ctx.config
     ran: list[str] = []
     notes: list[str] = []
+    snapshot = checkout.snapshot_config()
     for plan in fixes:
         for command in plan.diagnosis.fix_commands if plan.diagnosis else ():
             if command in ran:
@@ -279,6 +281,17 @@ def _heal_in(
         agent=agent,
         notes=note_text,
     )
+    tampered = snapshot.changed()
+    if tampered:
+        # checked before git runs again in the checkout: the new configuration could run programs
+        snapshot.restore()
+        where = ", ".join(f"`{p.name}`" for p in tampered)
+        reason = (
+            f"The commands run in the checkout changed git's configuration ({where}), which could make git "
+            "run programs while the change is committed and pushed; the change was set aside and the "
+            "configuration restored."
+        )
+        return _replace(base, why_not=reason, refused=True)
     diff = checkout.stage()
     verdict = judge_diff(diff, protected_paths=config.protected_paths, max_lines=config.max_diff_lines)
     diffstat = checkout.diffstat() if not verdict.empty else ""

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from healer.agent import scrubbed_env
+
 # Variables that would point git somewhere else or make it print requests (headers included).
 _GIT_ENV_DROP = re.compile(
     r"^(GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)|TRACE\w*|CURL_VERBOSE|"
@@ -52,7 +54,13 @@ def identity_for(bot_login: str) -> Identity:
 
 
 def _git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in (base if base is not None else os.environ).items() if not _GIT_ENV_DROP.match(k)}
+    # git runs in a tree a PR (and an agent) wrote; no credential of the step reaches it through the
+    # environment (a push gets the token through its own GIT_CONFIG_* entries, see push_auth_env)
+    env = {
+        k: v
+        for k, v in scrubbed_env(base if base is not None else os.environ).items()
+        if not _GIT_ENV_DROP.match(k)
+    }
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     return env
 
@@ -68,6 +76,8 @@ def _git(
     env = _git_env()
     if extra_env:
         env.update(extra_env)
+    # the subcommand, for messages: the first argument after the leading `-c key=value` pairs
+    name = next((a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c")), "")
     try:
         proc = subprocess.run(  # noqa: S603 - argv list, never a shell
             ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
@@ -75,14 +85,14 @@ def _git(
     except FileNotFoundError:
         raise GitError("git is not installed on this runner") from None
     except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} did not finish in {GIT_TIMEOUT:.0f} s") from None
+        raise GitError(f"git {name} did not finish in {GIT_TIMEOUT:.0f} s") from None
     if check and proc.returncode != 0:
         message = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
         detail = message[-1] if message else f"exit code {proc.returncode}"
         if secret:
             basic = base64.b64encode(f"x-access-token:{secret}".encode()).decode()
             detail = detail.replace(secret, "***").replace(basic, "***")
-        raise GitError(f"git {args[0]} failed: {detail}")
+        raise GitError(f"git {name} failed: {detail}")
     return proc
 
 
@@ -157,6 +167,35 @@ class Repo:
         _git(["worktree", "prune"], self.path, check=False)
 
 
+_SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+
+@dataclass(frozen=True)
+class ConfigSnapshot:
+    """The bytes of git's configuration files at one moment (None: the file did not exist).
+
+    Commands that run in the checkout (fix commands, the agent, the PR's own code they start) can write
+    git configuration: a filter, a proxy, a credential helper, a receive-pack command. Git would act on it
+    during staging, committing or pushing, with the token at hand, so a change is detected before git runs
+    again, undone, and the delivery refused."""
+
+    files: tuple[tuple[Path, bytes | None], ...]
+
+    @classmethod
+    def take(cls, paths: tuple[Path, ...]) -> ConfigSnapshot:
+        return cls(tuple((p, p.read_bytes() if p.is_file() else None) for p in paths))
+
+    def changed(self) -> tuple[Path, ...]:
+        return tuple(p for p, data in self.files if (p.read_bytes() if p.is_file() else None) != data)
+
+    def restore(self) -> None:
+        for path, data in self.files:
+            if data is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_bytes(data)
+
+
 class Checkout:
     """A worktree holding the PR head: where fixes and the agent run, and where the fix commit is made."""
 
@@ -164,9 +203,26 @@ class Checkout:
         self.path = path
         self.repo = repo
         self.base = base  # the PR head commit the checkout started from
+        # Where git reads configuration for this checkout, found before any command runs in it.
+        git_dir = Path(self.git("rev-parse", "--absolute-git-dir").strip())
+        common = Path(self.git("rev-parse", "--git-common-dir").strip())
+        common = common if common.is_absolute() else (self.path / common).resolve()
+        home = Path(os.environ.get("HOME", "~")).expanduser()
+        xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+        self.config_files = (
+            common / "config",
+            git_dir / "config.worktree",
+            home / ".gitconfig",
+            xdg / "git" / "config",
+        )
 
     def git(self, *args: str) -> str:
-        return _git(list(args), self.path).stdout
+        # Hooks and the fsmonitor would run programs from the repository's configuration: never here.
+        return _git([*_SAFE, *args], self.path).stdout
+
+    def snapshot_config(self) -> ConfigSnapshot:
+        """The git configuration files as they are now (taken before fix commands or the agent run)."""
+        return ConfigSnapshot.take(self.config_files)
 
     def stage(self) -> str:
         """Stage every change (new files included) and return the staged diff (what would be delivered).
@@ -207,8 +263,7 @@ class Checkout:
         }
         _git(
             [
-                "-c",
-                "core.hooksPath=/dev/null",
+                *_SAFE,
                 "-c",
                 "commit.gpgSign=false",
                 "commit",
@@ -227,6 +282,7 @@ class Checkout:
         _require_branch(branch, self.path)
         extra = push_auth_env(token, server_url)
         args = [
+            *_SAFE,
             "push",
             "--no-verify",
             "--quiet",

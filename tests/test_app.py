@@ -660,3 +660,31 @@ def test_push_delivery_posts_a_patch_when_verification_fails(world: World) -> No
     assert git(world.origin, "rev-parse", "feature") == world.pr_sha  # nothing pushed
     body = world.gh.comments[0].body
     assert "```diff" in body and "still fails" in body
+
+
+AGENT_TAMPERS_WITH_GIT = """
+import pathlib, subprocess, sys
+marker = sys.argv[1]
+pathlib.Path("app.py").write_text("x = 1\\n")
+subprocess.run(["git", "config", "core.fsmonitor", f"touch {marker}"], check=True)
+subprocess.run(["git", "config", "filter.evil.clean", f"touch {marker}"], check=True)
+pathlib.Path(".gitattributes").write_text("* filter=evil\\n")
+"""
+
+
+def test_an_agent_that_rewrites_git_config_is_refused_before_git_runs(world: World) -> None:
+    world.push_pr({"widgets.py": "def add(a, b):\n    return a - b\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    marker = world.tmp / "pwned"
+    config_before = (world.workspace / ".git" / "config").read_text()
+    command = agent_command(world, AGENT_TAMPERS_WITH_GIT) + f' "{marker}"'
+    code, log, outputs = world.run(agent_command=command)
+    assert code == 0, log
+    assert not marker.exists()
+    assert (world.workspace / ".git" / "config").read_text() == config_before
+    assert outputs["fix-pull-request"] == ""
+    assert "changed git's configuration (`config`)" in world.gh.comments[0].body
+    (attempt,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
+    assert attempt.result == "refused"
