@@ -12,7 +12,7 @@ from pathlib import Path
 from openapi_contract import check_request, check_response
 
 from healer.demo.sample import LINT_PR_FILES, job_log
-from healer.demo.sandbox import HealerRun, Sandbox
+from healer.demo.sandbox import HealerRun, Sandbox, git
 from healer.demo.state import Pull, RecordedRequest, Run
 
 # Distinctive, so that a leak anywhere is found by a plain substring search.
@@ -121,8 +121,16 @@ def lint_log(box: Sandbox) -> str:
     return job_log("lint", "ruff check .", lines, exit_code=code)
 
 
+# Real tool output per source tree (the same tree gives the same output; pytest takes a while to start).
+_OUTPUTS: dict[tuple[str, str], tuple[list[str], int]] = {}
+
+
 def failing_test_log(box: Sandbox) -> str:
-    lines, code = pytest_output(box.seed)
+    """The log of a ``test (3.12)`` job that ran pytest on the sandbox's current seed checkout."""
+    tree = git(box.seed, "rev-parse", "HEAD^{tree}").strip()
+    if ("pytest", tree) not in _OUTPUTS:
+        _OUTPUTS["pytest", tree] = pytest_output(box.seed)
+    lines, code = _OUTPUTS["pytest", tree]
     assert code == 1, "the sample PR should fail its tests"
     return job_log("test (3.12)", "python -m pytest -q", lines, exit_code=code)
 

@@ -74,6 +74,7 @@ def test_an_agent_that_games_the_checks_is_refused(
 ) -> None:
     pull, run = failing_test_pull(box)
     refs = box.origin_refs()
+    agent_body += "print('@octocat @octo-org/admins please look.')\n"
 
     result = heal(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", agent_body)})
 
@@ -83,25 +84,14 @@ def test_an_agent_that_games_the_checks_is_refused(
     # the refusal is explained on the PR (the agent's notes help the author even when its diff is refused)
     [comment] = box.standin.comments(box.repo, pull.number)
     assert reason in comment.body.lower()
+    # the agent's notes are posted, but the @mentions in them (untrusted output) ping nobody
+    assert "octocat" in comment.body
+    assert not re.search(r"(?<![\w`])@octo", _outside_code(comment.body))
 
 
 def _outside_code(markdown: str) -> str:
     without_fences = re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1[ \t]*$", "", markdown)
     return re.sub(r"`[^`\n]*`", "", without_fences)
-
-
-def test_agent_notes_cannot_mention_people(box: Sandbox, tmp_path: Path) -> None:
-    pull, run = failing_test_pull(box)
-    agent = write_agent(
-        tmp_path / "agent", "print('I could not fix it. @octocat @octo-org/admins please look.')\n"
-    )
-
-    result = heal(box, run, inputs={"agent-command": agent})
-
-    assert result.outputs["fix-pull-request"] == ""
-    [comment] = box.standin.comments(box.repo, pull.number)
-    assert "octocat" in comment.body  # the notes are posted…
-    assert not re.search(r"(?<![\w`])@octo", _outside_code(comment.body))  # …without pinging anyone
 
 
 def test_a_dry_run_writes_nothing(box: Sandbox, tmp_path: Path) -> None:
