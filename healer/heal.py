@@ -219,7 +219,7 @@ def heal(gh: GitHub, repo: Repo, ctx: HealContext, *, say: Callable[[str], None]
     if agents and not config.agent_command:
         missing = ", ".join(f"`{p.check}`" for p in agents)
         say(f"no agent command is configured for {missing}")
-    repo.fetch_branch(ctx.pr.head_ref, ctx.head_sha)
+    repo.fetch_branch(ctx.pr.head_ref, ctx.head_sha, token=config.github_token, server_url=ctx.server_url)
     worktree = ctx.temp_dir / "ci-healer" / f"checkout-{ctx.run_id}"
     if worktree.exists():
         repo.remove_worktree(worktree)

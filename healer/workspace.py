@@ -142,14 +142,19 @@ class Repo:
             return False
         return _git(["rev-parse", "--git-dir"], self.path, check=False).returncode == 0
 
-    def fetch_branch(self, branch: str, expected_sha: str) -> None:
-        """Fetch ``refs/heads/<branch>`` from origin and check that it still points at ``expected_sha``."""
+    def fetch_branch(self, branch: str, expected_sha: str, *, token: str = "", server_url: str = "") -> None:
+        """Fetch ``refs/heads/<branch>`` from origin and check that it still points at ``expected_sha``.
+
+        The token (for private repositories: the recommended checkout keeps no credentials) is given to this
+        one git process, as for a push."""
         _require_branch(branch, self.path)
         shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true"
         depth = ["--depth=1"] if shallow else []
         _git(
             ["fetch", "--no-tags", "--no-recurse-submodules", *depth, "--", "origin", f"refs/heads/{branch}"],
             self.path,
+            extra_env=push_auth_env(token, server_url) if server_url else None,
+            secret=token,
         )
         fetched = self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
         if fetched.lower() != expected_sha.lower():
