@@ -6,9 +6,10 @@ import hmac
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from healer.demo import shapes
-from healer.demo.standin import Reply, _error, api_path, match_route, paginate, signed_log_url
+from healer.demo.routes import SIGNED_LOG_PREFIX, Reply, error, match_route, paginate, parse_range
 from healer.demo.state import Comment, Job, Pull, Repo, Rerun, Review, Run
 
 if TYPE_CHECKING:
@@ -34,22 +35,22 @@ class Api:
         auth: str | None,
         headers: Mapping[str, str],
     ) -> tuple[str, Reply]:
-        inner = api_path(self.s, path)
+        inner = self.api_path(path)
         found = match_route(method, inner) if inner is not None else None
         if found is None:
-            return "unknown", _error(404, "Not Found")
+            return "unknown", error(404, "Not Found")
         operation, params = found
         reply = self._authorize(auth)
         if reply is not None:
             return operation, reply
         fault = self.s._take_fault(operation)
         if fault is not None:
-            error = fault.body if fault.body is not None else shapes.error(fault.message, fault.status)
-            return operation, Reply(fault.status, error, headers=[*fault.headers, *self._rate_headers()])
+            fault_body = fault.body if fault.body is not None else shapes.error(fault.message, fault.status)
+            return operation, Reply(fault.status, fault_body, headers=[*fault.headers, *self._rate_headers()])
         with self.s._lock:
             repo = self.s.repos.get(f"{params['owner']}/{params['repo']}".lower())
             if repo is None:
-                return operation, _error(404, "Not Found")
+                return operation, error(404, "Not Found")
             handler = getattr(self, "op_" + operation.replace("/", "_").replace("-", "_"))
             reply = handler(repo, params, dict(query), body, headers)
         reply.headers.extend(self._rate_headers())
@@ -57,10 +58,10 @@ class Api:
 
     def _authorize(self, auth: str | None) -> Reply | None:
         if not auth:
-            return _error(401, "Requires authentication")
+            return error(401, "Requires authentication")
         scheme, _, value = auth.partition(" ")
         if scheme.lower() not in ("token", "bearer") or not hmac.compare_digest(value.strip(), self.s.token):
-            return _error(401, "Bad credentials")
+            return error(401, "Bad credentials")
         return None
 
     def _rate_headers(self) -> list[tuple[str, str]]:
@@ -72,6 +73,19 @@ class Api:
             ("x-ratelimit-reset", str(int(time.time()) + 3600)),
             ("x-ratelimit-resource", "core"),
         ]
+
+    def api_path(self, path: str) -> str | None:
+        """``path`` without the API prefix, or None when it is outside the API."""
+        if self.s.api_prefix:
+            if not path.startswith(self.s.api_prefix + "/"):
+                return None
+            return path[len(self.s.api_prefix) :]
+        return path
+
+    def signed_log_url(self, job_id: int) -> str:
+        expires = int(time.time() + self.s.log_url_ttl)
+        query = urlencode({"expires": expires, "sig": self.s.sign(job_id, expires)})
+        return f"{self.s.server_url}{SIGNED_LOG_PREFIX}{job_id}?{query}"
 
     # -- shape helpers ---------------------------------------------------------------------------------------
     @property
@@ -239,7 +253,7 @@ class Api:
         if data is None:
             shown = repo.show(ref, path)
             if shown is None:
-                return _error(404, "Not Found")
+                return error(404, "Not Found")
             data, sha = shown
         if "raw" in (headers.get("accept") or ""):  # header names arrive lower-cased
             return Reply(200, raw=data, content_type="application/vnd.github.raw; charset=utf-8")
@@ -267,7 +281,7 @@ class Api:
     ) -> Reply:
         state = query.get("state", "open")
         if state not in ("open", "closed", "all"):
-            return _error(422, "Validation Failed")
+            return error(422, "Validation Failed")
         pulls = [
             p
             for p in self.s.pulls_by_repo[repo.full_name.lower()].values()
@@ -293,7 +307,7 @@ class Api:
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         if not isinstance(body, dict) or not body.get("head") or not body.get("base"):
-            return _error(
+            return error(
                 422,
                 "Validation Failed",
                 errors=[{"resource": "PullRequest", "field": "head", "code": "missing_field"}],
@@ -310,7 +324,7 @@ class Api:
                 and pull.head_repo.split("/", 1)[0].lower() == head_owner.lower()
             ):
                 # GitHub's own wording; clients look for it to find and update the existing PR
-                return _error(
+                return error(
                     422,
                     "Validation Failed",
                     errors=[
@@ -325,13 +339,13 @@ class Api:
         base_sha = repo.resolve(f"refs/heads/{base_ref}")
         if repo.git_dir is not None and (head_sha is None or base_sha is None):
             field = "head" if head_sha is None else "base"
-            return _error(
+            return error(
                 422,
                 "Validation Failed",
                 errors=[{"resource": "PullRequest", "field": field, "code": "invalid"}],
             )
         if head_sha is not None and head_sha == base_sha:
-            return _error(
+            return error(
                 422,
                 "Validation Failed",
                 errors=[
@@ -361,23 +375,23 @@ class Api:
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         pull = self._pull(repo, params["number"])
-        return Reply(200, self.pull_shape(pull)) if pull else _error(404, "Not Found")
+        return Reply(200, self.pull_shape(pull)) if pull else error(404, "Not Found")
 
     def op_pulls_update(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         pull = self._pull(repo, params["number"])
         if pull is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         if not isinstance(body, dict):
-            return _error(422, "Validation Failed")
+            return error(422, "Validation Failed")
         if "title" in body:
             pull.title = str(body["title"])
         if "body" in body:
             pull.body = body["body"]
         if "state" in body:
             if body["state"] not in ("open", "closed"):
-                return _error(422, "Validation Failed")
+                return error(422, "Validation Failed")
             pull.state = body["state"]
         if "base" in body:
             pull.base_ref = str(body["base"])
@@ -389,7 +403,7 @@ class Api:
     ) -> Reply:
         pull = self._pull(repo, params["number"])
         if pull is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         body = body if isinstance(body, dict) else {}
         review = Review(
             repo.full_name,
@@ -435,7 +449,7 @@ class Api:
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         run = self._run(repo, params["run_id"])
-        return Reply(200, self.run_shape(run)) if run else _error(404, "Not Found")
+        return Reply(200, self.run_shape(run)) if run else error(404, "Not Found")
 
     def _jobs_reply(self, repo: Repo, run: Run, jobs: list[Job], query: dict[str, str], rest: str) -> Reply:
         jobs.sort(key=lambda j: j.id)
@@ -447,7 +461,7 @@ class Api:
     ) -> Reply:
         run = self._run(repo, params["run_id"])
         if run is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         every = query.get("filter", "latest") == "all"
         jobs = [
             j
@@ -462,7 +476,7 @@ class Api:
         run = self._run(repo, params["run_id"])
         attempt = int(params["attempt"]) if params["attempt"].isdigit() else 0
         if run is None or not 1 <= attempt <= run.run_attempt:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         jobs = [j for j in self.s.jobs.values() if j.run_id == run.id and j.run_attempt == attempt]
         return self._jobs_reply(repo, run, jobs, query, f"/actions/runs/{run.id}/attempts/{attempt}/jobs")
 
@@ -470,16 +484,16 @@ class Api:
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         job = self._job(repo, params["job_id"])
-        return Reply(200, self.job_shape(job)) if job else _error(404, "Not Found")
+        return Reply(200, self.job_shape(job)) if job else error(404, "Not Found")
 
     def op_actions_download_job_logs_for_workflow_run(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         job = self._job(repo, params["job_id"])
         if job is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         # GitHub answers with a redirect to a short-lived signed URL on its blob storage.
-        return Reply(302, None, headers=[("Location", signed_log_url(self.s, job.id))])
+        return Reply(302, None, headers=[("Location", self.signed_log_url(job.id))])
 
     def signed_log(self, rest: str, query: dict[str, str], range_header: str | None) -> Reply:
         """The blob behind a signed log URL: no token needed (the signature is the credential), may expire."""
@@ -493,7 +507,7 @@ class Api:
             return Reply(403, raw=b"AuthenticationFailed: signed expiry time has passed", content_type=text)
         data, size = job.log, len(job.log)
         if range_header and self.s.range_support:
-            span = _parse_range(range_header, size)
+            span = parse_range(range_header, size)
             if span is None:
                 return Reply(416, raw=b"", content_type=text, headers=[("Content-Range", f"bytes */{size}")])
             start, end = span
@@ -510,7 +524,7 @@ class Api:
     ) -> Reply:
         run = self._run(repo, params["run_id"])
         if run is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         self.s.reruns.append(Rerun(repo.full_name, run.id))
         return Reply(201, {})
 
@@ -519,7 +533,7 @@ class Api:
     ) -> Reply:
         job = self._job(repo, params["job_id"])
         if job is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         self.s.reruns.append(Rerun(repo.full_name, job.run_id, job.id))
         return Reply(201, {})
 
@@ -528,7 +542,7 @@ class Api:
     ) -> Reply:
         job = self._job(repo, params["job_id"])
         if job is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         run = self.s.runs[job.run_id]
         items = [
             shapes.annotation(
@@ -583,7 +597,7 @@ class Api:
     ) -> Reply:
         pull = self._pull(repo, params["number"])
         if pull is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         comments = sorted(self.s.comments(repo.full_name, pull.number), key=lambda c: c.id)
         page, links = paginate(
             [self.comment_shape(c) for c in comments],
@@ -597,16 +611,16 @@ class Api:
     ) -> Reply:
         pull = self._pull(repo, params["number"])
         if pull is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         text = body.get("body") if isinstance(body, dict) else None
         if not isinstance(text, str) or not text:
-            return _error(
+            return error(
                 422,
                 "Validation Failed",
                 errors=[{"resource": "IssueComment", "field": "body", "code": "missing_field"}],
             )
         if len(text) > MAX_COMMENT:
-            return _error(
+            return error(
                 422,
                 "Validation Failed",
                 errors=[
@@ -627,10 +641,10 @@ class Api:
     ) -> Reply:
         comment = self._comment(repo, params["comment_id"])
         if comment is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         text = body.get("body") if isinstance(body, dict) else None
         if not isinstance(text, str) or not text or len(text) > MAX_COMMENT:
-            return _error(422, "Validation Failed")
+            return error(422, "Validation Failed")
         comment.body = text
         comment.updated_at = self.s._now()
         return Reply(200, self.comment_shape(comment))
@@ -640,7 +654,7 @@ class Api:
     ) -> Reply:
         comment = self._comment(repo, params["comment_id"])
         if comment is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         comment.deleted = True
         return Reply(204, None)
 
@@ -653,28 +667,11 @@ class Api:
     ) -> Reply:
         pull = self._pull(repo, params["number"])
         if pull is None:
-            return _error(404, "Not Found")
+            return error(404, "Not Found")
         names = body.get("labels") if isinstance(body, dict) else body
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            return _error(422, "Validation Failed")
+            return error(422, "Validation Failed")
         for name in names:
             if name not in pull.labels:
                 pull.labels.append(name)
         return Reply(200, [shapes.label(name, self.api, repo.full_name) for name in pull.labels])
-
-
-def _parse_range(header: str, size: int) -> tuple[int, int] | None:
-    """One byte range (``bytes=a-b``, ``bytes=a-``, ``bytes=-n``) as inclusive offsets, or None."""
-    unit, _, spec = header.partition("=")
-    if unit.strip() != "bytes" or "," in spec:
-        return None
-    first, _, last = spec.strip().partition("-")
-    try:
-        if not first:
-            length = int(last)
-            return (max(0, size - length), size - 1) if length > 0 and size > 0 else None
-        start = int(first)
-        end = min(int(last), size - 1) if last else size - 1
-    except ValueError:
-        return None
-    return (start, end) if start <= end and start < size else None

@@ -18,7 +18,6 @@ import hashlib
 import hmac
 import itertools
 import json
-import re
 import secrets
 import threading
 import time
@@ -28,95 +27,17 @@ from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
-from healer.demo import shapes
+from healer.demo.api import Api
+from healer.demo.routes import SIGNED_LOG_PREFIX, Reply
 from healer.demo.state import Comment, Fault, Job, Pull, RecordedRequest, Repo, Rerun, Review, Run
 
-DOCS = "https://docs.github.com/rest"
 _CHUNK = 64 * 1024
 
 
 class StandInError(Exception):
     """The stand-in was seeded or used wrongly (a missing repository, a duplicate number)."""
-
-
-class Reply:
-    """An HTTP answer: status, headers, and a JSON value or raw bytes."""
-
-    def __init__(
-        self,
-        status: int,
-        body: Any = None,
-        *,
-        headers: Iterable[tuple[str, str]] = (),
-        raw: bytes | None = None,
-        content_type: str = "application/json; charset=utf-8",
-    ) -> None:
-        self.status = status
-        self.body = body
-        self.headers = list(headers)
-        self.raw = raw
-        self.content_type = content_type
-
-    def payload(self) -> bytes:
-        if self.raw is not None:
-            return self.raw
-        if self.body is None:
-            return b""
-        return json.dumps(self.body).encode()
-
-
-def _error(status: int, message: str, **extra: Any) -> Reply:
-    return Reply(status, shapes.error(message, status, **extra))
-
-
-# -- the route table -----------------------------------------------------------------------------------------
-
-_SEG = r"(?P<{}>[^/]+)"
-_ROUTES: list[tuple[str, re.Pattern[str], str]] = []
-
-
-def _route(method: str, template: str, operation: str) -> None:
-    regex = re.sub(
-        r"\{(\w+)\}", lambda m: _SEG.format(m.group(1)) if m.group(1) != "path" else r"(?P<path>.+)", template
-    )
-    _ROUTES.append((method, re.compile("^" + regex + "$"), operation))
-
-
-_R = "/repos/{owner}/{repo}"
-for _method, _template, _operation in (
-    ("GET", _R, "repos/get"),
-    ("GET", _R + "/contents/{path}", "repos/get-content"),
-    ("GET", _R + "/collaborators/{username}/permission", "repos/get-collaborator-permission-level"),
-    ("GET", _R + "/pulls", "pulls/list"),
-    ("POST", _R + "/pulls", "pulls/create"),
-    ("GET", _R + "/pulls/{number}", "pulls/get"),
-    ("PATCH", _R + "/pulls/{number}", "pulls/update"),
-    ("POST", _R + "/pulls/{number}/reviews", "pulls/create-review"),
-    ("GET", _R + "/commits/{sha}/pulls", "repos/list-pull-requests-associated-with-commit"),
-    ("GET", _R + "/commits/{sha}/check-runs", "checks/list-for-ref"),
-    ("GET", _R + "/check-runs/{job_id}/annotations", "checks/list-annotations"),
-    ("GET", _R + "/actions/runs/{run_id}", "actions/get-workflow-run"),
-    ("GET", _R + "/actions/runs/{run_id}/jobs", "actions/list-jobs-for-workflow-run"),
-    (
-        "GET",
-        _R + "/actions/runs/{run_id}/attempts/{attempt}/jobs",
-        "actions/list-jobs-for-workflow-run-attempt",
-    ),
-    ("POST", _R + "/actions/runs/{run_id}/rerun-failed-jobs", "actions/re-run-workflow-failed-jobs"),
-    ("GET", _R + "/actions/jobs/{job_id}", "actions/get-job-for-workflow-run"),
-    ("GET", _R + "/actions/jobs/{job_id}/logs", "actions/download-job-logs-for-workflow-run"),
-    ("POST", _R + "/actions/jobs/{job_id}/rerun", "actions/re-run-job-for-workflow-run"),
-    ("GET", _R + "/issues/{number}/comments", "issues/list-comments"),
-    ("POST", _R + "/issues/{number}/comments", "issues/create-comment"),
-    ("PATCH", _R + "/issues/comments/{comment_id}", "issues/update-comment"),
-    ("DELETE", _R + "/issues/comments/{comment_id}", "issues/delete-comment"),
-    ("POST", _R + "/issues/{number}/labels", "issues/add-labels"),
-):
-    _route(_method, _template, _operation)
-
-SIGNED_LOG_PREFIX = "/_signed/logs/"
 
 
 class StandIn:
@@ -505,8 +426,6 @@ _DEFAULT_MESSAGES = {
 
 
 def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
-    from healer.demo.api import Api  # the operations live in their own module; imported here to avoid a cycle
-
     api = Api(standin)
 
     class Handler(BaseHTTPRequestHandler):
@@ -604,55 +523,3 @@ def _make_handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             return sent
 
     return Handler
-
-
-def api_path(standin: StandIn, path: str) -> str | None:
-    """``path`` without the API prefix, or None when it is outside the API."""
-    if standin.api_prefix:
-        if not path.startswith(standin.api_prefix + "/"):
-            return None
-        return path[len(standin.api_prefix) :]
-    return path
-
-
-def match_route(method: str, path: str) -> tuple[str, dict[str, str]] | None:
-    """The operation id and path parameters of an API path (without prefix)."""
-    for route_method, pattern, operation in _ROUTES:
-        found = pattern.match(path)
-        if found and route_method == method:
-            return operation, {k: unquote(v) for k, v in found.groupdict().items()}
-    return None
-
-
-def page_links(url_base: str, query: dict[str, str], page: int, last: int) -> str:
-    """GitHub's ``Link`` header for page ``page`` of ``last``."""
-
-    def link(number: int, rel: str) -> str:
-        params = dict(query)
-        params["page"] = str(number)
-        return f'<{url_base}?{urlencode(params)}>; rel="{rel}"'
-
-    parts = []
-    if page < last:
-        parts += [link(page + 1, "next"), link(last, "last")]
-    if page > 1:
-        parts += [link(1, "first"), link(page - 1, "prev")]
-    return ", ".join(parts)
-
-
-def paginate(
-    items: list[Any], query: dict[str, str], url_base: str
-) -> tuple[list[Any], list[tuple[str, str]]]:
-    """One page of ``items`` per ``per_page``/``page`` (GitHub's default 30, at most 100), and its Link."""
-    per_page = max(1, min(100, int(query.get("per_page") or 30)))
-    page = max(1, int(query.get("page") or 1))
-    last = max(1, -(-len(items) // per_page))
-    chunk = items[(page - 1) * per_page : page * per_page]
-    header = page_links(url_base, {k: v for k, v in query.items() if k != "page"}, page, last)
-    return chunk, [("Link", header)] if header else []
-
-
-def signed_log_url(standin: StandIn, job_id: int) -> str:
-    expires = int(time.time() + standin.log_url_ttl)
-    query = urlencode({"expires": expires, "sig": standin.sign(job_id, expires)})
-    return f"{standin.server_url}{SIGNED_LOG_PREFIX}{job_id}?{query}"
