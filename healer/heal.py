@@ -92,7 +92,7 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
     if result.agent is not None:
         how.append("ran the agent command")
     if config.delivery == "none":
-        how.append("rendered the heal frame for a later step")
+        how.append("handed the heal frame to a later step of the workflow")
     delivery = result.delivery
     return HealNote(
         attempt=max(c.attempt for c in heals),
