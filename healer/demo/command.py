@@ -136,7 +136,11 @@ def _report(box: Sandbox, result: HealerRun, stage: Any, say: Any, token: str, k
         say(f"    {name:<15} {result.outputs.get(name, '')}")
 
     fixes = standin.created_pulls(box.repo)
-    stage(4, "The fix pull request")
+    frame = Path(result.outputs.get("frame-path") or "")
+    if frame.is_file():
+        stage(4, "The heal frame the agent got (on stdin and in $HEALER_FRAME)")
+        say(_quote(_excerpt(frame.read_text(encoding="utf-8"), 24)))
+    stage(5, "The fix pull request")
     for fix in fixes:
         kind = "draft" if fix.draft else "ready for review"
         say(f"    #{fix.number} {fix.title!r} ({kind}): {fix.head_ref} -> {fix.base_ref}")
@@ -151,7 +155,7 @@ def _report(box: Sandbox, result: HealerRun, stage: Any, say: Any, token: str, k
     if not fixes:
         say("    none was opened")
 
-    stage(5, "The comment on the pull request")
+    stage(6, "The comment on the pull request")
     comments = standin.comments(box.repo, 1)
     for comment in comments:
         say(f"    by {comment.author}:")
@@ -159,7 +163,7 @@ def _report(box: Sandbox, result: HealerRun, stage: Any, say: Any, token: str, k
     if not comments:
         say("    none")
 
-    stage(6, "The requests the healer made to the GitHub stand-in")
+    stage(7, "The requests the healer made to the GitHub stand-in")
     for request in result.requests:
         say(f"    {request.method:<6} {request.status}  {request.path}")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -116,6 +117,12 @@ class HealerRun:
     @property
     def decision(self) -> str:
         return self.outputs.get("decision", "")
+
+
+def _step_name(log: str) -> str:
+    """The name GitHub gives the log's last ``run:`` step (``Run <command>``)."""
+    names = re.findall(r"##\[group\](Run .+)", log)
+    return names[-1].strip() if names else "Run checks"
 
 
 def parse_github_output(text: str) -> dict[str, str]:
@@ -321,7 +328,7 @@ class Sandbox:
                 log=log,
                 steps=[
                     ("Run actions/checkout@v5", "success"),
-                    ("Run checks", "failure" if failed else job_conclusion),
+                    (_step_name(log), "failure" if failed else job_conclusion),
                 ],
             )
         return run

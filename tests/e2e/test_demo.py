@@ -28,9 +28,10 @@ def test_the_demo_heals_its_lint_failure_without_ruff_or_flake8(tmp_path: Path, 
         "[1] The event",
         "[2] healer run",
         "[3] Outcome",
-        "[4] The fix pull request",
-        "[5] The comment",
-        "[6] The requests",
+        "[4] The heal frame",
+        "[5] The fix pull request",
+        "[6] The comment",
+        "[7] The requests",
     ):
         assert stage in text
     assert "decision        healed" in text and "-import os" in text
