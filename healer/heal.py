@@ -175,12 +175,15 @@ def verify(ctx: HealContext, checkout: Checkout, checks: Sequence[CheckPlan]) ->
     """Run `verify-command`, else each check's failing command when it is a known checker on PATH."""
     env = tool_env(ctx)
     commands: list[str | list[str]] = []
+    unchecked: list[str] = []  # checks whose failing command cannot be re-run here
     if ctx.config.verify_command:
         commands.append(ctx.config.verify_command)  # the maintainer's own command: through the shell
     else:
         for plan in checks:
             argv = step_verify_argv(plan.diagnosis.command if plan.diagnosis else None, env.get("PATH"))
-            if argv is not None and argv not in commands:
+            if argv is None:
+                unchecked.append(plan.check)
+            elif argv not in commands:
                 commands.append(argv)
     if not commands:
         return Verification(
@@ -203,6 +206,15 @@ def verify(ctx: HealContext, checkout: Checkout, checks: Sequence[CheckPlan]) ->
         # A "check" that rewrote files proves nothing about the staged change.
         return Verification(
             "unverified", reason=f"`{'; '.join(shown)}` changed files instead of checking them"
+        )
+    if unchecked:
+        # what ran passed, but not every check was re-run: the PR stays a draft and says which were not
+        names = ", ".join(f"`{name}`" for name in unchecked)
+        return Verification(
+            "unverified",
+            command=" && ".join(shown),
+            exit_code=0,
+            reason=f"`{' && '.join(shown)}` passed, but the failing command of {names} cannot be re-run here",
         )
     return Verification("passed", command=" && ".join(shown), exit_code=0)
 
@@ -306,6 +318,13 @@ def _heal_in(
         return _replace(base, why_not=why, diffstat=diffstat)
     verification = verify(ctx, checkout, ctx.checks)
     say(f"verification: {verification.describe()}")
+    if snapshot.changed():  # the verify commands ran the PR's tools too
+        snapshot.restore()
+        reason = (
+            "The verify commands changed git's configuration, which could make git run programs while the "
+            "change is committed and pushed; the change was set aside and the configuration restored."
+        )
+        return _replace(base, why_not=reason, refused=True, diffstat=diffstat)
     names = [p.check for p in ctx.checks]
     attempt = max(p.attempt for p in ctx.checks)
     identity = identity_for(config.bot_login)

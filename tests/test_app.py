@@ -688,3 +688,26 @@ def test_an_agent_that_rewrites_git_config_is_refused_before_git_runs(world: Wor
     assert "changed git's configuration (`config`)" in world.gh.comments[0].body
     (attempt,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
     assert attempt.result == "refused"
+
+
+def test_several_checks_are_healed_in_one_go_and_never_claimed_verified_beyond_what_ran(world: World) -> None:
+    world.push_pr(
+        {"app.py": 'import os\n\nprint("hi")\n', "widgets.py": "def add(a, b):\n    return a - b\n"}
+    )
+    world.open_pr()
+    world.fail("lint", "ruff check .", RUFF_OUTPUT, job_id=1)
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT, job_id=2)
+    world.event()
+    code, log, outputs = world.run(agent_command=agent_command(world, AGENT_FIX))
+    assert code == 0, log
+    frame = Path(world.env["RECORD"]).read_text()
+    assert "Check 1 of 1: `test`" in frame  # the fix rule took lint; the agent got only what was left
+    fix = world.gh.pulls[101]
+    assert fix.draft
+    assert "`ruff check .` passed, but the failing command of `test` cannot be re-run here" in fix.body
+    assert "Ran the fix command `ruff check --fix .`" in fix.body and "Ran the configured agent" in fix.body
+    assert git(world.origin, "show", f"{fix.head_ref}:app.py") == 'print("hi")'
+    assert "return a + b" in git(world.origin, "show", f"{fix.head_ref}:widgets.py")
+    attempts = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
+    assert sorted((m.check, m.fix_pr) for m in attempts) == [("lint", 101), ("test", 101)]
+    assert len(world.gh.comments) == 1
