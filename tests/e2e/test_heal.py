@@ -6,9 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import BRANCH, agent_reports, failing_test_pull, heal, lint_pull, write_agent
+from harness import BRANCH, REPO, TOKEN, agent_reports, failing_test_pull, heal, lint_pull, write_agent
 
+from healer.demo.sample import BASE_FILES
 from healer.demo.sandbox import Sandbox
+from healer.demo.standin import StandIn
 
 MARKER = "<!-- ci-healer:v1"
 
@@ -94,3 +96,15 @@ def test_a_test_failure_is_handed_to_the_agent_and_delivered(box: Sandbox, tmp_p
         ["git", "status", "--porcelain"], cwd=box.workspace, capture_output=True, text=True
     )
     assert status.stdout == ""
+
+
+def test_an_enterprise_server_api_prefix_is_followed(tmp_path: Path) -> None:
+    with StandIn(token=TOKEN, api_prefix="/api/v3") as enterprise:
+        box = Sandbox.create(tmp_path / "ghes", enterprise, repo=REPO, files=BASE_FILES)
+        pull, run = lint_pull(box)
+
+        result = heal(box, run)
+
+        assert result.outputs["decision"] == "healed"
+        assert all(r.path.startswith("/api/v3/") for r in result.requests if r.operation != "signed-log")
+        assert len(enterprise.created_pulls(box.repo)) == 1
