@@ -62,7 +62,7 @@ class StandIn:
         self.bot_login = bot_login
         # the login that comments made through the API are attributed to (tests may impersonate someone else)
         self.comment_author = bot_login
-        self.log_url_ttl = log_url_ttl
+        self.log_url_ttl = self._initial_ttl = log_url_ttl
         # GitHub's blob storage answers suffix ``Range`` requests; tests turn that off to see the client cope
         self.range_support = True
         self.requests: list[RecordedRequest] = []
@@ -139,6 +139,7 @@ class StandIn:
             self._faults.clear()
             self.comment_author = self.bot_login
             self.range_support = True
+            self.log_url_ttl = self._initial_ttl
 
     # -- seeding ---------------------------------------------------------------------------------------------
     def _now(self) -> str:
