@@ -20,7 +20,7 @@ import contextlib
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from healer.agent import ProcessError
@@ -29,14 +29,22 @@ from healer.config import Config, ConfigError, config_from_env, explicit_inputs,
 from healer.deliver import DeliveryError, is_fix_branch
 from healer.event import EventError, load_event
 from healer.evidence import collect_run_jobs, select_jobs
-from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment, render_summary
+from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
 from healer.github import GitHub, GitHubError
 from healer.heal import HealContext, HealResult, heal, heal_note
 from healer.ledger import Ledger, Marker, add_markers, claim_body, claim_marker, encode_marker, record
 from healer.ledger import reset_markers as make_reset_markers
 from healer.model import CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
-from healer.report import Actions, Reporter, SetupError, write_outputs, write_summary
+from healer.report import (
+    Actions,
+    Outcome,
+    Reporter,
+    SetupError,
+    render_job_summary,
+    write_outputs,
+    write_summary,
+)
 from healer.rules import RuleError, load_rules
 from healer.workspace import GitError, Repo, StaleHeadError
 
@@ -58,32 +66,6 @@ FAILED = frozenset({"failure", "timed_out"})
 FORK_NOTE = (
     "This pull request comes from a fork, so the healer does not run its code; here is what the log says."
 )
-
-
-@dataclass
-class Outcome:
-    """What this run did (filled in as it goes; rendered into outputs, summary and the comment)."""
-
-    decision: str = "none"
-    attempt: int = 0
-    category: str = ""
-    fix_pull_request: str = ""
-    frame_path: str = ""
-    lines: list[str] = field(default_factory=list)
-    plan: Plan | None = None
-    pr: PullRequest | None = None
-    frame: str = ""
-    planned: str = ""  # a dry run's decision had it acted
-    pushed: bool = False  # a commit was pushed onto the PR branch (delivery: push)
-
-    def outputs(self) -> dict[str, str]:
-        return {
-            "decision": self.decision,
-            "attempt": str(self.attempt) if self.attempt else "",
-            "category": self.category,
-            "fix-pull-request": self.fix_pull_request,
-            "frame-path": self.frame_path,
-        }
 
 
 GitHubFactory = Callable[..., GitHub]
@@ -516,41 +498,16 @@ def _names(plans: Sequence[CheckPlan]) -> str:
 
 
 def summary_markdown(run: Run, seconds: float) -> str:
-    outcome = run.outcome
-    rows = []
-    if outcome.plan is not None:
-        for c in outcome.plan.checks:
-            rows.append(
-                {
-                    "check": c.check,
-                    "category": _category(c),
-                    "verdict": c.verdict.value,
-                    "attempt": f"{c.attempt} of {c.max_attempts}" if c.attempt else "–",
-                    "detail": c.detail or (c.reason.value if c.reason else ""),
-                }
-            )
     event = getattr(run, "event", None)
-    # Pushes and PRs made with GITHUB_TOKEN start no workflow run; action.yml tells whether that is the token.
-    warn = ""
-    if (outcome.fix_pull_request or outcome.pushed) and run.actions.workflow_token is not False:
-        warn = "certain" if run.actions.workflow_token else "possible"
-    return render_summary(
+    return render_job_summary(
         run.frames,
-        {
-            "decision": outcome.decision,
-            "pr": outcome.pr,
-            "head_sha": event.head_sha if event else "",
-            "run_url": event.html_url if event else "",
-            "plan_rows": rows,
-            "outcome_lines": outcome.lines,
-            "fix_pr_url": outcome.fix_pull_request,
-            "frame_path": outcome.frame_path,
-            "dry_run": run.dry_run,
-            "planned": outcome.planned,
-            "token_warning": warn,
-            "requests": _request_count(run.gh),
-            "seconds": seconds,
-        },
+        run.outcome,
+        head_sha=event.head_sha if event else "",
+        run_url=event.html_url if event else "",
+        dry_run=run.dry_run,
+        workflow_token=run.actions.workflow_token,
+        requests=_request_count(run.gh),
+        seconds=seconds,
     )
 
 

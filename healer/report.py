@@ -12,11 +12,12 @@ import contextlib
 import secrets
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from healer.frames import clip_summary
+from healer.frames import Frames, clip_summary, render_summary
+from healer.model import Plan, PullRequest
 
 
 def escape_data(text: str) -> str:
@@ -71,6 +72,32 @@ class Actions:
             temp=Path(env.get("RUNNER_TEMP") or "/tmp"),  # noqa: S108 - the runner always sets RUNNER_TEMP
             workflow_token={"true": True, "false": False}.get(flag),
         )
+
+
+@dataclass
+class Outcome:
+    """What this run did (filled in as it goes; rendered into outputs, summary and the comment)."""
+
+    decision: str = "none"
+    attempt: int = 0
+    category: str = ""
+    fix_pull_request: str = ""
+    frame_path: str = ""
+    lines: list[str] = field(default_factory=list)
+    plan: Plan | None = None
+    pr: PullRequest | None = None
+    frame: str = ""
+    planned: str = ""  # a dry run's decision had it acted
+    pushed: bool = False  # a commit was pushed onto the PR branch (delivery: push)
+
+    def outputs(self) -> dict[str, str]:
+        return {
+            "decision": self.decision,
+            "attempt": str(self.attempt) if self.attempt else "",
+            "category": self.category,
+            "fix-pull-request": self.fix_pull_request,
+            "frame-path": self.frame_path,
+        }
 
 
 class Reporter:
@@ -138,3 +165,49 @@ def write_summary(path: str | None, markdown: str) -> None:
         return
     with open(Path(path), "a", encoding="utf-8") as fh:
         fh.write(clip_summary(markdown))
+
+
+def render_job_summary(
+    frames: Frames,
+    outcome: Outcome,
+    *,
+    head_sha: str,
+    run_url: str,
+    dry_run: bool,
+    workflow_token: bool | None,
+    requests: int,
+    seconds: float,
+) -> str:
+    """The job summary of a run (``summary.md.j2``), cut to 1 MiB."""
+    rows = [
+        {
+            "check": c.check,
+            "category": c.diagnosis.category.value if c.diagnosis else "unknown",
+            "verdict": c.verdict.value,
+            "attempt": f"{c.attempt} of {c.max_attempts}" if c.attempt else "–",
+            "detail": c.detail or (c.reason.value if c.reason else ""),
+        }
+        for c in (outcome.plan.checks if outcome.plan else ())
+    ]
+    # Pushes and PRs made with GITHUB_TOKEN start no workflow run; action.yml tells whether that is the token.
+    warn = ""
+    if (outcome.fix_pull_request or outcome.pushed) and workflow_token is not False:
+        warn = "certain" if workflow_token else "possible"
+    return render_summary(
+        frames,
+        {
+            "decision": outcome.decision,
+            "pr": outcome.pr,
+            "head_sha": head_sha,
+            "run_url": run_url,
+            "plan_rows": rows,
+            "outcome_lines": outcome.lines,
+            "fix_pr_url": outcome.fix_pull_request,
+            "frame_path": outcome.frame_path,
+            "dry_run": dry_run,
+            "planned": outcome.planned,
+            "token_warning": warn,
+            "requests": requests,
+            "seconds": seconds,
+        },
+    )
