@@ -1,4 +1,5 @@
-"""The Actions side of a run: workflow commands on stdout, step outputs and the job summary.
+"""The Actions side of a run: the step's environment (:class:`Actions`), workflow commands on stdout, and
+what the run did (:class:`Outcome`) as step outputs and the job summary.
 
 Workflow commands (``::error::``, ``::add-mask::``, ``::group::``) are parsed by the runner from any line a
 step prints, so text the healer does not control (log excerpts, agent output, the frame) is printed between
