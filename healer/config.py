@@ -46,7 +46,9 @@ def _int(low: int, high: int) -> Callable[[str, str], int]:
         try:
             value = int(raw.strip())
         except ValueError:
-            raise ConfigError(f"input `{name}` must be a whole number from {low} to {high}, not {raw!r}") from None
+            raise ConfigError(
+                f"input `{name}` must be a whole number from {low} to {high}, not {raw!r}"
+            ) from None
         if not low <= value <= high:
             raise ConfigError(f"input `{name}` must be from {low} to {high}, not {value}")
         return value
@@ -92,38 +94,90 @@ class Input:
 
 
 INPUTS: tuple[Input, ...] = (
-    Input("github-token", "", "Token for the GitHub API and for pushing fix branches. "
-          "Needs `contents: write`, `pull-requests: write`, `actions: write` (re-runs), `checks: read`.",
-          _text, secret=True),
-    Input("agent-command", "", "Shell command run in the PR-head checkout with the heal frame on stdin and in "
-          "`$HEALER_FRAME`. Empty: only fix rules and re-runs, the rest is escalated.", _text),
+    Input(
+        "github-token",
+        "",
+        "Token for the GitHub API and for pushing fix branches. "
+        "Needs `contents: write`, `pull-requests: write`, `actions: write` (re-runs), `checks: read`.",
+        _text,
+        secret=True,
+    ),
+    Input(
+        "agent-command",
+        "",
+        "Shell command run in the PR-head checkout with the heal frame on stdin and in "
+        "`$HEALER_FRAME`. Empty: only fix rules and re-runs, the rest is escalated.",
+        _text,
+    ),
     Input("max-attempts", "3", "Heal attempts per (pull request, check) before escalating.", _int(0, 20)),
-    Input("max-reruns", "1", "Re-runs per (check, commit) for transient and infrastructure failures.", _int(0, 5)),
-    Input("delivery", "pull-request", "How a change is delivered: `pull-request`, `push`, `comment` or `none`.",
-          _choice(*DELIVERIES)),
-    Input("verify-command", "", "Command run after a fix to verify it; empty: the failing step's own command "
-          "when it is a lint/format/typecheck tool on `PATH`.", _text),
-    Input("bot-login", "github-actions[bot]", "Login whose comments the healer trusts as its own ledger.", _text),
-    Input("fork-policy", "diagnose", "For fork PRs: `diagnose` (comment only, no fork code runs) or `ignore`.",
-          _choice(*FORK_POLICIES)),
-    Input("protected-paths", "", "Paths (globs, one per line) a fix may not touch, besides `.github/workflows/`.",
-          _list),
-    Input("max-diff-lines", "400", "Largest diff (added + removed lines) the healer delivers.", _int(1, 100_000)),
+    Input(
+        "max-reruns",
+        "1",
+        "Re-runs per (check, commit) for transient and infrastructure failures.",
+        _int(0, 5),
+    ),
+    Input(
+        "delivery",
+        "pull-request",
+        "How a change is delivered: `pull-request`, `push`, `comment` or `none`.",
+        _choice(*DELIVERIES),
+    ),
+    Input(
+        "verify-command",
+        "",
+        "Command run after a fix to verify it; empty: the failing step's own command "
+        "when it is a lint/format/typecheck tool on `PATH`.",
+        _text,
+    ),
+    Input(
+        "bot-login", "github-actions[bot]", "Login whose comments the healer trusts as its own ledger.", _text
+    ),
+    Input(
+        "fork-policy",
+        "diagnose",
+        "For fork PRs: `diagnose` (comment only, no fork code runs) or `ignore`.",
+        _choice(*FORK_POLICIES),
+    ),
+    Input(
+        "protected-paths",
+        "",
+        "Paths (globs, one per line) a fix may not touch, besides `.github/workflows/`.",
+        _list,
+    ),
+    Input(
+        "max-diff-lines", "400", "Largest diff (added + removed lines) the healer delivers.", _int(1, 100_000)
+    ),
     Input("agent-timeout-minutes", "20", "Time limit of the agent command.", _int(1, 360)),
     Input("config-file", ".github/ci-healer.yml", "Config file, read from the default branch.", _text),
     Input("dry-run", "false", "Do everything but write: print the plan and the frame.", _bool),
-    Input("agent-token", "false", "Pass the GitHub token to the agent as `GITHUB_TOKEN` (off: the agent gets none).",
-          _bool),
-    Input("unknown-action", "agent", "What to do with failures no rule recognises: `agent` or `escalate`.",
-          _choice(*UNKNOWN_ACTIONS)),
+    Input(
+        "agent-token",
+        "false",
+        "Pass the GitHub token to the agent as `GITHUB_TOKEN` (off: the agent gets none).",
+        _bool,
+    ),
+    Input(
+        "unknown-action",
+        "agent",
+        "What to do with failures no rule recognises: `agent` or `escalate`.",
+        _choice(*UNKNOWN_ACTIONS),
+    ),
     Input("rerun-timeouts", "false", "Re-run a timed-out job once before escalating.", _bool),
     Input("opt-out-label", "ci-healer:off", "A PR with this label is left alone.", _text),
-    Input("allow-authors", "", "If set, only PRs by these logins are healed (one per line or comma-separated).",
-          _list),
+    Input(
+        "allow-authors",
+        "",
+        "If set, only PRs by these logins are healed (one per line or comma-separated).",
+        _list,
+    ),
     Input("deny-authors", "dependabot[bot], renovate[bot]", "PRs by these logins are not healed.", _list),
     Input("escalation-label", "", "Label added to the PR when the healer escalates.", _text),
-    Input("escalation-mention", "", "Who the escalation comment mentions (e.g. `@org/team`); empty: nobody.",
-          _text),
+    Input(
+        "escalation-mention",
+        "",
+        "Who the escalation comment mentions (e.g. `@org/team`); empty: nobody.",
+        _text,
+    ),
     Input("max-jobs", "5", "Failed jobs inspected per run.", _int(1, 50)),
 )
 

@@ -33,4 +33,8 @@ def test_token_is_not_in_repr():
 
 
 def test_every_input_has_an_env_name():
-    assert {spec.env for spec in INPUTS} >= {"HEALER_GITHUB_TOKEN", "HEALER_AGENT_COMMAND", "HEALER_MAX_ATTEMPTS"}
+    assert {spec.env for spec in INPUTS} >= {
+        "HEALER_GITHUB_TOKEN",
+        "HEALER_AGENT_COMMAND",
+        "HEALER_MAX_ATTEMPTS",
+    }
