@@ -170,6 +170,8 @@ def test_heal_frame_renders_for_every_category(category: Category) -> None:
         Frames(), repository="octo/repo", pr=PR, head_sha=SHA, run_url="https://run", checks=[plan(category)]
     )
     assert "Attempt 2 of 3" in frame
+    # each fact is a bullet of its own: a template tag must not swallow the line break
+    assert "\n- Run: https://run\n" in frame
     assert f"**{category.value}**" in frame
     assert "Guidance" in frame
     assert "`ruff check .`" in frame
