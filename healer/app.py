@@ -355,7 +355,10 @@ class Run:
             fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
             word = "failed" if self.failure else result.result
             markers += _records(heals, event, fix_pr=fix_pr, result=word)
-            decision = "healed"
+            # `healed` promises a delivered change (or a frame handed on with delivery: none); a refused or
+            # empty change spent the attempt but delivered nothing, so a later step must not look for one.
+            if result.delivered or result.result == "framed":
+                decision = "healed"
             self.outcome.attempt = max(c.attempt for c in heals)
             self.outcome.category = _category(heals[0])
         if reruns:

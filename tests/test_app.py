@@ -392,7 +392,7 @@ def test_an_agent_that_deletes_a_test_is_refused_and_its_notes_posted(world: Wor
     world.event()
     code, log, outputs = world.run(agent_command=agent_command(world, AGENT_DELETES_TEST))
     assert code == 0, log
-    assert outputs["decision"] == "healed" and outputs["fix-pull-request"] == ""
+    assert outputs["decision"] == "skipped" and outputs["fix-pull-request"] == ""
     assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "update_comment"]
     body = world.gh.comments[0].body
     assert "produced no change to deliver" in body and "test_app.py" in body

@@ -79,6 +79,8 @@ def test_an_agent_that_games_the_checks_is_refused(
     result = heal(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", agent_body)})
 
     assert result.outputs["fix-pull-request"] == ""
+    # the attempt is spent, but nothing was delivered: a later step gated on `healed` must not look for a fix
+    assert (result.outputs["decision"], result.outputs["attempt"]) == ("skipped", "1")
     assert not box.standin.created_pulls(box.repo)
     assert box.origin_refs() == refs, "a refused change was pushed"
     # the refusal is explained on the PR (the agent's notes help the author even when its diff is refused)
