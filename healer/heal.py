@@ -24,7 +24,7 @@ from healer.agent import (
 )
 from healer.config import Config
 from healer.deliver import Delivery, deliver_comment, deliver_pull_request, deliver_push
-from healer.frames import Frames, HealNote, render_fix_pr_body, render_heal_frame
+from healer.frames import OVERRIDE_DIR, Frames, HealNote, render_fix_pr_body, render_heal_frame
 from healer.github import GitHub
 from healer.guard import judge_diff
 from healer.model import CheckPlan, HealMode, PullRequest
@@ -112,6 +112,12 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
     )
 
 
+def healer_protected_paths(config: Config) -> tuple[str, ...]:
+    """The maintainer's protected paths plus the healer's own settings and templates: a fix that edits the
+    healer's config would change how the next run treats the PR once merged, so a person must make it."""
+    return (*config.protected_paths, config.config_file, f"{OVERRIDE_DIR}/**")
+
+
 def frame_for(ctx: HealContext, checks: Sequence[CheckPlan]) -> str:
     """The heal frame for ``checks``."""
     return render_heal_frame(
@@ -122,7 +128,7 @@ def frame_for(ctx: HealContext, checks: Sequence[CheckPlan]) -> str:
         run_url=ctx.run_url,
         checks=checks,
         delivery=ctx.config.delivery,
-        protected_paths=ctx.config.protected_paths,
+        protected_paths=healer_protected_paths(ctx.config),
         max_diff_lines=ctx.config.max_diff_lines,
     )
 
@@ -305,7 +311,9 @@ def _heal_in(
         )
         return _replace(base, why_not=reason, refused=True)
     diff = checkout.stage()
-    verdict = judge_diff(diff, protected_paths=config.protected_paths, max_lines=config.max_diff_lines)
+    verdict = judge_diff(
+        diff, protected_paths=healer_protected_paths(config), max_lines=config.max_diff_lines
+    )
     diffstat = checkout.diffstat() if not verdict.empty else ""
     if agent is not None and agent.timed_out:
         reason = f"the agent command did not finish within {config.agent_timeout_minutes} minutes"

@@ -402,6 +402,27 @@ def test_an_agent_that_deletes_a_test_is_refused_and_its_notes_posted(world: Wor
     assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
 
 
+AGENT_RAISES_ITS_OWN_BUDGET = """
+import pathlib
+pathlib.Path("widgets.py").write_text("x = 2\\n")
+pathlib.Path(".github").mkdir(exist_ok=True)
+pathlib.Path(".github/ci-healer.yml").write_text("max-attempts: 20\\n")
+print("Fixed widgets and gave myself more attempts")
+"""
+
+
+def test_an_agent_that_edits_the_healers_own_config_is_refused(world: World) -> None:
+    world.push_pr({"widgets.py": "x = 1\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, outputs = world.run(agent_command=agent_command(world, AGENT_RAISES_ITS_OWN_BUDGET))
+    assert code == 0, log
+    assert outputs["decision"] == "skipped" and outputs["fix-pull-request"] == ""
+    assert "ci-healer.yml" in world.gh.comments[0].body
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
+
+
 def test_delivery_none_writes_the_frame_and_records_the_attempt(world: World) -> None:
     lint_pr(world)
     code, log, outputs = world.run(delivery="none")
