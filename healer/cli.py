@@ -7,28 +7,37 @@ Each subcommand lives in its own module, which exposes ``register(subparsers)``;
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from healer import __version__, app, demo, diagnose
+from healer import __version__
+
+# subcommand → the module that registers it. Only the chosen command's module is imported, so
+# `healer diagnose` does not pay for the GitHub client and `healer run` does not load the demo.
+COMMANDS: dict[str, str] = {
+    "run": "healer.app",
+    "diagnose": "healer.diagnose",
+    "demo": "healer.demo",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, just that subcommand is registered (imported)."""
     parser = argparse.ArgumentParser(prog="healer", description="Heal a pull request's failing CI.")
     parser.add_argument("--version", action="version", version=f"ci-healer {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    # One line per subcommand module (each exposes ``register(subparsers)``):
-    app.register(subparsers)
-    diagnose.register(subparsers)
-    demo.register(subparsers)
-    del subparsers
+    for name, module in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(module).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv if argv is None else argv)[1:]
-    parser = build_parser()
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(first if first in COMMANDS else None)
     args = parser.parse_args(args_list)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -1,0 +1,34 @@
+import subprocess
+import sys
+
+import pytest
+
+from healer.cli import COMMANDS, build_parser, main
+
+
+def test_every_command_registers_itself():
+    parser = build_parser()
+    for name in COMMANDS:
+        args = parser.parse_args([name, "x.log"] if name == "diagnose" else [name])
+        assert args.command == name and callable(args.func)
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert main(["healer"]) == 2
+    assert "diagnose" in capsys.readouterr().out
+
+
+def test_an_unknown_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["healer", "heal-everything"])
+    assert exit_info.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_diagnose_does_not_load_the_github_client():
+    probe = (
+        "import sys; from healer.cli import build_parser; build_parser('diagnose'); "
+        "print('healer.github' in sys.modules, 'github' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
