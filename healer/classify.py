@@ -8,6 +8,7 @@ code N`` line explains nothing and is never the decisive line when anything bett
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,10 @@ OUTSIDE_STEP_FACTOR = 0.7
 # The number of lines of the failing step's end shown when no rule matched.
 UNKNOWN_TAIL_LINES = 40
 _GENERIC_EXIT = "Process completed with exit code"
+# What wraps a tool's own line: the runner's rendering of a ``::error``/``::warning`` workflow command (ruff
+# --output-format=github, a script's annotation) and BuildKit's ``#12 3.456`` step-and-time prefix around a
+# Dockerfile RUN line. Rules written for the tool's line (``^src/x.py:1:2: F401``) see it without them.
+_WRAPPER = re.compile(r"^(?:##\[(?:error|warning|notice)\]|#\d{1,4} \d{1,6}\.\d{1,3} )")
 # Steps the runner adds around the user's own; a job that failed in none of the others never ran user code.
 _RUNNER_STEPS = frozenset({"Set up job", "Complete job", "Initialize containers", "Stop containers"})
 
@@ -188,22 +193,29 @@ def _ranked(
     if not scope:
         return []
     found: list[_Found] = []
-    scope_lines = [(i, lines[i]) for i in scope if lines[i]]
+    scope_lines = [(i, _views(lines[i])) for i in scope if lines[i]]
     for rule in rules:
         if not rule.applies_to(step=step_names, command=log.command, job=job, exit_code=log.exit_code):
             continue
-        hits = tuple(i for i, line in scope_lines if rule.hits(line))
+        hits = tuple(i for i, views in scope_lines if any(rule.hits(view) for view in views))
         if not hits:
             continue
-        if rule.unless and any(rule.vetoed(line) for _, line in scope_lines):
+        if rule.unless and any(rule.vetoed(view) for _, views in scope_lines for view in views):
             continue
         if rule.also:
-            hits = tuple(sorted(set(hits) | {i for i, line in scope_lines if rule.supports(line)}))
+            also = {i for i, views in scope_lines if any(rule.supports(view) for view in views)}
+            hits = tuple(sorted(set(hits) | also))
         # the generic exit-code line only counts when a rule asks for nothing else
         better = tuple(i for i in hits if _GENERIC_EXIT not in lines[i]) or hits
         found.append(_Found(rule, better, rule.confidence))
     # sorted() is stable: on equal confidence the rule listed first stays first
     return sorted(found, key=lambda f: (not f.rule.repository, -f.confidence))
+
+
+def _views(line: str) -> tuple[str, ...]:
+    """The line as the log shows it and, when a wrapper prefix is present, as the tool printed it."""
+    inner = _WRAPPER.match(line)
+    return (line, line[inner.end() :]) if inner else (line,)
 
 
 def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
