@@ -24,6 +24,7 @@ from urllib.parse import quote, urljoin, urlsplit
 import requests
 from github import Auth, Github, GithubException
 
+from healer.logs import TailBuffer
 from healer.model import (
     Annotation,
     Comment,
@@ -36,7 +37,7 @@ from healer.model import (
 )
 
 PER_PAGE = 100
-MAX_RETRIES = 4  # a request is tried at most 1 + MAX_RETRIES times
+MAX_RETRIES = 3  # a request is tried at most 1 + MAX_RETRIES times (backoff 1, 2, 4 s)
 MAX_WAIT_SECONDS = 60.0  # total sleep across the retries of one request
 LOG_READ_LIMIT = 32 * 1024 * 1024  # at most this many log bytes are read from the network
 LOG_KEEP_LIMIT = 256 * 1024  # and at most this many kept, whatever keep_bytes asks
@@ -574,7 +575,7 @@ class GitHub:
                 return 60.0
             return None
         if (status is None or status in _RETRIABLE_STATUS) and idempotent:
-            return 2.0 ** min(attempt, 3)  # 1, 2, 4, 8 s
+            return 2.0 ** min(attempt, 3)  # 1, 2, 4 s (MAX_RETRIES bounds it)
         return None
 
     def _error(
@@ -694,24 +695,20 @@ def _read_tail(response: requests.Response, keep: int) -> LogTail:
     else:
         length = _number(response.headers.get("Content-Length"))
         total = int(length) if length is not None else None
-    buffer = bytearray()
-    read = 0
+    tail = TailBuffer(keep)
     stopped = False
     for chunk in response.iter_content(chunk_size=64 * 1024):
-        read += len(chunk)
-        buffer += chunk
-        if len(buffer) > 2 * keep:
-            del buffer[: len(buffer) - keep]
-        if read >= LOG_READ_LIMIT:
+        tail.feed(chunk)
+        if tail.total_bytes >= LOG_READ_LIMIT:
             stopped = True
             break
-    if len(buffer) > keep:
-        del buffer[: len(buffer) - keep]
-    kept_from = start + read - len(buffer)
+    read = tail.total_bytes
+    window = tail.window()
+    kept_from = start + read - len(window)
     if total is None and not stopped:
         total = start + read
     truncated = kept_from > 0 or stopped
-    text = bytes(buffer).decode("utf-8", errors="replace")
+    text = window.decode("utf-8", errors="replace")
     if not truncated:
         return LogTail(text=text, bytes_read=read, truncated=False)
     # the first kept line is probably partial: drop it so that every line shown is whole

@@ -181,9 +181,13 @@ class TailBuffer:
         """How many bytes are held now (never more than ``2 * max_bytes``)."""
         return len(self._buffer)
 
+    def window(self) -> bytes:
+        """The last ``max_bytes`` bytes fed (all of them when fewer were fed)."""
+        return bytes(self._buffer[-self._max :])
+
     def result(self) -> LogTail:
         """The tail as text; ``truncated`` when the stream was longer than the window."""
-        data = bytes(self._buffer[-self._max :])
+        data = self.window()
         truncated = self._total > len(data)
         return LogTail(text=decode_log(data, truncated=truncated), bytes_read=len(data), truncated=truncated)
 
