@@ -97,7 +97,7 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "github-token",
         "",
-        "Token for the GitHub API and for pushing fix branches. "
+        "Token for the GitHub API and for pushing fix branches (empty: the workflow's `GITHUB_TOKEN`). "
         "Needs `contents: write`, `pull-requests: write`, `actions: write` (re-runs), `checks: read`.",
         _text,
         secret=True,

@@ -1,0 +1,24 @@
+"""The README's inputs table and config-file example are the real ones."""
+
+import re
+from pathlib import Path
+
+from healer.config import INPUTS, Config, load_config_file
+from healer.rules import load_rules
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_inputs_table_lists_every_input_with_its_default():
+    rows = dict(re.findall(r"^\| `([a-z-]+)` \| ([^|]*) \|", README, re.MULTILINE))
+    for spec in INPUTS:
+        assert spec.name in rows, f"input {spec.name} is missing from the README"
+        assert rows[spec.name].strip() == (f"`{spec.default}`" if spec.default else ""), spec.name
+
+
+def test_the_config_file_example_loads():
+    block = re.search(r"## The config file.*?```yaml\n(.*?)```", README, re.DOTALL)
+    assert block, "the README has no config-file example"
+    config = load_config_file(block.group(1), Config(), source=".github/ci-healer.yml")
+    assert config.max_attempts == 2 and config.rules
+    load_rules(config.rules, source=".github/ci-healer.yml")
