@@ -29,9 +29,17 @@ OUTSIDE_STEP_FACTOR = 0.7
 UNKNOWN_TAIL_LINES = 40
 _GENERIC_EXIT = "Process completed with exit code"
 # What wraps a tool's own line: the runner's rendering of a ``::error``/``::warning`` workflow command (ruff
-# --output-format=github, a script's annotation) and BuildKit's ``#12 3.456`` step-and-time prefix around a
-# Dockerfile RUN line. Rules written for the tool's line (``^src/x.py:1:2: F401``) see it without them.
-_WRAPPER = re.compile(r"^(?:##\[(?:error|warning|notice)\]|#\d{1,4} \d{1,6}\.\d{1,3} )")
+# --output-format=github, a script's annotation), BuildKit's ``#12 3.456`` step-and-time prefix around a
+# Dockerfile RUN line, and the prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``),
+# ``pnpm -r`` (``packages/core test: ``) and turborepo (``@app/web:lint: ``). Rules written for the tool's
+# line (``^src/x.py:1:2: F401``) see it without them.
+_WRAPPER = re.compile(
+    r"^(?:##\[(?:error|warning|notice)\]"
+    r"|#\d{1,4} \d{1,6}\.\d{1,3} "
+    r"|[\w.-]{1,100}[-_]\d{1,3} {1,40}\| "
+    r"|[\w@.-]{1,100}(?:/[\w@.-]{1,100}){1,8} [\w:.-]{1,100}[:$] "
+    r"|(?:@[\w.-]{1,100}/)?[\w.-]{1,100}:[a-z][\w-]{0,100}(?::[\w-]{1,100}){0,4}: )"
+)
 # Steps the runner adds around the user's own; a job that failed in none of the others never ran user code.
 _RUNNER_STEPS = frozenset({"Set up job", "Complete job", "Initialize containers", "Stop containers"})
 
