@@ -24,8 +24,11 @@ DEFAULT_TAIL_BYTES = 256 * 1024
 
 # The runner prefixes every line with an ISO-8601 UTC timestamp ("2024-05-01T12:00:00.1234567Z ").
 _TIMESTAMP = re.compile(r"^\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?")
-# CSI sequences (colours, cursor moves) and the OSC hyperlinks some tools print.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# CSI sequences (colours, cursor moves), the OSC hyperlinks some tools print, and the character-set
+# designations (``ESC ( B``) that ncurses' sgr0 emits: mypy and ``tput`` end each coloured span with one.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]{1,3}[0-~]|\x1b[@-Z\\-_]"
+)
 _EXIT_CODE = re.compile(r"^##\[error\]Process completed with exit code (-?\d+)\.?\s*$")
 _STEP_HEADER = re.compile(r"^##\[group\]Run (.*)$")
 # The keys the runner prints after the echoed script of a step, before ``##[endgroup]``.
