@@ -21,6 +21,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import Any
 
 from healer.agent import ProcessError
@@ -93,6 +94,7 @@ class Run:
         self.outcome = Outcome()
         self.failure: Exception | None = None
         self.frames = Frames(actions.workspace / OVERRIDE_DIR)
+        self.started = datetime.now(timezone.utc)  # ages claims left behind by runs that died
 
     # -- the sequence ----------------------------------------------------------------------------------------
 
@@ -239,7 +241,9 @@ class Run:
             )
         self.diagnoses, self.passed = diagnoses, passed
         ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login)
-        plan = decide(diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event)
+        plan = decide(
+            diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started
+        )
         for note in plan.notes:
             self.reporter.warning(note)
         return plan, ledger

@@ -52,6 +52,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
@@ -294,6 +295,7 @@ class Entry:
     marker: Marker
     comment_id: int
     index: int
+    created_at: str = ""  # the comment's creation time (GitHub's clock), for the age of a claim
 
 
 @dataclass
@@ -338,7 +340,9 @@ class Ledger:
             if not markers:
                 continue
             latest = comment
-            entries.extend(Entry(marker, comment.id, index) for index, marker in enumerate(markers))
+            entries.extend(
+                Entry(marker, comment.id, index, comment.created_at) for index, marker in enumerate(markers)
+            )
         return cls(entries, latest)
 
     @classmethod
@@ -466,17 +470,46 @@ class Ledger:
             entry.comment_id,
         ) in self._outcome_comments
 
-    def winning_claim(self, sha: str) -> Entry | None:
-        """The earliest claim on ``sha`` that is not settled yet, or None when no run holds the commit."""
-        for entry in self._claims.get(sha, ()):
-            if not self._settled(entry):
-                return entry
+    def winning_claim(
+        self, sha: str, *, claim_id: int | None = None, now: datetime | None = None
+    ) -> Entry | None:
+        """The earliest live claim on ``sha`` that is not settled yet, or None when no run holds the commit.
+
+        A claim more than :data:`CLAIM_TTL` older than the reference time belongs to a run that died without
+        withdrawing it, and is ignored. The reference is this run's own claim (``claim_id``: both times then
+        come from GitHub's clock) once it is posted, else ``now``; without either, every claim is live.
+        """
+        claims = self._claims.get(sha, ())
+        own = next((e for e in claims if e.comment_id == claim_id), None) if claim_id is not None else None
+        reference = _timestamp(own.created_at) if own is not None else now
+        cutoff = reference - CLAIM_TTL if reference is not None else None
+        for entry in claims:
+            if self._settled(entry):
+                continue
+            created = _timestamp(entry.created_at)
+            if cutoff is not None and created is not None and created < cutoff:
+                continue
+            return entry
         return None
 
     def won(self, sha: str, claim_comment_id: int) -> bool:
         """Whether the claim posted in comment ``claim_comment_id`` wins ``sha`` (call after re-reading)."""
-        winner = self.winning_claim(sha)
+        winner = self.winning_claim(sha, claim_id=claim_comment_id)
         return winner is not None and winner.comment_id == claim_comment_id
+
+
+# A claim is withdrawn by its run when it ends, even on an error; only a run that died (runner lost, job
+# killed) leaves one behind. GitHub-hosted jobs end after 6 hours at most, so an older claim is dead.
+CLAIM_TTL = timedelta(hours=6)
+
+
+def _timestamp(text: str) -> datetime | None:
+    """An ISO 8601 time as GitHub writes it (``2026-01-01T12:00:00Z``); None when absent or unreadable."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo is not None else None
 
 
 def latest_healer_comment(comments: Sequence[Comment], bot_login: str) -> Comment | None:

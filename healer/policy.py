@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from healer.config import Config, check_settings
@@ -79,13 +80,15 @@ def decide(
     pull: PullRequest,
     run: RunEvent,
     claim_id: int | None = None,
+    now: datetime | None = None,
 ) -> Plan:
     """The plan for one completed run.
 
     ``diagnoses`` maps each failed check (job name) to its diagnosis; ``passed`` names the checks that
     passed in the run; ``ledger`` is read from the PR's comments; ``claim_id`` is the id of this run's claim
-    comment once it is posted (None before). Only ``head_sha``, ``run_id``, ``run_attempt``, ``is_fork`` and
-    ``head_branch`` are read from ``run``.
+    comment once it is posted (None before); ``now`` (the run's start) ages other claims before this run has
+    one. Only ``head_sha``, ``run_id``, ``run_attempt``, ``is_fork`` and ``head_branch`` are read from
+    ``run``.
     """
     if pull.head_sha.lower() != run.head_sha.lower():
         detail = (
@@ -103,7 +106,7 @@ def decide(
         _plan_check(name, diagnosis, ledger, config, pull, run) for name, diagnosis in diagnoses.items()
     )
     if any(_acts(plan) for plan in plans):
-        plans, note = _apply_claims(plans, ledger, run.head_sha, claim_id)
+        plans, note = _apply_claims(plans, ledger, run.head_sha, claim_id, now)
         if note:
             notes.append(note)
     resets = tuple(
@@ -246,9 +249,9 @@ def _plan_check(
 
 
 def _apply_claims(
-    plans: tuple[CheckPlan, ...], ledger: Ledger, sha: str, claim_id: int | None
+    plans: tuple[CheckPlan, ...], ledger: Ledger, sha: str, claim_id: int | None, now: datetime | None
 ) -> tuple[tuple[CheckPlan, ...], str]:
-    winner = ledger.winning_claim(sha)
+    winner = ledger.winning_claim(sha, claim_id=claim_id, now=now)
     if claim_id is None:
         if winner is None:
             return plans, ""

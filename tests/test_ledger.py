@@ -1,5 +1,6 @@
 import json
 import time
+from datetime import datetime, timezone
 from html.parser import HTMLParser
 
 import pytest
@@ -386,6 +387,36 @@ def test_claims_in_other_peoples_comments_are_ignored():
         *comments(claim_body(A, 2, 1), start=2),
     ]
     assert Ledger.from_comments(listed, BOT).won(A, 2)
+
+
+def _dated(body: str, comment_id: int, created_at: str) -> Comment:
+    return Comment(id=comment_id, author=BOT, body=body, created_at=created_at)
+
+
+def test_a_claim_left_by_a_run_that_died_expires():
+    dead = _dated(claim_body(A, 1, 1), 1, "2026-03-01T08:00:00Z")
+    ours = _dated(claim_body(A, 2, 1), 2, "2026-03-01T14:00:01Z")  # more than 6 h later, on GitHub's clock
+    before = Ledger.from_comments([dead], BOT)
+    assert before.winning_claim(A, now=datetime(2026, 3, 1, 14, 0, 1, tzinfo=timezone.utc)) is None
+    assert before.winning_claim(A, now=datetime(2026, 3, 1, 13, 0, tzinfo=timezone.utc)).comment_id == 1
+    assert Ledger.from_comments([dead, ours], BOT).won(A, 2)
+
+
+def test_claim_age_is_measured_on_githubs_clock_once_this_run_has_claimed():
+    """A stand-in (or a skewed runner clock) may date every comment alike: then the earliest claim still wins
+    after claiming, even though the wall clock calls both ancient."""
+    old = "2011-04-14T16:00:49Z"
+    listed = [_dated(claim_body(A, 1, 1), 1, old), _dated(claim_body(A, 2, 1), 2, old)]
+    ledger = Ledger.from_comments(listed, BOT)
+    assert ledger.winning_claim(A, now=datetime(2026, 1, 1, tzinfo=timezone.utc)) is None
+    assert not ledger.won(A, 2)
+    assert ledger.winning_claim(A, claim_id=2, now=datetime(2026, 1, 1, tzinfo=timezone.utc)).comment_id == 1
+
+
+def test_a_claim_without_a_readable_date_never_expires():
+    listed = [_dated(claim_body(A, 1, 1), 1, "yesterday"), _dated(claim_body(A, 2, 1), 2, "")]
+    ledger = Ledger.from_comments(listed, BOT)
+    assert ledger.winning_claim(A, now=datetime(2030, 1, 1, tzinfo=timezone.utc)).comment_id == 1
 
 
 # -- speed ---------------------------------------------------------------------------------------------------
