@@ -241,7 +241,8 @@ def parse_outputs(text: str) -> dict[str, str]:
 
 def tiny_venv(path: Path) -> None:
     """What a cache hit restores at ``path``: a virtual environment whose ``bin/python`` is a symlink to this
-    interpreter and whose packages are this interpreter's (a ``.pth`` adds its site-packages)."""
+    interpreter and whose packages are this interpreter's (a ``.pth`` adds its site-packages), the project
+    itself excepted."""
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site = path / "lib" / version / "site-packages"
     site.mkdir(parents=True)
@@ -252,8 +253,10 @@ def tiny_venv(path: Path) -> None:
         f"home = {home}\ninclude-system-site-packages = false\nversion = {platform.python_version()}\n",
         encoding="utf-8",
     )
+    # a plain path line: the site-packages' own .pth files (the project's editable install) are not run, so
+    # the healer is importable only from the action's directory, as from the real venv (the lock's packages)
     purelib = sysconfig.get_paths()["purelib"]
-    (site / "test-runner.pth").write_text(f"import site; site.addsitedir({purelib!r})\n", encoding="utf-8")
+    (site / "test-runner.pth").write_text(purelib + "\n", encoding="utf-8")
 
 
 @dataclass
