@@ -311,6 +311,10 @@ class GitHub:
         url = f"{self.api_url}{self._repo_path}/actions/jobs/{job_id}/logs"
         response = self._send_raw(self._api_session, url, {}, what=what, need="actions: read")
         with response:
+            if response.status_code == 200:
+                # Some servers (proxies in front of GitHub Enterprise Server, stand-ins) send the log itself
+                # instead of a redirect: it comes from the API host, so it is read like a whole-body answer.
+                return _read_tail(response, keep)
             if response.status_code not in (301, 302, 303, 307, 308):
                 raise GitHubError(
                     f"GitHub answered {response.status_code} instead of a redirect to the log of job {job_id}"

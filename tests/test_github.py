@@ -613,6 +613,16 @@ def test_server_without_range_is_streamed_and_cut(rsps: responses.RequestsMock, 
     assert log.truncated and log.bytes_read == len(body)
 
 
+def test_a_log_sent_directly_instead_of_a_redirect_is_read_for_its_tail(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    body = b"".join(b"line %07d\n" % i for i in range(20_000))
+    rsps.add("GET", BASE + LOG_PATH, body=body, status=200)
+    log = gh.download_log_tail(399444496, keep_bytes=4096)
+    assert log.truncated and log.text.split("\n", 1)[1].endswith("line 0019999\n")
+    assert gh.request_count == 1
+
+
 def test_endless_log_stops_at_the_read_limit(
     rsps: responses.RequestsMock, gh: GitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
