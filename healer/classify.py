@@ -235,6 +235,10 @@ def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
         # a window without step markers: end at the last error line, not at unrelated trailing output
         last_error = log.error_lines[-1]
         body = [i for i in body if i <= last_error]
+    step = log.failing_step
+    if step is not None and len(body) < UNKNOWN_TAIL_LINES and step.start < (body[0] if body else step.end):
+        # a step that said little (``test -f dist/app.tar.gz``): its ``Run …`` header is what explains it
+        body.insert(0, step.start)
     return body[-UNKNOWN_TAIL_LINES:]
 
 
