@@ -127,6 +127,10 @@ def test_a_lint_failure_is_healed_through_every_step_of_the_action(box: Sandbox)
     result, healer = act(box, run)
 
     assert ran(result) == ["python", "env", "cache", "run"]
+    # the build step was skipped by its own condition, which the cache hit made false
+    build = result.step("Build the ci-healer environment")
+    assert not build.ran and build.condition == "steps.cache.outputs.cache-hit != 'true'"
+    assert result.step("cache").outputs["cache-hit"] == "true"
     # the cache key is built from the runner, the interpreter and the lock's hash; the venv under RUNNER_TEMP
     env, cache = result.step("env"), result.step("cache")
     lock_hash = hashlib.sha256((ROOT / "requirements/action.txt").read_bytes()).hexdigest()[:16]
@@ -154,21 +158,14 @@ def test_a_lint_failure_is_healed_through_every_step_of_the_action(box: Sandbox)
     assert "lint" in healer.summary
 
 
-def test_the_build_step_is_skipped_by_its_condition_on_a_cache_hit(box: Sandbox) -> None:
-    _, run = lint_pull(box)
-
-    result, _ = act(box, run)
-
-    build = result.step("Build the ci-healer environment")
-    assert not build.ran and build.condition == "steps.cache.outputs.cache-hit != 'true'"
-    # the same condition holds on a cache miss (no output) and on a restore-key match ('false')
-    runner = CompositeRunner(ROOT, job_env={"RUNNER_TEMP": str(box.root)}, github_token=TOKEN)
-    context = runner.context({})
-    assert condition(build.condition, context)
-    context.steps["cache"] = {"cache-hit": "false"}
-    assert condition(build.condition, context)
+def test_the_build_step_runs_on_a_cache_miss_or_a_restore_key_match_only() -> None:
+    [build] = [s for s in ACTION["runs"]["steps"] if s.get("name") == "Build the ci-healer environment"]
+    context = CompositeRunner(ROOT, job_env={"RUNNER_TEMP": "/tmp"}, github_token=TOKEN).context({})
+    assert condition(build["if"], context)  # a miss: the cache step sets no cache-hit
+    context.steps["cache"] = {"cache-hit": "false"}  # a restore-key match
+    assert condition(build["if"], context)
     context.steps["cache"] = {"cache-hit": "true"}
-    assert not condition(build.condition, context)
+    assert not condition(build["if"], context)
 
 
 def test_a_dry_run_writes_nothing(box: Sandbox) -> None:
@@ -208,6 +205,19 @@ def test_max_attempts_left_at_its_default_or_set(
     result, _ = act(box, run, inputs)
 
     assert (result.outputs["decision"], result.outputs["attempt"]) == second
+    escalations = [c for c in box.standin.comments(box.repo, pull.number) if '"kind":"escalation"' in c.body]
+    assert len(escalations) == (second[0] == "escalated")
+
+
+def test_with_delivery_none_the_frame_path_output_names_the_frame_under_runner_temp(box: Sandbox) -> None:
+    _, run = failing_test_pull(box)
+
+    result, _ = act(box, run, {"delivery": "none"})
+
+    assert result.outputs["decision"] == "healed"
+    frame = Path(result.outputs["frame-path"])
+    assert frame.is_relative_to(result.env["RUNNER_TEMP"]) and "test_add" in frame.read_text()
+    assert not box.standin.created_pulls(box.repo)
 
 
 def test_a_bad_input_fails_the_run_step_with_one_error_naming_it(box: Sandbox) -> None:
@@ -221,6 +231,25 @@ def test_a_bad_input_fails_the_run_step_with_one_error_naming_it(box: Sandbox) -
     assert set(result.outputs.values()) == {""}
     assert {r.method for r in healer.requests} <= {"GET"}
     assert not box.standin.created_pulls(box.repo)
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        pytest.param("", (WORKFLOW_TOKEN, "true"), id="empty-is-the-workflow-token"),
+        pytest.param(WORKFLOW_TOKEN, (WORKFLOW_TOKEN, "true"), id="the-workflow-token-passed-explicitly"),
+        pytest.param(TOKEN, (TOKEN, "false"), id="another-token"),
+    ],
+)
+def test_the_token_and_whether_it_is_the_workflow_token(given: str, expected: tuple[str, str]) -> None:
+    [step] = [s for s in ACTION["runs"]["steps"] if s.get("id") == "run"]
+    runner = CompositeRunner(ROOT, job_env={"RUNNER_TEMP": "/tmp"}, github_token=WORKFLOW_TOKEN)
+    context = runner.context({"github-token": given})
+    env = {
+        name: interpolate(step["env"][name], context)
+        for name in ("HEALER_GITHUB_TOKEN", "HEALER_TOKEN_IS_WORKFLOW_TOKEN")
+    }
+    assert (env["HEALER_GITHUB_TOKEN"], env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"]) == expected
 
 
 def _spy_venv(record: Path):
