@@ -332,8 +332,11 @@ class CompositeRunner:
         job_env: Mapping[str, str],
         github_token: str,
         restore_cache: Callable[[Path], None] = tiny_venv,
+        github_action_path: str | None = None,
         timeout: float = 60.0,
     ) -> None:
+        """``github_action_path``: what ``${{ github.action_path }}`` gives when it is not ``action_path``
+        (in a ``container:`` job, the host's path: actions/runner#2185); ``GITHUB_ACTION_PATH`` is right."""
         self.action_path = action_path
         self.action: dict[str, Any] = yaml.safe_load((action_path / "action.yml").read_text("utf-8"))
         runs = self.action.get("runs", {})
@@ -343,6 +346,7 @@ class CompositeRunner:
         self.job_env = dict(job_env)
         self.github_token = github_token
         self.restore_cache = restore_cache
+        self.github_action_path = github_action_path or str(action_path)
         self.timeout = timeout
 
     def context(self, inputs: Mapping[str, str]) -> Context:
@@ -356,7 +360,7 @@ class CompositeRunner:
         return Context(
             inputs=values,
             step_ids=frozenset(str(step["id"]) for step in self.steps if "id" in step),
-            github={"token": self.github_token, "action_path": str(self.action_path)},
+            github={"token": self.github_token, "action_path": self.github_action_path},
             runner={"os": runner_os(), "arch": runner_arch(), "temp": self.job_env["RUNNER_TEMP"]},
         )
 

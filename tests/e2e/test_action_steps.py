@@ -318,6 +318,46 @@ def test_the_agent_gets_no_token_and_no_inputs(box: Sandbox, tmp_path: Path) -> 
     ]
 
 
+def test_in_a_container_job_the_lock_is_found_through_the_action_path_variable(tmp_path: Path) -> None:
+    # There, ${{ github.action_path }} names the host's directory, which the container does not have.
+    (tmp_path / "temp").mkdir()
+    job_env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "RUNNER_TEMP": str(tmp_path / "temp"),
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
+    host = "/home/runner/work/_actions/octo-org/ci-healer/v1"
+    assert not Path(host).exists()
+    runner = CompositeRunner(ROOT, job_env=job_env, github_token=TOKEN, github_action_path=host)
+    context = runner.context({})
+
+    steps = [runner.run_step(i, step, context) for i, step in enumerate(runner.steps[:2])]
+
+    assert [step.id for step in steps] == ["python", "env"] and steps[1].returncode == 0, steps[1].stderr
+    lock_hash = hashlib.sha256((ROOT / "requirements/action.txt").read_bytes()).hexdigest()[:16]
+    assert steps[1].outputs["lock-hash"] == lock_hash
+
+
+def test_an_unreadable_lock_fails_the_locate_step_instead_of_keying_the_cache_on_nothing(
+    tmp_path: Path,
+) -> None:
+    action_path = tmp_path / "action"
+    action_path.mkdir()
+    (action_path / "action.yml").write_bytes((ROOT / "action.yml").read_bytes())
+    (tmp_path / "temp").mkdir()
+    job_env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "RUNNER_TEMP": str(tmp_path / "temp"),
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
+    runner = CompositeRunner(action_path, job_env=job_env, github_token=TOKEN)
+
+    result = runner.run({})
+
+    assert result.failed is result.step("env") and "action.txt" in result.failed.stderr
+    assert ran(result) == ["python", "env"] and "lock-hash" not in result.failed.outputs
+
+
 # -- the Build step, on its own ------------------------------------------------------------------------------
 
 
@@ -347,6 +387,7 @@ def test_the_build_step_installs_the_hashed_lock_into_a_venv_without_pip(tmp_pat
     wheel = _wheel(tmp_path / "wheels")
     action_path = tmp_path / "action"
     (action_path / "requirements").mkdir(parents=True)
+    (action_path / "action.yml").write_bytes((ROOT / "action.yml").read_bytes())
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     (action_path / "requirements" / "action.txt").write_text(
         f"tinypkg==1.0 \\\n    --hash=sha256:{digest}\n", encoding="utf-8"
@@ -362,10 +403,9 @@ def test_the_build_step_installs_the_hashed_lock_into_a_venv_without_pip(tmp_pat
         "PIP_CONFIG_FILE": os.devnull,
         "PIP_CACHE_DIR": str(tmp_path / "pip-cache"),
     }
-    runner = CompositeRunner(ROOT, job_env=job_env, github_token=TOKEN)
+    runner = CompositeRunner(action_path, job_env=job_env, github_token=TOKEN)
     [index] = [i for i, s in enumerate(runner.steps) if s.get("name") == "Build the ci-healer environment"]
     context = runner.context({})
-    context.github = {**context.github, "action_path": str(action_path)}
     venv = tmp_path / "temp" / "ci-healer-venv"
     context.steps.update(
         python={"python-path": sys.executable, "python-version": "3.12.0"},
