@@ -121,10 +121,19 @@ def ran(result: CompositeResult) -> list[str]:
 # -- scenarios -----------------------------------------------------------------------------------------------
 
 
-def test_a_lint_failure_is_healed_through_every_step_of_the_action(box: Sandbox) -> None:
+@pytest.mark.parametrize(
+    ("inputs", "workflow_token", "warned"),
+    [
+        pytest.param({}, TOKEN, True, id="with-the-workflow-token"),
+        pytest.param({"github-token": TOKEN}, WORKFLOW_TOKEN, False, id="with-another-token"),
+    ],
+)
+def test_a_lint_failure_is_healed_through_every_step_of_the_action(
+    box: Sandbox, inputs: dict[str, str], workflow_token: str, warned: bool
+) -> None:
     pull, run = lint_pull(box)
 
-    result, healer = act(box, run)
+    result, healer = act(box, run, inputs, github_token=workflow_token)
 
     assert ran(result) == ["python", "env", "cache", "run"]
     # the build step was skipped by its own condition, which the cache hit made false
@@ -140,10 +149,14 @@ def test_a_lint_failure_is_healed_through_every_step_of_the_action(box: Sandbox)
         "path": env.outputs["venv"],
         "key": f"ci-healer-venv-{runner_os()}-{runner_arch()}-py{version}-{lock_hash}",
     }
-    # the healer ran with the venv's interpreter and, with `github-token` left empty, the workflow's token
+    # the healer ran with the venv's interpreter and the token; whether that is the workflow's own token
+    # decides the summary's warning that the fix PR starts no CI by itself
     step = result.step("run")
     assert step.env["HEALER_PYTHON"] == env.outputs["venv"] + "/bin/python"
-    assert (step.env["HEALER_GITHUB_TOKEN"], step.env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"]) == (TOKEN, "true")
+    assert step.env["HEALER_GITHUB_TOKEN"] == TOKEN
+    assert step.env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"] == str(warned).lower()
+    assert ("delivered with the workflow's `GITHUB_TOKEN`" in healer.summary) == warned
+    assert "If `github-token` is the workflow's" not in healer.summary
     # the action's outputs come from the run step
     [fix] = box.standin.created_pulls(box.repo)
     assert result.outputs == {
