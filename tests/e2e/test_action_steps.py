@@ -11,8 +11,9 @@ import os
 import shlex
 import sys
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -45,7 +46,7 @@ from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Run
 
 ROOT = Path(__file__).resolve().parents[2]
-ACTION: dict = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+ACTION: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 # The workflow's own GITHUB_TOKEN when a test passes another token as `github-token`.
 WORKFLOW_TOKEN = "ghs_WorkflowTokenOfTheJob000000000000000"
 # What every input is set to when all of them are set: valid, and none of them its default.
@@ -81,7 +82,7 @@ def act(
     inputs: Mapping[str, str] | None = None,
     *,
     github_token: str = TOKEN,
-    restore_cache=tiny_venv,
+    restore_cache: Callable[[Path], None] = tiny_venv,
     expect_exit: int = 0,
 ) -> tuple[CompositeResult, HealerRun]:
     """Run ``action.yml`` for ``run`` and check what every run must keep (as ``harness.heal`` does)."""
@@ -109,7 +110,10 @@ def act(
     assert "Traceback (most recent call last)" not in result.stdout + result.stderr, detail
     assert_no_token(box, healer)
     for step in result.steps:
-        assert TOKEN not in repr(step.outputs), f"the token leaked into the outputs of {step.name!r}"
+        for token in {TOKEN, github_token}:
+            assert token not in repr(step.outputs), f"a token leaked into the outputs of {step.name!r}"
+    if github_token != TOKEN:  # the workflow's token, unused: not even masked
+        assert github_token not in result.stdout + result.stderr + repr(result.outputs) + healer.summary
     check_contract(healer.requests, box.standin.api_url)
     return result, healer
 
@@ -265,7 +269,7 @@ def test_the_token_and_whether_it_is_the_workflow_token(given: str, expected: tu
     assert (env["HEALER_GITHUB_TOKEN"], env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"]) == expected
 
 
-def _spy_venv(record: Path):
+def _spy_venv(record: Path) -> Callable[[Path], None]:
     """A cache hit whose ``bin/python`` records the environment it was started with, then is this Python."""
 
     def restore(path: Path) -> None:
