@@ -17,7 +17,7 @@ import pytest
 
 from healer.classify import MAX_EXCERPT_BYTES, MAX_EXCERPT_LINES, classify
 from healer.logs import read_tail
-from healer.model import Category, Evidence, Job
+from healer.model import Category, Evidence, Job, LogTail
 from healer.rules import load_rules
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout"
@@ -111,3 +111,46 @@ def test_every_excerpt_stays_small(outcomes: list[Outcome]) -> None:
     for o in outcomes:
         assert o.excerpt_lines <= MAX_EXCERPT_LINES, o.name
         assert o.excerpt_bytes <= MAX_EXCERPT_BYTES, o.name
+
+
+def _job_log(command: str, output: str, exit_code: int = 1) -> str:
+    lines = [
+        "##[group]Run actions/checkout@v5",
+        "##[endgroup]",
+        f"##[group]Run {command}",
+        command,
+        "shell: /usr/bin/bash -e {0}",
+        "##[endgroup]",
+        *output.splitlines(),
+        f"##[error]Process completed with exit code {exit_code}.",
+    ]
+    return "".join(f"2026-11-02T09:14:03.{n:07d}Z {line}\n" for n, line in enumerate(lines))
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        pytest.param("pytest -q tests/unit", "test", id="pytest"),
+        pytest.param("bundle exec rake test", "test", id="rake-test"),
+        pytest.param("npx vue-tsc --noEmit", "typecheck", id="vue-tsc"),
+        pytest.param("vale docs/", "lint", id="vale"),
+        pytest.param("shfmt -d scripts/", "format", id="shfmt-diff"),
+        pytest.param("xcodebuild -scheme App build", "build", id="xcodebuild"),
+        pytest.param("conda env create -f environment.yml", "dependency", id="conda"),
+        pytest.param("./scripts/release.sh", "unknown", id="no-prior"),
+    ],
+)
+def test_an_unrecognised_failure_takes_its_category_from_the_command(command: str, expected: str) -> None:
+    # output no rule knows: only the step's command says what kind of check failed
+    log = _job_log(command, "step 1/3 ok\nstep 2/3 ok\nthe widget frobnicator gave up (state 7)")
+    job = Job(id=1, name="check", status="completed", conclusion="failure")
+    diagnosis = classify(Evidence(job=job, log=LogTail(text=log, bytes_read=len(log), truncated=False)), load_rules())
+    assert diagnosis.category.value == expected
+    assert any("frobnicator gave up" in line for line in diagnosis.excerpt)
+
+
+def test_a_rule_that_reads_the_output_beats_the_command_prior() -> None:
+    log = _job_log("pytest -q", "Exception in thread \"main\" java.lang.IllegalStateException: boom")
+    job = Job(id=1, name="check", status="completed", conclusion="failure")
+    diagnosis = classify(Evidence(job=job, log=LogTail(text=log, bytes_read=len(log), truncated=False)), load_rules())
+    assert diagnosis.rule == "jvm.exception"
