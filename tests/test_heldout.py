@@ -17,7 +17,7 @@ import pytest
 
 from healer.classify import MAX_EXCERPT_BYTES, MAX_EXCERPT_LINES, classify
 from healer.logs import read_tail
-from healer.model import Category, Evidence, Job, LogTail
+from healer.model import Category, Diagnosis, Evidence, Job, LogTail
 from healer.rules import load_rules
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout"
@@ -113,6 +113,12 @@ def test_every_excerpt_stays_small(outcomes: list[Outcome]) -> None:
         assert o.excerpt_bytes <= MAX_EXCERPT_BYTES, o.name
 
 
+def _diagnose(log: str) -> Diagnosis:
+    job = Job(id=1, name="check", status="completed", conclusion="failure")
+    tail = LogTail(text=log, bytes_read=len(log.encode("utf-8")), truncated=False)
+    return classify(Evidence(job=job, log=tail), load_rules())
+
+
 def _job_log(command: str, output: str, exit_code: int = 1) -> str:
     lines = [
         "##[group]Run actions/checkout@v5",
@@ -142,15 +148,13 @@ def _job_log(command: str, output: str, exit_code: int = 1) -> str:
 )
 def test_an_unrecognised_failure_takes_its_category_from_the_command(command: str, expected: str) -> None:
     # output no rule knows: only the step's command says what kind of check failed
-    log = _job_log(command, "step 1/3 ok\nstep 2/3 ok\nthe widget frobnicator gave up (state 7)")
-    job = Job(id=1, name="check", status="completed", conclusion="failure")
-    diagnosis = classify(Evidence(job=job, log=LogTail(text=log, bytes_read=len(log), truncated=False)), load_rules())
+    output = "step 1/3 ok\nstep 2/3 ok\nthe widget frobnicator gave up (state 7)"
+    diagnosis = _diagnose(_job_log(command, output))
     assert diagnosis.category.value == expected
     assert any("frobnicator gave up" in line for line in diagnosis.excerpt)
 
 
 def test_a_rule_that_reads_the_output_beats_the_command_prior() -> None:
-    log = _job_log("pytest -q", "Exception in thread \"main\" java.lang.IllegalStateException: boom")
-    job = Job(id=1, name="check", status="completed", conclusion="failure")
-    diagnosis = classify(Evidence(job=job, log=LogTail(text=log, bytes_read=len(log), truncated=False)), load_rules())
+    output = 'Exception in thread "main" java.lang.IllegalStateException: x'
+    diagnosis = _diagnose(_job_log("pytest -q", output))
     assert diagnosis.rule == "jvm.exception"
