@@ -183,14 +183,20 @@ def as_string(value: Value) -> str:
     return value
 
 
+def scalar(value: Any) -> str:
+    """A YAML scalar as the action sees it: a string (``false`` → ``'false'``, not ``'False'``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if not isinstance(value, str):
+        raise CompositeError(f"expected a scalar value, got {value!r}")
+    return value
+
+
 def interpolate(text: Any, context: Context) -> str:
     """A ``with:``/``env:``/``outputs:`` value with every ``${{ }}`` replaced by its value."""
-    if isinstance(text, bool):  # YAML scalars reach the action as strings
-        return "true" if text else "false"
-    if isinstance(text, int | float):
-        return str(text)
-    if not isinstance(text, str):
-        raise CompositeError(f"expected a scalar value, got {text!r}")
+    text = scalar(text)
     if text.count("${{") != len(_TEMPLATE.findall(text)):
         raise CompositeError(f"an unclosed `${{{{` in {text!r}")
     return _TEMPLATE.sub(lambda m: as_string(evaluate(m.group(1), context)), text)
@@ -355,7 +361,10 @@ class CompositeRunner:
         unknown = sorted(set(inputs) - set(declared))
         if unknown:
             raise CompositeError(f"inputs the action does not declare: {', '.join(unknown)}")
-        values = {name: str(spec.get("default", "")) for name, spec in declared.items()}
+        values = {name: scalar(spec.get("default", "")) for name, spec in declared.items()}
+        templated = sorted(name for name, value in values.items() if "${{" in value)
+        if templated:
+            raise CompositeError(f"expressions in input defaults are not supported: {', '.join(templated)}")
         values.update(inputs)
         return Context(
             inputs=values,

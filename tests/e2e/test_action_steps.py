@@ -8,6 +8,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shlex
 import sys
 import zipfile
@@ -510,3 +511,75 @@ def test_github_output_both_forms_and_malformed_lines() -> None:
         parse_outputs("no equals sign\n")
     with pytest.raises(CompositeError):
         parse_outputs("body<<EOF\nnever closed\n")
+
+
+SHA = "0" * 40
+
+
+@pytest.mark.parametrize(
+    ("steps", "inputs", "given", "reason"),
+    [
+        pytest.param(
+            [{"uses": "actions/cache@v4", "with": {"path": "/x", "key": "k"}}],
+            {},
+            {},
+            "not pinned",
+            id="unpinned",
+        ),
+        pytest.param([{"uses": f"actions/checkout@{SHA}"}], {}, {}, "does not know", id="unknown-action"),
+        pytest.param([{"run": "true", "shell": "pwsh"}], {}, {}, "only `shell: bash`", id="other-shell"),
+        pytest.param(
+            [{"run": "true", "shell": "bash", "continue-on-error": True}],
+            {},
+            {},
+            "continue-on-error",
+            id="unknown-key",
+        ),
+        pytest.param(
+            [{"run": "true", "shell": "bash"}],
+            {},
+            {"nope": "1"},
+            "does not declare: nope",
+            id="undeclared-input",
+        ),
+        pytest.param(
+            [{"run": "true", "shell": "bash"}],
+            {"token": {"default": "${{ github.token }}"}},
+            {},
+            "input defaults",
+            id="expression-in-a-default",
+        ),
+        pytest.param(
+            [{"run": 'echo "X=1" >> "$GITHUB_ENV"', "shell": "bash"}],
+            {},
+            {},
+            "wrote GITHUB_ENV",
+            id="writes-github-env",
+        ),
+        pytest.param(
+            [{"run": 'echo "broken" >> "$GITHUB_OUTPUT"', "shell": "bash"}],
+            {},
+            {},
+            "malformed line",
+            id="bad-output-line",
+        ),
+    ],
+)
+def test_the_runner_refuses_what_it_does_not_support(
+    tmp_path: Path,
+    steps: list[dict[str, Any]],
+    inputs: dict[str, Any],
+    given: dict[str, str],
+    reason: str,
+) -> None:
+    action = {"name": "t", "inputs": inputs, "runs": {"using": "composite", "steps": steps}}
+    (tmp_path / "action.yml").write_text(yaml.safe_dump(action), encoding="utf-8")
+    job_env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
+    runner = CompositeRunner(tmp_path, job_env=job_env, github_token=TOKEN)
+
+    with pytest.raises(CompositeError, match=re.escape(reason)):
+        runner.run(given)
