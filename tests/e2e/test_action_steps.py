@@ -42,6 +42,8 @@ from harness import (
     lint_pull,
     write_agent,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Run
@@ -488,6 +490,14 @@ def test_expressions(expression: str, value: object) -> None:
 def test_unsupported_expressions_fail_loudly(expression: str) -> None:
     with pytest.raises(CompositeError):
         evaluate(expression, _context())
+
+
+@given(st.text())
+def test_an_input_value_passes_verbatim_whatever_it_holds(value: str) -> None:
+    # a value that itself looks like `${{ github.token }}` is text, never evaluated again
+    context = _context(a=value)
+    assert interpolate("${{ inputs.a }}", context) == value
+    assert interpolate("${{ inputs.a || inputs.b }}", context) == (value or "x")
 
 
 def test_templates_interpolate_and_reject_an_unclosed_expression() -> None:
