@@ -28,6 +28,8 @@ OUTSIDE_STEP_FACTOR = 0.7
 # The number of lines of the failing step's end shown when no rule matched.
 UNKNOWN_TAIL_LINES = 40
 _GENERIC_EXIT = "Process completed with exit code"
+# The section names the log model gives to the runner's closing lines.
+_POST_SECTIONS = frozenset({"Post job cleanup", "Complete job"})
 # What wraps a tool's own line: the runner's rendering of a ``::error``/``::warning`` workflow command (ruff
 # --output-format=github, a script's annotation), BuildKit's ``#12 3.456`` step-and-time prefix around a
 # Dockerfile RUN line, and the prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``),
@@ -83,12 +85,15 @@ def diagnose(
     }
     conclusion = job.conclusion if job else None
     end_of_step = _end_of_step(log, lines)
+    hide = _post_job_lines(log)
 
     if conclusion == "cancelled":
-        return _runner_diagnosis(Category.CANCELLED, "runner.cancelled", lines, log, end_of_step, base)
+        return _runner_diagnosis(
+            Category.CANCELLED, "runner.cancelled", lines, log, end_of_step, base, hide=hide
+        )
     if conclusion == "startup_failure":
         return _runner_diagnosis(
-            Category.INFRASTRUCTURE, "runner.startup-failure", lines, log, end_of_step, base
+            Category.INFRASTRUCTURE, "runner.startup-failure", lines, log, end_of_step, base, hide=hide
         )
 
     step_names = [name for name in (failed_job_step, log.step_name) if name]
@@ -106,7 +111,9 @@ def diagnose(
     rival = next((f for f in ranked[1:] if found and f.rule.category is not found.rule.category), None)
 
     if conclusion == "timed_out" and (found is None or found.rule.category is not Category.TIMEOUT):
-        return _runner_diagnosis(Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base)
+        return _runner_diagnosis(
+            Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base, hide=hide
+        )
     if _never_reached_user_steps(job, log) and (
         found is None
         or found.rule.category
@@ -125,6 +132,7 @@ def diagnose(
             (3, 3),
             end_of_step,
             base,
+            hide=hide,
         )
     if found is None:
         return _diagnosis(
@@ -137,6 +145,7 @@ def diagnose(
             (0, 0),
             end_of_step,
             base,
+            hide=hide,
         )
     rule = found.rule
     return _diagnosis(
@@ -151,6 +160,7 @@ def diagnose(
         base,
         fix=rule.fix,
         rival=rival.lines[:1] if rival else (),
+        hide=hide,
     )
 
 
@@ -226,6 +236,13 @@ def _views(line: str) -> tuple[str, ...]:
     return (line, line[inner.end() :]) if inner else (line,)
 
 
+def _post_job_lines(log: JobLog) -> frozenset[int]:
+    """The lines of the runner's own closing sections, after the last user step."""
+    return frozenset(
+        i for step in log.steps if step.name in _POST_SECTIONS for i in range(step.start, step.end)
+    )
+
+
 def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
     """The indexes of the failing step's last lines (the whole log's when no step is known)."""
     body = list(log.failing_lines())
@@ -249,10 +266,21 @@ def _runner_diagnosis(
     log: JobLog,
     end_of_step: list[int],
     base: dict[str, Any],
+    *,
+    hide: frozenset[int] = frozenset(),
 ) -> Diagnosis:
     decisive = [i for i in log.runner_errors if _GENERIC_EXIT not in lines[i]]
     return _diagnosis(
-        category, 0.95, rule_id, DEFAULT_ACTIONS[category], lines, decisive, (3, 3), end_of_step, base
+        category,
+        0.95,
+        rule_id,
+        DEFAULT_ACTIONS[category],
+        lines,
+        decisive,
+        (3, 3),
+        end_of_step,
+        base,
+        hide=hide,
     )
 
 
@@ -273,8 +301,14 @@ def _diagnosis(
     *,
     fix: tuple[str, ...] = (),
     rival: Sequence[int] = (),
+    hide: frozenset[int] = frozenset(),
 ) -> Diagnosis:
     chosen = build_excerpt(lines, decisive, context, end_of_step, rival=rival)
+    if hide:
+        # the runner's own post-job lines ("Post job cleanup.", the checkout's git calls) explain nothing;
+        # a decisive line among them stays
+        keep = set(decisive)
+        chosen = [i for i in chosen if i not in hide or i in keep]
     excerpt = _render(lines, chosen)
     kept = set(chosen)
     decisive_text = tuple(_clip(lines[i]) for i in decisive[:MAX_DECISIVE] if i in kept)
