@@ -159,3 +159,15 @@ def test_a_rule_that_reads_the_output_beats_the_command_prior() -> None:
     output = 'Exception in thread "main" java.lang.IllegalStateException: x'
     diagnosis = _diagnose(_job_log("pytest -q", output))
     assert diagnosis.rule == "jvm.exception"
+
+
+def test_the_runners_post_job_lines_stay_out_of_the_excerpt() -> None:
+    log = _job_log("pytest -q", "E   assert 3 == 2\n1 failed in 0.01s")
+    log += "".join(
+        f"2026-11-02T09:15:00.{n:07d}Z {line}\n"
+        for n, line in enumerate(["Post job cleanup.", "[command]/usr/bin/git version", "git version 2.51.0"])
+    )
+    diagnosis = _diagnose(log + "2026-11-02T09:15:01.0000000Z Cleaning up orphan processes\n")
+    assert diagnosis.category is Category.TEST
+    assert "1 failed in 0.01s" in diagnosis.excerpt
+    assert not any("Post job" in line or "git version" in line for line in diagnosis.excerpt)
