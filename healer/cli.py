@@ -42,4 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    return int(args.func(args, os.environ))
+    try:
+        return int(args.func(args, os.environ))
+    except BrokenPipeError:
+        # The reader went away (`healer diagnose … | head`): stop quietly, as other command-line tools do.
+        # Python would report the broken pipe again when it flushes stdout at exit; point stdout elsewhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -32,3 +32,21 @@ def test_diagnose_does_not_load_the_github_client():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_a_closed_pipe_ends_diagnose_quietly(tmp_path):
+    log = tmp_path / "ci.log"
+    log.write_text("".join(f"FAILED tests/test_{i}.py::test_x - assert 1 == 2\n" for i in range(2000)))
+    reader = subprocess.Popen(["head", "-n", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    diagnose = subprocess.run(
+        # far more output than a pipe buffers, so the writer meets the closed pipe
+        [sys.executable, "-m", "healer", "diagnose", *[str(log)] * 200],
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    reader.stdin.close()
+    reader.wait()
+    assert "Traceback" not in diagnose.stderr
+    assert "BrokenPipeError" not in diagnose.stderr
