@@ -108,8 +108,9 @@ def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullR
             old = gh.get_pull(number)
             if old.state != "open" or not is_fix_branch(old.head_ref):
                 continue  # merged, closed by a person, or not one of ours
-            gh.create_comment(number, f"Superseded by #{by.number}, a newer attempt on a newer commit.")
-            gh.update_pull(number, state="closed")
+            # one request, no notification: the note goes at the top of the body as the PR is closed
+            note = f"> Superseded by #{by.number}, a newer attempt on a newer commit.\n\n"
+            gh.update_pull(number, state="closed", body=(note + old.body)[:60_000])
         except GitHubError:
             continue  # tidying up must not fail the delivery that already happened
         closed.append(number)

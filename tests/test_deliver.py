@@ -71,7 +71,10 @@ class FakeGitHub(GitHub):
     def update_pull(
         self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
     ) -> PullRequest:
-        self.pulls[number] = replace(self.pulls[number], state=state or self.pulls[number].state)
+        current = self.pulls[number]
+        self.pulls[number] = replace(
+            current, state=state or current.state, body=current.body if body is None else body
+        )
         return self.pulls[number]
 
 
@@ -139,7 +142,8 @@ def test_fix_pr_into_the_pr_branch_superseding_open_fix_prs(
     assert "Heal attempt 2 of 3" in git(origin, "log", "-1", "--format=%B", delivery.branch)
     assert delivery.superseded == (50,)
     assert gh.pulls[50].state == "closed" and gh.pulls[52].state == "open"
-    assert gh.comments == [(50, f"Superseded by #{delivery.pull.number}, a newer attempt on a newer commit.")]
+    assert gh.pulls[50].body.startswith(f"> Superseded by #{delivery.pull.number}, a newer attempt")
+    assert gh.comments == []  # closing says it in the body: no comment, no notification
 
 
 def test_tidying_up_never_fails_the_delivery(setup: tuple[Path, Checkout, PullRequest]) -> None:
