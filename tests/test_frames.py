@@ -245,6 +245,30 @@ def test_escalation_lists_every_attempt_and_mentions_only_the_configured_team() 
     assert "@\u200bmallory" in text
     assert "cc @octo/team" in text
     assert "What the healer cannot do" in text
+    assert "spent its budget for this check (2 of 3 attempts)" in text
+
+
+@pytest.mark.parametrize(
+    ("history", "category", "says", "never"),
+    [
+        pytest.param(
+            (PastAttempt("rerun", "a" * 40, 0, "transient"),),
+            Category.TRANSIENT,
+            "Re-running did not make this check pass (1 re-run)",
+            "spent its budget",
+            id="reruns-only",
+        ),
+        pytest.param(
+            (), Category.CONFIG, "does not change code for a config failure", "budget", id="untried"
+        ),
+    ],
+)
+def test_an_escalation_without_heal_attempts_does_not_claim_a_spent_budget(
+    history: tuple[PastAttempt, ...], category: Category, says: str, never: str
+) -> None:
+    text = render_escalation(Frames(), plan(category, verdict=Verdict.ESCALATE, history=history))
+    assert says in text
+    assert never not in text
 
 
 def test_done_comment_keeps_markers_on_top_within_the_limit() -> None:
