@@ -8,16 +8,12 @@ table and the misses.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
+from labelled_logs import Outcome, load_labels, measure, report
 
 from healer.classify import MAX_EXCERPT_BYTES, MAX_EXCERPT_LINES, classify
-from healer.logs import read_tail
 from healer.model import Category, Diagnosis, Evidence, Job, LogTail
 from healer.rules import load_rules
 
@@ -26,66 +22,13 @@ BAR = 0.95
 CATEGORIES = {category.value for category in Category}
 
 
-@dataclass(frozen=True)
-class Outcome:
-    name: str
-    accept: tuple[str, ...]
-    got: str
-    rule: str
-    key_found: bool
-    excerpt_lines: int
-    excerpt_bytes: int
-
-    @property
-    def expected(self) -> str:
-        return self.accept[0]
-
-    @property
-    def category_ok(self) -> bool:
-        return self.got in self.accept
-
-
-def _labels() -> dict[str, dict[str, Any]]:
-    labels: dict[str, dict[str, Any]] = json.loads((HELDOUT / "labels.json").read_text(encoding="utf-8"))
-    return labels
-
-
 @pytest.fixture(scope="module")
 def outcomes() -> list[Outcome]:
-    rules = load_rules()
-    results = []
-    for name, label in sorted(_labels().items()):
-        job = Job(id=1, name=str(label.get("job", name)), status="completed", conclusion="failure")
-        diagnosis = classify(Evidence(job=job, log=read_tail(HELDOUT / f"{name}.log")), rules)
-        excerpt = "\n".join(diagnosis.excerpt)
-        results.append(
-            Outcome(
-                name=name,
-                accept=tuple(str(c) for c in label["accept"]),
-                got=diagnosis.category.value,
-                rule=diagnosis.rule,
-                key_found=str(label["key"]) in excerpt,
-                excerpt_lines=len(diagnosis.excerpt),
-                excerpt_bytes=len(excerpt.encode("utf-8")),
-            )
-        )
-    return results
-
-
-def confusion_table(outcomes: list[Outcome]) -> str:
-    """Rows: the preferred label; columns: the diagnosed category (an accepted alternative is right)."""
-    categories = sorted({o.expected for o in outcomes} | {o.got for o in outcomes})
-    counts = Counter((o.expected, o.got) for o in outcomes)
-    width = max(len(c) for c in categories) + 1
-    rows = ["expected \\ got".ljust(width + 2) + " ".join(c[:5].rjust(5) for c in categories)]
-    for expected in categories:
-        cells = " ".join(str(counts[(expected, got)] or ".").rjust(5) for got in categories)
-        rows.append(expected.ljust(width + 2) + cells)
-    return "\n".join(rows)
+    return measure(HELDOUT, load_rules())
 
 
 def test_every_log_is_labelled_with_known_categories_and_a_key() -> None:
-    labels = _labels()
+    labels = load_labels(HELDOUT)
     assert len(labels) >= 60
     assert {path.stem for path in HELDOUT.glob("*.log")} == set(labels)
     for name, label in labels.items():
@@ -95,15 +38,7 @@ def test_every_log_is_labelled_with_known_categories_and_a_key() -> None:
 
 
 def test_category_and_decisive_text_accuracy_on_held_out_logs(outcomes: list[Outcome]) -> None:
-    total = len(outcomes)
-    category = sum(o.category_ok for o in outcomes) / total
-    key = sum(o.key_found for o in outcomes) / total
-    print()
-    print(confusion_table(outcomes))
-    print(f"category in accept: {category:.1%}   decisive text in excerpt: {key:.1%}   ({total} logs)")
-    for o in outcomes:
-        if not (o.category_ok and o.key_found):
-            print(f"  miss: {o.name}: got {o.got} ({o.rule}), accept {list(o.accept)}, key {o.key_found}")
+    category, key = report(outcomes)
     assert category >= BAR
     assert key >= BAR
 
