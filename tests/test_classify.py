@@ -293,3 +293,33 @@ def test_classify_never_raises(text: str, conclusion: str | None) -> None:
     diagnosis = classify(Evidence(job=job, log=LogTail(text, len(text), False)), RULES)
     assert len(diagnosis.excerpt) <= MAX_EXCERPT_LINES
     assert 0.0 <= diagnosis.confidence <= 1.0
+
+
+def test_a_log_saved_by_gh_run_view_is_read_like_the_runners_own() -> None:
+    """``gh run view --log`` puts the job's and the step's names, tab-separated, before each timestamp."""
+    raw = job_log("./gradlew build", "> Task :app:test FAILED\n3 tests completed, 1 failed")
+    saved = "".join(f"build\tRun ./gradlew build\t{line}\n" for line in raw.splitlines())
+    diagnosis = diagnose_text(saved, RULES)
+    assert diagnosis.category is Category.TEST
+    assert diagnosis.command == "./gradlew build"
+    assert diagnosis.exit_code == 1
+    assert not any("\t" in line for line in diagnosis.excerpt)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "category"),
+    [
+        pytest.param("", Category.INFRASTRUCTURE, id="hook-error-alone"),
+        pytest.param(
+            "##[error]Step script exited with code 1. This is a script/workflow error, not an "
+            "infrastructure issue.\n",
+            Category.UNKNOWN,
+            id="hook-says-the-script-failed",
+        ),
+    ],
+)
+def test_a_container_hooks_error_is_a_cause_only_alone(verdict: str, category: Category) -> None:
+    hook = "##[error]Executing the custom container implementation failed. Please contact your administrator."
+    diagnosis = diagnose_text(job_log("./tools/frobnicate", f"frobnicator gave up\n{verdict}{hook}"), RULES)
+    assert diagnosis.category is category
+    assert diagnosis.rule != "runner.container-failed"
