@@ -24,7 +24,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from healer.agent import ProcessError
+from healer.agent import ProcessError, tool_available
 from healer.classify import classify
 from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
 from healer.deliver import DeliveryError, is_fix_branch
@@ -35,7 +35,7 @@ from healer.github import GitHub, GitHubError
 from healer.heal import HealContext, HealResult, heal, heal_note
 from healer.ledger import Ledger, Marker, add_markers, claim_body, claim_marker, encode_marker, record
 from healer.ledger import reset_markers as make_reset_markers
-from healer.model import CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
+from healer.model import Action, CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
 from healer.report import (
     Actions,
@@ -234,6 +234,7 @@ class Run:
             diagnosis = classify(item, rules)
             if diagnosis.job is None:
                 diagnosis = replace(diagnosis, job=item.job.name)
+            diagnosis = self.without_missing_fixers(diagnosis)
             diagnoses.setdefault(item.job.name, diagnosis)  # a check is a job name: the first one counts
             self.say(
                 f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, "
@@ -247,6 +248,22 @@ class Run:
         for note in plan.notes:
             self.reporter.warning(note)
         return plan, ledger
+
+    def without_missing_fixers(self, diagnosis: Diagnosis) -> Diagnosis:
+        """A fix rule whose tool is not on this runner's PATH becomes an agent task, decided before
+        planning, so that with no `agent-command` the check is escalated instead of spending attempts that
+        cannot fix anything."""
+        if diagnosis.action is not Action.FIX or not diagnosis.fix_commands:
+            return diagnosis
+        path = self.env.get("PATH")
+        missing = [c for c in diagnosis.fix_commands if not tool_available(c, path)]
+        if not missing:
+            return diagnosis
+        self.say(
+            f"{diagnosis.job!r}: the fix rule needs `{missing[0].split()[0]}`, which is not on PATH "
+            "(install it in an earlier step); the check goes to the agent"
+        )
+        return replace(diagnosis, action=Action.AGENT)
 
     # -- 5.–7. acting ----------------------------------------------------------------------------------------
 

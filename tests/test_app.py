@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -311,6 +312,21 @@ def test_lint_failure_is_healed_by_the_fix_rule_into_a_ready_pr(world: World) ->
     # the worktree is gone, the workflow's own checkout untouched
     assert not list((Path(world.env["RUNNER_TEMP"]) / "ci-healer").glob("checkout-*"))
     assert git(world.workspace, "status", "--porcelain") == ""
+
+
+def test_a_fix_rule_whose_tool_is_missing_escalates_without_an_agent(world: World, tmp_path: Path) -> None:
+    lint_pr(world)
+    bin_dir = tmp_path / "bin-without-ruff"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    world.env["PATH"] = str(bin_dir)
+    code, log, outputs = world.run()
+    assert code == 0, log
+    assert "not on PATH" in log
+    # no attempt is spent on a fix that cannot run: the check goes straight to a person
+    assert (outputs["decision"], outputs["attempt"]) == ("escalated", "")
+    assert [m.kind for m in world.comment_markers()] == [Kind.CLAIM, Kind.ESCALATION]
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
 
 
 def test_a_rerun_of_the_healed_commit_does_nothing(world: World) -> None:
