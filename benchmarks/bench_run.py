@@ -5,6 +5,10 @@
   a worktree, run the rule's ``ruff check --fix .`` and ``ruff format .``, guard the diff, verify with the
   failing ``ruff check .``, commit, push ``ci-healer/<pr>-<sha7>`` to a bare origin, open the fix PR, and edit
   the claim comment into the outcome. No agent is involved.
+* **5 failed jobs**: the same ruff failure in five jobs: five diagnoses, one fix, one PR.
+
+For each path it prints the API requests in all and those made before acting (up to the first write), the
+wall time and the child's peak RSS.
 
 Both run against the built-in GitHub stand-in (a local HTTP server with GitHub's shapes) and a real bare git
 repository as ``origin``; each path is repeated and the median, minimum and maximum are printed, with the
@@ -58,9 +62,19 @@ def fix_rule(standin: StandIn, root: Path) -> HealerRun:
     return box.run_healer(run)
 
 
+def five_failed_jobs(standin: StandIn, root: Path) -> HealerRun:
+    box = Sandbox.create(root, standin, files=BASE_FILES)
+    sha = box.commit("feature/double", LINT_PR_FILES, "Add double()")
+    pull = box.open_pull("feature/double", sha)
+    log = ruff_log(box)
+    run = box.add_run(pull, [(f"lint ({n})", "failure", log) for n in range(5)])
+    return box.run_healer(run)
+
+
 def measure(name: str, path: Callable[[StandIn, Path], HealerRun], repeats: int, standin: StandIn) -> None:
     times: list[float] = []
-    requests = 0
+    rss: list[int] = []
+    requests = reads = 0
     decision = ""
     for i in range(repeats):
         standin.reset()
@@ -71,11 +85,15 @@ def measure(name: str, path: Callable[[StandIn, Path], HealerRun], repeats: int,
                 f"{name}: healer run exited {result.returncode}\n{result.stdout}\n{result.stderr}"
             )
         times.append(result.seconds)
+        rss.append(result.peak_rss_kib)
         requests = len(result.requests)
+        # the requests made before acting: everything up to the first write (the claim comment)
+        reads = next((n for n, r in enumerate(result.requests) if r.is_write), requests)
         decision = result.outputs.get("decision", "")
     print(
-        f"{name:<10} decision={decision:<8} requests={requests:<3} "
-        f"median={statistics.median(times):.2f}s min={min(times):.2f}s max={max(times):.2f}s (n={repeats})"
+        f"{name:<16} decision={decision:<8} requests={requests:<3} before acting={reads:<3} "
+        f"median={statistics.median(times):.2f}s min={min(times):.2f}s max={max(times):.2f}s "
+        f"peak RSS={max(rss) / 1024:.0f} MiB (n={repeats})"
     )
 
 
@@ -84,6 +102,7 @@ def main() -> None:
     with StandIn(token="ghs_benchmarkToken0123456789") as standin:
         measure("no-op", noop, repeats, standin)
         measure("fix rule", fix_rule, repeats, standin)
+        measure("5 failed jobs", five_failed_jobs, repeats, standin)
 
 
 if __name__ == "__main__":
