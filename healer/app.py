@@ -292,6 +292,15 @@ class Run:
                 event.head_sha, event.run_id, event.run_attempt, self.render_claim(event, plan.checks)
             ),
         )
+        if claim.author and claim.author.casefold() != config.bot_login.strip().casefold():
+            # The ledger trusts only `bot-login`: with another identity the healer would never see its own
+            # markers (and could never count or claim). Say which login to set instead of looping.
+            with contextlib.suppress(GitHubError):
+                self.gh.delete_comment(claim.id)
+            raise SetupError(
+                f"the token comments as `{claim.author}`, but `bot-login` is `{config.bot_login}`: the "
+                f"healer would not recognise its own comments; set `bot-login: {claim.author}`"
+            )
         try:
             # Re-read and re-plan: another run may have claimed the commit at the same moment.
             ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login)

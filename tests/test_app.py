@@ -329,6 +329,15 @@ def test_a_fix_rule_whose_tool_is_missing_escalates_without_an_agent(world: Worl
     assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
 
 
+def test_a_token_that_comments_as_another_login_is_named_and_nothing_is_left(world: World) -> None:
+    lint_pr(world)
+    code, log, outputs = world.run(bot_login="ci-healer-app[bot]")
+    assert code == 1
+    assert "set `bot-login: github-actions[bot]`" in log
+    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "delete_comment"]
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
+
+
 def test_a_rerun_of_the_healed_commit_does_nothing(world: World) -> None:
     lint_pr(world)
     assert world.run()[0] == 0
