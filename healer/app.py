@@ -562,6 +562,7 @@ def main(
     reporter = reporter or Reporter()
     started = time.monotonic()
     token = ""
+    run: Run | None = None
     try:
         config = config_from_env(env)
         token = config.github_token
@@ -581,12 +582,16 @@ def main(
             gh.close()
     except tuple(MISTAKES) as exc:
         kind = next(label for cls, label in MISTAKES.items() if isinstance(exc, cls))
-        reporter.error(f"{kind}: {_scrub(str(exc), token)}")
+        message = f"{kind}: {_scrub(str(exc), token)}"
+        reporter.error(message)
+        _finish_after_error(run, message, started)
         return 1
     except Exception as exc:  # a bug: say so in one line, keep the details folded for a report
-        reporter.error(f"internal error ({type(exc).__name__}); please report it with the log of this step")
+        message = f"internal error ({type(exc).__name__}); please report it with the log of this step"
+        reporter.error(message)
         with reporter.group("Details for a bug report"):
             reporter.untrusted(_scrub(traceback.format_exc(), token))
+        _finish_after_error(run, message, started)
         return 1
     outcome = run.outcome
     if dry_run or config.dry_run:
@@ -597,6 +602,17 @@ def main(
     write_summary(actions.summary, summary_markdown(run, time.monotonic() - started))
     reporter.info(f"decision: {outcome.decision}")
     return 0
+
+
+def _finish_after_error(run: Run | None, message: str, started: float) -> None:
+    """Outputs and a job summary even for a run that stopped on an error: what was done before it stands
+    (a comment posted, a fix PR opened), and the summary is where a maintainer looks first."""
+    if run is None:
+        return
+    run.outcome.lines.append(f"stopped: {message}")
+    with contextlib.suppress(OSError, FrameError):
+        write_outputs(run.actions.output, run.outcome.outputs())
+        write_summary(run.actions.summary, summary_markdown(run, time.monotonic() - started))
 
 
 def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:

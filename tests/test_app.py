@@ -628,9 +628,13 @@ def test_a_permission_error_names_what_to_grant(world: World) -> None:
         raise GitHubError("could not comment on #7 (403): grant `pull-requests: write`", status=403)
 
     world.gh.create_comment = refuse  # type: ignore[method-assign]
-    code, log, _ = world.run()
+    code, log, outputs = world.run()
     assert code == 1
     assert "::error title=ci-healer::GitHub API: could not comment on #7 (403)" in log
+    # the job summary still says what happened, and the outputs are set
+    summary = Path(world.env["GITHUB_STEP_SUMMARY"]).read_text()
+    assert "stopped: GitHub API: could not comment on #7 (403)" in summary
+    assert outputs["decision"] == "none" and outputs["fix-pull-request"] == ""
 
 
 def test_bad_config_file_on_the_default_branch(world: World) -> None:
