@@ -152,6 +152,11 @@ RUNNER_CASES = [
     pytest.param(
         "##[error]The action 'Run tests' has timed out after 10 minutes.", Category.TIMEOUT, id="step-timeout"
     ),
+    pytest.param(
+        "##[error]The job has exceeded the maximum execution time of 1h30m0s",
+        Category.TIMEOUT,
+        id="job-timeout-as-duration",
+    ),
 ]
 
 
