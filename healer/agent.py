@@ -28,6 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 # Captured output kept per stream (the tail: errors come last).
 OUTPUT_CAP = 64 * 1024
@@ -143,6 +144,17 @@ class _Tail:
         return self.data.decode(errors="replace")
 
 
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    """Write ``data`` to a command's stdin and close it; a command that exits unread ends it early."""
+    try:
+        stream.write(data)
+    except (OSError, ValueError):
+        pass  # the command does not read stdin (the frame is in $HEALER_FRAME too), or it was killed
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Stop the process and everything it started (the agent may spawn test runners, servers, …)."""
     for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, None)):
@@ -192,13 +204,9 @@ def run(
         raise ProcessError(f"could not start {argv[0] if not shell else 'sh'}: {exc.strerror}") from None
     out, err = _Tail(proc.stdout, cap), _Tail(proc.stderr, cap)
     if stdin is not None and proc.stdin is not None:
-        try:
-            proc.stdin.write(stdin.encode())
-        except BrokenPipeError:
-            pass  # the command does not read stdin (the frame is in $HEALER_FRAME too)
-        finally:
-            with contextlib.suppress(BrokenPipeError):
-                proc.stdin.close()
+        # On a thread: a command that never reads stdin (`claude -p "$(cat "$HEALER_FRAME")"`) would block a
+        # write larger than the pipe's buffer until it exits, and the time limit below would never start.
+        threading.Thread(target=_feed, args=(proc.stdin, stdin.encode()), daemon=True).start()
     timed_out = False
     try:
         proc.wait(timeout=timeout)

@@ -94,6 +94,15 @@ def test_a_command_that_ignores_stdin_is_fine(tmp_path: Path) -> None:
     assert result.ok
 
 
+def test_the_time_limit_holds_for_a_command_that_never_reads_a_large_stdin(tmp_path: Path) -> None:
+    # `claude -p "$(cat "$HEALER_FRAME")"` never reads stdin: a frame larger than the pipe's buffer (64 KiB
+    # on Linux) must not block the healer until the command ends on its own
+    start = time.monotonic()
+    result = run("sleep 30", cwd=tmp_path, env={"PATH": os.environ["PATH"]}, timeout=0.5, stdin="x" * 300_000)
+    assert result.timed_out
+    assert time.monotonic() - start < 10
+
+
 def test_a_missing_program_is_a_process_error(tmp_path: Path) -> None:
     with pytest.raises(ProcessError, match="could not start no-such-program"):
         run(["no-such-program"], cwd=tmp_path, env={"PATH": str(tmp_path)}, timeout=5)
