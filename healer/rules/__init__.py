@@ -91,6 +91,7 @@ PACKS = (
     "dotnet.yml",
     "ruby.yml",
     "php.yml",
+    "apple.yml",
 )
 DEFAULT_CONFIDENCE = 0.8
 DEFAULT_CONTEXT = (3, 6)
