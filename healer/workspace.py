@@ -27,6 +27,11 @@ _GIT_ENV_DROP = re.compile(
 GIT_TIMEOUT = 600.0
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
 
+# Python bytecode that running the PR's tests leaves behind (the agent reproduces the failure, a verify
+# command runs the tests): never part of a fix, even in a repository whose .gitignore does not list it.
+# Pathspecs, so that no exclude file has to be written into the checkout's git directory.
+_BYPRODUCTS = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]")
+
 # The identity commits are made with when the bot login is GitHub's own Actions bot (its noreply address).
 ACTIONS_BOT = "github-actions[bot]"
 ACTIONS_BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
@@ -236,7 +241,7 @@ class Checkout:
         head with the tree kept, so the diff covers everything since the PR head and the fix is one commit."""
         if self.base and self.git("rev-parse", "HEAD").strip() != self.base:
             self.git("reset", "--soft", "--quiet", self.base)
-        self.git("add", "--all", "--", ".")
+        self.git("add", "--all", "--", ".", *_BYPRODUCTS)
         return self.git(
             "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"
         )
@@ -255,7 +260,7 @@ class Checkout:
 
     def has_unstaged_changes(self) -> bool:
         """Whether the tree differs from what was staged (e.g. a verify command rewrote files)."""
-        status = self.git("status", "--porcelain", "--untracked-files=all")
+        status = self.git("status", "--porcelain", "--untracked-files=all", "--", ".", *_BYPRODUCTS)
         return any(line[1:2] not in (" ", "") for line in status.splitlines())
 
     def commit(self, message: str, identity: Identity) -> str:

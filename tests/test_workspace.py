@@ -52,6 +52,31 @@ def pr_sha(origin: Path) -> str:
     return git(origin, "rev-parse", "refs/heads/x;$(touch${IFS}pwned)")
 
 
+def test_python_bytecode_left_by_test_runs_is_neither_delivered_nor_a_rewrite(
+    repo: Repo, origin: Path, tmp_path: Path
+) -> None:
+    # an agent reproduces the failure with pytest, and a verify command runs it again: in a repository
+    # without a .gitignore for it, the bytecode they leave is not part of the fix, nor a file they rewrote
+    sha = pr_sha(origin)
+    repo.fetch_branch("x;$(touch${IFS}pwned)", sha)
+    checkout = repo.add_worktree(tmp_path / "wt", sha)
+    (checkout.path / "app.py").write_text("import sys\n")
+    (checkout.path / "__pycache__").mkdir()
+    (checkout.path / "__pycache__" / "app.cpython-312.pyc").write_bytes(b"\x00bytecode")
+    (checkout.path / "pkg" / "__pycache__").mkdir(parents=True)
+    (checkout.path / "pkg" / "__pycache__" / "mod.cpython-312.pyc").write_bytes(b"\x00bytecode")
+    (checkout.path / "pkg" / "mod.py").write_text("VALUE = 1\n")
+    (checkout.path / "legacy.pyc").write_bytes(b"\x00bytecode")
+
+    diff = checkout.stage()
+
+    assert "app.py" in diff and "pkg/mod.py" in diff
+    assert "__pycache__" not in diff and ".pyc" not in diff
+    assert checkout.diffstat() == "2 files changed, +1 -1"
+    (checkout.path / "pkg" / "__pycache__" / "other.cpython-312.pyc").write_bytes(b"\x00more")
+    assert not checkout.has_unstaged_changes()
+
+
 @pytest.mark.parametrize(
     ("name", "ok"),
     [
