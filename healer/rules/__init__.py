@@ -92,6 +92,7 @@ PACKS = (
     "ruby.yml",
     "php.yml",
     "apple.yml",
+    "dart.yml",
 )
 DEFAULT_CONFIDENCE = 0.8
 DEFAULT_CONTEXT = (3, 6)
