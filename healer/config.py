@@ -276,6 +276,30 @@ def explicit_inputs(env: Mapping[str, str]) -> frozenset[str]:
     return frozenset(names)
 
 
+class _DuplicateKeyError(Exception):
+    """A mapping of the config file gives one key twice."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe loader that refuses a key given twice: YAML keeps the last one without a word, so a second
+    `rules:` or `checks:` would silently drop the first, and a rule's second `match:` its first."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if isinstance(key, (str, int, float, bool)) and key in seen:
+            line = key_node.start_mark.line + 1
+            raise _DuplicateKeyError(f"key `{key}` is given twice (again at line {line}); keep one")
+        if isinstance(key, (str, int, float, bool)):
+            seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+
+
 def load_config_file(
     text: str | None, base: Config, *, source: str, explicit: Collection[str] = frozenset()
 ) -> Config:
@@ -290,7 +314,9 @@ def load_config_file(
     if len(text) > MAX_CONFIG_FILE_CHARS:
         raise ConfigError(f"`{source}` is larger than {MAX_CONFIG_FILE_CHARS // 1024} KiB; keep it small")
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except _DuplicateKeyError as err:
+        raise ConfigError(f"`{source}`: {err}") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -157,6 +157,22 @@ def test_an_overridden_file_value_is_still_validated():
         pytest.param(
             "checks: {3.10: false}", "`checks` key 3.1 must be a check name; quote it", id="check-float-key"
         ),
+        # YAML keeps the last of two equal keys without a word: a second `rules:` would drop the first list
+        pytest.param(
+            "max-attempts: 2\ndelivery: push\nmax-attempts: 5\n",
+            "key `max-attempts` is given twice (again at line 3); keep one",
+            id="duplicate-key",
+        ),
+        pytest.param(
+            "rules:\n  - id: a\n    category: test\n    match: x\n    match: y\n",
+            "key `match` is given twice (again at line 5); keep one",
+            id="duplicate-key-in-a-rule",
+        ),
+        pytest.param(
+            "checks:\n  docs: false\n  docs: true\n",
+            "key `docs` is given twice (again at line 3); keep one",
+            id="duplicate-check",
+        ),
     ],
 )
 def test_mistakes_name_the_file_the_key_and_the_fix(text, message):
