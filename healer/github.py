@@ -610,6 +610,14 @@ class GitHub:
                 f"GitHub's rate limit stopped the healer when asked to {what}{detail}{when}; waiting longer "
                 f"than {self._max_wait:.0f} s is not worth a runner's time, the next run will try again"
             )
+        elif status == 403 and "not permitted to create or approve pull requests" in message.lower():
+            # A repository (or organization) setting, off by default since 2022, that no `permissions:`
+            # entry overrides for the workflow's GITHUB_TOKEN.
+            text = (
+                f"GitHub refused to {what} ({code}): turn on 'Allow GitHub Actions to create and approve "
+                "pull requests' in the repository's Settings → Actions → General → Workflow permissions "
+                "(and the organization's, if it is off there), or pass a GitHub App token as `github-token`"
+            )
         elif status == 403:
             text = (
                 f"GitHub refused to {what} ({code}): the token lacks the `{need}` permission; grant it "

@@ -420,7 +420,7 @@ def test_an_agent_that_deletes_a_test_is_refused_and_its_notes_posted(world: Wor
     assert outputs["decision"] == "skipped" and outputs["fix-pull-request"] == ""
     assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "update_comment"]
     body = world.gh.comments[0].body
-    assert "produced no change to deliver" in body and "test_app.py" in body
+    assert "delivered nothing" in body and "test_app.py" in body
     assert "Removed the failing test @\u200balice" in body  # fenced, and the mention defused all the same
     (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
     assert marker.result == "refused"

@@ -296,7 +296,7 @@ def test_done_comment_keeps_markers_on_top_within_the_limit() -> None:
     assert len(body) <= COMMENT_LIMIT
     assert body.startswith(block)
     assert decode_markers(body) == markers
-    assert "produced no change to deliver: It deletes `test_a`." in body
+    assert "delivered nothing: It deletes `test_a`." in body
 
 
 def test_done_comment_with_a_fix_pr_rerun_and_fork_diagnosis() -> None:

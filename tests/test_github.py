@@ -367,6 +367,21 @@ def test_403_names_the_permission(
         call(gh)
 
 
+def test_a_repository_that_keeps_actions_from_opening_pull_requests_names_the_setting(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    # GitHub's answer when "Allow GitHub Actions to create and approve pull requests" is off (the default for
+    # new repositories and organizations): no permission in the workflow can fix that
+    message = "GitHub Actions is not permitted to create or approve pull requests."
+    fake(rsps, "POST", "/pulls", error(message), status=403)
+    with pytest.raises(GitHubError) as caught:
+        gh.create_pull(head="ci-healer/1-abcdef0", base="feature", title="t", body="b")
+    text = str(caught.value)
+    assert "Allow GitHub Actions to create and approve pull requests" in text
+    assert "Settings" in text and "GitHub App token" in text
+    assert "permissions:" not in text
+
+
 def test_422_names_the_bad_input(rsps: responses.RequestsMock, gh: GitHub) -> None:
     body = error(
         "Validation Failed", errors=[{"resource": "Label", "code": "invalid", "message": "bad name"}]

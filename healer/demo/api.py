@@ -46,7 +46,10 @@ class Api:
         fault = self.s._take_fault(operation)
         if fault is not None:
             fault_body = fault.body if fault.body is not None else shapes.error(fault.message, fault.status)
-            return operation, Reply(fault.status, fault_body, headers=[*fault.headers, *self._rate_headers()])
+            # a fault's own rate-limit headers stand alone: GitHub never sends one of them twice
+            given = {name.lower() for name, _ in fault.headers}
+            rate = [h for h in self._rate_headers() if h[0] not in given]
+            return operation, Reply(fault.status, fault_body, headers=[*fault.headers, *rate])
         with self.s._lock:
             repo = self.s.repos.get(f"{params['owner']}/{params['repo']}".lower())
             if repo is None:

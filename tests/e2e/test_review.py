@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from harness import failing_test_pull, heal, write_agent
@@ -47,3 +48,45 @@ def test_an_agent_and_a_verify_command_that_run_the_tests_deliver_only_the_fix(
     # the verify command's own bytecode is not a file it rewrote: the tests passed, so the PR is ready
     assert not fix.draft, fix.body
     assert "passed" in (fix.body or "")
+
+
+def test_a_repository_that_keeps_actions_from_opening_pull_requests_is_told_which_setting(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    # the answer of a repository created after May 2022 whose settings were left alone
+    pull, run = failing_test_pull(box)
+    box.standin.fail(
+        "pulls/create",
+        403,
+        times=5,
+        message="GitHub Actions is not permitted to create or approve pull requests.",
+    )
+
+    result = heal(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", FIX_ADD)}, expect_exit=1)
+
+    [error] = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert "Allow GitHub Actions to create and approve pull requests" in error
+    assert "permissions:" not in error
+    # the attempt is recorded on the PR with the same reason, and does not claim that nothing changed
+    [comment] = box.standin.comments(box.repo, pull.number)
+    assert '"result":"failed"' in comment.body
+    assert "Allow GitHub Actions to create and approve pull requests" in comment.body
+    assert "no change" not in comment.body
+    assert len([r for r in result.requests if r.operation == "pulls/create"]) == 1
+
+
+def test_the_primary_rate_limit_is_waited_out_until_its_reset(box: Sandbox, tmp_path: Path) -> None:
+    pull, run = failing_test_pull(box)
+    reset = str(int(time.time()))  # already passed: the client waits its one second of margin
+    box.standin.fail(
+        "issues/list-comments",
+        403,
+        message="API rate limit exceeded for installation ID 1.",
+        headers=[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", reset)],
+    )
+
+    result = heal(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
+
+    assert result.outputs["decision"] == "healed"
+    assert [r.status for r in result.requests if r.operation == "issues/list-comments"][:2] == [403, 200]
+    assert len(box.standin.comments(box.repo, pull.number)) == 1
