@@ -6,6 +6,7 @@ and decides nothing: what to deliver, and whether it was verified, is settled by
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from healer.workspace import Checkout, Identity
 
 FIX_BRANCH_PREFIX = "ci-healer/"
 _TITLE_LIMIT = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class DeliveryError(Exception):
@@ -50,7 +52,8 @@ def is_fix_branch(ref: str) -> bool:
 
 def fix_title(pr: PullRequest, checks: Sequence[str]) -> str:
     """The fix PR's title (and commit subject): plain text, one line, bounded."""
-    names = ", ".join(" ".join(c.split()) for c in checks) or "CI"
+    # str.split() leaves NUL and other control characters in place; a NUL cannot even pass to `git commit`
+    names = ", ".join(" ".join(_CONTROL.sub(" ", c).split()) for c in checks) or "CI"
     title = f"ci-healer: fix {names} for #{pr.number}"
     return title if len(title) <= _TITLE_LIMIT else title[: _TITLE_LIMIT - 1] + "…"
 

@@ -153,9 +153,15 @@ def agent_env(ctx: HealContext, frame_path: Path, checks: Sequence[CheckPlan]) -
         HEALER_ATTEMPT=str(max((p.attempt for p in checks), default=1)),
         HEALER_MAX_ATTEMPTS=str(ctx.config.max_attempts),
         HEALER_CATEGORY=",".join(categories),
-        HEALER_CHECKS="\n".join(p.check for p in checks),
+        HEALER_CHECKS="\n".join(_one_line(p.check) for p in checks),
     )
     return env
+
+
+def _one_line(name: str) -> str:
+    """A check name for ``HEALER_CHECKS``: job names come from the PR's workflow file, and a NUL (which no
+    environment variable can hold) or a newline (which would split one name in two) is a push away."""
+    return "".join(" " if ch < " " or ch == "\x7f" else ch for ch in name)
 
 
 def tool_env(ctx: HealContext) -> dict[str, str]:

@@ -107,6 +107,7 @@ def test_fix_branch_and_title() -> None:
     assert is_fix_branch("ci-healer/7-abcdef0") and not is_fix_branch("feature/ci-healer")
     pr = PullRequest(7, "open", "t", "a", "s", "f", REPO, "main", REPO)
     assert fix_title(pr, ["lint\nnext", "test"]) == "ci-healer: fix lint next, test for #7"
+    assert fix_title(pr, ["lint\x00next\x1b[31m", "test"]) == "ci-healer: fix lint next [31m, test for #7"
     assert len(fix_title(pr, ["x" * 500])) == 200
 
 

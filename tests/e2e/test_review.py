@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness import failing_test_pull, heal, write_agent
+from harness import BROKEN_ADD, agent_reports, failing_test_log, failing_test_pull, heal, write_agent
 
 from healer.demo.sandbox import Sandbox, git
 
@@ -90,3 +90,27 @@ def test_the_primary_rate_limit_is_waited_out_until_its_reset(box: Sandbox, tmp_
     assert result.outputs["decision"] == "healed"
     assert [r.status for r in result.requests if r.operation == "issues/list-comments"][:2] == [403, 200]
     assert len(box.standin.comments(box.repo, pull.number)) == 1
+
+
+def test_a_check_name_with_control_characters_is_healed_without_an_internal_error(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    # a job's name comes from the workflow file of the PR's own commit: YAML's "\0" and "\n" escapes are one
+    # push away for anyone who can open a same-repository pull request
+    sha = box.commit("feature/names", {"widgets/calc.py": BROKEN_ADD}, "Simplify add()")
+    pull = box.open_pull("feature/names", sha)
+    check = "test\x00\n::error::x"
+    run = box.add_run(pull, [(check, "failure", failing_test_log(box))])
+    agent_dir = tmp_path / "agent"
+    agent = write_agent(agent_dir, "report(checks=os.environ['HEALER_CHECKS'])\n" + FIX_ADD)
+
+    result = heal(box, run, inputs={"agent-command": agent})
+
+    assert result.outputs["decision"] == "healed"
+    # one check, one line: the names the agent reads keep the one-per-line promise
+    [report] = agent_reports(agent_dir)
+    assert str(report["checks"]).splitlines() == ["test  ::error::x"]
+    [fix] = box.standin.created_pulls(box.repo)
+    assert "\x00" not in fix.title and "\n" not in fix.title
+    # the runner obeys workflow commands at the start of a line: none came from the name
+    assert not [line for line in result.stdout.splitlines() if line.startswith("::error::x")]
