@@ -35,6 +35,7 @@ TEMPLATES = ("heal.md.j2", "escalate.md.j2", "fix-pr.md.j2", "comment.md.j2", "s
 _ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _BACKTICKS = re.compile(r"`+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
@@ -62,8 +63,10 @@ def fence(text: str, info: str = "") -> str:
 
 
 def code(text: object) -> str:
-    """``text`` as one inline code span: newlines folded, delimited by a backtick run it does not contain."""
-    flat = " ".join(str(text).split())
+    """``text`` as one inline code span: newlines and control characters folded, delimited by a backtick run
+    it does not contain."""
+    # control characters too: a job name may hold a NUL or a terminal escape (YAML escapes in the workflow)
+    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
     if not flat:
         return "` `"
     longest = max((len(run) for run in _BACKTICKS.findall(flat)), default=0)

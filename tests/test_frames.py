@@ -135,6 +135,8 @@ def test_fenced_text_cannot_close_its_fence(text: str) -> None:
 def test_code_span_holds_any_text_on_one_line(text: str) -> None:
     span = code(text)
     assert "\n" not in span
+    # no control character (a NUL from a job name, a terminal escape) reaches a comment or a PR body
+    assert not re.search(r"[\x00-\x1f\x7f]", span)
     ticks = re.match(r"`+", span).group(0)  # type: ignore[union-attr]
     inner = span[len(ticks) : -len(ticks)]
     assert ticks not in inner
