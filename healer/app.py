@@ -403,7 +403,13 @@ class Run:
         if escalations:
             markers += _records(escalations, event)
             if config.escalation_label:
-                self.gh.add_labels(pr.number, [config.escalation_label])
+                try:
+                    self.gh.add_labels(pr.number, [config.escalation_label])
+                except GitHubError as exc:
+                    # The label only decorates the escalation: the comment (and any heal's record in it)
+                    # must still be written; the step fails afterwards with the label's error.
+                    self.failure = self.failure or exc
+                    self.note(f"could not add the label `{config.escalation_label}`")
             self.note(f"escalated {_names(escalations)}")
             if decision == "skipped":
                 decision = "escalated"

@@ -5,13 +5,19 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness import BROKEN_ADD, agent_reports, failing_test_log, failing_test_pull, heal, write_agent
+from harness import BROKEN_ADD, agent_reports, failing_test_log, failing_test_pull, heal, job_log, write_agent
 
 from healer.demo.sandbox import Sandbox, git
 
 # (a fix of another size than the bug: Python trusts bytecode whose source has the same size and mtime second)
 FIX_ADD = (
     "calc = pathlib.Path('widgets/calc.py')\ncalc.write_text(calc.read_text().replace('a - b', '(a + b)'))\n"
+)
+TRANSIENT_LOG = job_log(
+    "test (3.12)",
+    "git clone https://git.example-host.invalid/org/repo.git",
+    ["fatal: unable to access 'https://git.example-host.invalid/org/repo.git/': Could not resolve host"],
+    exit_code=128,
 )
 # What the heal frame asks for: reproduce the failure with the failing command, fix it, run it again.
 RUN_TESTS = (
@@ -114,3 +120,27 @@ def test_a_check_name_with_control_characters_is_healed_without_an_internal_erro
     assert "\x00" not in fix.title and "\n" not in fix.title
     # the runner obeys workflow commands at the start of a line: none came from the name
     assert not [line for line in result.stdout.splitlines() if line.startswith("::error::x")]
+
+
+def test_a_refused_escalation_label_still_leaves_the_escalation_on_the_pr(box: Sandbox) -> None:
+    # `escalation-label` set, `issues: write` forgotten: the label is refused, the escalation itself stands
+    sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
+    pull = box.open_pull("feature/net", sha)
+    run = box.add_run(pull, [("test (3.12)", "failure", TRANSIENT_LOG)])
+    inputs = {"escalation-label": "needs-human"}
+    assert heal(box, run, inputs=inputs).outputs["decision"] == "rerun"
+    box.add_run(pull, [("test (3.12)", "failure", TRANSIENT_LOG)], run=run)
+    box.standin.fail("issues/add-labels", 403, times=5)
+
+    result = heal(box, run, inputs=inputs, expect_exit=1)
+
+    [error] = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert "`issues: write`" in error
+    rerun_comment, escalation = box.standin.comments(box.repo, pull.number)
+    assert '"kind":"escalation"' in escalation.body and "needs a person" in escalation.body
+    assert result.outputs["decision"] == "escalated"
+    # recorded, so the next failure of the same check stays quiet
+    box.add_run(pull, [("test (3.12)", "failure", TRANSIENT_LOG)], run=run)
+    again = heal(box, run, inputs=inputs)
+    assert again.outputs["decision"] == "skipped"
+    assert len(box.standin.comments(box.repo, pull.number)) == 2
