@@ -392,7 +392,17 @@ class Run:
             self.outcome.attempt = max(c.attempt for c in heals)
             self.outcome.category = _category(heals[0])
         if reruns:
-            self.gh.rerun_failed_jobs(event.run_id)  # once per run, whatever the number of checks
+            try:
+                self.gh.rerun_failed_jobs(event.run_id)  # once per run, whatever the number of checks
+            except GitHubError as exc:
+                if not heals:
+                    raise  # nothing was done yet: the claim is withdrawn and the next run starts clean
+                # The heal above happened (a fix PR may be open): its record must reach the PR, or the
+                # attempt would be spent again; the step fails afterwards with the re-run's error.
+                self.failure = self.failure or exc
+                self.note(f"could not re-run the failed jobs for {_names(reruns)}")
+                reruns = []
+        if reruns:
             markers += _records(reruns, event)
             self.note(f"re-ran the failed jobs for {_names(reruns)}")
             if decision == "skipped":

@@ -5,8 +5,19 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness import BROKEN_ADD, agent_reports, failing_test_log, failing_test_pull, heal, job_log, write_agent
+from harness import (
+    BRANCH,
+    BROKEN_ADD,
+    agent_reports,
+    failing_test_log,
+    failing_test_pull,
+    heal,
+    job_log,
+    lint_log,
+    write_agent,
+)
 
+from healer.demo.sample import LINT_PR_FILES
 from healer.demo.sandbox import Sandbox, git
 
 # (a fix of another size than the bug: Python trusts bytecode whose source has the same size and mtime second)
@@ -144,3 +155,27 @@ def test_a_refused_escalation_label_still_leaves_the_escalation_on_the_pr(box: S
     again = heal(box, run, inputs=inputs)
     assert again.outputs["decision"] == "skipped"
     assert len(box.standin.comments(box.repo, pull.number)) == 2
+
+
+def test_a_refused_rerun_after_a_heal_still_records_the_heal(box: Sandbox) -> None:
+    # one run, two failures: `lint` is fixed by its rule, `test (3.12)` is transient and re-run
+    sha = box.commit(BRANCH, LINT_PR_FILES, "Add double()")
+    pull = box.open_pull(BRANCH, sha)
+    run = box.add_run(pull, [("lint", "failure", lint_log(box)), ("test (3.12)", "failure", TRANSIENT_LOG)])
+    box.standin.fail("actions/re-run-workflow-failed-jobs", 403, times=5)
+
+    result = heal(box, run, expect_exit=1)
+
+    [error] = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert "`actions: write`" in error
+    [fix] = box.standin.created_pulls(box.repo)
+    [comment] = box.standin.comments(box.repo, pull.number)
+    assert '"kind":"attempt","check":"lint"' in comment.body and f'"fix_pr":{fix.number}' in comment.body
+    assert '"kind":"rerun"' not in comment.body
+    # the same commit failing again spends no second attempt on `lint`
+    box.add_run(
+        pull, [("lint", "failure", lint_log(box)), ("test (3.12)", "failure", TRANSIENT_LOG)], run=run
+    )
+    again = heal(box, run)
+    assert again.outputs["attempt"] == ""
+    assert len(box.standin.created_pulls(box.repo)) == 1
