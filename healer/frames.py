@@ -111,6 +111,16 @@ def clip_lines(lines: tuple[str, ...] | list[str], max_lines: int, max_chars: in
     return text
 
 
+def _clip_head(text: str, max_lines: int, max_chars: int) -> str:
+    """The first ``max_lines`` lines of ``text``, at most ``max_chars`` characters (a patch starts with the
+    file names a reader needs)."""
+    lines = text.splitlines()
+    kept = "\n".join(lines[:max_lines])
+    if len(kept) > max_chars:
+        kept = kept[: max(0, max_chars - 1)]
+    return kept + "\n…" if kept != "\n".join(lines) else text
+
+
 class Frames:
     """The template set of one run: the repository's overrides first, then the shipped templates."""
 
@@ -293,11 +303,14 @@ def render_comment(
 
         heal_view = None
         if heal is not None:
+            patch = heal.patch if lines >= 30 else _clip_head(heal.patch, 200, 16 * 1024)
             heal_view = {
                 **{f: getattr(heal, f) for f in heal.__dataclass_fields__},
                 "checks": views(heal.checks),
                 "notes": clip_lines(heal.notes.splitlines(), lines, 16 * 1024) if heal.notes else "",
-                "patch": heal.patch if lines >= 30 else clip_lines(heal.patch.splitlines(), 200, 16 * 1024),
+                "patch": patch,
+                # a cut patch no longer applies: the comment must not offer it to `git apply`
+                "patch_cut": patch != heal.patch,
             }
         return frames.render(
             "comment.md.j2",

@@ -336,6 +336,20 @@ def test_comment_delivery_shows_the_patch_fenced() -> None:
     assert any(b.startswith("diff --git") and "@alice" in b for _, b in fenced_blocks(body))
 
 
+def test_a_patch_too_large_for_a_comment_keeps_its_start_and_is_not_offered_to_git_apply() -> None:
+    # 400 changed lines (max-diff-lines) of 2,000 characters each: far over GitHub's 65,536
+    header = "diff --git a/data.txt b/data.txt\n--- /dev/null\n+++ b/data.txt\n"
+    patch = header + ("+" + "x" * 2000 + "\n") * 400
+    note = HealNote(1, 3, (plan(),), True, how="ran the agent command", verification="not verified: x",
+                    patch=patch)  # fmt: skip
+    body = render_comment(Frames(), state="done", head_sha=SHA, run_url="u", markers="", heal=note)
+    assert len(body) <= COMMENT_LIMIT
+    [(_, shown)] = fenced_blocks(body)
+    assert shown.startswith("diff --git a/data.txt b/data.txt")
+    assert "git apply" not in body
+    assert "too large for a comment" in body
+
+
 def test_claim_and_reset_comments() -> None:
     claim = render_comment(Frames(), state="claim", head_sha=SHA, run_url="u", markers="", checks=[plan()])
     assert "looking at the failure of `lint` on `0123456`" in claim
