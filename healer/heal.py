@@ -76,11 +76,13 @@ class HealResult:
 
     @property
     def result(self) -> str:
-        """A one-word result for the ledger: delivered, refused, empty, framed, failed."""
+        """A one-word result for the ledger: verified, delivered, timed-out, refused, no-change, framed."""
         if self.frame_path and self.delivery is None and not self.agent and not self.fix_commands:
             return "framed"
         if self.delivered:
             return "verified" if self.verification and self.verification.passed else "delivered"
+        if self.agent is not None and self.agent.timed_out:
+            return "timed-out"  # whatever it left half-done was set aside, not judged
         return "refused" if self.diffstat or self.refused else "no-change"
 
 
@@ -322,7 +324,8 @@ def _heal_in(
     )
     diffstat = checkout.diffstat() if not verdict.empty else ""
     if agent is not None and agent.timed_out:
-        reason = f"the agent command did not finish within {config.agent_timeout_minutes} minutes"
+        minutes = config.agent_timeout_minutes
+        reason = f"the agent command did not finish within {minutes} minute{'s' if minutes != 1 else ''}"
         return _replace(base, why_not=reason, diffstat=diffstat)
     if not verdict.ok:
         missing = [p.check for p in agents] if agents and not config.agent_command else []

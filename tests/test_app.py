@@ -427,6 +427,37 @@ def test_an_agent_that_deletes_a_test_is_refused_and_its_notes_posted(world: Wor
     assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
 
 
+AGENT_HANGS = """
+import pathlib, time
+pathlib.Path("widgets.py").write_text("x = 2\\n")
+print("Working on it", flush=True)
+time.sleep(60)
+"""
+
+
+def test_an_agent_that_runs_out_of_time_delivers_nothing_and_says_so(world: World, monkeypatch) -> None:
+    import healer.heal
+
+    real_run = healer.heal.run
+    # agent-timeout-minutes is at least 1: the limit is shortened here, the path it takes is the real one
+    monkeypatch.setattr(
+        healer.heal, "run", lambda *a, **k: real_run(*a, **{**k, "timeout": min(k["timeout"], 1)})
+    )
+    world.push_pr({"widgets.py": "x = 1\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, outputs = world.run(agent_command=agent_command(world, AGENT_HANGS), agent_timeout_minutes="1")
+    assert code == 0, log
+    assert (outputs["decision"], outputs["attempt"], outputs["fix-pull-request"]) == ("skipped", "1", "")
+    body = world.gh.comments[0].body
+    assert "delivered nothing: the agent command did not finish within 1 minute." in body
+    assert "Working on it" in body  # what it printed before it was stopped helps the author
+    (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
+    assert marker.result == "timed-out", marker
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
+
+
 AGENT_RAISES_ITS_OWN_BUDGET = """
 import pathlib
 pathlib.Path("widgets.py").write_text("x = 2\\n")
