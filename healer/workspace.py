@@ -26,6 +26,8 @@ _GIT_ENV_DROP = re.compile(
 )
 GIT_TIMEOUT = 600.0
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
+# git's line for a ref the remote refused as not a fast-forward (a hook's refusal reads "[remote rejected]")
+_REJECTED = re.compile(r"^\s*! \[rejected\]", re.MULTILINE)
 
 # Python bytecode that running the PR's tests leaves behind (the agent reproduces the failure, a verify
 # command runs the tests): never part of a fix, even in a repository whose .gitignore does not list it.
@@ -92,13 +94,20 @@ def _git(
     except subprocess.TimeoutExpired:
         raise GitError(f"git {name} did not finish in {GIT_TIMEOUT:.0f} s") from None
     if check and proc.returncode != 0:
-        message = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-        detail = message[-1] if message else f"exit code {proc.returncode}"
-        if secret:
-            basic = base64.b64encode(f"x-access-token:{secret}".encode()).decode()
-            detail = detail.replace(secret, "***").replace(basic, "***")
-        raise GitError(f"git {name} failed: {detail}")
+        raise _failure(name, proc, secret)
     return proc
+
+
+def _failure(name: str, proc: subprocess.CompletedProcess[str], secret: str = "") -> GitError:
+    """The error of a failed git command: its last line that is not one of git's `hint:` lines (a rejected
+    push ends with a paragraph of hints that say nothing about what happened)."""
+    message = [line for line in (proc.stderr.strip() or proc.stdout.strip()).splitlines() if line.strip()]
+    said = [line for line in message if not line.startswith("hint:")] or message
+    detail = said[-1].strip() if said else f"exit code {proc.returncode}"
+    if secret:
+        basic = base64.b64encode(f"x-access-token:{secret}".encode()).decode()
+        detail = detail.replace(secret, "***").replace(basic, "***")
+    return GitError(f"git {name} failed: {detail}")
 
 
 def valid_branch_name(name: str, cwd: Path | None = None) -> bool:
@@ -302,6 +311,11 @@ class Checkout:
             f"HEAD:refs/heads/{branch}",
         ]
         try:
-            _git(args, self.path, extra_env=extra, secret=token)
+            proc = _git(args, self.path, extra_env=extra, secret=token, check=False)
         finally:
             extra.clear()  # drop the only copy of the header this module made
+        if proc.returncode != 0 and not force and _REJECTED.search(proc.stderr):
+            # refused as not a fast-forward: someone pushed to the branch while the healer worked
+            raise StaleHeadError(f"`{branch}` moved on while the healer worked; nothing was pushed")
+        if proc.returncode != 0:
+            raise _failure("push", proc, token)

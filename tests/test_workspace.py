@@ -52,6 +52,38 @@ def pr_sha(origin: Path) -> str:
     return git(origin, "rev-parse", "refs/heads/x;$(touch${IFS}pwned)")
 
 
+def test_a_push_onto_a_branch_that_moved_on_is_a_stale_head_and_says_what_git_refused(
+    repo: Repo, origin: Path, tmp_path: Path
+) -> None:
+    branch = "x;$(touch${IFS}pwned)"
+    sha = pr_sha(origin)
+    repo.fetch_branch(branch, sha)
+    checkout = repo.add_worktree(tmp_path / "wt", sha)
+    (checkout.path / "app.py").write_text("import sys\n")
+    checkout.stage()
+    checkout.commit("Fix it", identity_for("github-actions[bot]"))
+    # the author pushes to the PR branch while the healer works
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", "--branch", branch, str(origin), str(other))
+    (other / "more.py").write_text("x = 1\n")
+    git(other, "add", ".")
+    git(other, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "-m", "more")
+    git(other, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
+    moved = git(origin, "rev-parse", f"refs/heads/{branch}")
+
+    with pytest.raises(StaleHeadError, match="moved on while the healer worked"):
+        checkout.push(branch, token="", server_url="https://github.com")
+    assert git(origin, "rev-parse", f"refs/heads/{branch}") == moved
+    # a refusal by the server (a protected branch, a hook) is no stale head; the error is git's, not a hint
+    hook = origin / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    with pytest.raises(GitError) as caught:
+        checkout.push("ci-healer/7-abcdef0", token="", server_url="https://github.com", force=True)
+    assert not isinstance(caught.value, StaleHeadError)
+    assert "failed to push some refs" in str(caught.value) and "hint:" not in str(caught.value)
+
+
 def test_python_bytecode_left_by_test_runs_is_neither_delivered_nor_a_rewrite(
     repo: Repo, origin: Path, tmp_path: Path
 ) -> None:
@@ -144,7 +176,7 @@ def test_push_without_force_refuses_to_overwrite(repo: Repo, origin: Path, tmp_p
     (checkout.path / "x").write_text("x\n")
     checkout.stage()
     checkout.commit("x", identity_for("my-app[bot]"))
-    with pytest.raises(GitError, match="git push failed"):
+    with pytest.raises(StaleHeadError, match="moved on while the healer worked; nothing was pushed"):
         checkout.push("x;$(touch${IFS}pwned)", token="", server_url="https://github.com", force=False)
 
 

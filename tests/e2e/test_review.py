@@ -179,3 +179,27 @@ def test_a_refused_rerun_after_a_heal_still_records_the_heal(box: Sandbox) -> No
     again = heal(box, run)
     assert again.outputs["attempt"] == ""
     assert len(box.standin.created_pulls(box.repo)) == 1
+
+
+def test_a_push_onto_a_branch_the_author_moved_meanwhile_is_a_stale_head(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    pull, run = failing_test_pull(box)
+    # while the agent works, the author pushes another commit to the PR branch
+    author_pushes = (
+        "import subprocess\n"
+        f"origin = {str(box.origin)!r}\n"
+        "git = ['git', '-c', 'user.name=Mona', '-c', 'user.email=mona@example.com']\n"
+        "subprocess.run(git + ['commit', '-q', '--allow-empty', '-m', 'author'], check=True)\n"
+        f"subprocess.run(git + ['push', '-q', origin, 'HEAD:refs/heads/{BRANCH}'], check=True)\n"
+        "subprocess.run(['git', 'reset', '-q', '--hard', 'HEAD~1'], check=True)\n"
+    )
+    agent = write_agent(tmp_path / "agent", author_pushes + FIX_ADD)
+
+    result = heal(box, run, inputs={"agent-command": agent, "delivery": "push"})
+
+    assert result.outputs["decision"] == "skipped"
+    assert "moved on while the healer worked" in result.stdout
+    assert git(box.origin, "log", "-1", "--format=%s", BRANCH).strip() == "author"
+    # nothing is left on the PR: the new head gets its own run, and the healer its own look at it
+    assert box.standin.comments(box.repo, pull.number) == []
