@@ -24,7 +24,7 @@ from urllib.parse import quote, urljoin, urlsplit
 import requests
 from github import Auth, Github, GithubException
 
-from healer.logs import TailBuffer
+from healer.logs import TailBuffer, decode_log
 from healer.model import (
     Annotation,
     Comment,
@@ -720,13 +720,10 @@ def _read_tail(response: requests.Response, keep: int) -> LogTail:
     if total is None and not stopped:
         total = start + read
     truncated = kept_from > 0 or stopped
-    text = window.decode("utf-8", errors="replace")
+    # the first kept line is probably partial: decode_log drops it (or keeps the end of a huge one)
+    text = decode_log(window, truncated=truncated)
     if not truncated:
         return LogTail(text=text, bytes_read=read, truncated=False)
-    # the first kept line is probably partial: drop it so that every line shown is whole
-    newline = text.find("\n")
-    if 0 <= newline < len(text) - 1:
-        text = text[newline + 1 :]
     kept = len(text.encode("utf-8", errors="replace"))
     of = f"{total:,}" if total is not None else "an unknown number of"
     note = f"{LOG_CUT_PREFIX} kept the last {kept:,} bytes of {of}"

@@ -115,16 +115,24 @@ class JobLog:
         return range(self.failing_step.body_start, self.failing_step.end)
 
 
+# How much of a cut first line is kept when it fills most of the window (see decode_log).
+PARTIAL_LINE_KEEP = 2048
+
+
 def decode_log(data: bytes, *, truncated: bool = False) -> str:
     """Bytes to text: UTF-8 with replacement, NULs dropped, CRLF and lone CR made LF.
 
     When ``truncated`` (the start of the log was cut away) the first, partial line is dropped, unless it is
-    the only line: the end of one huge line still says more than nothing.
+    the only line: the end of one huge line still says more than nothing. For the same reason, when the cut
+    line fills most of the window (a huge line followed by a few short ones), its last
+    :data:`PARTIAL_LINE_KEEP` bytes are kept after an ellipsis.
     """
     if truncated:
         newline = data.find(b"\n")
         if 0 <= newline < len(data) - 1:
-            data = data[newline + 1 :]
+            partial, data = data[:newline], data[newline + 1 :]
+            if len(partial) > len(data):
+                data = "\u2026".encode() + partial[-PARTIAL_LINE_KEEP:] + b"\n" + data
     text = data.decode("utf-8", errors="replace").replace("\x00", "")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

@@ -609,6 +609,25 @@ def test_log_tail_with_range(rsps: responses.RequestsMock, gh: GitHub) -> None:
     assert "Authorization" not in signed_hop.headers  # the signed URL never sees the token
 
 
+def test_a_log_ending_in_one_huge_line_keeps_the_end_of_that_line(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    redirect(rsps)
+    tail = b"y" * 4000 + b" Error: bundle too large\n##[error]Process completed with exit code 1.\n"
+    rsps.add(
+        "GET",
+        SIGNED,
+        body=tail,
+        status=206,
+        headers={"Content-Range": f"bytes 1000000-{1_000_000 + len(tail) - 1}/{1_000_000 + len(tail)}"},
+    )
+    log = gh.download_log_tail(399444496, keep_bytes=len(tail))
+    lines = log.text.splitlines()
+    assert lines[0].startswith(LOG_CUT_PREFIX)
+    assert lines[1].endswith("Error: bundle too large")
+    assert lines[2] == "##[error]Process completed with exit code 1."
+
+
 def test_whole_small_log_is_not_cut(rsps: responses.RequestsMock, gh: GitHub) -> None:
     redirect(rsps)
     rsps.add("GET", SIGNED, body=b"line 1\nline 2\n", status=200)

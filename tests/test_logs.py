@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from healer.logs import (
     MAX_LINE_CHARS,
+    PARTIAL_LINE_KEEP,
     SETUP_STEP,
     TailBuffer,
     clean_line,
@@ -113,6 +114,16 @@ def test_a_log_without_markers_is_one_anonymous_section() -> None:
 )
 def test_decoding(data: bytes, text: str) -> None:
     assert decode_log(data) == text
+
+
+def test_a_huge_cut_line_before_a_few_short_ones_keeps_its_end() -> None:
+    # a minified bundle or a one-line JSON dump fills the window; the short lines after it say little alone
+    data = b"x" * 10_000 + b" TypeError: boom\n##[error]Process completed with exit code 1.\n"
+    text = decode_log(data, truncated=True)
+    first, rest = text.split("\n", 1)
+    assert first.startswith("\u2026") and first.endswith("TypeError: boom")
+    assert len(first.encode()) <= PARTIAL_LINE_KEEP + 3
+    assert rest == "##[error]Process completed with exit code 1.\n"
 
 
 def test_a_truncated_tail_drops_its_partial_first_line() -> None:
