@@ -93,6 +93,18 @@ PACKS = (
     "php.yml",
     "apple.yml",
     "dart.yml",
+    "haskell.yml",
+    "r.yml",
+    "julia.yml",
+    "scala.yml",
+    "elixir.yml",
+    "zig.yml",
+    "terraform.yml",
+    "kubernetes.yml",
+    "nix.yml",
+    "bazel.yml",
+    "lua.yml",
+    "perl.yml",
 )
 DEFAULT_CONFIDENCE = 0.8
 DEFAULT_CONTEXT = (3, 6)
