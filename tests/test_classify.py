@@ -111,12 +111,39 @@ def test_tool_output_is_classified(command: str, output: str, category: Category
             ("go mod tidy",),
             id="go-mod-tidy",
         ),
+        pytest.param("zig fmt --check .", "src/main.zig", ("zig fmt .",), id="zig-fmt"),
+        pytest.param(
+            "mix format --check-formatted",
+            "** (Mix) mix format failed due to --check-formatted.",
+            ("mix format",),
+            id="mix-format",
+        ),
+        pytest.param("stylua --check .", "Diff in src/a.lua:", ("stylua .",), id="stylua"),
+        pytest.param(
+            "buildifier -mode=check -r .", "BUILD.bazel # reformat", ("buildifier -r .",), id="buildifier"
+        ),
+        pytest.param(
+            "sbt scalafmtCheckAll",
+            "[error] (Compile / scalafmtCheck) 1 files must be formatted",
+            ("sbt scalafmtAll scalafmtSbt",),
+            id="scalafmt",
+        ),
     ],
 )
 def test_safe_autofixes_are_fix_actions(command: str, output: str, commands: tuple[str, ...]) -> None:
     diagnosis = diagnose_text(job_log(command, output), RULES)
     assert diagnosis.action is Action.FIX
     assert diagnosis.fix_commands == commands
+
+
+def test_a_formatter_without_a_whole_tree_command_goes_to_the_agent() -> None:
+    # ormolu and fourmolu take file names only, and fix commands run without a shell
+    diagnosis = diagnose_text(job_log("ormolu --mode check src/Foo.hs", "src/Foo.hs\n@@ -1,1 +1,1 @@"), RULES)
+    assert (diagnosis.category, diagnosis.action, diagnosis.fix_commands) == (
+        Category.FORMAT,
+        Action.AGENT,
+        (),
+    )
 
 
 def test_lint_without_a_safe_autofix_goes_to_the_agent() -> None:
