@@ -238,6 +238,11 @@ def tool_available(command: str, path: str | None = None) -> bool:
     return bool(words) and shutil.which(words[0], path=path) is not None
 
 
+def missing_tools(commands: Sequence[str], path: str | None = None) -> list[str]:
+    """The commands among ``commands`` whose program is not on ``PATH`` (a fix rule runs only if none is)."""
+    return [command for command in commands if not tool_available(command, path)]
+
+
 def split_fix_command(command: str) -> list[str]:
     """A fix command from a rule as an argv list (rules are trusted config, but no shell is needed)."""
     words = shlex.split(command)

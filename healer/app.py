@@ -24,7 +24,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from healer.agent import ProcessError, tool_available
+from healer.agent import ProcessError, missing_tools
 from healer.classify import classify
 from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
 from healer.deliver import DeliveryError, is_fix_branch
@@ -256,7 +256,7 @@ class Run:
         if diagnosis.action is not Action.FIX or not diagnosis.fix_commands:
             return diagnosis
         path = self.env.get("PATH")
-        missing = [c for c in diagnosis.fix_commands if not tool_available(c, path)]
+        missing = missing_tools(diagnosis.fix_commands, path)
         if not missing:
             return diagnosis
         self.say(

@@ -16,11 +16,11 @@ from healer.agent import (
     ProcessError,
     ProcessResult,
     Verification,
+    missing_tools,
     run,
     scrubbed_env,
     split_fix_command,
     step_verify_argv,
-    tool_available,
 )
 from healer.config import Config
 from healer.deliver import Delivery, deliver_comment, deliver_pull_request, deliver_push
@@ -178,7 +178,7 @@ def split_by_mode(checks: Sequence[CheckPlan], path: str | None) -> tuple[list[C
     agents: list[CheckPlan] = []
     for plan in checks:
         commands = plan.diagnosis.fix_commands if plan.diagnosis else ()
-        if plan.mode is HealMode.FIX and commands and all(tool_available(c, path) for c in commands):
+        if plan.mode is HealMode.FIX and commands and not missing_tools(commands, path):
             fixes.append(plan)
         else:
             agents.append(plan)
