@@ -19,7 +19,7 @@ import responses
 from openapi_contract import check_calls, check_response, example_response, url_pattern
 from responses import matchers
 
-from healer import github as github_module
+from healer.github import logdownload as github_module
 from healer.github import LOG_CUT_PREFIX, GitHub, GitHubError, is_loopback_http, is_stale
 from healer.model import RunEvent
 

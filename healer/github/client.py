@@ -1,0 +1,252 @@
+"""The REST operations the healer uses, as methods returning the healer's dataclasses."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from healer.github import logdownload
+from healer.github.convert import (
+    annotation_from,
+    check_body_length,
+    comment_from,
+    is_stale,
+    job_from,
+    prefer_head,
+    pull_from,
+)
+from healer.github.errors import GitHubError
+from healer.github.logdownload import LOG_KEEP_LIMIT
+from healer.github.transport import Transport
+from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
+
+_PR_READ = "pull-requests: read"
+_PR_WRITE = "pull-requests: write"
+
+
+class GitHub(Transport):
+    """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json."""
+
+    # -- reads ---------------------------------------------------------------------------------------------
+    def get_repository(self) -> Repository:
+        """The repository's name, default branch and visibility."""
+        data = self._call("GET", "", what="read the repository", need="metadata: read")
+        return Repository(data["full_name"], data["default_branch"], bool(data.get("private", False)))
+
+    def get_pull(self, number: int) -> PullRequest:
+        data = self._call("GET", f"/pulls/{number}", what=f"read pull request #{number}", need=_PR_READ)
+        return pull_from(data)
+
+    def find_pull_request(self, event: RunEvent) -> PullRequest | None:
+        """The PR the run belongs to: payload PRs, then commits/{sha}/pulls, then open PRs by head (forks).
+
+        The PR is returned even when its head has moved past the run's commit; check :func:`is_stale`.
+        """
+        if event.pull_requests:
+            listed = []
+            for number in event.pull_requests:
+                pr = self.get_pull(number)
+                if pr.state == "open":
+                    if not is_stale(pr, event):
+                        return pr
+                    listed.append(pr)
+            # every listed PR moved on (or closed): the first open one lets the caller say why it skips
+            return listed[0] if listed else None
+        if not event.is_fork:
+            # GitHub answers [] here for a fork's head commit (it lives in the fork), so forks skip this read
+            found = self._paginate(
+                "GET",
+                f"/commits/{event.head_sha}/pulls",
+                what=f"list the pull requests of commit {event.head_sha[:12]}",
+                need=_PR_READ,
+                max_pages=1,
+            )
+            mine = [
+                pull_from(item)
+                for item in found
+                if item.get("state") == "open"
+                and str(item.get("base", {}).get("repo", {}).get("full_name", "")).lower()
+                == self.repository.lower()
+            ]
+            if mine:
+                return prefer_head(mine, event)
+        owner = event.head_owner or event.head_repository.partition("/")[0]
+        if not owner or not event.head_branch:
+            return None
+        candidates = [
+            pr
+            for pr in self.list_pulls(head=f"{owner}:{event.head_branch}", state="open")
+            if pr.head_repository.lower() == event.head_repository.lower() or not event.head_repository
+        ]
+        return prefer_head(candidates, event) if candidates else None
+
+    def list_pulls(
+        self, *, head: str | None = None, base: str | None = None, state: str = "open"
+    ) -> list[PullRequest]:
+        """Pull requests of the repository; ``head`` is ``owner:branch``."""
+        params: dict[str, Any] = {"state": state}
+        if head is not None:
+            params["head"] = head
+        if base is not None:
+            params["base"] = base
+        found = self._paginate("GET", "/pulls", params, what="list pull requests", need=_PR_READ, max_pages=5)
+        return [pull_from(item) for item in found]
+
+    def list_jobs(self, run_id: int, attempt: int) -> list[Job]:
+        """The jobs of one attempt of a workflow run."""
+        found = self._paginate(
+            "GET",
+            f"/actions/runs/{run_id}/attempts/{attempt}/jobs",
+            what=f"list the jobs of run {run_id} (attempt {attempt})",
+            need="actions: read",
+            key="jobs",
+            max_pages=10,
+        )
+        return [job_from(item) for item in found]
+
+    def list_annotations(self, job_id: int) -> list[Annotation]:
+        """The check annotations of a job (a job's id is its check-run id)."""
+        found = self._paginate(
+            "GET",
+            f"/check-runs/{job_id}/annotations",
+            what=f"list the annotations of job {job_id}",
+            need="checks: read",
+            max_pages=3,
+        )
+        return [annotation_from(item) for item in found]
+
+    def list_comments(self, number: int, *, authors: Collection[str] | None = None) -> list[Comment]:
+        """The conversation comments of a PR, oldest first.
+
+        With ``authors``, only comments by those logins are kept while the pages stream in, so that a PR with
+        thousands of comments costs the memory of the healer's own comments only.
+        """
+        return list(self.iter_comments(number, authors=authors))
+
+    def iter_comments(self, number: int, *, authors: Collection[str] | None = None) -> Iterator[Comment]:
+        """Like :meth:`list_comments`, one page in memory at a time."""
+        wanted = None if authors is None else {login.lower() for login in authors}
+        for item in self._paginate(
+            "GET",
+            f"/issues/{number}/comments",
+            what=f"list the comments of pull request #{number}",
+            need=_PR_READ,
+            max_pages=50,
+        ):
+            comment = comment_from(item)
+            if wanted is None or comment.author.lower() in wanted:
+                yield comment
+
+    def get_file(self, path: str, ref: str) -> str | None:
+        """A text file's content at ``ref``; None when it does not exist."""
+        try:
+            data = self._call(
+                "GET",
+                f"/contents/{quote(path.lstrip('/'), safe='/')}",
+                {"ref": ref},
+                what=f"read {path} at {ref}",
+                need="contents: read",
+            )
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if not isinstance(data, Mapping) or data.get("type") != "file":
+            kind = "a directory" if isinstance(data, list) else f"a {data.get('type', 'non-file')}"
+            raise GitHubError(f"{path} at {ref} is {kind}, not a file")
+        if data.get("encoding") != "base64":
+            raise GitHubError(f"{path} at {ref} is too large to read through the contents API (over 1 MB)")
+        raw = base64.b64decode(data.get("content", ""))
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise GitHubError(f"{path} at {ref} is not UTF-8 text") from None
+
+    def download_log_tail(self, job_id: int, *, keep_bytes: int = LOG_KEEP_LIMIT) -> LogTail:
+        """The tail of a job's log, at most ``keep_bytes`` (see :func:`logdownload.download_log_tail`)."""
+        return logdownload.download_log_tail(self, job_id, keep_bytes)
+
+    # -- writes --------------------------------------------------------------------------------------------
+    def create_comment(self, number: int, body: str) -> Comment:
+        check_body_length(body, "comment")
+        data = self._call(
+            "POST",
+            f"/issues/{number}/comments",
+            body={"body": body},
+            what=f"comment on pull request #{number}",
+            need=_PR_WRITE,
+            # a 5xx after POST may still have created the comment: retrying could post it twice
+            idempotent=False,
+        )
+        return comment_from(data)
+
+    def update_comment(self, comment_id: int, body: str) -> Comment:
+        check_body_length(body, "comment")
+        data = self._call(
+            "PATCH",
+            f"/issues/comments/{comment_id}",
+            body={"body": body},
+            what=f"edit comment {comment_id}",
+            need=_PR_WRITE,
+        )
+        return comment_from(data)
+
+    def delete_comment(self, comment_id: int) -> None:
+        self._call(
+            "DELETE", f"/issues/comments/{comment_id}", what=f"delete comment {comment_id}", need=_PR_WRITE
+        )
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None:
+        if not labels:
+            return
+        self._call(
+            "POST",
+            f"/issues/{number}/labels",
+            body={"labels": list(labels)},
+            what=f"label pull request #{number}",
+            need="issues: write",
+        )
+
+    def rerun_failed_jobs(self, run_id: int) -> None:
+        self._call(
+            "POST",
+            f"/actions/runs/{run_id}/rerun-failed-jobs",
+            what=f"re-run the failed jobs of run {run_id}",
+            need="actions: write",
+        )
+
+    def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool = False) -> PullRequest:
+        """Open a PR; when one from ``head`` into ``base`` already exists, update and return it."""
+        check_body_length(body, "pull request body")
+        try:
+            data = self._call(
+                "POST",
+                "/pulls",
+                body={"title": title, "head": head, "base": base, "body": body, "draft": draft},
+                what=f"open a pull request from {head} into {base}",
+                need=_PR_WRITE,
+            )
+        except GitHubError as exc:
+            if exc.status != 422 or "already exists" not in str(exc):
+                raise
+            # idempotent delivery: a previous run (or a retried request) already opened it
+            owner = self.repository.partition("/")[0]
+            qualified = head if ":" in head else f"{owner}:{head}"
+            existing = self.list_pulls(head=qualified, base=base, state="open")
+            if not existing:
+                raise
+            return self.update_pull(existing[0].number, title=title, body=body)
+        return pull_from(data)
+
+    def update_pull(
+        self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
+    ) -> PullRequest:
+        changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v is not None}
+        if body is not None:
+            check_body_length(body, "pull request body")
+        data = self._call(
+            "PATCH", f"/pulls/{number}", body=changes, what=f"update pull request #{number}", need=_PR_WRITE
+        )
+        return pull_from(data)
