@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import platform
 import re
+import site as site_module
 import sys
 import sysconfig
 import time
@@ -261,8 +262,10 @@ def tiny_venv(path: Path) -> None:
     )
     # a plain path line: the site-packages' own .pth files (the project's editable install) are not run, so
     # the healer is importable only from the action's directory, as from the real venv (the lock's packages)
-    purelib = sysconfig.get_paths()["purelib"]
-    (site / "test-runner.pth").write_text(purelib + "\n", encoding="utf-8")
+    paths = [sysconfig.get_paths()["purelib"]]
+    # a test venv made with --system-site-packages finds its dependencies in the base interpreter's too
+    paths += [p for p in site_module.getsitepackages() if p not in paths and Path(p).is_dir()]
+    (site / "test-runner.pth").write_text("".join(p + "\n" for p in paths), encoding="utf-8")
 
 
 @dataclass
