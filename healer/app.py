@@ -33,7 +33,17 @@ from healer.evidence import collect_run_jobs, select_jobs
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
 from healer.github import GitHub, GitHubError
 from healer.heal import HealContext, HealResult, heal, heal_note
-from healer.ledger import Ledger, Marker, add_markers, claim_body, claim_marker, encode_marker, record
+from healer.ledger import (
+    Ledger,
+    Marker,
+    Signer,
+    add_markers,
+    claim_body,
+    claim_marker,
+    comment_body,
+    encode_marker,
+    record,
+)
 from healer.ledger import reset_markers as make_reset_markers
 from healer.model import Action, CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
@@ -154,22 +164,27 @@ class Run:
             return
         self.outcome.pr = pr
         comments = self.gh.list_comments(pr.number)
-        ledger = Ledger.from_comments(comments, self.config.bot_login)
-        if ledger.latest_comment is None or not any(ledger.has_history(c) for c in ledger.checks):
+        ledger = Ledger.from_comments(comments, self.config.bot_login, self.signer(pr))
+        if not any(ledger.has_history(c) for c in ledger.checks):
             # the common green run: nothing to reset, so the jobs are not even listed
             self.say("no healer history on this pull request; nothing to reset")
             return
         passed = select_jobs(self.gh.list_jobs(event.run_id, event.run_attempt)).passed
         resets = [name for name in dict.fromkeys(passed) if ledger.has_history(name)]
-        if not resets or ledger.latest_comment is None:
+        if not resets:
             self.say("no healer history for these checks; nothing to reset")
             return
-        self.edit_resets(ledger, resets, event)
+        self.edit_resets(ledger, resets, event, pr)
 
-    def edit_resets(self, ledger: Ledger, checks: Sequence[str], event: RunEvent) -> None:
-        latest = ledger.latest_comment
-        if latest is None or not checks:
+    def signer(self, pr: PullRequest) -> Signer | None:
+        """What signs and verifies this pull request's markers (None without `ledger-key`)."""
+        return Signer.for_pull(self.config.ledger_key, self.actions.repository, pr.number)
+
+    def edit_resets(self, ledger: Ledger, checks: Sequence[str], event: RunEvent, pr: PullRequest) -> None:
+        if not checks:
             return
+        latest = ledger.latest_comment
+        signer = self.signer(pr)
         markers = make_reset_markers(checks, event.head_sha, event.run_id, event.run_attempt)
         note = render_comment(
             self.frames,
@@ -179,9 +194,16 @@ class Run:
             markers="",
             resets=tuple(checks),
         )
-        body = add_markers(latest.body, markers, note.strip())
+        if latest is None:
+            # Every healer comment holds a claim another run is still acting on: that run replaces its
+            # comment's body when it finishes, so the reset gets a comment of its own instead.
+            self.note(f"reset the budget of {', '.join(f'`{c}`' for c in checks)} (in a new comment)")
+            if not self.dry_run:
+                self.gh.create_comment(pr.number, comment_body(markers, note.strip(), signer))
+            return
+        body = add_markers(latest.body, markers, note.strip(), signer)
         if len(body) > 65_536:
-            body = add_markers(latest.body, markers)  # the note is optional, the markers are not
+            body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
         self.note(f"reset the budget of {', '.join(f'`{c}`' for c in checks)} (edited the previous comment)")
         if not self.dry_run:
             self.gh.update_comment(latest.id, body)
@@ -241,7 +263,7 @@ class Run:
                 f"{diagnosis.action.value})"
             )
         self.diagnoses, self.passed = diagnoses, passed
-        ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login)
+        ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login, self.signer(pr))
         plan = decide(
             diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started
         )
@@ -276,7 +298,7 @@ class Run:
     def act(self, event: RunEvent, pr: PullRequest, config: Config, plan: Plan, ledger: Ledger) -> None:
         self.print_plan(plan)
         if not acting(plan):
-            self.edit_resets(ledger, plan.resets, event)
+            self.edit_resets(ledger, plan.resets, event, pr)
             self.outcome.decision = "skipped" if plan.checks else "none"
             return
         # checked before claiming: a missing checkout is a workflow mistake, not a failed attempt
@@ -289,7 +311,11 @@ class Run:
         claim = self.gh.create_comment(
             pr.number,
             claim_body(
-                event.head_sha, event.run_id, event.run_attempt, self.render_claim(event, plan.checks)
+                event.head_sha,
+                event.run_id,
+                event.run_attempt,
+                self.render_claim(event, plan.checks),
+                self.signer(pr),
             ),
         )
         if claim.author and claim.author.casefold() != config.bot_login.strip().casefold():
@@ -303,7 +329,7 @@ class Run:
             )
         try:
             # Re-read and re-plan: another run may have claimed the commit at the same moment.
-            ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login)
+            ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login, self.signer(pr))
             plan = decide(
                 self.diagnoses,
                 passed=self.passed,
@@ -336,7 +362,7 @@ class Run:
                 self.gh.delete_comment(claim.id)
             raise
         block = "\n".join(
-            encode_marker(m)
+            encode_marker(m, self.signer(pr))
             for m in [claim_marker(event.head_sha, event.run_id, event.run_attempt), *markers]
         )
         self.gh.update_comment(claim.id, text(block))
@@ -584,6 +610,8 @@ def main(
         token = config.github_token
         if token:
             reporter.mask(token)
+        if config.ledger_key:
+            reporter.mask(config.ledger_key)
         actions = Actions.from_env(env)
         if not token:
             raise SetupError(

@@ -179,6 +179,14 @@ INPUTS: tuple[Input, ...] = (
         _text,
     ),
     Input("max-jobs", "5", "Failed jobs inspected per run.", _int(1, 50)),
+    Input(
+        "ledger-key",
+        "",
+        "Secret that signs the healer's comment markers (HMAC); with it, markers it did not sign are ignored. "
+        "See README, \"Signed ledger\".",
+        _text,
+        secret=True,
+    ),
 )
 
 
@@ -208,6 +216,7 @@ class Config:
     escalation_label: str = ""
     escalation_mention: str = ""
     max_jobs: int = 5
+    ledger_key: str = field(default="", repr=False)
     # repository rules from the config file (raw mappings, validated by ``healer.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}
@@ -238,6 +247,7 @@ WORKFLOW_ONLY: Mapping[str, str] = {
     "agent-token": "whether the agent gets the token is decided in the workflow's `with:`",
     "bot-login": "whose comments the healer trusts is decided in the workflow's `with:`",
     "config-file": "it names this file; set it in the workflow's `with:`",
+    "ledger-key": "a secret never belongs in a file of the repository; pass it in the workflow's `with:`",
 }
 FILE_SECTIONS = ("rules", "checks")
 CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action")

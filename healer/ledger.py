@@ -1,29 +1,13 @@
-"""Markers ↔ Ledger: the healer's memory, kept in its own pull-request comments.
+"""The ledger: the healer's memory, read back from the markers in its own pull-request comments.
 
 There is no daemon and no database: every action the healer takes is recorded as a hidden marker in the PR
-comment that announces it, and the next run reads the markers back.
-
-The marker format
------------------
-One marker is one line ``<!-- ci-healer:v1 {json} -->``. The JSON object is written with every character
-that could end or confuse an HTML comment escaped as ``\\uXXXX``: ``<``, ``>``, ``&``, ``-`` and every
-character that is not printable (controls, NUL, line and paragraph separators, bidi and zero-width marks,
-lone surrogates). What is left is printable text without a single ``-``, so no check name, however hostile
-(``-->``, ``--!>``, ``<!--``, newlines), can close the comment or start another one, and the marker stays on
-its line. Printable non-ASCII (accents, CJK, emoji) is kept as it is: a maintainer reading the raw comment
-can still read the check name.
-
-Check names longer than :data:`MAX_CHECK_CHARS` characters are stored as a prefix plus a digest of the whole
-name (:func:`check_key`); lookups apply the same function, so the budget key stays exact while the comment
-stays small.
+comment that announces it (see :mod:`healer.markers` for the format and signing), and the next run reads the
+markers back.
 
 Where markers are read
 ----------------------
-Only from comments whose author is the configured bot login, and only from the *marker block* at the top of
-a comment: the leading lines that are markers (blank lines allowed). The first other line ends the block.
-The healer quotes untrusted text (log excerpts, agent notes) further down in its comments; a log line that
-imitates a marker is therefore never read as one, even in the bot's own comment. :func:`comment_body` and
-:func:`add_markers` write the block.
+Only from comments whose author is the configured bot login, only from each comment's marker block, and, when
+the repository set a ``ledger-key``, only markers signed with it for this pull request.
 
 Counting attempts
 -----------------
@@ -42,247 +26,57 @@ settled once its run has recorded an outcome for that SHA (any other marker with
 id/attempt, or any other marker for that SHA in the claim's own comment — the run edits its claim comment
 into its result). A loser does nothing and deletes its claim comment, so that a later run on the same commit
 is not blocked by it.
+
+A comment that holds an unsettled claim belongs to the run that posted it until that run writes its result
+into it (replacing the whole body), so no other run edits it: a reset goes into the newest healer comment
+without an unsettled claim (:attr:`Ledger.latest_comment`), or into a comment of its own when there is none.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from enum import Enum
-from typing import Any
 
-from healer.model import CheckPlan, Comment, PastAttempt, RunEvent, Verdict
-
-MARKER_PREFIX = "ci-healer:v1"
-MAX_CHECK_CHARS = 200
-# A marker's JSON is small (a few hundred characters); a longer payload is not one of ours.
-_MAX_PAYLOAD_CHARS = 16_384
-# The payload cannot contain "<", ">" or "-" (they are escaped), which also keeps this regex linear.
-_MARKER_LINE = re.compile(rf"<!-- ci-healer:v1 (\{{[^<>\-]{{0,{_MAX_PAYLOAD_CHARS}}}\}}) -->")
-_SHA = re.compile(r"[0-9a-f]{4,64}")
-_MAX_INT = 2**53  # what JSON readers elsewhere can hold exactly
-
-
-class Kind(str, Enum):
-    """What a marker records."""
-
-    ATTEMPT = "attempt"  # a heal attempt (fix or agent) on a commit
-    RERUN = "rerun"  # a re-run of the failed jobs; never spends heal attempts
-    ESCALATION = "escalation"  # the one-time notice that the healer gives up on a check
-    RESET = "reset"  # the check passed at the PR's head: its history starts again
-    CLAIM = "claim"  # a run announces it is about to act on a commit
-    DIAGNOSIS = "diagnosis"  # a diagnosis-only comment (fork PRs), once per (check, commit)
-
-
-@dataclass(frozen=True)
-class Marker:
-    """One record of the ledger. ``check`` is empty only for claims, which cover the whole commit."""
-
-    kind: Kind
-    sha: str
-    check: str = ""
-    attempt: int = 0
-    run_id: int | None = None
-    run_attempt: int | None = None
-    category: str = ""
-    mode: str = ""
-    fix_pr: int | None = None
-    result: str = ""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", Kind(self.kind))
-        if isinstance(self.sha, str):
-            object.__setattr__(self, "sha", self.sha.lower())
-        if not isinstance(self.sha, str) or not _SHA.fullmatch(self.sha):
-            raise ValueError(f"marker sha must be 4 to 64 lowercase hex digits, not {self.sha!r}")
-        for name in ("check", "category", "mode", "result"):
-            if not isinstance(getattr(self, name), str):
-                raise ValueError(f"marker {name} must be text")
-        if self.kind is not Kind.CLAIM and not self.check:
-            raise ValueError(f"a {self.kind.value} marker needs a check name")
-        object.__setattr__(self, "check", check_key(self.check))
-        for name in ("attempt", "run_id", "run_attempt", "fix_pr"):
-            value = getattr(self, name)
-            optional = name != "attempt"
-            if value is None and optional:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_INT:
-                raise ValueError(f"marker {name} must be a whole number from 0 to 2**53, not {value!r}")
-
-    @property
-    def run(self) -> tuple[int | None, int | None]:
-        """The run identity (run id, run attempt) that wrote the marker."""
-        return (self.run_id, self.run_attempt)
-
-
-def check_key(name: str) -> str:
-    """The budget key of a check name: the name itself, or a prefix plus a digest when it is very long."""
-    if len(name) <= MAX_CHECK_CHARS:
-        return name
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{name[: MAX_CHECK_CHARS - 18]}…#{digest}"
-
-
-# -- encoding -----------------------------------------------------------------------------------------------
-
-_FIELDS = (  # (attribute, JSON key), in the order they are written
-    ("kind", "kind"),
-    ("check", "check"),
-    ("sha", "sha"),
-    ("attempt", "attempt"),
-    ("run_id", "run"),
-    ("run_attempt", "run_attempt"),
-    ("category", "category"),
-    ("mode", "mode"),
-    ("fix_pr", "fix_pr"),
-    ("result", "result"),
+from healer.markers import (
+    MARKER_PREFIX,
+    MAX_CHECK_CHARS,
+    Kind,
+    Marker,
+    Signer,
+    add_markers,
+    check_key,
+    claim_body,
+    claim_marker,
+    comment_body,
+    decode_markers,
+    encode_marker,
+    record,
+    reset_markers,
 )
-_NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
+from healer.model import Comment, PastAttempt
 
-
-def _escape_char(match: re.Match[str]) -> str:
-    char = match.group()
-    if char.isprintable() and char not in "<>&-":
-        return char
-    code = ord(char)
-    if code > 0xFFFF:  # JSON spells characters beyond the BMP as a surrogate pair
-        code -= 0x10000
-        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-    return f"\\u{code:04x}"
-
-
-def encode_marker(marker: Marker) -> str:
-    """The marker as one line ``<!-- ci-healer:v1 {json} -->`` that no field value can break out of."""
-    record: dict[str, Any] = {}
-    for attr, key in _FIELDS:
-        value = getattr(marker, attr)
-        if isinstance(value, Kind):
-            value = value.value
-        if value is None or value == "" or (attr == "attempt" and value == 0):
-            continue
-        record[key] = value
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    # Every unsafe character sits inside a JSON string (numbers are never negative), where \uXXXX is valid.
-    return f"<!-- {MARKER_PREFIX} {_NEEDS_LOOK.sub(_escape_char, text)} -->"
-
-
-def _marker_from_record(record: object) -> Marker | None:
-    if not isinstance(record, dict):
-        return None
-    values: dict[str, Any] = {}
-    for attr, key in _FIELDS:
-        if key in record:
-            values[attr] = record[key]
-    try:
-        return Marker(**values)
-    except (TypeError, ValueError):
-        return None
-
-
-def _leading_lines(body: str) -> Iterable[str]:
-    """The lines of the marker block: from the top, while they are blank or marker-shaped."""
-    start = 0
-    while start <= len(body):
-        end = body.find("\n", start)
-        if end < 0:
-            end = len(body)
-        line = body[start:end].strip()
-        start = end + 1
-        if not line:
-            if end == len(body):
-                return
-            continue
-        if not line.startswith(f"<!-- {MARKER_PREFIX} "):
-            return
-        yield line
-
-
-def decode_markers(body: str) -> list[Marker]:
-    """The markers in a comment's marker block; anything malformed is skipped. Never raises."""
-    if not isinstance(body, str):
-        return []
-    markers: list[Marker] = []
-    for line in _leading_lines(body):
-        match = _MARKER_LINE.fullmatch(line)
-        if not match:
-            continue
-        try:
-            record = json.loads(match.group(1))
-        except (ValueError, RecursionError):
-            continue
-        marker = _marker_from_record(record)
-        if marker is not None:
-            markers.append(marker)
-    return markers
-
-
-def comment_body(markers: Sequence[Marker], text: str = "") -> str:
-    """One comment body: the marker block (several checks' markers) on top, then the visible text."""
-    block = "\n".join(encode_marker(marker) for marker in markers)
-    if not text:
-        return block
-    return f"{block}\n\n{text}" if block else text
-
-
-def add_markers(body: str, markers: Sequence[Marker], note: str = "") -> str:
-    """``body`` with ``markers`` added to its marker block (and ``note`` to its text), to edit a comment.
-
-    Used to record a reset in the previous healer comment (a reset adds no comment), and to turn a claim
-    comment into the run's result comment.
-    """
-    existing = decode_markers(body)
-    lines = body.split("\n")
-    first_text = len(lines)
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped and not stripped.startswith(f"<!-- {MARKER_PREFIX} "):
-            first_text = index
-            break
-    text = "\n".join(lines[first_text:]).strip("\n")
-    if note:
-        text = f"{text}\n\n{note}" if text else note
-    return comment_body([*existing, *markers], text)
-
-
-_KIND_OF_VERDICT = {Verdict.HEAL: Kind.ATTEMPT, Verdict.RERUN: Kind.RERUN, Verdict.ESCALATE: Kind.ESCALATION}
-
-
-def record(plan: CheckPlan, run: RunEvent, *, fix_pr: int | None = None, result: str = "") -> Marker | None:
-    """The marker that records what was done about one check (None for a skip that posts nothing).
-
-    ``result`` is a short word for the outcome: ``opened``, ``draft``, ``refused``, ``failed``…
-    """
-    kind = _KIND_OF_VERDICT.get(plan.verdict) or (Kind.DIAGNOSIS if plan.diagnose else None)
-    if kind is None:
-        return None
-    diagnosis = plan.diagnosis
-    return Marker(
-        kind,
-        run.head_sha,
-        plan.check,
-        attempt=plan.attempt,
-        run_id=run.run_id,
-        run_attempt=run.run_attempt,
-        category=diagnosis.category.value if diagnosis else "",
-        mode=plan.mode.value if plan.mode else "",
-        fix_pr=fix_pr,
-        result=result,
-    )
-
-
-def claim_marker(sha: str, run_id: int, run_attempt: int) -> Marker:
-    """The claim a run writes for the PR's head commit before acting."""
-    return Marker(Kind.CLAIM, sha, run_id=run_id, run_attempt=run_attempt)
-
-
-def claim_body(sha: str, run_id: int, run_attempt: int, text: str = "") -> str:
-    """The body of the claim comment (the run's one new comment, edited into its result afterwards)."""
-    return comment_body([claim_marker(sha, run_id, run_attempt)], text)
+__all__ = [
+    "CLAIM_TTL",
+    "MARKER_PREFIX",
+    "MAX_CHECK_CHARS",
+    "Entry",
+    "Kind",
+    "Ledger",
+    "Marker",
+    "Signer",
+    "add_markers",
+    "check_key",
+    "claim_body",
+    "claim_marker",
+    "comment_body",
+    "decode_markers",
+    "encode_marker",
+    "latest_healer_comment",
+    "record",
+    "reset_markers",
+]
 
 
 # -- the ledger ---------------------------------------------------------------------------------------------
@@ -311,7 +105,8 @@ class Ledger:
 
     def __init__(self, entries: Sequence[Entry], latest_comment: Comment | None = None) -> None:
         self.entries: tuple[Entry, ...] = tuple(entries)
-        self.latest_comment = latest_comment  # the newest healer comment with markers (a reset edits it)
+        # the newest healer comment with markers that no unsettled claim holds: the one a reset edits
+        self.latest_comment = latest_comment
         self._checks: dict[str, _CheckState] = {}
         self._reruns: dict[tuple[str, str], set[object]] = defaultdict(set)
         self._handled: set[tuple[str, str, int | None, int | None]] = set()
@@ -319,31 +114,37 @@ class Ledger:
         self._claims: dict[str, list[Entry]] = defaultdict(list)
         self._outcomes: set[tuple[str, int | None, int | None]] = set()  # (sha, run id, attempt) that acted
         self._outcome_comments: set[tuple[str, int]] = set()  # (sha, comment id) holding an outcome
+        self._held: set[int] | None = None  # comments holding an unsettled claim (computed once asked)
         for entry in self.entries:
             self._add(entry)
 
     @classmethod
-    def from_comments(cls, comments: Sequence[Comment], bot_login: str) -> Ledger:
-        """The ledger from a PR's comments, trusting only those whose author is ``bot_login``.
+    def from_comments(
+        cls, comments: Sequence[Comment], bot_login: str, signer: Signer | None = None
+    ) -> Ledger:
+        """The ledger from a PR's comments, trusting only those whose author is ``bot_login`` (and, with
+        ``signer``, only markers signed for this pull request).
 
-        Linear in the number of comments (only each trusted comment's marker block is read).
+        Linear in the number of comments (only each trusted comment's marker block is read). The order the
+        comments are listed in does not matter.
         """
         login = bot_login.strip().casefold()
         entries: list[Entry] = []
-        latest: Comment | None = None
-        # GitHub lists comments oldest first and ids grow with time; sorting makes the order explicit (and is
-        # linear on already sorted input).
+        marked: list[Comment] = []
+        # Comment ids grow with time; sorting makes the order explicit whatever order they were listed in.
         for comment in sorted(comments, key=lambda c: c.id):
             if not login or comment.author.casefold() != login:
                 continue
-            markers = decode_markers(comment.body)
+            markers = decode_markers(comment.body, signer)
             if not markers:
                 continue
-            latest = comment
+            marked.append(comment)
             entries.extend(
                 Entry(marker, comment.id, index, comment.created_at) for index, marker in enumerate(markers)
             )
-        return cls(entries, latest)
+        ledger = cls(entries)
+        ledger.latest_comment = next((c for c in reversed(marked) if not ledger.held(c.id)), None)
+        return ledger
 
     @classmethod
     def empty(cls) -> Ledger:
@@ -470,6 +271,19 @@ class Ledger:
             entry.comment_id,
         ) in self._outcome_comments
 
+    def held(self, comment_id: int) -> bool:
+        """Whether comment ``comment_id`` holds a claim that is not settled: its run may still replace the
+        comment's body with its result, so no other run may edit it (an edit would be lost, or would drop
+        that run's claim)."""
+        if self._held is None:
+            self._held = {
+                entry.comment_id
+                for claims in self._claims.values()
+                for entry in claims
+                if not self._settled(entry)
+            }
+        return comment_id in self._held
+
     def winning_claim(
         self, sha: str, *, claim_id: int | None = None, now: datetime | None = None
     ) -> Entry | None:
@@ -512,11 +326,9 @@ def _timestamp(text: str) -> datetime | None:
     return value if value.tzinfo is not None else None
 
 
-def latest_healer_comment(comments: Sequence[Comment], bot_login: str) -> Comment | None:
-    """The newest comment by ``bot_login`` that carries markers: the one a reset edits."""
-    return Ledger.from_comments(comments, bot_login).latest_comment
-
-
-def reset_markers(checks: Iterable[str], sha: str, run_id: int, run_attempt: int) -> list[Marker]:
-    """The ``reset`` markers for the checks that passed at the PR's head."""
-    return [Marker(Kind.RESET, sha, check, run_id=run_id, run_attempt=run_attempt) for check in checks]
+def latest_healer_comment(
+    comments: Sequence[Comment], bot_login: str, signer: Signer | None = None
+) -> Comment | None:
+    """The newest comment by ``bot_login`` that carries markers and holds no unsettled claim: the one a
+    reset edits."""
+    return Ledger.from_comments(comments, bot_login, signer).latest_comment

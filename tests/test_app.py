@@ -19,7 +19,7 @@ import pytest
 from healer import app
 from healer.demo.sample import job_log
 from healer.github import GitHub, GitHubError
-from healer.ledger import Kind, Marker, claim_body, comment_body, decode_markers
+from healer.ledger import Kind, Marker, Signer, claim_body, comment_body, decode_markers
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
 from healer.report import Reporter
 
@@ -792,3 +792,55 @@ def test_several_checks_are_healed_in_one_go_and_never_claimed_verified_beyond_w
     attempts = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
     assert sorted((m.check, m.fix_pr) for m in attempts) == [("lint", 101), ("test", 101)]
     assert len(world.gh.comments) == 1
+
+
+# -- the ledger: open claims and the ledger key --------------------------------------------------------------
+
+
+def test_a_green_run_never_edits_a_comment_another_run_still_holds(world: World) -> None:
+    """A failing run of another workflow has claimed the commit and is acting; a green run resets meanwhile.
+    Editing the claim comment would be lost when that run writes its result into it (and could drop its
+    claim), so the reset goes into the previous, settled comment."""
+    lint_pr(world)
+    world.run()  # attempt 1 on lint: comment 1
+    held = world.gh.create_comment(7, claim_body(world.pr_sha, 777, 1, "looking at `docs`"))
+    world.gh.jobs = []
+    world.succeed("lint")
+    world.event("success", run_id=950)
+    code, log, _ = world.run()
+    assert code == 0, log
+    assert held.body == world.gh.comments[-1].body  # untouched
+    assert f"update_comment {world.gh.comments[0].id}" in world.gh.writes
+    # the other run finishes: it replaces its claim comment's body with its result
+    result = comment_body([Marker(Kind.CLAIM, world.pr_sha, run_id=777, run_attempt=1),
+                           Marker(Kind.ESCALATION, world.pr_sha, "docs", run_id=777, run_attempt=1)])  # fmt: skip
+    world.gh.update_comment(held.id, result)
+    assert Kind.RESET in [m.kind for m in world.comment_markers()]  # the reset survived
+
+
+def test_with_a_ledger_key_markers_are_signed_and_forged_ones_ignored(world: World) -> None:
+    key = "0d6c1c7e3b2a49f8a51e6b7d2c9f0e41"
+    lint_pr(world)
+    past = [Marker(Kind.ATTEMPT, f"{i:040x}", "lint", attempt=i, run_id=i, run_attempt=1) for i in (1, 2, 3)]
+    # another workflow of the repository comments as the same bot: three spent attempts, then a forged reset
+    world.gh.comments.append(Comment(1, BOT, comment_body(past, "earlier attempts", signer=_signer(key))))
+    forged = Marker(Kind.RESET, "f" * 40, "lint", run_id=4, run_attempt=1)
+    world.gh.comments.append(Comment(2, BOT, comment_body([forged], "budget reset")))
+    world.gh.comments.append(Comment(3, BOT, comment_body([forged], signer=_signer(key, pull=8))))
+    code, log, outputs = world.run(ledger_key=key)
+    assert code == 0, log
+    assert outputs["decision"] == "escalated"  # the forged resets did not hand out a fresh budget
+    assert log.count(key) == 1 and f"::add-mask::{key}" in log.splitlines()  # masked, never printed
+    newest = world.gh.comments[-1].body
+    assert decode_markers(newest, _signer(key)) == decode_markers(newest) != []
+    # without the key the forged reset would have counted
+    world.gh.comments[3:] = []
+    world.gh.labels = []
+    code, log, outputs = world.run()
+    assert outputs["decision"] == "healed", log
+
+
+def _signer(key: str, pull: int = 7) -> Signer:
+    made = Signer.for_pull(key, REPO, pull)
+    assert made is not None
+    return made

@@ -12,6 +12,7 @@ from healer.ledger import (
     Kind,
     Ledger,
     Marker,
+    Signer,
     add_markers,
     check_key,
     claim_body,
@@ -472,3 +473,113 @@ def test_record_turns_a_check_plan_into_its_marker():
     fork = CheckPlan("lint", Verdict.SKIP, diagnosis, reason=SkipReason.FORK_POLICY, diagnose=True)
     assert record(fork, run).kind is Kind.DIAGNOSIS
     assert record(CheckPlan("lint", Verdict.SKIP, diagnosis, reason=SkipReason.EXHAUSTED), run) is None
+
+
+# -- comments a run still holds ------------------------------------------------------------------------------
+
+
+def test_a_comment_whose_claim_is_open_is_not_the_one_a_reset_edits():
+    history = comment_body([attempt(A, 1)])
+    open_claim = claim_body(B, 5, 1, "looking at it")
+    ledger = Ledger.from_comments(comments(history, open_claim), BOT)
+    assert ledger.held(2) and not ledger.held(1)
+    assert ledger.latest_comment.id == 1
+    # once its run wrote the result into it, the comment is settled and is the newest to edit
+    settled = add_markers(open_claim, [Marker(Kind.RERUN, B, "test", run_id=5, run_attempt=1)])
+    assert Ledger.from_comments(comments(history, settled), BOT).latest_comment.id == 2
+
+
+def test_when_every_comment_is_held_there_is_none_to_edit():
+    held = add_markers(claim_body(A, 5, 1), [Marker(Kind.ATTEMPT, B, "test", attempt=1)])
+    ledger = Ledger.from_comments(comments(held), BOT)
+    assert ledger.has_history("test")
+    assert ledger.latest_comment is None
+
+
+def test_comments_listed_newest_first_read_the_same():
+    listed = comments(comment_body([attempt(A, 1)]), comment_body([attempt(B, 2)]), claim_body(C, 9, 1))
+    forwards, backwards = Ledger.from_comments(listed, BOT), Ledger.from_comments(listed[::-1], BOT)
+    assert forwards.entries == backwards.entries
+    assert forwards.latest_comment == backwards.latest_comment
+    assert backwards.latest_comment.id == 2
+
+
+# -- signed markers ------------------------------------------------------------------------------------------
+
+KEY = "5f2b0c6e9a4d4e1b8c7a3f60d1e2b4c9"
+
+
+def signer(pull: int = 7, repository: str = "octo/repo", key: str = KEY) -> Signer:
+    made = Signer.for_pull(key, repository, pull)
+    assert made is not None
+    return made
+
+
+def test_no_key_no_signer():
+    assert Signer.for_pull("", "octo/repo", 7) is None
+
+
+def test_a_signed_marker_reads_back_with_its_key():
+    marker = attempt(A, 1)
+    line = encode_marker(marker, signer())
+    assert '"sig":"' in line and KEY not in line
+    assert decode_markers(line, signer()) == [marker]
+    assert decode_markers(line) == [marker]  # without a key the signature is ignored
+
+
+FORGED = [
+    pytest.param(lambda m: encode_marker(m), id="unsigned"),
+    pytest.param(lambda m: encode_marker(m, signer(pull=8)), id="signed-for-another-pull-request"),
+    pytest.param(lambda m: encode_marker(m, signer(repository="octo/other")), id="signed-for-another-repo"),
+    pytest.param(lambda m: encode_marker(m, signer(key="guessed")), id="another-key"),
+    pytest.param(
+        lambda m: encode_marker(m, signer()).replace('"run":3', '"run":4'), id="field-changed"
+    ),
+    pytest.param(
+        lambda m: encode_marker(m, signer()).replace('"sig":"', '"sig":"0'), id="signature-changed"
+    ),
+    pytest.param(
+        lambda m: encode_marker(m).replace("}", ',"sig":7}'), id="signature-not-text"
+    ),
+]
+
+
+@pytest.mark.parametrize("forge", FORGED)
+def test_with_a_key_markers_not_signed_for_this_pull_request_are_ignored(forge):
+    genuine = attempt(A, 1)
+    forged_reset = Marker(Kind.RESET, B, "test", run_id=3, run_attempt=1)
+    body = forge(forged_reset)
+    listed = comments(comment_body([genuine], signer=signer()), body)
+    ledger = Ledger.from_comments(listed, BOT, signer())
+    assert [e.marker for e in ledger.entries] == [genuine]
+    assert ledger.attempts_spent("test") == 1
+    assert ledger.latest_comment.id == 1
+
+
+def test_a_repository_name_differs_only_in_case():
+    line = encode_marker(attempt(A, 1), signer(repository="Octo/Repo"))
+    assert decode_markers(line, signer(repository="octo/repo")) == [attempt(A, 1)]
+
+
+def test_a_forged_marker_in_the_bots_comment_is_not_signed_by_an_edit():
+    """A reset edits the bot's newest comment; a forged line already in its block stays unsigned."""
+    forged = encode_marker(Marker(Kind.RESET, A, "test"))
+    body = f"{encode_marker(attempt(A, 1), signer())}\n{forged}\n\nvisible"
+    edited = add_markers(body, [Marker(Kind.RESET, B, "lint")], signer=signer())
+    assert forged in edited.split("\n")
+    assert decode_markers(edited, signer()) == [attempt(A, 1), Marker(Kind.RESET, B, "lint")]
+
+
+def test_claims_are_signed_too():
+    unsigned, signed = claim_body(A, 1, 1), claim_body(A, 2, 1, signer=signer())
+    ledger = Ledger.from_comments(comments(unsigned, signed), BOT, signer())
+    assert ledger.won(A, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(check_names, st.integers(min_value=1, max_value=10**6))
+def test_any_signed_marker_verifies_only_for_its_own_pull_request(name, pull):
+    marker = Marker(Kind.ATTEMPT, A, name or "x", attempt=1, run_id=1, run_attempt=1)
+    line = encode_marker(marker, signer(pull=pull))
+    assert decode_markers(line, signer(pull=pull)) == [marker]
+    assert decode_markers(line, signer(pull=pull + 1)) == []
