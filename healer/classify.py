@@ -16,6 +16,7 @@ from typing import Any
 from healer.logs import SETUP_STEP, JobLog, parse_log
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
 from healer.rules import Rule, RuleSet
+from healer.testids import failing_test_ids
 
 MAX_EXCERPT_LINES = 60
 MAX_EXCERPT_BYTES = 8 * 1024
@@ -82,6 +83,7 @@ def diagnose(
         "command": log.command,
         "exit_code": log.exit_code,
         "job": job_name,
+        "test_ids": failing_test_ids(log.lines),
     }
     conclusion = job.conclusion if job else None
     end_of_step = _end_of_step(log, lines)

@@ -127,6 +127,7 @@ def to_json(name: str, diagnosis: Diagnosis) -> dict[str, Any]:
         "command": diagnosis.command,
         "exit_code": diagnosis.exit_code,
         "fix_commands": list(diagnosis.fix_commands),
+        "test_ids": list(diagnosis.test_ids),
         "decisive": list(diagnosis.decisive),
         "excerpt": list(diagnosis.excerpt),
     }
@@ -155,6 +156,8 @@ def render_text(name: str, diagnosis: Diagnosis) -> str:
         lines.append(f"  exit code: {diagnosis.exit_code}")
     for fix in diagnosis.fix_commands:
         lines.append(f"  fix:       {fix}")
+    for test_id in diagnosis.test_ids:
+        lines.append(f"  failed:    | {_printable(test_id)}")
     if diagnosis.excerpt:
         lines.append("  excerpt:")
         lines.extend(f"    | {_printable(line)}" for line in diagnosis.excerpt)

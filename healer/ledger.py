@@ -114,6 +114,8 @@ class Ledger:
         self._claims: dict[str, list[Entry]] = defaultdict(list)
         self._outcomes: set[tuple[str, int | None, int | None]] = set()  # (sha, run id, attempt) that acted
         self._outcome_comments: set[tuple[str, int]] = set()  # (sha, comment id) holding an outcome
+        self._flaky: dict[str, None] = {}  # test ids recorded as flaky on this PR, oldest first
+        self._tests: dict[tuple[str, str], tuple[str, ...]] = {}  # (check, sha) → its failing tests
         self._held: set[int] | None = None  # comments holding an unsettled claim (computed once asked)
         for entry in self.entries:
             self._add(entry)
@@ -161,6 +163,11 @@ class Ledger:
         if marker.kind is Kind.CLAIM:
             self._claims[marker.sha].append(entry)
             return
+        if marker.kind is Kind.FLAKY:  # bookkeeping about tests, like a reset; no outcome, no history
+            self._flaky.update(dict.fromkeys(marker.tests))
+            return
+        if marker.tests:
+            self._tests[(marker.check, marker.sha)] = marker.tests
         if marker.kind is not Kind.RESET:  # a reset is bookkeeping, not the outcome a claim waits for
             self._outcomes.add((marker.sha, marker.run_id, marker.run_attempt))
             self._outcome_comments.add((marker.sha, entry.comment_id))
@@ -257,6 +264,14 @@ class Ledger:
     def handled(self, check: str, sha: str, run_id: int | None, run_attempt: int | None) -> bool:
         """Whether this very run (id and attempt) already recorded an outcome for (check, commit)."""
         return (check_key(check), sha, run_id, run_attempt) in self._handled
+
+    def failed_tests(self, check: str, sha: str) -> tuple[str, ...]:
+        """The failing tests recorded for (check, commit) by its latest attempt or re-run, if any."""
+        return self._tests.get((check_key(check), sha.lower()), ())
+
+    def flaky_tests(self) -> tuple[str, ...]:
+        """Every test recorded as flaky on this pull request (any check: a matrix runs the same tests)."""
+        return tuple(self._flaky)
 
     def diagnosed(self, check: str, sha: str) -> bool:
         """Whether a diagnosis-only comment for (check, commit) was posted."""

@@ -54,6 +54,7 @@ __all__ = [
     "comment_body",
     "decode_markers",
     "encode_marker",
+    "flaky_marker",
     "record",
     "reset_markers",
 ]
@@ -77,6 +78,7 @@ class Kind(str, Enum):
     RESET = "reset"  # the check passed at the PR's head: its history starts again
     CLAIM = "claim"  # a run announces it is about to act on a commit
     DIAGNOSIS = "diagnosis"  # a diagnosis-only comment (fork PRs), once per (check, commit)
+    FLAKY = "flaky"  # tests that failed and then passed on a re-run of the same commit
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,14 @@ class Marker:
     mode: str = ""
     fix_pr: int | None = None
     result: str = ""
+    tests: tuple[str, ...] = ()  # failing test ids (attempts, re-runs) or the flaky ones (flaky)
+    by: str = ""  # who granted an attempt beyond the budget (``/ci-healer retry``)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
+        object.__setattr__(self, "tests", _bounded_tests(self.tests))
+        if not isinstance(self.by, str) or len(self.by) > 100:
+            raise ValueError("marker by must be a login")
         if isinstance(self.sha, str):
             object.__setattr__(self, "sha", self.sha.lower())
         if not isinstance(self.sha, str) or not _SHA.fullmatch(self.sha):
@@ -120,6 +127,26 @@ class Marker:
         return (self.run_id, self.run_attempt)
 
 
+# Test ids kept in one marker: few and short, so that escaped they stay far below the payload limit.
+MAX_MARKER_TESTS = 10
+MAX_MARKER_TESTS_CHARS = 1500
+
+
+def _bounded_tests(tests: object) -> tuple[str, ...]:
+    if isinstance(tests, str) or not isinstance(tests, (list, tuple)):
+        raise ValueError("marker tests must be a list of test ids")
+    kept: list[str] = []
+    total = 0
+    for test in tests:
+        if not isinstance(test, str):
+            raise ValueError("marker tests must be text")
+        if len(kept) == MAX_MARKER_TESTS or total + len(test) > MAX_MARKER_TESTS_CHARS:
+            break
+        kept.append(test)
+        total += len(test)
+    return tuple(kept)
+
+
 def check_key(name: str) -> str:
     """The budget key of a check name: the name itself, or a prefix plus a digest when it is very long."""
     if len(name) <= MAX_CHECK_CHARS:
@@ -141,6 +168,8 @@ _FIELDS = (  # (attribute, JSON key), in the order they are written
     ("mode", "mode"),
     ("fix_pr", "fix_pr"),
     ("result", "result"),
+    ("tests", "tests"),
+    ("by", "by"),
 )
 _NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
 
@@ -162,7 +191,9 @@ def _record(marker: Marker) -> dict[str, Any]:
         value = getattr(marker, attr)
         if isinstance(value, Kind):
             value = value.value
-        if value is None or value == "" or (attr == "attempt" and value == 0):
+        if isinstance(value, tuple):
+            value = list(value)
+        if value is None or value in ("", []) or (attr == "attempt" and value == 0):
             continue
         record[key] = value
     return record
@@ -294,7 +325,9 @@ def add_markers(body: str, markers: Sequence[Marker], note: str = "", signer: Si
 _KIND_OF_VERDICT = {Verdict.HEAL: Kind.ATTEMPT, Verdict.RERUN: Kind.RERUN, Verdict.ESCALATE: Kind.ESCALATION}
 
 
-def record(plan: CheckPlan, run: RunEvent, *, fix_pr: int | None = None, result: str = "") -> Marker | None:
+def record(
+    plan: CheckPlan, run: RunEvent, *, fix_pr: int | None = None, result: str = "", by: str = ""
+) -> Marker | None:
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
     ``result`` is a short word for the outcome: ``opened``, ``draft``, ``refused``, ``failed``…
@@ -314,7 +347,14 @@ def record(plan: CheckPlan, run: RunEvent, *, fix_pr: int | None = None, result:
         mode=plan.mode.value if plan.mode else "",
         fix_pr=fix_pr,
         result=result,
+        tests=diagnosis.test_ids if diagnosis else (),
+        by=by,
     )
+
+
+def flaky_marker(check: str, sha: str, tests: Sequence[str], run_id: int, run_attempt: int) -> Marker:
+    """The record that ``tests`` of ``check`` failed on ``sha`` and passed when the same commit ran again."""
+    return Marker(Kind.FLAKY, sha, check, run_id=run_id, run_attempt=run_attempt, tests=tuple(tests))
 
 
 def claim_marker(sha: str, run_id: int, run_attempt: int) -> Marker:

@@ -73,6 +73,8 @@ class Diagnosis:
     fix_commands: tuple[str, ...] = ()
     # the job (check) name, when known
     job: str | None = None
+    # the failing tests the log names (``healer.testids``: bounded in count and length)
+    test_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

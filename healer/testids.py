@@ -1,0 +1,136 @@
+"""Log text → the ids of the tests that failed, as the test runner printed them.
+
+Pure and bounded: at most :data:`MAX_TEST_IDS` ids, each at most :data:`MAX_TEST_ID_CHARS` characters, in the
+order the log first names them, without duplicates. The runners and the lines read:
+
+============================  ==========================================================  ==================
+runner                        line                                                        id
+============================  ==========================================================  ==================
+pytest                        ``FAILED tests/t.py::test_a[x] - msg`` (also ``ERROR``), or  ``tests/t.py::test_a[x]``
+                              ``tests/t.py::test_a FAILED`` (``-v``)
+unittest                      ``FAIL: test_a (pkg.mod.TestX.test_a)`` (also ``ERROR:``)   ``pkg.mod.TestX.test_a``
+jest                          ``FAIL src/a.test.js`` then ``● Suite › test a``           ``src/a.test.js › Suite › test a``
+vitest                        `` FAIL  src/a.test.ts > Suite > test a``                    ``src/a.test.ts > Suite > test a``
+node:test (TAP)               ``not ok 1 - test a``                                       ``test a``
+go test                       ``--- FAIL: TestA/sub (0.00s)``                              ``TestA/sub`` (the parent is dropped)
+cargo test                    ``test tests::a ... FAILED``                                 ``tests::a``
+Maven Surefire 3 / 2          ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` ``com.x.ATest.testA``
+                              ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!``
+Gradle                        ``com.x.ATest > testA() FAILED``                             ``com.x.ATest.testA``
+============================  ==========================================================  ==================
+
+Test ids are untrusted text (a PR names its own tests): callers show them in code spans and never run them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+MAX_TEST_IDS = 20
+MAX_TEST_ID_CHARS = 200
+
+_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# A cheap first look: a line that holds none of these names no failed test.
+_HINT = re.compile(r"FAIL|ERROR|not ok|●", re.IGNORECASE)
+
+_PYTEST_SUMMARY = re.compile(
+    r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: - .*)?$"
+)
+_PYTEST_VERBOSE = re.compile(r"^(?P<id>[^\s:]+\.py::[^\s\[]+(?:\[[^\]\s]*\])?) (?:FAILED|ERROR)\b")
+_UNITTEST = re.compile(r"^(?:FAIL|ERROR): (?P<name>[\w.]+) \((?P<where>[\w.$]+)\)")
+_JEST_FILE = re.compile(r"^\s*FAIL\s+(?P<file>\S+?)(?:\s+\(\d[\d.]* ?m?s\))?$")
+_JEST_TEST = re.compile(r"^\s*● (?P<name>.+\S)\s*$")
+_VITEST = re.compile(r"^\s*FAIL\s+(?P<id>\S.*? > .+?)\s*(?:\[.*\])?$")
+_TAP = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?:\s+#\s.*)?$")
+_GO = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(\d")
+_CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
+_SUREFIRE3 = re.compile(
+    r"^\[ERROR\] (?P<id>[\w.$]+\.[\w$]+(?:\([^)]*\))?(?:\[[^\]]*\])?) +-- Time elapsed.*<<< (?:FAILURE|ERROR)!"
+)
+_SUREFIRE2 = re.compile(
+    r"^\[ERROR\] (?P<method>[\w$]+(?:\[[^\]]*\])?)\((?P<cls>[\w.$]+)\) +Time elapsed.*<<< (?:FAILURE|ERROR)!"
+)
+_GRADLE = re.compile(r"^(?P<cls>[\w.$]+(?: > [^>]+?)*) > (?P<method>.+?) FAILED$")
+
+
+def failing_test_ids(lines: Iterable[str], *, limit: int = MAX_TEST_IDS) -> tuple[str, ...]:
+    """The failing test ids printed in ``lines`` (a job log's lines, or a text split into lines)."""
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    found: dict[str, None] = {}
+    go_tests: list[str] = []
+    jest_file: str | None = None
+    tap_indents: list[int] = []  # the indentation of each failed TAP test so far
+    for raw in lines:
+        if not _HINT.search(raw):
+            continue
+        line = _clean(raw)
+        test_id = None
+        if (match := _JEST_FILE.match(line)) and " > " not in line:
+            jest_file = match.group("file")
+            continue
+        if jest_file is not None and (match := _JEST_TEST.match(line)):
+            name = match.group("name")
+            if name.startswith("Console") or name == "Test suite failed to run":
+                test_id = jest_file if name != "Console" else None
+            else:
+                test_id = f"{jest_file} › {name}"
+        elif match := _GO.match(line):
+            go_tests.append(match.group("name"))
+            continue
+        elif match := _TAP.match(line):
+            # node:test fails a test whose subtest failed; the subtest, printed first and deeper, says which
+            depth = len(line) - len(line.lstrip())
+            parent = bool(tap_indents) and tap_indents[-1] > depth
+            tap_indents.append(depth)
+            test_id = None if parent else match.group("name")
+        else:
+            test_id = _one_line_id(line)
+        if test_id:
+            found.setdefault(_bounded(test_id))
+            if len(found) >= limit and not go_tests:
+                break
+    # ``go test`` fails the parent of every failed subtest; the subtests say which case it was.
+    for name in go_tests:
+        if not any(other.startswith(name + "/") for other in go_tests):
+            found.setdefault(_bounded(name))
+    return tuple(found)[:limit]
+
+
+def _one_line_id(line: str) -> str | None:
+    if match := _PYTEST_SUMMARY.match(line) or _PYTEST_VERBOSE.match(line):
+        return match.group("id")
+    if match := _UNITTEST.match(line):
+        name, where = match.group("name"), match.group("where")
+        # Python 3.11+ prints the full id in the parentheses; older ones print the class only.
+        return where if where.endswith("." + name) else f"{where}.{name}"
+    if match := _VITEST.match(line):
+        return match.group("id")
+    if match := _CARGO.match(line):
+        return match.group("name")
+    if match := _SUREFIRE3.match(line):
+        return match.group("id")
+    if match := _SUREFIRE2.match(line):
+        return f"{match.group('cls')}.{match.group('method')}"
+    if not line.startswith(">") and (match := _GRADLE.match(line)):
+        method = match.group("method")
+        method = method[:-2] if method.endswith("()") else method
+        return f"{match.group('cls').replace(' > ', '.')}.{method}"
+    return None
+
+
+def _clean(line: str) -> str:
+    line = _TIMESTAMP.sub("", line, count=1)
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    if line.startswith("##[error]"):
+        line = line[len("##[error]") :]
+    return line.rstrip()
+
+
+def _bounded(test_id: str) -> str:
+    flat = " ".join(_CONTROL.sub(" ", test_id).split())
+    return flat if len(flat) <= MAX_TEST_ID_CHARS else flat[: MAX_TEST_ID_CHARS - 1] + "…"
