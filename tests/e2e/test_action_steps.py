@@ -76,6 +76,7 @@ EVERY_INPUT = {
     "escalation-label": "needs-human",
     "escalation-mention": "@octo-org/maintainers",
     "max-jobs": "3",
+    "ledger-key": "a-ledger-key-only-for-this-test",
 }
 
 
