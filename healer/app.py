@@ -29,15 +29,17 @@ from healer.classify import classify
 from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
 from healer.deliver import DeliveryError, is_fix_branch
 from healer.event import EventError, load_event
-from healer.evidence import collect_run_jobs, select_jobs
+from healer.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
 from healer.github import GitHub, GitHubError
 from healer.heal import HealContext, HealResult, heal, heal_note
 from healer.ledger import (
+    Kind,
     Ledger,
     Marker,
     Signer,
     add_markers,
+    check_key,
     claim_body,
     claim_marker,
     comment_body,
@@ -45,7 +47,7 @@ from healer.ledger import (
     record,
 )
 from healer.ledger import reset_markers as make_reset_markers
-from healer.model import Action, CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
+from healer.model import Action, CheckPlan, Diagnosis, Job, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
 from healer.report import (
     Actions,
@@ -57,6 +59,7 @@ from healer.report import (
     write_summary,
 )
 from healer.rules import RuleError, load_rules
+from healer.triage import event_skip_reason, pull_skip_reason
 from healer.workspace import GitError, Repo, StaleHeadError
 
 DECISIONS = ("healed", "rerun", "escalated", "skipped", "none")
@@ -73,7 +76,8 @@ MISTAKES: dict[type[Exception], str] = {
     GitHubError: "GitHub API",
 }
 # Conclusions that are a verdict on the code; cancelled, skipped, neutral, stale, … say nothing about it.
-FAILED = frozenset({"failure", "timed_out"})
+# A cancelled run may hold a job stopped by its time limit (GitHub ends those `cancelled` too): read it first.
+FAILED = frozenset({"failure", "timed_out", "cancelled"})
 FORK_NOTE = (
     "This pull request comes from a fork, so the healer does not run its code; here is what the log says."
 )
@@ -105,6 +109,9 @@ class Run:
         self.failure: Exception | None = None
         self.frames = Frames(actions.workspace / OVERRIDE_DIR)
         self.started = datetime.now(timezone.utc)  # ages claims left behind by runs that died
+        # a cancelled run's job listing and annotations, read to tell a timeout from a cancellation
+        self.listing: list[Job] | None = None
+        self.cancelled: CancelledJobs | None = None
 
     # -- the sequence ----------------------------------------------------------------------------------------
 
@@ -122,15 +129,25 @@ class Run:
             with self.reporter.group("Green run: reset budgets"):
                 self.on_success(event)
             return self.outcome
+        if event.conclusion == "startup_failure":
+            with self.reporter.group("A workflow that could not start"):
+                self.on_startup_failure(event)
+            return self.outcome
         if event.conclusion not in FAILED:
             self.say(f"conclusion {event.conclusion!r} is not a verdict on the code; nothing to do")
             return self.outcome
+        if event.conclusion == "cancelled":
+            with self.reporter.group("Cancelled run"):
+                if not self.cancelled_by_a_time_limit(event):
+                    return self.outcome
         with self.reporter.group("Pull request"):
             pr = self.find_pull(event)
             if pr is None:
                 return self.outcome
         with self.reporter.group("Diagnosis and plan"):
             config = self.load_repository_config(event)
+            if not self.counts(event, pr, config):
+                return self.outcome
             plan, ledger = self.plan(event, pr, config)
         self.outcome.plan = plan
         if self.dry_run:
@@ -208,6 +225,73 @@ class Run:
         if not self.dry_run:
             self.gh.update_comment(latest.id, body)
 
+    # -- a cancelled run, a workflow that could not start ----------------------------------------------------
+
+    def cancelled_by_a_time_limit(self, event: RunEvent) -> bool:
+        """Whether a ``cancelled`` run may hold a timeout: a job stopped by ``timeout-minutes`` ends
+        ``cancelled``, like one cancelled by a person, a newer push or a concurrency group. The job listing
+        and one annotations request per started job tell them apart; the answers are kept for the diagnosis.
+        """
+        listing = self.gh.list_jobs(event.run_id, event.run_attempt)
+        selection = select_jobs(listing, max_jobs=self.config.max_jobs)
+        cancelled = cancelled_jobs(self.gh, selection)
+        if not selection.failed and not cancelled.to_read:
+            self.say(
+                "cancelled by a person, a newer push or a concurrency group (no job hit a time limit): "
+                "not a verdict on the code; nothing to do"
+            )
+            return False
+        self.listing, self.cancelled = listing, cancelled
+        return True
+
+    def on_startup_failure(self, event: RunEvent) -> None:
+        """A run that could not start has no jobs to read: say so once per commit, naming the file."""
+        pr = self.find_pull(event)
+        if pr is None:
+            return
+        config = self.load_repository_config(event)
+        if not self.counts(event, pr, config):
+            return
+        path = event.workflow_path or event.workflow_name
+        comments = self.gh.list_comments(pr.number)
+        signer = self.signer(pr)
+        notices = Ledger.from_comments(comments, config.bot_login, signer).startup_notices(event.head_sha)
+        if any(entry.marker.check == check_key(path) for entry in notices):
+            self.skip(f"the startup failure of `{path}` on {event.head_sha[:7]} was reported already")
+            return
+        marker = Marker(
+            Kind.STARTUP, event.head_sha, path, run_id=event.run_id, run_attempt=event.run_attempt
+        )
+        text = render_comment(
+            self.frames,
+            state="startup",
+            head_sha=event.head_sha,
+            run_url=event.html_url,
+            markers="",
+            workflow_path=path,
+        ).strip()
+        self.outcome.decision = "escalated"
+        self.outcome.category = "config"
+        if self.dry_run:
+            self.note(f"would report that `{path}` could not start (dry run)")
+            return
+        if notices:
+            # one comment per commit: a second workflow that could not start joins the first notice (an edit,
+            # which notifies nobody again)
+            comment = next(c for c in comments if c.id == notices[0].comment_id)
+            self.gh.update_comment(comment.id, add_markers(comment.body, [marker], text, signer))
+        else:
+            self.gh.create_comment(pr.number, comment_body([marker], text, signer))
+        self.note(f"reported that the workflow `{path}` could not start on {event.head_sha[:7]}")
+
+    def counts(self, event: RunEvent, pr: PullRequest, config: Config) -> bool:
+        """Whether the run is this PR's CI (its event, its branch); else skip with the reason."""
+        why = event_skip_reason(event, config.events) or pull_skip_reason(event, pr, event.default_branch)
+        if why:
+            self.skip(why)
+            return False
+        return True
+
     # -- 2. the pull request ---------------------------------------------------------------------------------
 
     def find_pull(self, event: RunEvent) -> PullRequest | None:
@@ -245,7 +329,9 @@ class Run:
 
     def plan(self, event: RunEvent, pr: PullRequest, config: Config) -> tuple[Plan, Ledger]:
         rules = load_rules(config.rules, source=config.config_file)
-        jobs = collect_run_jobs(self.gh, event, max_jobs=config.max_jobs)
+        jobs = collect_run_jobs(
+            self.gh, event, max_jobs=config.max_jobs, jobs=self.listing, cancelled=self.cancelled
+        )
         for note in jobs.notes:
             self.say(note)
         if jobs.uninspected:

@@ -17,6 +17,7 @@ from healer.logs import SETUP_STEP, JobLog, parse_log
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
 from healer.rules import Rule, RuleSet
 from healer.testids import failing_test_ids
+from healer.triage import timed_out
 
 MAX_EXCERPT_LINES = 60
 MAX_EXCERPT_BYTES = 8 * 1024
@@ -89,7 +90,8 @@ def diagnose(
     end_of_step = _end_of_step(log, lines)
     hide = _post_job_lines(log)
 
-    if conclusion == "cancelled":
+    # A job stopped by its `timeout-minutes` ends `cancelled` too (GitHub's docs); its log tells it apart.
+    if conclusion == "cancelled" and not timed_out(lines):
         return _runner_diagnosis(
             Category.CANCELLED, "runner.cancelled", lines, log, end_of_step, base, hide=hide
         )
@@ -112,7 +114,9 @@ def diagnose(
     # the strongest competing reading (another category) also gets a place in the excerpt if there is room
     rival = next((f for f in ranked[1:] if found and f.rule.category is not found.rule.category), None)
 
-    if conclusion == "timed_out" and (found is None or found.rule.category is not Category.TIMEOUT):
+    if conclusion in ("timed_out", "cancelled") and (
+        found is None or found.rule.category is not Category.TIMEOUT
+    ):
         return _runner_diagnosis(
             Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base, hide=hide
         )

@@ -13,6 +13,7 @@ A few inputs can only be set in the workflow (:data:`WORKFLOW_ONLY`).
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
 from fnmatch import fnmatchcase
@@ -74,6 +75,20 @@ def _list(name: str, raw: str) -> tuple[str, ...]:
     """A list input: one item per line, or comma-separated."""
     items = raw.replace(",", "\n").splitlines()
     return tuple(item.strip() for item in items if item.strip())
+
+
+_EVENT_NAME = re.compile(r"[a-z_]{1,64}")
+
+
+def _events(name: str, raw: str) -> tuple[str, ...]:
+    """A list of GitHub event names (``pull_request``, ``push``, …)."""
+    items = _list(name, raw)
+    for item in items:
+        if not _EVENT_NAME.fullmatch(item):
+            raise ConfigError(
+                f"input `{name}` lists {item!r}, which is not an event name such as `pull_request` or `push`"
+            )
+    return items
 
 
 @dataclass(frozen=True)
@@ -183,9 +198,16 @@ INPUTS: tuple[Input, ...] = (
         "ledger-key",
         "",
         "Secret that signs the healer's comment markers (HMAC); with it, markers it did not sign are ignored. "
-        "See README, \"Signed ledger\".",
+        'See README, "Signed ledger".',
         _text,
         secret=True,
+    ),
+    Input(
+        "events",
+        "pull_request, pull_request_target, push",
+        "Events whose runs count as a PR's CI (a `push` only to the PR's own head branch); runs of other "
+        "events (`schedule`, `workflow_dispatch`, `merge_group`, `workflow_run`, …) are skipped.",
+        _events,
     ),
 )
 
@@ -217,6 +239,7 @@ class Config:
     escalation_mention: str = ""
     max_jobs: int = 5
     ledger_key: str = field(default="", repr=False)
+    events: tuple[str, ...] = ("pull_request", "pull_request_target", "push")
     # repository rules from the config file (raw mappings, validated by ``healer.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}

@@ -137,6 +137,12 @@ def deliver_push(
         raise DeliveryError(
             "`delivery: push` cannot push to a fork's branch; use `pull-request` or `comment`"
         )
+    if pr.default_branch and pr.head_ref == pr.default_branch:
+        # A release PR's head is the default branch: a commit there would skip every review.
+        raise DeliveryError(
+            f"`delivery: push` never pushes to the default branch (`{pr.default_branch}`); "
+            "use `pull-request` or `comment`"
+        )
     commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
     checkout.push(pr.head_ref, token=token, server_url=server_url, force=False)
     return Delivery("push", pr.head_ref, commit)

@@ -93,6 +93,7 @@ def load_event(
     top_repo = data.get("repository")
     default_branch = top_repo.get("default_branch", "") if isinstance(top_repo, Mapping) else ""
     html_url = run.get("html_url")
+    path = run.get("path")
 
     return RunEvent(
         repository=run_repo_name,
@@ -109,6 +110,7 @@ def load_event(
         html_url=html_url if isinstance(html_url, str) else "",
         default_branch=default_branch if isinstance(default_branch, str) else "",
         head_owner=head_owner,
+        workflow_path=path if isinstance(path, str) else "",
     )
 
 

@@ -7,11 +7,12 @@ and which passed (the checks whose budget resets). Choosing among the jobs is pu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from healer.github import LOG_KEEP_LIMIT, GitHub, GitHubError
 from healer.model import Annotation, Evidence, Job, RunEvent
+from healer.triage import CANCELLED, cancellation, never_started
 
 # Conclusions that are a verdict on the code. Cancelled and skipped jobs say nothing about it (a newer push
 # cancels the run; a skipped job never ran), so they are neither failures nor passes.
@@ -27,6 +28,9 @@ class JobSelection:
     failed: tuple[Job, ...]  # to inspect, at most ``max_jobs``, in listing order
     uninspected: tuple[str, ...]  # names of further failed jobs beyond ``max_jobs``
     passed: tuple[str, ...]  # names of the jobs whose newest try succeeded
+    # cancelled jobs that had started (a time limit or a person stopped them), within ``max_jobs`` after
+    # the failed ones: their annotations tell a timeout from a cancellation
+    cancelled: tuple[Job, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,10 +62,12 @@ def select_jobs(jobs: Sequence[Job], *, max_jobs: int = MAX_JOBS) -> JobSelectio
     failed = [job for job in newest.values() if job.conclusion in FAILED_CONCLUSIONS]
     passed = tuple(job.name for job in newest.values() if job.conclusion in PASSED_CONCLUSIONS)
     limit = max(0, max_jobs)
+    cancelled = [job for job in newest.values() if job.conclusion == "cancelled" and not never_started(job)]
     return JobSelection(
         failed=tuple(failed[:limit]),
         uninspected=tuple(job.name for job in failed[limit:]),
         passed=passed,
+        cancelled=tuple(cancelled[: max(0, limit - len(failed))]),
     )
 
 
@@ -70,24 +76,61 @@ def _order(job: Job) -> tuple[int, str, int]:
     return (job.run_attempt, job.started_at, job.id)
 
 
+def cancelled_jobs(gh: GitHub, selection: JobSelection) -> CancelledJobs:
+    """Read the annotations of the selection's cancelled jobs (one request each) and sort them: those a time
+    limit stopped (or whose annotations do not say) are read further; the rest were cancelled by a person, a
+    newer push or a concurrency group, and are not a verdict."""
+    annotations: dict[int, tuple[Annotation, ...]] = {}
+    verdicts: list[Job] = []
+    for job in selection.cancelled:
+        try:
+            annotations[job.id] = tuple(gh.list_annotations(job.id))
+        except GitHubError:
+            verdicts.append(job)  # the log will say
+            continue
+        if cancellation(annotations[job.id]) != CANCELLED:
+            verdicts.append(job)
+    return CancelledJobs(tuple(verdicts), annotations)
+
+
+@dataclass(frozen=True)
+class CancelledJobs:
+    """The cancelled jobs that may be a verdict (timed out, or not said), and the annotations read."""
+
+    to_read: tuple[Job, ...]
+    annotations: Mapping[int, tuple[Annotation, ...]]
+
+
 def collect_run_jobs(
-    gh: GitHub, event: RunEvent, *, max_jobs: int = MAX_JOBS, keep_bytes: int = LOG_KEEP_LIMIT
+    gh: GitHub,
+    event: RunEvent,
+    *,
+    max_jobs: int = MAX_JOBS,
+    keep_bytes: int = LOG_KEEP_LIMIT,
+    jobs: Sequence[Job] | None = None,
+    cancelled: CancelledJobs | None = None,
 ) -> RunJobs:
     """The jobs of the run's attempt: evidence for the failed ones, names of the passed ones.
 
-    Requests: the job listing (one per 100 jobs), then per inspected failed job its annotations and its log
-    (two requests: the redirect and the download). A failure to read one job's annotations or log is recorded
-    in that job's ``note`` and in ``notes``; the other jobs are still read. A failure to list the jobs raises
-    :class:`GitHubError` (there is nothing to diagnose without them).
+    Requests: the job listing (one per 100 jobs; none when ``jobs`` gives it), then per inspected failed job
+    its annotations and its log (two requests: the redirect and the download). A cancelled job that had
+    started costs its annotations, and its log only when they do not say a person or a concurrency group
+    cancelled it (``cancelled``: those annotations, already read).
+    A failure to read one job's annotations or log is recorded in that job's ``note`` and in ``notes``; the
+    other jobs are still read. A failure to list the jobs raises :class:`GitHubError` (there is nothing to
+    diagnose without them).
     """
-    selection = select_jobs(gh.list_jobs(event.run_id, event.run_attempt), max_jobs=max_jobs)
+    listing = gh.list_jobs(event.run_id, event.run_attempt) if jobs is None else jobs
+    selection = select_jobs(listing, max_jobs=max_jobs)
+    cancelled = cancelled if cancelled is not None else cancelled_jobs(gh, selection)
     evidence: list[Evidence] = []
     notes: list[str] = []
-    for job in selection.failed:
+    for job in (*selection.failed, *cancelled.to_read):
         problems: list[str] = []
         annotations: tuple[Annotation, ...] = ()
         try:
-            annotations = tuple(gh.list_annotations(job.id))
+            known = cancelled.annotations.get(job.id)
+            annotations = known if known is not None else tuple(gh.list_annotations(job.id))
         except GitHubError as exc:
             problems.append(f"annotations unavailable: {exc}")
         try:

@@ -294,8 +294,10 @@ def render_comment(
     resets: Sequence[str] = (),
     diagnosis_note: str = "",
     limit: int = COMMENT_LIMIT,
+    workflow_path: str = "",
 ) -> str:
-    """The run's PR comment (``claim``, ``done`` or ``reset``), within GitHub's size limit, markers kept."""
+    """The run's PR comment (``claim``, ``done``, ``reset`` or ``startup``), within GitHub's size limit,
+    markers kept."""
 
     def render(lines: int) -> str:
         def views(plans: Sequence[CheckPlan]) -> list[CheckView]:
@@ -326,6 +328,7 @@ def render_comment(
                 "mention": mention,
                 "resets": tuple(resets),
                 "diagnosis_note": diagnosis_note,
+                "workflow_path": workflow_path,
             },
         )
 

@@ -116,6 +116,7 @@ class Ledger:
         self._outcome_comments: set[tuple[str, int]] = set()  # (sha, comment id) holding an outcome
         self._flaky: dict[str, None] = {}  # test ids recorded as flaky on this PR, oldest first
         self._tests: dict[tuple[str, str], tuple[str, ...]] = {}  # (check, sha) → its failing tests
+        self._startups: dict[str, list[Entry]] = defaultdict(list)  # sha → startup-failure notices
         self._held: set[int] | None = None  # comments holding an unsettled claim (computed once asked)
         for entry in self.entries:
             self._add(entry)
@@ -168,6 +169,9 @@ class Ledger:
             return
         if marker.tests:
             self._tests[(marker.check, marker.sha)] = marker.tests
+        if marker.kind is Kind.STARTUP:  # a notice about a workflow, not a check's history
+            self._startups[marker.sha].append(entry)
+            return
         if marker.kind is not Kind.RESET:  # a reset is bookkeeping, not the outcome a claim waits for
             self._outcomes.add((marker.sha, marker.run_id, marker.run_attempt))
             self._outcome_comments.add((marker.sha, entry.comment_id))
@@ -276,6 +280,10 @@ class Ledger:
     def diagnosed(self, check: str, sha: str) -> bool:
         """Whether a diagnosis-only comment for (check, commit) was posted."""
         return (check_key(check), sha) in self._diagnosed
+
+    def startup_notices(self, sha: str) -> tuple[Entry, ...]:
+        """The startup-failure notices on ``sha`` (one per workflow file), oldest first."""
+        return tuple(self._startups.get(sha.lower(), ()))
 
     # -- claims -------------------------------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ class Kind(str, Enum):
     CLAIM = "claim"  # a run announces it is about to act on a commit
     DIAGNOSIS = "diagnosis"  # a diagnosis-only comment (fork PRs), once per (check, commit)
     FLAKY = "flaky"  # tests that failed and then passed on a re-run of the same commit
+    STARTUP = "startup"  # a workflow could not start on a commit; ``check`` is its file, said once per commit
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ class RunEvent:
     html_url: str = ""
     default_branch: str = ""  # the base repository's default branch, from the payload's ``repository``
     head_owner: str = ""  # login of the head repository's owner (for ``GET /pulls?head=owner:branch``)
+    workflow_path: str = ""  # the workflow file of the run (``.github/workflows/ci.yml``), "" when not given
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,8 @@ class PullRequest:
     draft: bool = False
     html_url: str = ""
     body: str = ""
+    default_branch: str = ""  # the base repository's default branch ("" when not known)
+    merged: bool = False
 
     @property
     def is_fork(self) -> bool:

@@ -5,7 +5,8 @@ The rules, in the order they are applied (the first that applies decides):
 Pull-request level (every failed check gets the same skip):
 
 1. ``stale-head``: the PR's head is no longer the run's head SHA (a newer run will come). No resets.
-2. ``not-actionable``: the PR is not open.
+2. ``not-actionable``: the PR is not open; or the run is not its CI (``healer.triage``): an event outside
+   ``events``, a push to another branch, or a PR whose head branch is the default branch.
 3. ``disabled``: the loop guard — the PR's head branch starts with ``ci-healer/`` (the healer's own fix
    PRs) or the bot login opened the PR; the opt-out label is on the PR; the author is on ``deny-authors``,
    or ``allow-authors`` is set and the author is not on it. Logins and labels compare case-insensitively,
@@ -65,6 +66,7 @@ from healer.model import (
     SkipReason,
     Verdict,
 )
+from healer.triage import event_skip_reason, pull_skip_reason
 
 FIX_BRANCH_PREFIX = "ci-healer/"  # branches of the healer's own fix PRs (the loop guard)
 _RETRY_CATEGORIES = frozenset({Category.TRANSIENT, Category.INFRASTRUCTURE, Category.TIMEOUT})
@@ -127,6 +129,9 @@ def _acts(plan: CheckPlan) -> bool:
 def _pull_request_block(pull: PullRequest, run: RunEvent, config: Config) -> tuple[SkipReason, str] | None:
     if pull.state != "open":
         return SkipReason.NOT_ACTIONABLE, f"Pull request #{pull.number} is {pull.state}, not open."
+    foreign = event_skip_reason(run, config.events) or pull_skip_reason(run, pull, run.default_branch)
+    if foreign:
+        return SkipReason.NOT_ACTIONABLE, f"Not this pull request's CI: {foreign}."
     bot = config.bot_login.strip().casefold()
     # Details name logins in backticks, never with "@": a detail may end up in a comment and must ping nobody.
     if pull.head_ref.startswith(FIX_BRANCH_PREFIX) or run.head_branch.startswith(FIX_BRANCH_PREFIX):

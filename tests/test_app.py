@@ -595,12 +595,15 @@ def test_no_pull_request_is_skipped(world: World) -> None:
     assert world.run()[2]["decision"] == "skipped"
 
 
-def test_cancelled_run_is_no_verdict(world: World) -> None:
+def test_a_run_cancelled_before_its_jobs_started_is_no_verdict_for_one_request(world: World) -> None:
     lint_pr(world)
+    # a pending run cancelled by its concurrency group: its jobs never ran a step
+    world.gh.jobs = [replace(job, conclusion="cancelled") for job in world.gh.jobs]
     world.event("cancelled")
-    code, _, outputs = world.run()
-    assert (code, outputs["decision"]) == (0, "none")
-    assert world.gh.requests == 0
+    code, log, outputs = world.run()
+    assert (code, outputs["decision"]) == (0, "none"), log
+    assert "not a verdict" in log
+    assert world.gh.requests == 1 and world.gh.writes == []
 
 
 def test_dry_run_writes_nothing_and_prints_plan_and_frame(world: World) -> None:

@@ -208,6 +208,25 @@ def test_push_commits_onto_the_pr_branch(setup: tuple[Path, Checkout, PullReques
     assert git(origin, "rev-parse", f"{delivery.commit}^") == pr.head_sha
 
 
+def test_push_never_pushes_to_the_default_branch(setup: tuple[Path, Checkout, PullRequest]) -> None:
+    # A release PR (head `main`) gets the default branch's failures attached; a push would land there.
+    origin, checkout, pr = setup
+    before = git(origin, "for-each-ref")
+    with pytest.raises(DeliveryError, match="never pushes to the default branch"):
+        deliver_push(
+            checkout,
+            pr=replace(pr, head_ref="main", default_branch="main"),
+            head_sha=pr.head_sha,
+            checks=["lint"],
+            attempt=1,
+            max_attempts=3,
+            identity=identity_for("x"),
+            token="",
+            server_url="",
+        )
+    assert git(origin, "for-each-ref") == before
+
+
 def test_push_refuses_a_fork(setup: tuple[Path, Checkout, PullRequest]) -> None:
     _, checkout, pr = setup
     with pytest.raises(DeliveryError, match="cannot push to a fork"):

@@ -196,6 +196,8 @@ class Api:
             *job.steps,
             ("Complete job", "success" if job.steps else job.conclusion),
         ]
+        if job.conclusion == "cancelled" and not job.steps:
+            steps = []  # cancelled while pending: no runner ever took the job
         return shapes.job(
             job_id=job.id,
             run_id=run.id,

@@ -289,6 +289,58 @@ class StandIn:
             self.jobs[job.id] = job
             return job
 
+    def time_out(
+        self, run: Run, name: str, *, log: str | bytes = b"", minutes: int = 10, step: str = "Run tests"
+    ) -> Job:
+        """A job stopped by its ``timeout-minutes``, as GitHub ends one: conclusion ``cancelled`` (not
+        ``timed_out``), and so is the run's; the runner's line at the end of the log and in the check run's
+        annotations, followed by "The operation was canceled." (BEHAVIOUR.md, "Events and runs")."""
+        line = (
+            f"##[error]The job running on runner GitHub Actions 7 has exceeded the maximum execution time of "
+            f"{minutes} minutes."
+        )
+        text = log.decode() if isinstance(log, bytes) else log
+        with self._lock:
+            run.conclusion = "cancelled"
+        return self.add_job(
+            run,
+            name,
+            conclusion="cancelled",
+            log=f"{text.rstrip()}\n{line}\n##[error]The operation was canceled.\n",
+            steps=[("Run actions/checkout@v5", "success"), (step, "cancelled")],
+            annotations=[
+                {"path": ".github", "line": 1, "level": "failure", "message": line.removeprefix("##[error]")},
+                {"path": ".github", "line": 1, "level": "failure", "message": "The operation was canceled."},
+            ],
+        )
+
+    def cancel(self, run: Run, *, group: str = "", started: bool = True) -> None:
+        """Cancel ``run`` as a person or a concurrency group does: its unfinished jobs end ``cancelled``;
+        their log and annotations say "The operation was canceled." and, for a group, "Canceling since a
+        higher priority waiting request for '<group>' exists" (BEHAVIOUR.md). A pending run's jobs never ran
+        a step."""
+        annotations: list[dict[str, Any]] = []
+        if group:
+            message = f"Canceling since a higher priority waiting request for '{group}' exists"
+            annotations.append({"path": ".github", "line": 1, "level": "failure", "message": message})
+        annotations.append(
+            {"path": ".github", "line": 1, "level": "failure", "message": "The operation was canceled."}
+        )
+        with self._lock:
+            run.conclusion = "cancelled"
+            for job in self.jobs.values():
+                if job.run_id != run.id or job.run_attempt != run.run_attempt:
+                    continue
+                if started and job.conclusion == "success":
+                    continue  # a job that had finished keeps its conclusion
+                job.conclusion = "cancelled"
+                if started:
+                    job.log += b"##[error]The operation was canceled.\n"
+                    job.steps = tuple((n, "cancelled" if c == "failure" else c) for n, c in job.steps)
+                    job.annotations = tuple(annotations)
+                else:
+                    job.log, job.steps, job.annotations = b"", (), ()
+
     def add_run_attempt(self, run: Run, *, conclusion: str | None = "failure") -> Run:
         """Start the next attempt of ``run`` (as a re-run does); add its jobs with :meth:`add_job`."""
         with self._lock:

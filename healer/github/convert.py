@@ -43,6 +43,8 @@ def pull_from(data: Mapping[str, Any]) -> PullRequest:
         draft=bool(data.get("draft", False)),
         html_url=str(data.get("html_url") or ""),
         body=str(data.get("body") or ""),
+        default_branch=str(base_repo.get("default_branch") or ""),
+        merged=bool(data.get("merged") or data.get("merged_at")),
     )
 
 

@@ -1,0 +1,158 @@
+"""End to end: the stand-in behaving as GitHub does where it is unkind — timeouts that end `cancelled`, runs
+cancelled by a concurrency group, workflows that could not start, and runs that are not the PR's CI.
+
+Each test names where the behaviour it models is documented (``BEHAVIOUR.md`` collects the sources)."""
+
+from __future__ import annotations
+
+from harness import LINT_PASSED, PASSED, failing_test_pull, heal, job_log, lint_pull
+
+from healer.demo.sandbox import Sandbox
+
+SLOW_TESTS = job_log(
+    "test (3.12)",
+    "python -m pytest -q",
+    ["collected 412 items", "", "tests/test_sync.py ........................................ [  9%]"],
+    exit_code=0,
+).split("##[error]Process completed")[0]
+
+
+def markers(box: Sandbox, number: int) -> str:
+    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
+
+
+# -- 2. timeouts end `cancelled` --------------------------------------------------------------------------
+
+
+def test_a_job_stopped_by_its_time_limit_is_a_timeout_although_github_says_cancelled(box: Sandbox) -> None:
+    # GitHub ends a job stopped by `timeout-minutes` (and its run) with conclusion `cancelled`, not
+    # `timed_out`; the runner's "has exceeded the maximum execution time" line is in its log and annotations
+    # (BEHAVIOUR.md, "Events and runs").
+    pull, run = failing_test_pull(box)
+    box.standin.jobs.pop(max(box.standin.jobs))  # replace the failed test job by one that timed out
+    box.standin.time_out(run, "test (3.12)", log=SLOW_TESTS, minutes=10)
+    assert run.conclusion == "cancelled"
+
+    result = heal(box, run)
+
+    assert (result.decision, result.outputs["category"]) == ("escalated", "timeout"), result.stdout
+    assert '"kind":"escalation"' in markers(box, pull.number)
+
+
+def test_a_timed_out_job_is_rerun_once_with_rerun_timeouts(box: Sandbox) -> None:
+    pull, run = failing_test_pull(box)
+    box.standin.jobs.pop(max(box.standin.jobs))
+    box.standin.time_out(run, "test (3.12)", log=SLOW_TESTS)
+
+    result = heal(box, run, inputs={"rerun-timeouts": "true"})
+
+    assert (result.decision, result.outputs["category"]) == ("rerun", "timeout"), result.stdout
+    assert len(box.standin.reruns) == 1
+
+
+def test_a_run_cancelled_by_a_concurrency_group_is_no_verdict_and_cheap(box: Sandbox) -> None:
+    # "Canceling since a higher priority waiting request for '<group>' exists" and "The operation was
+    # canceled." are what a job cancelled by its concurrency group shows (BEHAVIOUR.md; GitHub's "Using
+    # concurrency" docs).
+    pull, run = failing_test_pull(box)
+    box.standin.cancel(run, group="ci-feature/double")
+
+    result = heal(box, run)
+
+    assert result.decision == "none", result.stdout
+    assert "not a verdict" in result.stdout
+    assert box.standin.comments(box.repo, pull.number) == []
+    assert not box.standin.writes()
+    # the job listing and one annotations request per started cancelled job (two jobs: lint passed)
+    operations = [r.operation for r in result.requests]
+    assert operations == ["actions/list-jobs-for-workflow-run-attempt", "checks/list-annotations"]
+
+
+def test_a_pending_run_cancelled_before_it_started_costs_one_request(box: Sandbox) -> None:
+    _, run = failing_test_pull(box)
+    box.standin.cancel(run, group="ci-feature/double", started=False)
+
+    result = heal(box, run)
+
+    assert result.decision == "none"
+    assert [r.operation for r in result.requests] == ["actions/list-jobs-for-workflow-run-attempt"]
+
+
+# -- 3. startup_failure -----------------------------------------------------------------------------------
+
+
+def test_a_workflow_that_could_not_start_is_reported_once_per_commit_naming_its_file(box: Sandbox) -> None:
+    # An invalid workflow file ends the run with conclusion `startup_failure` and no jobs (BEHAVIOUR.md).
+    pull, run = lint_pull(box)
+    box.standin.jobs.clear()
+    run.conclusion, run.path = "startup_failure", ".github/workflows/ci.yml"
+
+    first = heal(box, run)
+    again = heal(box, run)
+    other = box.standin.add_run(
+        box.repo,
+        head_sha=pull.head_sha,
+        head_branch=pull.head_ref,
+        pull_requests=[pull.number],
+        conclusion="startup_failure",
+        name="Docs",
+        path=".github/workflows/docs.yml",
+    )
+    third = heal(box, other)
+
+    assert first.decision == "escalated", first.stdout
+    assert again.decision == "skipped" and "reported already" in again.stdout
+    assert third.decision == "escalated"
+    (comment,) = box.standin.comments(box.repo, pull.number)  # one comment per commit, edited for the second
+    assert "`.github/workflows/ci.yml` could not start" in comment.body
+    assert "`.github/workflows/docs.yml` could not start" in comment.body
+    assert comment.body.count('"kind":"startup"') == 2
+    assert not box.standin.reruns and not box.standin.created_pulls(box.repo)
+    assert not any(r.operation.startswith("actions/") for r in first.requests + again.requests)
+
+
+# -- 4. which runs count ----------------------------------------------------------------------------------
+
+
+def test_a_scheduled_run_on_a_pr_branch_is_not_that_prs_ci(box: Sandbox) -> None:
+    # `workflow_run.pull_requests` lists open PRs whose head branch matches, whatever triggered the run
+    # (OpenAPI description of `workflow-run.pull_requests`; BEHAVIOUR.md).
+    pull, run = lint_pull(box)
+    for event in ("schedule", "workflow_dispatch", "merge_group", "workflow_run"):
+        run.event = event
+        result = heal(box, run)
+        assert result.decision == "skipped", result.stdout
+        assert f"a `{event}` run is not a pull request's CI" in result.stdout
+    assert not box.standin.writes()
+    assert not any(r.operation.startswith(("actions/", "checks/")) for r in box.standin.requests)
+
+
+def test_the_events_setting_widens_the_list(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    run.event = "workflow_dispatch"
+    result = heal(box, run, inputs={"events": "pull_request, workflow_dispatch"})
+    assert result.decision == "healed", result.stdout
+
+
+def test_a_push_run_on_the_prs_own_head_branch_counts(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    run.event = "push"
+    result = heal(box, run)
+    assert result.decision == "healed", result.stdout
+
+
+def test_a_release_pr_from_the_default_branch_is_never_healed(box: Sandbox) -> None:
+    # A PR whose head is the default branch gets every failure of that branch attached (BEHAVIOUR.md).
+    box.commit("release", {"README.md": "# widgets\n\nrelease\n"}, "Release branch")
+    main_sha = box.standin.repos[box.repo].resolve("main") or ""
+    release_pull = box.standin.add_pull(
+        box.repo, head_ref="main", head_sha=main_sha, base_ref="release", title="Release"
+    )
+    run = box.add_run(release_pull, [("lint", "failure", LINT_PASSED), ("test (3.12)", "success", PASSED)])
+    run.event = "push"
+
+    result = heal(box, run)
+
+    assert result.decision == "skipped", result.stdout
+    assert "head branch is the default branch" in result.stdout
+    assert not box.standin.writes()
