@@ -77,6 +77,7 @@ EVERY_INPUT = {
     "escalation-mention": "@octo-org/maintainers",
     "max-jobs": "3",
     "ledger-key": "a-ledger-key-only-for-this-test",
+    "events": "pull_request, push",
 }
 
 
