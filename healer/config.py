@@ -57,6 +57,30 @@ def _int(low: int, high: int) -> Callable[[str, str], int]:
     return parse
 
 
+_SIZE_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+def _size(low: int, high: int) -> Callable[[str, str], int]:
+    """A number of bytes: plain (``4194304``) or with a binary unit (``512KiB``, ``8MiB``, ``1GiB``)."""
+
+    def parse(name: str, raw: str) -> int:
+        found = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", raw)
+        unit = found.group(2).lower() if found else ""
+        if found is None or unit not in _SIZE_UNITS:
+            raise ConfigError(
+                f"input `{name}` must be a number of bytes, plain or with KiB, MiB or GiB (e.g. `8MiB`), "
+                f"not {raw!r}"
+            )
+        value = int(found.group(1)) * _SIZE_UNITS[unit]
+        if not low <= value <= high:
+            raise ConfigError(
+                f"input `{name}` must be from {low // 1024} KiB to {high // 1024**2} MiB, not {raw.strip()!r}"
+            )
+        return value
+
+    return parse
+
+
 def _choice(*choices: str) -> Callable[[str, str], str]:
     def parse(name: str, raw: str) -> str:
         value = raw.strip()
@@ -209,6 +233,12 @@ INPUTS: tuple[Input, ...] = (
         "events (`schedule`, `workflow_dispatch`, `merge_group`, `workflow_run`, …) are skipped.",
         _events,
     ),
+    Input(
+        "log-read-limit",
+        "4MiB",
+        "Log bytes read per failed job, from its end backwards (e.g. `8MiB`, `512KiB`, plain bytes).",
+        _size(64 * 1024, 1024**3),
+    ),
 )
 
 
@@ -240,6 +270,7 @@ class Config:
     max_jobs: int = 5
     ledger_key: str = field(default="", repr=False)
     events: tuple[str, ...] = ("pull_request", "pull_request_target", "push")
+    log_read_limit: int = 4 * 1024 * 1024
     # repository rules from the config file (raw mappings, validated by ``healer.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}

@@ -38,3 +38,33 @@ def test_every_input_has_an_env_name():
         "HEALER_AGENT_COMMAND",
         "HEALER_MAX_ATTEMPTS",
     }
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param("4MiB", 4 * 1024 * 1024, id="mib"),
+        pytest.param("512KiB", 512 * 1024, id="kib"),
+        pytest.param(" 8 mib ", 8 * 1024 * 1024, id="spaces-and-case"),
+        pytest.param("1GiB", 1024**3, id="gib"),
+        pytest.param("1048576", 1024 * 1024, id="plain-bytes"),
+    ],
+)
+def test_log_read_limit_accepts_sizes(raw, expected):
+    assert config_from_env({"HEALER_LOG_READ_LIMIT": raw}).log_read_limit == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        pytest.param("8MB", "KiB, MiB or GiB", id="decimal-unit"),
+        pytest.param("-1", "number of bytes", id="negative"),
+        pytest.param("1.5MiB", "number of bytes", id="fraction"),
+        pytest.param("1KiB", "from 64 KiB to 1024 MiB", id="too-small"),
+        pytest.param("2GiB", "from 64 KiB to 1024 MiB", id="too-large"),
+    ],
+)
+def test_bad_log_read_limit_names_the_input(raw, message):
+    with pytest.raises(ConfigError, match="log-read-limit") as caught:
+        config_from_env({"HEALER_LOG_READ_LIMIT": raw})
+    assert message in str(caught.value)

@@ -44,8 +44,10 @@ def test_file_values_are_applied_with_their_types():
         protected-paths: "docs/**, setup.py"
         agent-command: claude -p "$(cat "$HEALER_FRAME")"
         escalation-mention: "@octo/ci"
+        log-read-limit: 8MiB
         """
     )
+    assert config.log_read_limit == 8 * 1024 * 1024
     assert config.max_attempts == 2
     assert config.max_reruns == 0
     assert config.delivery == "push"
@@ -244,3 +246,9 @@ def test_an_exact_check_name_wins_over_an_earlier_glob():
     config = load('checks:\n  "test*": {max-attempts: 1}\n  "test (x)": {max-attempts: 2}\n')
     assert check_settings(config, "test (x)").max_attempts == 2
     assert check_settings(config, "test (y)").max_attempts == 1
+
+
+def test_log_read_limit_in_the_file_takes_plain_bytes_and_names_the_key_when_wrong():
+    assert load("log-read-limit: 1048576").log_read_limit == 1024 * 1024
+    with pytest.raises(ConfigError, match="`log-read-limit` must be a number of bytes"):
+        load("log-read-limit: lots")
