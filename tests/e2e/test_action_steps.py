@@ -78,8 +78,6 @@ EVERY_INPUT = {
     "max-jobs": "3",
     "ledger-key": "a-ledger-key-only-for-this-test",
     "events": "pull_request, push",
-    ),
-    Input(
     "log-read-limit": "8MiB",
 }
 
