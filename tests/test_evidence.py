@@ -218,7 +218,9 @@ def test_one_failed_job_costs_four_requests(rsps: responses.RequestsMock) -> Non
         signed,
         body=b"##[error]Process completed with exit code 1.\n",
         status=206,
-        match=(matchers.header_matcher({"Range": "bytes=-262144"}),),
+        # the blob store has no suffix ranges: the first range gives the size, and a small log whole
+        headers={"Content-Range": "bytes 0-44/45"},
+        match=(matchers.header_matcher({"Range": "bytes=0-65535"}),),
     )
     gh = GitHub("a-token", REPO)
     result = collect_run_jobs(gh, event(attempt=2))

@@ -240,18 +240,58 @@ def test_job_logs_redirect_to_a_signed_url_that_needs_no_token(
     assert redirect.status_code == 302
     location = redirect.headers["Location"]
     assert location.startswith(standin.server_url + "/_signed/logs/") and "sig=" in location
-    tail = requests.get(location, headers={"Range": "bytes=-10"}, timeout=10)
+    tail = requests.get(location, headers={"Range": "bytes=490-"}, timeout=10)
     assert (tail.status_code, tail.content) == (206, b"line\nline\n")
     assert tail.headers["Content-Range"] == "bytes 490-499/500"
     recorded = standin.requests[-1]
     assert (recorded.operation, recorded.authorization_sent, recorded.bytes_sent) == ("signed-log", False, 10)
 
 
+@pytest.mark.parametrize(
+    ("range_header", "status", "content_range", "length"),
+    [
+        pytest.param("bytes=0-0", 206, "bytes 0-0/500", 1, id="first-byte-gives-the-size"),
+        pytest.param("bytes=100-199", 206, "bytes 100-199/500", 100, id="start-end"),
+        pytest.param("bytes=400-9999", 206, "bytes 400-499/500", 100, id="end-past-the-blob"),
+        pytest.param("bytes=500-", 416, "bytes */500", 0, id="start-past-the-blob"),
+        pytest.param("bytes=-10", 200, None, 500, id="suffix-form-unsupported"),
+        pytest.param("bytes=0-1,5-6", 200, None, 500, id="several-ranges"),
+    ],
+)
+def test_signed_log_ranges_are_answered_as_azure_blob_storage_does(
+    standin: StandIn,
+    seeded: dict[str, int],
+    range_header: str,
+    status: int,
+    content_range: str | None,
+    length: int,
+) -> None:
+    # Azure Blob Storage accepts `bytes=<start>-` and `bytes=<start>-<end>` only; the suffix form is not
+    # supported and the whole blob comes back ("Specifying the range header for Blob service operations",
+    # https://learn.microsoft.com/rest/api/storageservices/specifying-the-range-header-for-blob-service-operations)
+    location = call(standin, "GET", R + f"/actions/jobs/{seeded['job']}/logs").headers["Location"]
+    answer = requests.get(location, headers={"Range": range_header}, timeout=10)
+    assert (answer.status_code, answer.headers.get("Content-Range"), len(answer.content)) == (
+        status,
+        content_range,
+        length,
+    )
+
+
 def test_without_range_support_the_whole_log_comes_back(standin: StandIn, seeded: dict[str, int]) -> None:
     standin.range_support = False
     location = call(standin, "GET", R + f"/actions/jobs/{seeded['job']}/logs").headers["Location"]
-    whole = requests.get(location, headers={"Range": "bytes=-10"}, timeout=10)
+    whole = requests.get(location, headers={"Range": "bytes=490-"}, timeout=10)
     assert (whole.status_code, len(whole.content)) == (200, 500)
+
+
+def test_signed_log_urls_can_be_made_to_expire_for_a_number_of_requests(
+    standin: StandIn, seeded: dict[str, int]
+) -> None:
+    location = call(standin, "GET", R + f"/actions/jobs/{seeded['job']}/logs").headers["Location"]
+    standin.expire_signed_logs = 1
+    assert requests.get(location, timeout=10).status_code == 403
+    assert requests.get(location, timeout=10).status_code == 200
 
 
 def test_signed_log_urls_expire_and_cannot_be_forged(standin: StandIn, seeded: dict[str, int]) -> None:

@@ -508,13 +508,14 @@ class Api:
         text = "text/plain; charset=utf-8"
         if job is None or not hmac.compare_digest(query.get("sig", ""), self.s.sign(job_id, expires)):
             return Reply(403, raw=b"AuthenticationFailed: signature did not match", content_type=text)
-        if time.time() > expires:
+        if time.time() > expires or self.s.expire_signed_logs > 0:
+            self.s.expire_signed_logs = max(0, self.s.expire_signed_logs - 1)
             return Reply(403, raw=b"AuthenticationFailed: signed expiry time has passed", content_type=text)
         data, size = job.log, len(job.log)
-        if range_header and self.s.range_support:
-            span = parse_range(range_header, size)
-            if span is None:
-                return Reply(416, raw=b"", content_type=text, headers=[("Content-Range", f"bytes */{size}")])
+        span = parse_range(range_header, size) if range_header and self.s.range_support else "whole"
+        if span == "unsatisfiable":
+            return Reply(416, raw=b"", content_type=text, headers=[("Content-Range", f"bytes */{size}")])
+        if isinstance(span, tuple):
             start, end = span
             return Reply(
                 206,

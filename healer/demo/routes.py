@@ -127,18 +127,20 @@ def paginate(
     return chunk, [("Link", header)] if header else []
 
 
-def parse_range(header: str, size: int) -> tuple[int, int] | None:
-    """One byte range (``bytes=a-b``, ``bytes=a-``, ``bytes=-n``) as inclusive offsets, or None."""
+def parse_range(header: str, size: int) -> tuple[int, int] | str:
+    """A ``Range`` header as Azure Blob Storage answers it (the blob behind GitHub's log URLs).
+
+    ``bytes=<start>-`` and ``bytes=<start>-<end>`` are served (inclusive offsets, the end clamped to the
+    blob); a start at or past the end is ``"unsatisfiable"`` (416). Anything else, the suffix form
+    ``bytes=-<n>`` included, is ``"whole"``: Azure supports only the start-end forms and sends the whole blob
+    with 200 ("Specifying the range header for Blob service operations", Azure Storage REST documentation).
+    """
     unit, _, spec = header.partition("=")
-    if unit.strip() != "bytes" or "," in spec:
-        return None
-    first, _, last = spec.strip().partition("-")
-    try:
-        if not first:
-            length = int(last)
-            return (max(0, size - length), size - 1) if length > 0 and size > 0 else None
-        start = int(first)
-        end = min(int(last), size - 1) if last else size - 1
-    except ValueError:
-        return None
-    return (start, end) if start <= end and start < size else None
+    found = re.fullmatch(r"\s*(\d+)-(\d*)\s*", spec) if unit.strip() == "bytes" else None
+    if found is None:
+        return "whole"
+    start = int(found.group(1))
+    end = min(int(found.group(2)), size - 1) if found.group(2) else size - 1
+    if start >= size:
+        return "unsatisfiable"
+    return (start, end) if start <= end else "whole"

@@ -63,8 +63,11 @@ class StandIn:
         # the login that comments made through the API are attributed to (tests may impersonate someone else)
         self.comment_author = bot_login
         self.log_url_ttl = self._initial_ttl = log_url_ttl
-        # GitHub's blob storage answers suffix ``Range`` requests; tests turn that off to see the client cope
+        # GitHub's blob storage (Azure) answers ``bytes=a-`` and ``bytes=a-b`` ranges but not the suffix form;
+        # tests turn ranges off entirely (a server that ignores Range) to see the client cope
         self.range_support = True
+        # how many coming requests to signed log URLs find them expired (a URL that outlived its minute)
+        self.expire_signed_logs = 0
         self.requests: list[RecordedRequest] = []
         self.reruns: list[Rerun] = []
         self.reviews: list[Review] = []
@@ -139,6 +142,7 @@ class StandIn:
             self._faults.clear()
             self.comment_author = self.bot_login
             self.range_support = True
+            self.expire_signed_logs = 0
             self.log_url_ttl = self._initial_ttl
 
     # -- seeding ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from healer.github import logdownload
+from healer.github.blob import BlobLogSource
 from healer.github.convert import (
     annotation_from,
     check_body_length,
@@ -20,6 +21,7 @@ from healer.github.convert import (
 from healer.github.errors import GitHubError
 from healer.github.logdownload import LOG_KEEP_LIMIT
 from healer.github.transport import Transport
+from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
 
 _PR_READ = "pull-requests: read"
@@ -164,9 +166,15 @@ class GitHub(Transport):
         except UnicodeDecodeError:
             raise GitHubError(f"{path} at {ref} is not UTF-8 text") from None
 
-    def download_log_tail(self, job_id: int, *, keep_bytes: int = LOG_KEEP_LIMIT) -> LogTail:
+    def download_log_tail(
+        self, job_id: int, *, keep_bytes: int = LOG_KEEP_LIMIT, read_limit: int = DEFAULT_READ_LIMIT
+    ) -> LogTail:
         """The tail of a job's log, at most ``keep_bytes`` (see :func:`logdownload.download_log_tail`)."""
-        return logdownload.download_log_tail(self, job_id, keep_bytes)
+        return logdownload.download_log_tail(self, job_id, keep_bytes, read_limit)
+
+    def open_log(self, job_id: int, *, limit: int = DEFAULT_READ_LIMIT) -> BlobLogSource:
+        """A job's log as a :class:`~healer.logsource.LogSource` that moves at most ``limit`` bytes."""
+        return BlobLogSource(self, job_id, limit=limit)
 
     # -- writes --------------------------------------------------------------------------------------------
     def create_comment(self, number: int, body: str) -> Comment:
