@@ -30,9 +30,10 @@ from healer.config import Config, ConfigError, config_from_env, explicit_inputs,
 from healer.deliver import DeliveryError, is_fix_branch
 from healer.event import EventError, load_event
 from healer.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
+from healer.fixes import install_hint
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
 from healer.github import GitHub, GitHubError
-from healer.heal import HealContext, HealResult, heal, heal_note
+from healer.heal import HealContext, HealResult, account_of, heal, heal_note
 from healer.ledger import (
     Kind,
     Ledger,
@@ -47,8 +48,10 @@ from healer.ledger import (
     record,
 )
 from healer.ledger import reset_markers as make_reset_markers
-from healer.model import Action, CheckPlan, Diagnosis, Job, Plan, PullRequest, RunEvent, Verdict
+from healer.memory import earlier_accounts
+from healer.model import Action, CheckPlan, Comment, Diagnosis, Job, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
+from healer.prepare import setup_commands
 from healer.report import (
     Actions,
     Outcome,
@@ -112,6 +115,8 @@ class Run:
         # a cancelled run's job listing and annotations, read to tell a timeout from a cancellation
         self.listing: list[Job] | None = None
         self.cancelled: CancelledJobs | None = None
+        self.comments: Sequence[Comment] = ()  # the PR's comments as last read (ledger and memory)
+        self.account = ""  # this run's heal account, recorded under the markers for the next attempt
 
     # -- the sequence ----------------------------------------------------------------------------------------
 
@@ -342,14 +347,20 @@ class Run:
             diagnosis = classify(item, rules)
             if diagnosis.job is None:
                 diagnosis = replace(diagnosis, job=item.job.name)
-            diagnosis = self.without_missing_fixers(diagnosis)
+            rule = rules.get(diagnosis.rule)
+            if rule is not None and rule.description and not diagnosis.description:
+                diagnosis = replace(diagnosis, description=rule.description)
+            if not setup_commands(config, [CheckPlan(item.job.name, Verdict.SKIP)]):
+                # with a set-up command the tool may come from set-up: the heal checks after it ran
+                diagnosis = self.without_missing_fixers(diagnosis)
             diagnoses.setdefault(item.job.name, diagnosis)  # a check is a job name: the first one counts
             self.say(
                 f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, "
                 f"{diagnosis.action.value})"
             )
         self.diagnoses, self.passed = diagnoses, passed
-        ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login, self.signer(pr))
+        self.comments = self.gh.list_comments(pr.number)
+        ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
         plan = decide(
             diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started
         )
@@ -369,7 +380,7 @@ class Run:
             return diagnosis
         self.say(
             f"{diagnosis.job!r}: the fix rule needs `{missing[0].split()[0]}`, which is not on PATH "
-            "(install it in an earlier step); the check goes to the agent"
+            f"({install_hint(missing[0])}); the check goes to the agent"
         )
         return replace(diagnosis, action=Action.AGENT)
 
@@ -415,7 +426,8 @@ class Run:
             )
         try:
             # Re-read and re-plan: another run may have claimed the commit at the same moment.
-            ledger = Ledger.from_comments(self.gh.list_comments(pr.number), config.bot_login, self.signer(pr))
+            self.comments = self.gh.list_comments(pr.number)  # also what earlier attempts left (memory)
+            ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
             plan = decide(
                 self.diagnoses,
                 passed=self.passed,
@@ -451,7 +463,16 @@ class Run:
             encode_marker(m, self.signer(pr))
             for m in [claim_marker(event.head_sha, event.run_id, event.run_attempt), *markers]
         )
-        self.gh.update_comment(claim.id, text(block))
+        if self.account:
+            block += "\n" + self.account  # right under the markers: the next attempt's memory
+        if config.escalation_mention and any(c.verdict is Verdict.ESCALATE for c in plan.checks):
+            # GitHub notifies a mention only when the comment is created, not when an edit adds it: the
+            # result goes into a new comment (its markers settle the claim), then the claim is withdrawn.
+            self.gh.create_comment(pr.number, text(block))
+            with contextlib.suppress(GitHubError):
+                self.gh.delete_comment(claim.id)
+        else:
+            self.gh.update_comment(claim.id, text(block))
         if self.failure is not None:
             raise self.failure  # recorded and reported on the PR; now fail the step so a person looks
 
@@ -496,6 +517,7 @@ class Run:
             note = heal_note(result, heals, config)
             fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
             word = "failed" if self.failure else result.result
+            self.account = account_of(result, heals, sha, word, fix_pr)
             markers += _records(heals, event, fix_pr=fix_pr, result=word)
             # `healed` promises a delivered change (or a frame handed on with delivery: none); a refused or
             # empty change spent the attempt but delivered nothing, so a later step must not look for one.
@@ -553,6 +575,7 @@ class Run:
                 escalations=escalations,
                 mention=config.escalation_mention,
                 diagnosis_note=FORK_NOTE,
+                opt_out_label=config.opt_out_label,
             )
 
         return markers, text
@@ -578,6 +601,8 @@ class Run:
             temp_dir=self.actions.temp,
             base_env=self.env,
             previous_fix_prs=previous_fix_prs,
+            earlier=earlier_accounts(self.comments, config.bot_login, heals, self.signer(pr)),
+            workflow_token=self.actions.workflow_token,
         )
 
     def heal(
@@ -586,6 +611,8 @@ class Run:
         previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
         ctx = self.heal_context(event, pr, config, heals, previous)
         result = heal(self.gh, Repo(self.actions.workspace), ctx, say=self.say)
+        if result.setup is not None and result.setup.ran and not result.setup.ok:
+            self.note(f"{result.setup.describe()}; the heal went on without it (see the comment)")
         if result.frame_path:
             self.outcome.frame_path = result.frame_path
             self.outcome.frame = result.frame

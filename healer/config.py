@@ -162,6 +162,13 @@ INPUTS: tuple[Input, ...] = (
         _choice(*DELIVERIES),
     ),
     Input(
+        "setup-command",
+        "",
+        "Command run in the PR-head checkout before fix rules, the agent and verification (install the "
+        "project's dependencies and tools); what it creates is never part of the change.",
+        _text,
+    ),
+    Input(
         "verify-command",
         "",
         "Command run after a fix to verify it; empty: the failing step's own command "
@@ -251,6 +258,7 @@ class Config:
     max_attempts: int = 3
     max_reruns: int = 1
     delivery: str = "pull-request"
+    setup_command: str = ""
     verify_command: str = ""
     bot_login: str = "github-actions[bot]"
     fork_policy: str = "diagnose"
@@ -304,7 +312,7 @@ WORKFLOW_ONLY: Mapping[str, str] = {
     "ledger-key": "a secret never belongs in a file of the repository; pass it in the workflow's `with:`",
 }
 FILE_SECTIONS = ("rules", "checks")
-CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action")
+CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action", "setup-command", "verify-command")
 MAX_CONFIG_FILE_CHARS = 64 * 1024
 _SPECS: Mapping[str, Input] = {spec.name: spec for spec in INPUTS}
 _DEFAULTS = Config()
@@ -318,6 +326,8 @@ class CheckSettings:
     max_attempts: int | None = None
     max_reruns: int | None = None
     action: Action | None = None
+    setup_command: str | None = None
+    verify_command: str | None = None
 
 
 def explicit_inputs(env: Mapping[str, str]) -> frozenset[str]:
@@ -423,6 +433,8 @@ def check_settings(config: Config, check: str) -> CheckSettings:
         max_attempts=entry.get("max_attempts"),
         max_reruns=entry.get("max_reruns"),
         action=Action(action) if action is not None else None,
+        setup_command=entry.get("setup_command"),
+        verify_command=entry.get("verify_command"),
     )
 
 
@@ -511,7 +523,7 @@ def _checks(value: object, source: str) -> Mapping[str, Mapping[str, Any]]:
                 if not isinstance(item, bool):
                     raise ConfigError(f"{where}: `enabled` must be true or false, not {item!r}")
                 entry["enabled"] = item
-            elif key in ("max-attempts", "max-reruns"):
+            elif key in ("max-attempts", "max-reruns", "setup-command", "verify-command"):
                 entry[key.replace("-", "_")] = _file_value(_SPECS[key], item, f"{where}: `{key}`")
             elif key == "action":
                 choices = [action.value for action in Action]

@@ -50,19 +50,23 @@ def is_fix_branch(ref: str) -> bool:
     return ref.startswith(FIX_BRANCH_PREFIX)
 
 
-def fix_title(pr: PullRequest, checks: Sequence[str]) -> str:
-    """The fix PR's title (and commit subject): plain text, one line, bounded."""
+def fix_title(pr: PullRequest, checks: Sequence[str], attempt: int = 0, max_attempts: int = 0) -> str:
+    """The fix PR's title (and commit subject): plain text, one line, bounded; it names the attempt
+    (``attempt 2/3``), so that successive fix PRs can be told apart in a list."""
     # str.split() leaves NUL and other control characters in place; a NUL cannot even pass to `git commit`
     names = ", ".join(" ".join(_CONTROL.sub(" ", c).split()) for c in checks) or "CI"
+    suffix = f" (attempt {attempt}/{max_attempts})" if attempt else ""
     title = f"ci-healer: fix {names} for #{pr.number}"
-    return title if len(title) <= _TITLE_LIMIT else title[: _TITLE_LIMIT - 1] + "…"
+    if len(title) + len(suffix) > _TITLE_LIMIT:
+        title = title[: _TITLE_LIMIT - len(suffix) - 1] + "…"
+    return title + suffix
 
 
 def commit_message(
     pr: PullRequest, head_sha: str, checks: Sequence[str], attempt: int, max_attempts: int
 ) -> str:
     return (
-        f"{fix_title(pr, checks)}\n\n"
+        f"{fix_title(pr, checks, attempt, max_attempts)}\n\n"
         f"Heal attempt {attempt} of {max_attempts} for the failure at {head_sha[:7]}.\n"
         "Made by ci-healer; review it like any other change."
     )
@@ -93,7 +97,11 @@ def deliver_pull_request(
     checkout.push(branch, token=token, server_url=server_url, force=True)
     try:
         pull = gh.create_pull(
-            head=branch, base=pr.head_ref, title=fix_title(pr, checks), body=body, draft=draft
+            head=branch,
+            base=pr.head_ref,
+            title=fix_title(pr, checks, attempt, max_attempts),
+            body=body,
+            draft=draft,
         )
     except GitHubError as exc:
         raise DeliveryError(f"pushed {branch} but could not open the fix pull request: {exc}") from None

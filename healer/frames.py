@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,20 +23,22 @@ from typing import Any
 import jinja2
 
 import healer
+from healer.markdown import (  # noqa: F401 - re-exported: templates and callers know them from here
+    COMMENT_LIMIT,
+    SUMMARY_LIMIT,
+    _clip_head,
+    clip_lines,
+    clip_summary,
+    code,
+    fence,
+    fit_comment,
+    neutralize_mentions,
+)
+from healer.memory import Account, for_frame
 from healer.model import CheckPlan, PastAttempt, PullRequest
 
-# GitHub rejects comment bodies longer than this (REST "body is too long").
-COMMENT_LIMIT = 65_536
-# $GITHUB_STEP_SUMMARY is capped at 1 MiB per step.
-SUMMARY_LIMIT = 1024 * 1024
 OVERRIDE_DIR = ".github/ci-healer"
 TEMPLATES = ("heal.md.j2", "escalate.md.j2", "fix-pr.md.j2", "comment.md.j2", "summary.md.j2")
-
-_ZWSP = "\u200b"
-_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
-_BACKTICKS = re.compile(r"`+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 class FrameError(Exception):
@@ -52,73 +54,6 @@ def shipped_dir() -> Path:
     # healer.prompts has no __init__.py (it is the top-level prompts/ directory), so it is a namespace package
     # whose files() is a MultiplexedPath: ask it for a file and take that file's directory.
     return Path(str(importlib.resources.files("healer.prompts").joinpath("heal.md.j2"))).parent
-
-
-def fence(text: str, info: str = "") -> str:
-    """``text`` in a backtick fence longer than any backtick run inside it (min. 3), so it cannot close."""
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{ticks}{info}\n{body}{ticks}"
-
-
-def code(text: object) -> str:
-    """``text`` as one inline code span: newlines and control characters folded, delimited by a backtick run
-    it does not contain."""
-    # control characters too: a job name may hold a NUL or a terminal escape (YAML escapes in the workflow)
-    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
-    if not flat:
-        return "` `"
-    longest = max((len(run) for run in _BACKTICKS.findall(flat)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{ticks}{pad}{flat}{pad}{ticks}"
-
-
-def neutralize_mentions(text: str) -> str:
-    """Insert a zero-width space after every ``@`` that could start a mention, outside fenced code blocks.
-
-    Inside a fence GitHub does not link mentions, so the text stays byte-for-byte what the log said."""
-    out: list[str] = []
-    closer: str | None = None
-    for line in text.splitlines(keepends=True):
-        match = _FENCE_LINE.match(line)
-        if closer is None:
-            if match:
-                closer = match.group(1)
-                out.append(line)
-            else:
-                out.append(_MENTION.sub("@" + _ZWSP, line))
-        else:
-            fence_char = closer[0]
-            if (
-                match
-                and match.group(1)[0] == fence_char
-                and len(match.group(1)) >= len(closer)
-                and not line.strip().strip(fence_char)
-            ):
-                closer = None
-            out.append(line)
-    return "".join(out)
-
-
-def clip_lines(lines: tuple[str, ...] | list[str], max_lines: int, max_chars: int) -> str:
-    """The last ``max_lines`` lines of an excerpt, at most ``max_chars`` characters (errors come last)."""
-    kept = list(lines)[-max_lines:] if max_lines > 0 else []
-    text = "\n".join(kept)
-    if len(text) > max_chars:
-        text = "…" + text[-max(0, max_chars - 1) :]
-    return text
-
-
-def _clip_head(text: str, max_lines: int, max_chars: int) -> str:
-    """The first ``max_lines`` lines of ``text``, at most ``max_chars`` characters (a patch starts with the
-    file names a reader needs)."""
-    lines = text.splitlines()
-    kept = "\n".join(lines[:max_lines])
-    if len(kept) > max_chars:
-        kept = kept[: max(0, max_chars - 1)]
-    return kept + "\n…" if kept != "\n".join(lines) else text
 
 
 class Frames:
@@ -157,32 +92,6 @@ class Frames:
             raise FrameError(f"template {exc.name or name} line {exc.lineno}: {exc.message}") from None
 
 
-def fit_comment(render: Callable[[int], str], markers: str, limit: int = COMMENT_LIMIT) -> str:
-    """Render a comment within GitHub's size limit, its marker block (``markers``) on top.
-
-    ``render(max_excerpt_lines)`` is called with fewer excerpt lines until the body fits; as a last resort the
-    text is cut and the markers are kept (the ledger must survive any body). The ledger reads markers only
-    from the top of a comment, so quoted log lines further down can never pass for one."""
-    budget = limit - len(markers) - 2
-    for lines in (60, 30, 10, 0):
-        body = render(lines).strip("\n")
-        if len(body) <= budget:
-            break
-    else:
-        note = "\n\n_(cut to fit GitHub's comment size limit)_"
-        body = body[: budget - len(note)] + note
-    return f"{markers}\n\n{body}" if markers else body
-
-
-def clip_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
-    """The job summary cut to GitHub's 1 MiB limit (counted in UTF-8 bytes)."""
-    data = text.encode()
-    if len(data) <= limit:
-        return text
-    note = "\n\n_(summary cut to GitHub's 1 MiB limit)_\n"
-    return data[: limit - len(note.encode()) - 4].decode(errors="ignore") + note
-
-
 # -- what the templates receive ------------------------------------------------------------------------------
 
 
@@ -204,6 +113,42 @@ class CheckView:
     mode: str = ""
     reason_text: str = ""
     history: tuple[PastAttempt, ...] = ()
+    description: str = ""  # the rule's description: what this kind of failure is
+
+
+_GROUP = re.compile(r"^##\[group\]")
+_ENDGROUP = re.compile(r"^##\[endgroup\]")
+_RUNNER_NOISE = re.compile(
+    r"^(?:##\[error\]Process completed with exit code \d+\.|shell: \S.*|##\[endgroup\])$"
+)
+
+
+def without_runner_markup(lines: Sequence[str], keep: Sequence[str] = ()) -> list[str]:
+    """An excerpt without the runner's own markup: ``##[group]…##[endgroup]`` blocks (the step header, the
+    echoed script, ``shell:`` and ``env:``), and the generic ``##[error]Process completed`` line, unless one
+    of them is evidence (in ``keep``, the decisive lines). An excerpt that would be left empty is kept
+    whole."""
+    evidence = set(keep)
+    kept: list[str] = []
+    group: list[str] | None = None
+    for line in lines:
+        if group is not None:
+            if _ENDGROUP.match(line):
+                if evidence.intersection(group):
+                    kept.extend(group + [line])
+                group = None
+            else:
+                group.append(line)
+            continue
+        if _GROUP.match(line) and line not in evidence:
+            group = [line]
+        elif line in evidence or not _RUNNER_NOISE.match(line):
+            kept.append(line)
+    if group is not None:  # a group the excerpt cut before its end
+        kept.extend(line for line in group[1:] if not _RUNNER_NOISE.match(line))
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    return kept if any(line.strip() for line in kept) else list(lines)
 
 
 def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) -> CheckView:
@@ -214,7 +159,9 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         category=diag.category.value if diag else "unknown",
         rule=diag.rule if diag else "",
         confidence=diag.confidence if diag else 0.0,
-        excerpt=clip_lines(diag.excerpt, max_lines, max_chars) if diag else "(no log was available)",
+        excerpt=clip_lines(without_runner_markup(diag.excerpt, diag.decisive), max_lines, max_chars)
+        if diag
+        else "(no log was available)",
         step=diag.step if diag else None,
         command=diag.command if diag else None,
         exit_code=diag.exit_code if diag else None,
@@ -224,6 +171,7 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         mode=plan.mode.value if plan.mode else "",
         reason_text=plan.detail or (plan.reason.value if plan.reason else ""),
         history=plan.history,
+        description=getattr(diag, "description", "") if diag else "",
     )
 
 
@@ -238,8 +186,15 @@ def render_heal_frame(
     delivery: str = "pull-request",
     protected_paths: Sequence[str] = (),
     max_diff_lines: int = 400,
+    setup: Any = None,
+    verification: Any = None,
+    earlier: Sequence[Account] = (),
 ) -> str:
-    """The heal frame for every check the agent is to fix in one go (attempt = the highest among them)."""
+    """The heal frame for every check the agent is to fix in one go (attempt = the highest among them).
+
+    ``setup`` (a :class:`healer.prepare.SetupResult`) and ``verification`` (a
+    :class:`healer.verify.VerifyPlan`) are given when the healer runs the agent itself; ``earlier`` are the
+    accounts of the earlier attempts of these checks."""
     views = [check_view(p) for p in checks]
     return frames.render(
         "heal.md.j2",
@@ -254,6 +209,9 @@ def render_heal_frame(
             "delivery": delivery,
             "protected_paths": tuple(protected_paths),
             "max_diff_lines": max_diff_lines,
+            "setup": setup,
+            "verification": verification,
+            "earlier": for_frame(earlier),
         },
     )
 
@@ -276,6 +234,7 @@ class HealNote:
     why_not: str = ""  # when nothing was delivered (guard reasons, healer-written Markdown)
     notes: str = ""  # agent or fix output: untrusted
     agent_ran: bool = False
+    setup_output: str = ""  # a failed set-up's output: untrusted
 
 
 def render_comment(
@@ -293,6 +252,7 @@ def render_comment(
     mention: str = "",
     resets: Sequence[str] = (),
     diagnosis_note: str = "",
+    opt_out_label: str = "",
     limit: int = COMMENT_LIMIT,
     workflow_path: str = "",
 ) -> str:
@@ -329,15 +289,18 @@ def render_comment(
                 "resets": tuple(resets),
                 "diagnosis_note": diagnosis_note,
                 "workflow_path": workflow_path,
+                "opt_out_label": opt_out_label,
             },
         )
 
     return fit_comment(render, markers, limit)
 
 
-def render_escalation(frames: Frames, plan: CheckPlan, *, mention: str = "") -> str:
+def render_escalation(frames: Frames, plan: CheckPlan, *, mention: str = "", opt_out_label: str = "") -> str:
     """The escalation section of one check (also included by ``comment.md.j2``)."""
-    return frames.render("escalate.md.j2", {"check": check_view(plan), "mention": mention})
+    return frames.render(
+        "escalate.md.j2", {"check": check_view(plan), "mention": mention, "opt_out_label": opt_out_label}
+    )
 
 
 def render_fix_pr_body(
@@ -354,17 +317,25 @@ def render_fix_pr_body(
     diffstat: str,
     superseded: Sequence[int] = (),
     notes: str = "",
+    setup: Any = None,
+    files: Sequence[str] = (),
+    more_files: int = 0,
+    workflow_token: bool | None = None,
+    attempt: int = 0,
+    max_attempts: int = 0,
 ) -> str:
-    """The body of a fix pull request: what ran and what verification established, nothing more."""
+    """The body of a fix pull request: the failure, the change, what ran and what verification established
+    (nothing more), whether CI will run on it, and how to merge it."""
 
     def render(lines: int) -> str:
+        excerpt_lines = min(lines, 15)
         return frames.render(
             "fix-pr.md.j2",
             {
                 "pr": pr,
                 "head_sha": head_sha,
                 "run_url": run_url,
-                "checks": [check_view(p, max_lines=lines) for p in checks],
+                "checks": [check_view(p, max_lines=excerpt_lines, max_chars=2048) for p in checks],
                 "fix_commands": tuple(fix_commands),
                 "agent_ran": agent_ran,
                 "agent_exit": agent_exit,
@@ -372,6 +343,12 @@ def render_fix_pr_body(
                 "diffstat": diffstat,
                 "superseded": tuple(superseded),
                 "notes": clip_lines(notes.splitlines(), lines, 16 * 1024) if notes else "",
+                "setup": setup,
+                "files": tuple(files),
+                "more_files": more_files,
+                "workflow_token": workflow_token,
+                "attempt": attempt or max((p.attempt for p in checks), default=1),
+                "max_attempts": max_attempts or max((p.max_attempts for p in checks), default=1),
             },
         )
 

@@ -7,33 +7,30 @@ ran and what was established, so the comment and the fix-PR body can say exactly
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from healer.agent import (
-    ProcessError,
-    ProcessResult,
-    Verification,
-    missing_tools,
-    run,
-    scrubbed_env,
-    split_fix_command,
-    step_verify_argv,
-)
+from healer.agent import ProcessResult, Verification, run, scrubbed_env
 from healer.config import Config
 from healer.deliver import Delivery, deliver_comment, deliver_pull_request, deliver_push
+from healer.fixes import plan_fixes
 from healer.frames import OVERRIDE_DIR, Frames, HealNote, render_fix_pr_body, render_heal_frame
 from healer.github import GitHub
 from healer.guard import judge_diff
-from healer.model import CheckPlan, HealMode, PullRequest
+from healer.memory import Account
+from healer.memory import encode as encode_account
+from healer.model import CheckPlan, PullRequest
+from healer.prepare import SetupResult, run_setup, setup_commands, with_path
+from healer.verify import VerifyPlan, plan_verification, verify
 from healer.workspace import Checkout, Repo, identity_for
 
 # Fix commands are formatters and fixers: quick. The agent gets `agent-timeout-minutes`.
 FIX_TIMEOUT = 600.0
-VERIFY_TIMEOUT = 900.0
 _NOTES_LIMIT = 16 * 1024
+_FILES_SHOWN = 50
 
 
 @dataclass(frozen=True)
@@ -53,6 +50,10 @@ class HealContext:
     base_env: Mapping[str, str]  # the runner's environment, before scrubbing
     # fix PRs recorded earlier for these checks (closed as superseded when a new one opens)
     previous_fix_prs: tuple[int, ...] = ()
+    # what the earlier attempts of these checks did (memory across attempts), oldest first
+    earlier: tuple[Account, ...] = ()
+    # whether the token is the workflow's GITHUB_TOKEN (no CI runs on what it pushes); None: unknown
+    workflow_token: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -72,15 +73,22 @@ class HealResult:
     notes: str = ""  # untrusted output of the fix or agent
     diffstat: str = ""
     refused: bool = False  # set aside before the diff was even read (see ConfigSnapshot)
+    setup: SetupResult | None = None
+    files: tuple[str, ...] = ()  # the files the change touches ("M\tpath" lines of git's name-status)
+    diff: str = ""  # the staged change (for the next attempt's memory)
     log: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def result(self) -> str:
-        """A one-word result for the ledger: verified, delivered, timed-out, refused, no-change, framed."""
+        """A one-word result for the ledger: verified, unverified, verify-failed, verify-timed-out (a change
+        was delivered), timed-out, refused, no-change (nothing was), framed (delivery: none)."""
         if self.frame_path and self.delivery is None and not self.agent and not self.fix_commands:
             return "framed"
         if self.delivered:
-            return "verified" if self.verification and self.verification.passed else "delivered"
+            state = self.verification.state if self.verification else "unverified"
+            return {"passed": "verified", "failed": "verify-failed", "timed-out": "verify-timed-out"}.get(
+                state, "unverified"
+            )
         if self.agent is not None and self.agent.timed_out:
             return "timed-out"  # whatever it left half-done was set aside, not judged
         return "refused" if self.diffstat or self.refused else "no-change"
@@ -88,9 +96,9 @@ class HealResult:
 
 def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) -> HealNote:
     """What the run's comment says about a heal: what ran, what was delivered or why nothing was."""
-    how: list[str] = (
-        [f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}"] if result.fix_commands else []
-    )
+    how: list[str] = [result.setup.describe()] if result.setup and result.setup.ran else []
+    if result.fix_commands:
+        how.append(f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}")
     if result.agent is not None:
         how.append("ran the agent command")
     if config.delivery == "none":
@@ -111,6 +119,34 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
         why_not=result.why_not,
         notes=result.notes if not result.delivered or result.agent is not None else "",
         agent_ran=result.agent is not None,
+        setup_output=result.setup.output if result.setup and not result.setup.ok else "",
+    )
+
+
+def account_of(
+    result: HealResult, heals: Sequence[CheckPlan], sha: str, word: str, fix_pr: int | None
+) -> str:
+    """The hidden line that tells the next attempt what this one changed and why it did not (yet) work."""
+    why = result.why_not
+    verification = result.verification
+    if verification is not None and verification.state in ("failed", "timed-out"):
+        why = f"{verification.describe()}:\n{verification.output}"
+    elif verification is not None and not verification.passed:
+        why = verification.describe()
+    if result.setup is not None and not result.setup.ok:
+        why = f"{result.setup.describe()}:\n{result.setup.output}\n{why}".strip()
+    return encode_account(
+        Account(
+            checks=tuple(p.check for p in heals),
+            attempt=max((p.attempt for p in heals), default=0),
+            sha=sha,
+            result=word,
+            fix_pr=fix_pr,
+            diffstat=result.diffstat,
+            diff=result.diff,
+            notes=result.notes,
+            why=why,
+        )
     )
 
 
@@ -120,8 +156,14 @@ def healer_protected_paths(config: Config) -> tuple[str, ...]:
     return (*config.protected_paths, config.config_file, f"{OVERRIDE_DIR}/**")
 
 
-def frame_for(ctx: HealContext, checks: Sequence[CheckPlan]) -> str:
-    """The heal frame for ``checks``."""
+def frame_for(
+    ctx: HealContext,
+    checks: Sequence[CheckPlan],
+    setup: SetupResult | None = None,
+    verification: VerifyPlan | None = None,
+) -> str:
+    """The heal frame for ``checks``: with the set-up's outcome and the command that will judge the change
+    when the healer runs the agent itself."""
     return render_heal_frame(
         ctx.frames,
         repository=ctx.repository,
@@ -132,6 +174,9 @@ def frame_for(ctx: HealContext, checks: Sequence[CheckPlan]) -> str:
         delivery=ctx.config.delivery,
         protected_paths=healer_protected_paths(ctx.config),
         max_diff_lines=ctx.config.max_diff_lines,
+        setup=setup,
+        verification=verification,
+        earlier=ctx.earlier,
     )
 
 
@@ -172,124 +217,62 @@ def tool_env(ctx: HealContext) -> dict[str, str]:
     return scrubbed_env(base, token=ctx.config.github_token)
 
 
-def split_by_mode(checks: Sequence[CheckPlan], path: str | None) -> tuple[list[CheckPlan], list[CheckPlan]]:
-    """(checks fix rules can fix, checks for the agent); a fix whose tool is missing goes to the agent."""
-    fixes: list[CheckPlan] = []
-    agents: list[CheckPlan] = []
-    for plan in checks:
-        commands = plan.diagnosis.fix_commands if plan.diagnosis else ()
-        if plan.mode is HealMode.FIX and commands and not missing_tools(commands, path):
-            fixes.append(plan)
-        else:
-            agents.append(plan)
-    return fixes, agents
-
-
-def verify(ctx: HealContext, checkout: Checkout, checks: Sequence[CheckPlan]) -> Verification:
-    """Run `verify-command`, else each check's failing command when it is a known checker on PATH."""
-    env = tool_env(ctx)
-    commands: list[str | list[str]] = []
-    unchecked: list[str] = []  # checks whose failing command cannot be re-run here
-    if ctx.config.verify_command:
-        commands.append(ctx.config.verify_command)  # the maintainer's own command: through the shell
-    else:
-        for plan in checks:
-            argv = step_verify_argv(plan.diagnosis.command if plan.diagnosis else None, env.get("PATH"))
-            if argv is None:
-                unchecked.append(plan.check)
-            elif argv not in commands:
-                commands.append(argv)
-    if not commands:
-        return Verification(
-            "unverified",
-            reason="no `verify-command` is set and the failing command is not a known lint/format/typecheck "
-            "tool on PATH",
-        )
-    shown: list[str] = []
-    for command in commands:
-        try:
-            result = run(command, cwd=checkout.path, env=env, timeout=VERIFY_TIMEOUT)
-        except ProcessError as exc:
-            return Verification("unverified", reason=str(exc))
-        shown.append(result.command)
-        if result.timed_out:
-            return Verification("timed-out", command=result.command, output=result.output[-4000:])
-        if not result.ok:
-            return Verification("failed", result.command, result.returncode, result.output[-4000:])
-    if checkout.has_unstaged_changes():
-        # A "check" that rewrote files proves nothing about the staged change.
-        return Verification(
-            "unverified", reason=f"`{'; '.join(shown)}` changed files instead of checking them"
-        )
-    if unchecked:
-        # what ran passed, but not every check was re-run: the PR stays a draft and says which were not
-        names = ", ".join(f"`{name}`" for name in unchecked)
-        return Verification(
-            "unverified",
-            command=" && ".join(shown),
-            exit_code=0,
-            reason=f"`{' && '.join(shown)}` passed, but the failing command of {names} cannot be re-run here",
-        )
-    return Verification("passed", command=" && ".join(shown), exit_code=0)
-
-
 def heal(gh: GitHub, repo: Repo, ctx: HealContext, *, say: Callable[[str], None]) -> HealResult:
     """Heal ``ctx.checks`` in a fresh worktree of the PR head and deliver the change (see the module doc)."""
-    config = ctx.config
-    if config.delivery == "none":
+    if ctx.config.delivery == "none":
         frame = frame_for(ctx, ctx.checks)
         path = write_frame(ctx, frame)
         return HealResult(False, frame, str(path), agent_checks=tuple(p.check for p in ctx.checks))
-    path_var = ctx.base_env.get("PATH")
-    fixes, agents = split_by_mode(ctx.checks, path_var)
-    if agents and not config.agent_command:
-        missing = ", ".join(f"`{p.check}`" for p in agents)
-        say(f"no agent command is configured for {missing}")
-    repo.fetch_branch(ctx.pr.head_ref, ctx.head_sha, token=config.github_token, server_url=ctx.server_url)
+    repo.fetch_branch(ctx.pr.head_ref, ctx.head_sha, token=ctx.config.github_token, server_url=ctx.server_url)
     worktree = ctx.temp_dir / "ci-healer" / f"checkout-{ctx.run_id}"
     if worktree.exists():
         repo.remove_worktree(worktree)
         shutil.rmtree(worktree, ignore_errors=True)
     checkout = repo.add_worktree(worktree, ctx.head_sha)
     try:
-        return _heal_in(gh, checkout, ctx, fixes, agents, say)
+        return _heal_in(gh, checkout, ctx, say)
     finally:
         repo.remove_worktree(worktree)
         shutil.rmtree(worktree, ignore_errors=True)
 
 
-def _heal_in(
-    gh: GitHub,
-    checkout: Checkout,
-    ctx: HealContext,
-    fixes: list[CheckPlan],
-    agents: list[CheckPlan],
-    say: Callable[[str], None],
-) -> HealResult:
+def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[str], None]) -> HealResult:
     config = ctx.config
+    snapshot = checkout.snapshot_config()
+    setup = run_setup(
+        setup_commands(config, ctx.checks),
+        checkout,
+        tool_env(ctx),
+        ctx.temp_dir / "ci-healer" / f"setup-{ctx.run_id}",
+    )
+    if setup.ran:
+        say(setup.describe().replace("`", ""))
+    tools = with_path(tool_env(ctx), setup.path)
+    fixes, agents, problems = plan_fixes(ctx.checks, tools.get("PATH"), checkout.path)
+    if agents and not config.agent_command:
+        say(f"no agent command is configured for {', '.join(p.check for p in agents)}")
+    verification_plan = plan_verification(config, ctx.checks, tools.get("PATH"))
     ran: list[str] = []
     notes: list[str] = []
-    snapshot = checkout.snapshot_config()
-    for plan in fixes:
-        for command in plan.diagnosis.fix_commands if plan.diagnosis else ():
-            if command in ran:
+    for _plan, argvs in fixes:
+        for argv in argvs:
+            shown = shlex.join(argv)
+            if shown in ran:
                 continue
-            result = run(
-                split_fix_command(command), cwd=checkout.path, env=tool_env(ctx), timeout=FIX_TIMEOUT
-            )
-            ran.append(command)
-            say(f"fix command `{command}` exited with {result.returncode}")
+            result = run(argv, cwd=checkout.path, env=tools, timeout=FIX_TIMEOUT)
+            ran.append(shown)
+            say(f"fix command `{shown}` exited with {result.returncode}")
             if not result.ok and result.output:
-                notes.append(f"$ {command}\n{result.output}")
+                notes.append(f"$ {shown}\n{result.output}")
     frame, frame_path, agent = "", "", None
     if agents and config.agent_command:
-        frame = frame_for(ctx, agents)
+        frame = frame_for(ctx, agents, setup, verification_plan)
         path = write_frame(ctx, frame)
         frame_path = str(path)
         agent = run(
             config.agent_command,
             cwd=checkout.path,
-            env=agent_env(ctx, path, agents),
+            env=with_path(agent_env(ctx, path, agents), setup.path),
             timeout=config.agent_timeout_minutes * 60,
             stdin=frame,
         )
@@ -302,10 +285,11 @@ def _heal_in(
         frame=frame,
         frame_path=frame_path,
         fix_commands=tuple(ran),
-        fixed_checks=tuple(p.check for p in fixes),
+        fixed_checks=tuple(p.check for p, _ in fixes),
         agent_checks=tuple(p.check for p in agents) if config.agent_command else (),
         agent=agent,
         notes=note_text,
+        setup=setup,
     )
     tampered = snapshot.changed()
     if tampered:
@@ -318,22 +302,25 @@ def _heal_in(
             "configuration restored."
         )
         return _replace(base, why_not=reason, refused=True)
-    diff = checkout.stage()
+    diff = checkout.stage(setup.leftovers)
     verdict = judge_diff(
         diff, protected_paths=healer_protected_paths(config), max_lines=config.max_diff_lines
     )
     diffstat = checkout.diffstat() if not verdict.empty else ""
+    files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
+    base = _replace(base, diffstat=diffstat, files=files, diff=diff[:8192])
     if agent is not None and agent.timed_out:
         minutes = config.agent_timeout_minutes
         reason = f"the agent command did not finish within {minutes} minute{'s' if minutes != 1 else ''}"
-        return _replace(base, why_not=reason, diffstat=diffstat)
+        return _replace(base, why_not=reason)
     if not verdict.ok:
-        missing = [p.check for p in agents] if agents and not config.agent_command else []
         why = " ".join(verdict.reasons)
-        if missing and verdict.empty:
-            why = "no fix rule applies here and no `agent-command` is configured"
-        return _replace(base, why_not=why, diffstat=diffstat)
-    verification = verify(ctx, checkout, ctx.checks)
+        if verdict.empty and agents and not config.agent_command:
+            why = "; ".join(problems) or "no fix rule applies here and no `agent-command` is configured"
+        elif verdict.empty and problems:
+            why = f"{why} ({'; '.join(problems)})"
+        return _replace(base, why_not=why)
+    verification = verify(verification_plan, checkout, tools, setup.leftovers)
     say(f"verification: {verification.describe()}")
     if snapshot.changed():  # the verify commands ran the PR's tools too
         snapshot.restore()
@@ -341,7 +328,20 @@ def _heal_in(
             "The verify commands changed git's configuration, which could make git run programs while the "
             "change is committed and pushed; the change was set aside and the configuration restored."
         )
-        return _replace(base, why_not=reason, refused=True, diffstat=diffstat)
+        return _replace(base, why_not=reason, refused=True)
+    delivery = _deliver(gh, checkout, ctx, diff, verification, _replace(base, verification=verification))
+    return _replace(base, delivered=True, verification=verification, delivery=delivery)
+
+
+def _deliver(
+    gh: GitHub,
+    checkout: Checkout,
+    ctx: HealContext,
+    diff: str,
+    verification: Verification,
+    result: HealResult,
+) -> Delivery:
+    config = ctx.config
     names = [p.check for p in ctx.checks]
     attempt = max(p.attempt for p in ctx.checks)
     identity = identity_for(config.bot_login)
@@ -349,9 +349,9 @@ def _heal_in(
     # pushed; one that fails is posted as a patch instead.
     failed = verification.state in ("failed", "timed-out")
     if config.delivery == "comment" or (config.delivery == "push" and failed):
-        delivery = deliver_comment(diff)
-    elif config.delivery == "push" and not ctx.pr.is_fork:
-        delivery = deliver_push(
+        return deliver_comment(diff)
+    if config.delivery == "push" and not ctx.pr.is_fork:
+        return deliver_push(
             checkout,
             pr=ctx.pr,
             head_sha=ctx.head_sha,
@@ -362,36 +362,40 @@ def _heal_in(
             token=config.github_token,
             server_url=ctx.server_url,
         )
-    else:
-        body = render_fix_pr_body(
-            ctx.frames,
-            pr=ctx.pr,
-            head_sha=ctx.head_sha,
-            run_url=ctx.run_url,
-            checks=ctx.checks,
-            fix_commands=ran,
-            agent_ran=agent is not None,
-            agent_exit=agent.returncode if agent else None,
-            verification=verification,
-            diffstat=diffstat,
-            notes=note_text,
-        )
-        delivery = deliver_pull_request(
-            gh,
-            checkout,
-            pr=ctx.pr,
-            head_sha=ctx.head_sha,
-            checks=names,
-            attempt=attempt,
-            max_attempts=config.max_attempts,
-            body=body,
-            draft=not verification.passed,
-            identity=identity,
-            token=config.github_token,
-            server_url=ctx.server_url,
-            previous_fix_prs=ctx.previous_fix_prs,
-        )
-    return _replace(base, delivered=True, verification=verification, delivery=delivery, diffstat=diffstat)
+    body = render_fix_pr_body(
+        ctx.frames,
+        pr=ctx.pr,
+        head_sha=ctx.head_sha,
+        run_url=ctx.run_url,
+        checks=ctx.checks,
+        fix_commands=result.fix_commands,
+        agent_ran=result.agent is not None,
+        agent_exit=result.agent.returncode if result.agent else None,
+        verification=verification,
+        diffstat=result.diffstat,
+        notes=result.notes,
+        setup=result.setup,
+        files=result.files[:_FILES_SHOWN],
+        more_files=max(0, len(result.files) - _FILES_SHOWN),
+        workflow_token=ctx.workflow_token,
+        attempt=attempt,
+        max_attempts=config.max_attempts,
+    )
+    return deliver_pull_request(
+        gh,
+        checkout,
+        pr=ctx.pr,
+        head_sha=ctx.head_sha,
+        checks=names,
+        attempt=attempt,
+        max_attempts=config.max_attempts,
+        body=body,
+        draft=not verification.passed,
+        identity=identity,
+        token=config.github_token,
+        server_url=ctx.server_url,
+        previous_fix_prs=ctx.previous_fix_prs,
+    )
 
 
 def _replace(result: HealResult, **changes: object) -> HealResult:

@@ -75,6 +75,8 @@ class Diagnosis:
     job: str | None = None
     # the failing tests the log names (``healer.testids``: bounded in count and length)
     test_ids: tuple[str, ...] = ()
+    # the matching rule's description (what this kind of failure is), for people
+    description: str = ""
 
 
 @dataclass(frozen=True)

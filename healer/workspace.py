@@ -13,7 +13,7 @@ import base64
 import os
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +32,13 @@ _REJECTED = re.compile(r"^\s*! \[rejected\]", re.MULTILINE)
 # Python bytecode that running the PR's tests leaves behind (the agent reproduces the failure, a verify
 # command runs the tests): never part of a fix, even in a repository whose .gitignore does not list it.
 # Pathspecs, so that no exclude file has to be written into the checkout's git directory.
-_BYPRODUCTS = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]")
+_BYPRODUCTS = (
+    ":(exclude,glob)**/__pycache__/**",
+    ":(exclude,glob)**/*.py[co]",
+    # aider's chat and input history and its tags cache, written at the repository's root
+    ":(exclude,glob).aider*",
+    ":(exclude,glob).aider*/**",
+)
 
 # The identity commits are made with when the bot login is GitHub's own Actions bot (its noreply address).
 ACTIONS_BOT = "github-actions[bot]"
@@ -215,6 +221,10 @@ class ConfigSnapshot:
                 path.write_bytes(data)
 
 
+def _excluded(paths: Sequence[str]) -> list[str]:
+    return [f":(exclude,literal){path}" for path in paths if path]
+
+
 class Checkout:
     """A worktree holding the PR head: where fixes and the agent run, and where the fix commit is made."""
 
@@ -243,14 +253,21 @@ class Checkout:
         """The git configuration files as they are now (taken before fix commands or the agent run)."""
         return ConfigSnapshot.take(self.config_files)
 
-    def stage(self) -> str:
+    def leftovers(self) -> tuple[str, ...]:
+        """The paths that differ from HEAD right now, untracked directories as one entry (``.venv``): what
+        a set-up command created or changed, to be left out of the change (:meth:`stage`'s ``exclude``)."""
+        out = self.git("status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames")
+        return tuple(entry[3:].rstrip("/") for entry in out.split("\0") if len(entry) > 3)
+
+    def stage(self, exclude: Sequence[str] = ()) -> str:
         """Stage every change (new files included) and return the staged diff (what would be delivered).
 
+        ``exclude``: paths (literal, a directory with everything in it) that are never part of the change.
         An agent that committed on its own (aider does by default) is folded back: HEAD returns to the PR
         head with the tree kept, so the diff covers everything since the PR head and the fix is one commit."""
         if self.base and self.git("rev-parse", "HEAD").strip() != self.base:
             self.git("reset", "--soft", "--quiet", self.base)
-        self.git("add", "--all", "--", ".", *_BYPRODUCTS)
+        self.git("add", "--all", "--", ".", *_BYPRODUCTS, *_excluded(exclude))
         return self.git(
             "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"
         )
@@ -267,9 +284,11 @@ class Checkout:
                 removed += int(parts[1]) if parts[1].isdigit() else 0
         return f"{files} file{'s' if files != 1 else ''} changed, +{added} -{removed}"
 
-    def has_unstaged_changes(self) -> bool:
+    def has_unstaged_changes(self, exclude: Sequence[str] = ()) -> bool:
         """Whether the tree differs from what was staged (e.g. a verify command rewrote files)."""
-        status = self.git("status", "--porcelain", "--untracked-files=all", "--", ".", *_BYPRODUCTS)
+        status = self.git(
+            "status", "--porcelain", "--untracked-files=all", "--", ".", *_BYPRODUCTS, *_excluded(exclude)
+        )
         return any(line[1:2] not in (" ", "") for line in status.splitlines())
 
     def commit(self, message: str, identity: Identity) -> str:

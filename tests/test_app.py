@@ -294,7 +294,7 @@ def test_lint_failure_is_healed_by_the_fix_rule_into_a_ready_pr(world: World) ->
     assert fix.head_ref == f"ci-healer/7-{world.pr_sha[:7]}" and fix.base_ref == "feature"
     assert not fix.draft
     assert "Ran `ruff check .` on the changed tree: it passed" in fix.body
-    assert "Ran the fix command `ruff check --fix .`" in fix.body
+    assert "Ran the fix command `ruff check --fix app.py`" in fix.body
     assert "agent" not in fix.body.split("### Verification")[0].lower()
     branch_file = git(world.origin, "show", f"{fix.head_ref}:app.py")
     assert branch_file == 'print("hi")'
@@ -789,7 +789,8 @@ def test_several_checks_are_healed_in_one_go_and_never_claimed_verified_beyond_w
     fix = world.gh.pulls[101]
     assert fix.draft
     assert "`ruff check .` passed, but the failing command of `test` cannot be re-run here" in fix.body
-    assert "Ran the fix command `ruff check --fix .`" in fix.body and "Ran the configured agent" in fix.body
+    assert "Ran the fix command `ruff check --fix app.py`" in fix.body
+    assert "Ran the configured agent" in fix.body
     assert git(world.origin, "show", f"{fix.head_ref}:app.py") == 'print("hi")'
     assert "return a + b" in git(world.origin, "show", f"{fix.head_ref}:widgets.py")
     attempts = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]

@@ -78,19 +78,38 @@ def test_tool_output_is_classified(command: str, output: str, category: Category
         pytest.param(
             "ruff check .",
             "a.py:1:8: F401 [*] `os` imported but unused\nFound 1 error.",
-            ("ruff check --fix .", "ruff format ."),
+            ("ruff check --fix {files}",),
             id="ruff",
+        ),
+        pytest.param(
+            "ruff format --check .",
+            "unformatted: File would be reformatted\n --> a.py:4:12\n  |\n\n"
+            "1 file would be reformatted, 3 files already formatted",
+            ("ruff format {files}",),
+            id="ruff-format",
+        ),
+        pytest.param(
+            "ruff format --check .",
+            "Would reformat: a.py\n1 file would be reformatted, 3 files already formatted",
+            ("ruff format {files}",),
+            id="ruff-format-older",
+        ),
+        pytest.param(
+            "make format-check",
+            "Would reformat: a.py\n1 file would be reformatted",
+            ("ruff format {files}",),
+            id="ruff-format-under-make",
         ),
         pytest.param(
             "black --check .",
             "would reformat a.py\nOh no! 💥 💔 💥\n1 file would be reformatted.",
-            ("black .",),
+            ("black {files}",),
             id="black",
         ),
         pytest.param(
             "isort --check .",
             "ERROR: /w/a.py Imports are incorrectly sorted and/or formatted.",
-            ("isort .",),
+            ("isort {files}",),
             id="isort",
         ),
         pytest.param(
@@ -100,7 +119,7 @@ def test_tool_output_is_classified(command: str, output: str, category: Category
             ("npx --no-install prettier --write .",),
             id="prettier",
         ),
-        pytest.param("codespell", "docs/a.md:3: teh ==> the", ("codespell -w",), id="codespell"),
+        pytest.param("codespell", "docs/a.md:3: teh ==> the", ("codespell -w {files}",), id="codespell"),
         pytest.param(
             "cargo fmt --check", "Diff in /w/src/lib.rs:1:\n-fn a(){}", ("cargo fmt --all",), id="cargo-fmt"
         ),

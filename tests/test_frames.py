@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from healer.frames import (
     render_heal_frame,
     render_summary,
     shipped_dir,
+    without_runner_markup,
 )
 from healer.ledger import Kind, Marker, comment_body, decode_markers
 from healer.model import (
@@ -242,12 +244,38 @@ def test_escalation_lists_every_attempt_and_mentions_only_the_configured_team() 
         PastAttempt("attempt", "b" * 40, 2, "lint", "agent", 12, "@mallory refused"),
     )
     text = render_escalation(Frames(), plan(verdict=Verdict.ESCALATE, history=history), mention="@octo/team")
-    assert "| 1 | `aaaaaaa` | attempt (fix), lint | #11 | delivered |" in text
+    assert "| 1 | `aaaaaaa` | attempt (fix), lint | #11 | an unverified change |" in text
     assert "#12" in text
     assert "@\u200bmallory" in text
     assert "cc @octo/team" in text
-    assert "What the healer cannot do" in text
     assert "spent its budget for this check (2 of 3 attempts)" in text
+    # one line says what fails, what was tried and what to do next, with the open fix PR and the opt-out
+    [line] = [line for line in text.splitlines() if line.startswith("**Fails:**")]
+    assert "attempt 1 on `aaaaaaa` gave an unverified change (#11)" in line
+    assert "review fix pull request #12" in line and "`/ci-healer retry`" in line
+    assert (
+        render_escalation(Frames(), plan(verdict=Verdict.ESCALATE), opt_out_label="ci-healer:off").count(
+            "add the label `ci-healer:off`"
+        )
+        == 1
+    )
+
+
+def test_escalation_says_nothing_was_tried_and_why_and_gives_the_rule_description() -> None:
+    untried = replace(
+        plan(Category.TEST, verdict=Verdict.ESCALATE),
+        detail="This failure needs the agent, and no `agent-command` is configured.",
+    )
+    untried = replace(untried, diagnosis=replace(untried.diagnosis, description="A test failed."))
+    text = render_escalation(Frames(), untried)
+    line = next(line for line in text.splitlines() if line.startswith("**Fails:**"))
+    assert "A test failed." in line
+    assert "**Tried:** nothing: This failure needs the agent, and no `agent-command` is configured." in line
+    assert "Earlier attempts" not in text and "spent its budget" not in text and "| # |" not in text
+    # no hard line break inside a sentence: every non-empty line outside the fence ends a paragraph
+    prose = text.split("```")[0] + text.split("```")[-1]
+    lines = [line for line in prose.splitlines() if line]
+    assert all(line.endswith((".", ":", "person")) or line.startswith("|") for line in lines), lines
 
 
 @pytest.mark.parametrize(
@@ -256,13 +284,11 @@ def test_escalation_lists_every_attempt_and_mentions_only_the_configured_team() 
         pytest.param(
             (PastAttempt("rerun", "a" * 40, 0, "transient"),),
             Category.TRANSIENT,
-            "Re-running did not make this check pass (1 re-run)",
+            "**Tried:** 1 re-run of the job, which failed again.",
             "spent its budget",
             id="reruns-only",
         ),
-        pytest.param(
-            (), Category.CONFIG, "does not change code for a config failure", "budget", id="untried"
-        ),
+        pytest.param((), Category.CONFIG, "cannot fix secrets, permissions", "budget", id="untried"),
     ],
 )
 def test_an_escalation_without_heal_attempts_does_not_claim_a_spent_budget(
@@ -441,3 +467,66 @@ def test_clip_summary_counts_bytes() -> None:
     clipped = clip_summary(text)
     assert len(clipped.encode()) <= SUMMARY_LIMIT
     assert clipped.endswith("1 MiB limit)_\n")
+
+
+def test_fix_pr_body_names_the_error_the_files_the_ci_warning_and_how_to_merge() -> None:
+    failing = plan(excerpt=("##[group]Run ruff check .", "ruff check .", "shell: /usr/bin/bash -e {0}",
+                            "##[endgroup]", "src/a.py:1:1: F401 `os` imported but unused",
+                            "##[error]Process completed with exit code 1."))  # fmt: skip
+    body = render_fix_pr_body(
+        Frames(),
+        pr=PR,
+        head_sha=SHA,
+        run_url="https://run",
+        checks=[failing],
+        fix_commands=["ruff check --fix src/a.py"],
+        agent_ran=False,
+        agent_exit=None,
+        verification=Verification("passed", "ruff check .", 0),
+        diffstat="1 file changed, +0 -1",
+        files=("M\tsrc/a.py", "A\tsrc/new.py"),
+        workflow_token=True,
+        attempt=2,
+        max_attempts=3,
+    )
+    assert "It is attempt 2 of 3." in body
+    assert "### `lint` failed (lint: `ruff check .`)" in body
+    assert "src/a.py:1:1: F401 `os` imported but unused" in body
+    assert "##[group]" not in body and "shell:" not in body and "Process completed" not in body
+    assert "  - `src/a.py`\n  - `src/new.py` (new)" in body
+    assert "opened with the workflow's `GITHUB_TOKEN`, so no CI workflow runs on it by itself" in body
+    assert "merge this pull request into `feature/x`" in body
+    no_warning = render_fix_pr_body(
+        Frames(), pr=PR, head_sha=SHA, run_url="u", checks=[failing], fix_commands=[], agent_ran=True,
+        agent_exit=0, verification=Verification("passed", "x", 0), diffstat="d", workflow_token=False,
+    )  # fmt: skip
+    assert "GITHUB_TOKEN" not in no_warning
+
+
+def test_runner_markup_is_dropped_from_excerpts_unless_it_is_the_evidence() -> None:
+    lines = ["##[group]Run make", "make", "shell: /usr/bin/bash -e {0}", "env:", "  X: 1", "##[endgroup]",
+             "boom", "##[error]Process completed with exit code 2."]  # fmt: skip
+    assert without_runner_markup(lines) == ["boom"]
+    evidence = "##[error]Process completed with exit code 2."
+    assert without_runner_markup(lines, keep=[evidence]) == ["boom", evidence]
+    only_markup = ["##[group]Run make", "##[endgroup]"]
+    assert without_runner_markup(only_markup) == only_markup
+
+
+def test_heal_frame_names_the_judging_command_the_set_up_and_the_delivery() -> None:
+    from healer.prepare import SetupResult
+    from healer.verify import VerifyPlan
+
+    frame = render_heal_frame(
+        Frames(), repository="o/r", pr=PR, head_sha=SHA, run_url="u", checks=[plan()],
+        setup=SetupResult(("pip install -e .",), failed="pip install -e .", exit_code=1, output="no gizmo"),
+        verification=VerifyPlan(("python -m pytest -q",)),
+    )  # fmt: skip
+    assert "After you finish, the healer runs `python -m pytest -q` in this checkout" in frame
+    assert "The project's set-up `pip install -e .` failed (exit code 1)" in frame and "no gizmo" in frame
+    assert "the healer turns it into a pull request against the PR's branch" in frame
+    handed_on = render_heal_frame(
+        Frames(), repository="o/r", pr=PR, head_sha=SHA, run_url="u", checks=[plan()], delivery="none"
+    )
+    assert "it neither checks nor delivers your change" in handed_on
+    assert "The healer checks the diff" not in handed_on and "How your change is judged" not in handed_on

@@ -29,17 +29,26 @@ def test_fix_rules_ship_for_the_safe_autofixes() -> None:
     fixes = {rule.id: rule.fix for rule in shipped_rules() if rule.action is Action.FIX}
     commands = {command for fix in fixes.values() for command in fix}
     for expected in (
-        "ruff check --fix .",
-        "ruff format .",
-        "black .",
-        "isort .",
+        "ruff check --fix {files}",
+        "ruff format {files}",
+        "black {files}",
+        "isort {files}",
         "npx --no-install prettier --write .",
-        "codespell -w",
+        "codespell -w {files}",
         "cargo fmt --all",
         "gofmt -w .",
         "go mod tidy",
     ):
         assert expected in commands
+
+
+def test_python_fix_rules_name_the_reported_files_never_the_whole_repository() -> None:
+    python = [rule for rule in shipped_rules() if rule.id.startswith("python.") and rule.fix]
+    assert python
+    for rule in python:
+        for command in rule.fix:
+            assert command.split()[-1] == "{files}", (rule.id, command)
+            assert " . " not in f" {command} ", (rule.id, command)
 
 
 def test_a_rule_gets_its_categorys_default_action() -> None:

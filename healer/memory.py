@@ -1,0 +1,147 @@
+"""Memory across attempts: what each earlier attempt changed, what the agent said, and why it did not work.
+
+The healer keeps no state of its own, so an attempt's account travels in the comment that records it: one
+hidden line right under the ledger's marker block, ``<!-- ci-healer:memory:v1 <base64> -->``, holding a
+compressed JSON record (a bounded diff, the agent's note, the verification output or the reason nothing was
+delivered). Attempt *k* reads the accounts of attempts 1 … *k*-1 of the same checks from the comments the run
+lists anyway for the ledger: no extra request.
+
+Only comments by the bot login are read, and only the line directly under their marker block (an agent's
+note quoted further down cannot pass for one). What the record holds is still untrusted text (a diff and
+notes the agent wrote): the frame fences it like a log excerpt.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+
+from healer.markers import Kind, Signer, check_key, decode_markers
+from healer.model import CheckPlan, Comment
+
+PREFIX = "ci-healer:memory:v1"
+_LINE = re.compile(rf"^<!-- {re.escape(PREFIX)} ([A-Za-z0-9+/=]{{1,16384}}) -->$")
+_MARKER = "<!-- ci-healer:v1 "
+# What one record keeps (characters); the frame clips further to share FRAME_BUDGET among the attempts.
+DIFF_LIMIT, NOTES_LIMIT, WHY_LIMIT = 3000, 1200, 1500
+FRAME_BUDGET = 4096
+_MAX_JSON = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Account:
+    """What one attempt did, for the frames of the attempts after it."""
+
+    checks: tuple[str, ...]
+    attempt: int
+    sha: str
+    result: str  # the ledger's result word: verified, unverified, verify-failed, refused, …
+    fix_pr: int | None = None
+    diffstat: str = ""
+    diff: str = ""  # the change, clipped (untrusted: the agent wrote it)
+    notes: str = ""  # the agent's or the fix command's output, clipped (untrusted)
+    why: str = ""  # verification output or the reason nothing was delivered, clipped
+
+
+def _tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def _head(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def encode(account: Account) -> str:
+    """The hidden line that carries ``account`` (bounded: a few KiB at most)."""
+    record = asdict(account)
+    record.update(
+        diff=_head(account.diff, DIFF_LIMIT),
+        notes=_tail(account.notes, NOTES_LIMIT),
+        why=_tail(account.why, WHY_LIMIT),
+    )
+    data = zlib.compress(json.dumps(record, ensure_ascii=False).encode(), 9)
+    return f"<!-- {PREFIX} {base64.b64encode(data).decode()} -->"
+
+
+def decode(body: str) -> Account | None:
+    """The account in a comment: the first line after its marker block, if it is one. Never raises."""
+    line = ""
+    for raw in body.split("\n", 64)[:64]:
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(_MARKER):
+            continue
+        line = stripped
+        break
+    match = _LINE.match(line)
+    if not match:
+        return None
+    try:
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(base64.b64decode(match.group(1), validate=True), _MAX_JSON)
+        record = json.loads(data)
+    except (binascii.Error, zlib.error, ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    try:
+        values = {f.name: record.get(f.name) for f in fields(Account)}
+        values["checks"] = tuple(str(c) for c in values["checks"] or ())
+        for name in ("sha", "result", "diffstat", "diff", "notes", "why"):
+            values[name] = str(values[name] or "")
+        values["attempt"] = int(values["attempt"] or 0)
+        values["fix_pr"] = int(values["fix_pr"]) if values["fix_pr"] is not None else None
+    except (TypeError, ValueError):
+        return None
+    return Account(**values)
+
+
+def earlier_accounts(
+    comments: Sequence[Comment], bot_login: str, checks: Sequence[CheckPlan], signer: Signer | None = None
+) -> tuple[Account, ...]:
+    """The accounts of the earlier attempts of ``checks`` since their last reset, oldest first.
+
+    An account counts only in a comment whose own marker block records that attempt (verified with
+    ``signer`` when the ledger is signed): a comment that merely looks like the healer's cannot add one."""
+    login = bot_login.strip().casefold()
+    names = {plan.check for plan in checks}
+    # the commits each check was healed on since its last reset (the ledger's history)
+    healed = {(plan.check, past.sha) for plan in checks for past in plan.history if past.kind == "attempt"}
+    found: list[Account] = []
+    for comment in sorted(comments, key=lambda c: c.id):
+        if not login or comment.author.casefold() != login or PREFIX not in comment.body:
+            continue
+        account = decode(comment.body)
+        if account is None or not names.intersection(account.checks):
+            continue
+        recorded = {(m.check, m.sha) for m in decode_markers(comment.body, signer) if m.kind is Kind.ATTEMPT}
+        if any(
+            (n, account.sha) in healed and (check_key(n), account.sha) in recorded for n in account.checks
+        ):
+            found.append(account)
+    return tuple(found)
+
+
+def for_frame(accounts: Sequence[Account]) -> list[Account]:
+    """``accounts`` clipped to share :data:`FRAME_BUDGET` characters (the newest attempts count most)."""
+    if not accounts:
+        return []
+    share = FRAME_BUDGET // len(accounts)
+    return [
+        Account(
+            a.checks,
+            a.attempt,
+            a.sha,
+            a.result,
+            a.fix_pr,
+            a.diffstat,
+            diff=_head(a.diff, share * 5 // 10),
+            notes=_tail(a.notes, share * 2 // 10),
+            why=_tail(a.why, share * 3 // 10),
+        )
+        for a in accounts
+    ]
