@@ -30,7 +30,7 @@ def test_readable_output() -> None:
     assert first.endswith("tool-black-check.log: format (rule python.black, confidence 0.93) → fix")
     assert "  step:      | Run black --check ." in out
     assert "  exit code: 1" in out
-    assert "  fix:       black ." in out
+    assert "  fix:       black {files}" in out
     assert "    | would reformat app/m.py" in out
 
 

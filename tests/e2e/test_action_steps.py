@@ -59,6 +59,7 @@ EVERY_INPUT = {
     "max-attempts": "2",
     "max-reruns": "2",
     "delivery": "comment",
+    "setup-command": "true",
     "verify-command": "ruff check .",
     "bot-login": "heal-bot[bot]",
     "fork-policy": "ignore",
