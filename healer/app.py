@@ -117,6 +117,7 @@ class Run:
         self.cancelled: CancelledJobs | None = None
         self.comments: Sequence[Comment] = ()  # the PR's comments as last read (ledger and memory)
         self.account = ""  # this run's heal account, recorded under the markers for the next attempt
+        self.job_ids: dict[str, int] = {}  # check name → the id of its failed job (re-runs are per job)
 
     # -- the sequence ----------------------------------------------------------------------------------------
 
@@ -354,6 +355,7 @@ class Run:
                 # with a set-up command the tool may come from set-up: the heal checks after it ran
                 diagnosis = self.without_missing_fixers(diagnosis)
             diagnoses.setdefault(item.job.name, diagnosis)  # a check is a job name: the first one counts
+            self.job_ids.setdefault(item.job.name, item.job.id)
             self.say(
                 f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, "
                 f"{diagnosis.action.value})"
@@ -525,20 +527,11 @@ class Run:
                 decision = "healed"
             self.outcome.attempt = max(c.attempt for c in heals)
             self.outcome.category = _category(heals[0])
-        if reruns:
-            try:
-                self.gh.rerun_failed_jobs(event.run_id)  # once per run, whatever the number of checks
-            except GitHubError as exc:
-                if not heals:
-                    raise  # nothing was done yet: the claim is withdrawn and the next run starts clean
-                # The heal above happened (a fix PR may be open): its record must reach the PR, or the
-                # attempt would be spent again; the step fails afterwards with the re-run's error.
-                self.failure = self.failure or exc
-                self.note(f"could not re-run the failed jobs for {_names(reruns)}")
-                reruns = []
+        reruns, refused = self.rerun(event, reruns, done_before=bool(heals))
+        escalations = [*escalations, *refused]
         if reruns:
             markers += _records(reruns, event)
-            self.note(f"re-ran the failed jobs for {_names(reruns)}")
+            self.note(f"re-ran the job of {_names(reruns)}")
             if decision == "skipped":
                 decision = "rerun"
         markers += _records(diagnoses, event)
@@ -579,6 +572,37 @@ class Run:
             )
 
         return markers, text
+
+    def rerun(
+        self, event: RunEvent, reruns: list[CheckPlan], *, done_before: bool
+    ) -> tuple[list[CheckPlan], list[CheckPlan]]:
+        """Re-run each check's own job (``rerun-failed-jobs`` would re-run every failed job, those being
+        healed or escalated too). Returns the checks re-run, and those GitHub refused to re-run (a run older
+        than 30 days, 50 attempts, a disabled workflow), turned into escalations that quote GitHub's reason.
+        """
+        done: list[CheckPlan] = []
+        refused: list[CheckPlan] = []
+        for check in reruns:
+            job_id = self.job_ids.get(check.check)
+            try:
+                if job_id is None:
+                    self.gh.rerun_failed_jobs(event.run_id)
+                else:
+                    self.gh.rerun_job(job_id)
+            except GitHubError as exc:
+                if exc.refused:
+                    self.note(f"could not re-run `{check.check}`: {exc}")
+                    refused.append(replace(check, verdict=Verdict.ESCALATE, detail=f"{exc}."))
+                    continue
+                if not done_before and not done:
+                    raise  # nothing was done yet: the claim is withdrawn and the next run starts clean
+                # What happened before (a heal, a re-run) must reach the PR, or it would be done again;
+                # the step fails afterwards with this error.
+                self.failure = self.failure or exc
+                self.note(f"could not re-run `{check.check}`")
+                continue
+            done.append(check)
+        return done, refused
 
     def heal_context(
         self,

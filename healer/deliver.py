@@ -95,18 +95,58 @@ def deliver_pull_request(
     commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
     # The branch is the healer's own; a leftover from an interrupted run of this commit is overwritten.
     checkout.push(branch, token=token, server_url=server_url, force=True)
+    title = fix_title(pr, checks, attempt, max_attempts)
     try:
-        pull = gh.create_pull(
-            head=branch,
-            base=pr.head_ref,
-            title=fix_title(pr, checks, attempt, max_attempts),
-            body=body,
-            draft=draft,
-        )
+        try:
+            pull = gh.create_pull(head=branch, base=pr.head_ref, title=title, body=body, draft=draft)
+        except GitHubError as exc:
+            if not (draft and exc.status == 422 and DRAFTS_REFUSED in str(exc)):
+                raise
+            # Private repositories on the Free and Pro plans refuse drafts (BEHAVIOUR.md): open it ready for
+            # review, and say plainly in its title and body that the change is unverified. One retry.
+            draft = False
+            pull = gh.create_pull(
+                head=branch,
+                base=pr.head_ref,
+                title=unverified_title(title),
+                body=UNVERIFIED_NOTE + body,
+                draft=False,
+            )
     except GitHubError as exc:
-        raise DeliveryError(f"pushed {branch} but could not open the fix pull request: {exc}") from None
+        # A fix branch without its pull request would be an orphan nobody reviews: delete it.
+        deleted = delete_fix_branch(gh, branch)
+        left = "the branch was deleted again" if deleted else f"delete the branch {branch} by hand"
+        message = f"pushed {branch} but could not open the fix pull request: {exc}; {left}"
+        raise DeliveryError(message) from None
     superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull)
     return Delivery("pull-request", branch, commit, pull, draft, superseded)
+
+
+DRAFTS_REFUSED = "Draft pull requests are not supported in this repository"
+UNVERIFIED_NOTE = (
+    "> [!WARNING]\n"
+    "> **Unverified.** This repository does not accept draft pull requests, so this fix is open for review "
+    "although nothing verified it. Read and test it before merging.\n\n"
+)
+
+
+def unverified_title(title: str) -> str:
+    """The fix PR's title marked unverified (for a repository that refuses drafts), still bounded."""
+    marked = title.replace("ci-healer:", "ci-healer (unverified):", 1)
+    if marked == title:
+        marked = f"(unverified) {title}"
+    return marked if len(marked) <= _TITLE_LIMIT else marked[: _TITLE_LIMIT - 1] + "…"
+
+
+def delete_fix_branch(gh: GitHub, branch: str) -> bool:
+    """Delete one of the healer's own branches; True when it is gone. Never raises (tidying up)."""
+    if not is_fix_branch(branch):
+        return False
+    try:
+        gh.delete_branch(branch)
+    except GitHubError:
+        return False
+    return True
 
 
 def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullRequest) -> tuple[int, ...]:

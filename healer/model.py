@@ -212,6 +212,7 @@ class SkipReason(str, Enum):
     FORK_POLICY = "fork-policy"
     DISABLED = "disabled"
     CLAIMED_ELSEWHERE = "claimed-elsewhere"
+    HEAL_PLANNED = "heal-planned"  # a re-run is pointless: a heal of the same commit brings a new one
 
 
 @dataclass(frozen=True)

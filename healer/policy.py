@@ -38,7 +38,9 @@ Per check:
    to a later step.
 10. Escalation happens once per check until it passes: a second one is skipped as ``exhausted`` when the
     budget is spent and ``already-attempted`` otherwise.
-11. ``claimed-elsewhere``: a check that would act (rerun, heal, escalate, or a fork diagnosis) while
+11. ``heal-planned``: a re-run while another check of the run is healed: the fix brings a new commit (and
+    its CI), so re-running the old one would only spend a run attempt.
+12. ``claimed-elsewhere``: a check that would act (rerun, heal, escalate, or a fork diagnosis) while
     another run holds the commit: before claiming (``claim_id`` None) any open claim; after claiming, any
     winning claim other than ``claim_id``.
 
@@ -107,6 +109,8 @@ def decide(
     plans = tuple(
         _plan_check(name, diagnosis, ledger, config, pull, run) for name, diagnosis in diagnoses.items()
     )
+    if any(plan.verdict is Verdict.HEAL for plan in plans):
+        plans = tuple(_without_rerun(plan) for plan in plans)
     if any(_acts(plan) for plan in plans):
         plans, note = _apply_claims(plans, ledger, run.head_sha, claim_id, now)
         if note:
@@ -287,6 +291,18 @@ def _apply_claims(
         for plan in plans
     )
     return claimed, note
+
+
+def _without_rerun(plan: CheckPlan) -> CheckPlan:
+    if plan.verdict is not Verdict.RERUN:
+        return plan
+    return _with(
+        plan,
+        verdict=Verdict.SKIP,
+        reason=SkipReason.HEAL_PLANNED,
+        detail="Not re-run: a heal of this commit is planned, and the fix brings a new commit whose CI runs "
+        "this job again.",
+    )
 
 
 def _with(plan: CheckPlan, **changes: Any) -> CheckPlan:

@@ -81,7 +81,8 @@ def _routes() -> tuple[_Route, ...]:
             if piece.startswith("{"):
                 name = piece[1:-1]
                 # `{path}` of repos/get-content may span several segments (a file in a folder)
-                segment = ".+" if name == "path" else "[^/]+"
+                # `{ref}` of git/delete-ref too (`heads/ci-healer/7-abc1234`: x-multi-segment)
+                segment = ".+" if name in ("path", "ref") and template.endswith("{" + name + "}") else "[^/]+"
                 regex += f"(?P<{name}>{segment})"
             else:
                 regex += re.escape(piece)

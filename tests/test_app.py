@@ -150,6 +150,14 @@ class FakeGitHub(GitHub):
         self._write(f"rerun {run_id}")
         self.reruns.append(run_id)
 
+    def rerun_job(self, job_id: int) -> None:
+        self._write(f"rerun job {job_id}")
+        self.reruns.append(job_id)
+
+    def delete_branch(self, branch: str) -> bool:
+        self._write(f"delete_branch {branch}")
+        return True
+
     def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool = False) -> PullRequest:
         self._write(f"create_pull {head} -> {base}")
         number = len(self.pulls) + 100
@@ -514,11 +522,11 @@ def test_transient_failure_is_rerun_once(world: World) -> None:
     code, log, outputs = world.run()
     assert code == 0, log
     assert outputs["decision"] == "rerun", log
-    assert world.gh.reruns == [900]
+    assert world.gh.writes[1] == "rerun job 1"  # the failed job itself, not every failed job of the run
     world.event(attempt=2)
     code, log, outputs = world.run()
     assert outputs["decision"] == "escalated", log
-    assert world.gh.reruns == [900]
+    assert world.gh.reruns == [1]
     assert "needs a person" in world.gh.comments[-1].body
 
 

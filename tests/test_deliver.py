@@ -37,10 +37,21 @@ class FakeGitHub(GitHub):
         self.pulls = {p.number: p for p in pulls}
         self.comments: list[tuple[int, str]] = []
         self.fail = set(fail)
+        self.deleted: list[str] = []
+
+    def delete_branch(self, branch: str) -> bool:
+        self.deleted.append(branch)
+        return True
 
     def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool = False) -> PullRequest:
         if "create_pull" in self.fail:
             raise GitHubError("could not open a pull request (403): grant `pull-requests: write`", status=403)
+        if draft and "drafts" in self.fail:
+            raise GitHubError(
+                "GitHub refused the input when asked to open a pull request (422: Validation Failed: "
+                "Draft pull requests are not supported in this repository.)",
+                status=422,
+            )
         number = max(self.pulls, default=100) + 1
         pr = PullRequest(
             number,
@@ -170,13 +181,16 @@ def test_tidying_up_never_fails_the_delivery(setup: tuple[Path, Checkout, PullRe
     assert delivery.superseded == ()
 
 
-def test_a_refused_pull_request_says_the_branch_was_pushed(setup: tuple[Path, Checkout, PullRequest]) -> None:
+def test_a_refused_pull_request_says_so_and_deletes_the_branch(
+    setup: tuple[Path, Checkout, PullRequest],
+) -> None:
     _, checkout, pr = setup
+    gh = FakeGitHub(fail=["create_pull"])
     with pytest.raises(
-        DeliveryError, match=r"pushed ci-healer/7-\w{7} but could not open.*pull-requests: write"
+        DeliveryError, match=r"pushed ci-healer/7-\w{7} but could not open.*pull-requests: write.*deleted"
     ):
         deliver_pull_request(
-            FakeGitHub(fail=["create_pull"]),
+            gh,
             checkout,
             pr=pr,
             head_sha=pr.head_sha,
@@ -189,6 +203,33 @@ def test_a_refused_pull_request_says_the_branch_was_pushed(setup: tuple[Path, Ch
             token="",
             server_url="https://github.com",
         )
+
+    assert gh.deleted == [f"ci-healer/7-{pr.head_sha[:7]}"]
+
+
+def test_a_refused_draft_is_opened_ready_and_marked_unverified(
+    setup: tuple[Path, Checkout, PullRequest],
+) -> None:
+    _, checkout, pr = setup
+    gh = FakeGitHub(fail=["drafts"])
+    delivery = deliver_pull_request(
+        gh,
+        checkout,
+        pr=pr,
+        head_sha=pr.head_sha,
+        checks=["lint"],
+        attempt=1,
+        max_attempts=3,
+        body="the body",
+        draft=True,
+        identity=identity_for("x[bot]"),
+        token="",
+        server_url="https://github.com",
+    )
+    assert delivery.pull is not None and not delivery.pull.draft and not delivery.draft
+    assert delivery.pull.title == "ci-healer (unverified): fix lint for #7 (attempt 1/3)"
+    assert "Unverified" in delivery.pull.body and delivery.pull.body.endswith("the body")
+    assert gh.deleted == []
 
 
 def test_push_commits_onto_the_pr_branch(setup: tuple[Path, Checkout, PullRequest]) -> None:

@@ -350,7 +350,7 @@ def test_done_comment_with_a_fix_pr_rerun_and_fork_diagnosis() -> None:
     )
     assert "Attempt 2 of 3 for `lint`: ran `ruff format .`." in body
     assert "https://github.com/octo/repo/pull/9 (verified: `ruff check .` passed)" in body
-    assert "Re-ran the failed jobs of this run for `net` (transient)" in body
+    assert "Re-ran the job `net` (transient)" in body
     assert "`fork-test` failed: **test**" in body
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import subprocess
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -340,6 +341,20 @@ class Api:
                         }
                     ],
                 )
+        if body.get("draft") and not repo.drafts:
+            # "Draft pull requests need a public repository, or a private one on the Team or Enterprise plans"
+            # (BEHAVIOUR.md, "Pull requests, branches and comments")
+            return error(
+                422,
+                "Validation Failed",
+                errors=[
+                    {
+                        "resource": "PullRequest",
+                        "code": "custom",
+                        "message": "Draft pull requests are not supported in this repository.",
+                    }
+                ],
+            )
         head_sha = head_repo.resolve(f"refs/heads/{head_ref}") if head_repo else None
         base_sha = repo.resolve(f"refs/heads/{base_ref}")
         if repo.git_dir is not None and (head_sha is None or base_sha is None):
@@ -375,6 +390,22 @@ class Api:
         pull.created_via_api = True
         shape = self.pull_shape(pull)
         return Reply(201, shape, headers=[("Location", shape["url"])])
+
+    def op_git_delete_ref(
+        self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
+    ) -> Reply:
+        ref = params["ref"]
+        branch = ref.removeprefix("heads/") if ref.startswith("heads/") else None
+        if branch == repo.default_branch:
+            return error(422, "Validation Failed")  # GitHub refuses to delete the default branch
+        if repo.git_dir is None or repo.resolve(f"refs/{ref}") is None:
+            return error(422, "Reference does not exist")
+        subprocess.run(
+            ["git", "update-ref", "-d", f"refs/{ref}"], cwd=repo.git_dir, capture_output=True, check=True
+        )
+        if branch is not None:
+            self.s.branch_deleted(repo, branch)
+        return Reply(204, None)
 
     def op_pulls_get(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]

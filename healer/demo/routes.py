@@ -52,7 +52,9 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = []
 
 def _route(method: str, template: str, operation: str) -> None:
     regex = re.sub(
-        r"\{(\w+)\}", lambda m: _SEG.format(m.group(1)) if m.group(1) != "path" else r"(?P<path>.+)", template
+        r"\{(\w+)\}",
+        lambda m: rf"(?P<{m.group(1)}>.+)" if m.group(1) in ("path", "ref") else _SEG.format(m.group(1)),
+        template,
     )
     _ROUTES.append((method, re.compile("^" + regex + "$"), operation))
 
@@ -86,6 +88,7 @@ for _method, _template, _operation in (
     ("PATCH", _R + "/issues/comments/{comment_id}", "issues/update-comment"),
     ("DELETE", _R + "/issues/comments/{comment_id}", "issues/delete-comment"),
     ("POST", _R + "/issues/{number}/labels", "issues/add-labels"),
+    ("DELETE", _R + "/git/refs/{ref}", "git/delete-ref"),
 ):
     _route(_method, _template, _operation)
 

@@ -19,6 +19,7 @@ import hmac
 import itertools
 import json
 import secrets
+import subprocess
 import threading
 import time
 from collections.abc import Iterable
@@ -162,6 +163,7 @@ class StandIn:
         clone_url: str = "",
         fork: bool = False,
         private: bool = False,
+        drafts: bool = True,
     ) -> Repo:
         """A repository; ``git_dir`` (a bare repository) backs the contents API and fix-PR head resolution."""
         with self._lock:
@@ -173,6 +175,7 @@ class StandIn:
                 git_dir,
                 fork,
                 private,
+                drafts,
             )
             self.repos[full_name.lower()] = repo
             self.pulls_by_repo.setdefault(full_name.lower(), {})
@@ -345,6 +348,47 @@ class StandIn:
                 else:
                     job.log, job.steps, job.annotations = b"", (), ()
 
+    def merge_pull(self, pull: Pull, *, delete_branch: bool = True) -> None:
+        """Merge ``pull`` (its base branch moves to its head) and, as "Automatically delete head branches"
+        does, delete its head branch: open PRs based on it are retargeted to ``pull``'s base."""
+        repo = self._repo(pull.repo)
+        with self._lock:
+            pull.state, pull.merged = "closed", True
+            pull.updated_at = self._now()
+        if repo.git_dir is not None and not pull.is_fork:
+            _git_ok(repo.git_dir, "update-ref", f"refs/heads/{pull.base_ref}", pull.head_sha)
+            if delete_branch:
+                _git_ok(repo.git_dir, "update-ref", "-d", f"refs/heads/{pull.head_ref}")
+        if delete_branch and not pull.is_fork:
+            self.branch_deleted(repo, pull.head_ref)
+
+    def close_pull(self, pull: Pull) -> None:
+        """Close ``pull`` without merging it."""
+        with self._lock:
+            pull.state = "closed"
+            pull.updated_at = self._now()
+
+    def branch_deleted(self, repo: Repo, branch: str) -> None:
+        """What GitHub does to open PRs when a branch of ``repo`` is deleted: a PR from it is closed; a PR
+        into it is retargeted to the base of the merged PR whose head it was, as GitHub does after a merge
+        (BEHAVIOUR.md, "Pull requests, branches and comments"), and closed otherwise."""
+        with self._lock:
+            pulls = self.pulls_by_repo[repo.full_name.lower()].values()
+            merged = next((p for p in pulls if p.merged and p.head_ref == branch and not p.is_fork), None)
+            for pull in pulls:
+                if pull.state != "open":
+                    continue
+                if pull.head_ref == branch and pull.head_repo.lower() == repo.full_name.lower():
+                    pull.state = "closed"
+                elif pull.base_ref == branch:
+                    if merged is not None:
+                        pull.base_ref = merged.base_ref
+                    else:
+                        pull.state = "closed"
+                else:
+                    continue
+                pull.updated_at = self._now()
+
     def add_run_attempt(self, run: Run, *, conclusion: str | None = "failure") -> Run:
         """Start the next attempt of ``run`` (as a re-run does); add its jobs with :meth:`add_job`."""
         with self._lock:
@@ -465,6 +509,10 @@ class StandIn:
                     return True
             time.sleep(0.01)
         return False
+
+
+def _git_ok(git_dir: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=git_dir, capture_output=True, check=True)
 
 
 _DEFAULT_MESSAGES = {

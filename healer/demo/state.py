@@ -22,6 +22,8 @@ class Repo:
     git_dir: Path | None = None
     fork: bool = False
     private: bool = False
+    # draft PRs need a public repository or a paid plan; elsewhere `POST /pulls` with `draft: true` is a 422
+    drafts: bool = True
 
     @property
     def owner(self) -> str:

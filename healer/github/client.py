@@ -225,6 +225,32 @@ class GitHub(Transport):
             need="actions: write",
         )
 
+    def rerun_job(self, job_id: int) -> None:
+        """Re-run one job (and the jobs that depend on it), not every failed job of its run."""
+        self._call(
+            "POST",
+            f"/actions/jobs/{job_id}/rerun",
+            what=f"re-run job {job_id}",
+            need="actions: write",
+            # a 5xx after POST may still have queued the re-run: another one would spend an attempt of the run
+            idempotent=False,
+        )
+
+    def delete_branch(self, branch: str) -> bool:
+        """Delete a branch; False when it was gone already (GitHub answers 422 "Reference does not exist")."""
+        try:
+            self._call(
+                "DELETE",
+                f"/git/refs/heads/{quote(branch, safe='/')}",
+                what=f"delete the branch {branch}",
+                need="contents: write",
+            )
+        except GitHubError as exc:
+            if exc.status in (404, 422) and "does not exist" in str(exc).lower():
+                return False
+            raise
+        return True
+
     def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool = False) -> PullRequest:
         """Open a PR; when one from ``head`` into ``base`` already exists, update and return it."""
         check_body_length(body, "pull request body")

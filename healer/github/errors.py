@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
 
 class GitHubError(Exception):
-    """A GitHub API call failed; the message says what is missing and what to do. Never holds the token."""
+    """A GitHub API call failed; the message says what is missing and what to do. Never holds the token.
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    ``refused`` is True when GitHub declined on its own terms (not a missing permission, not a rate limit):
+    a re-run of a run older than 30 days, past 50 attempts, or of a disabled workflow."""
+
+    def __init__(self, message: str, *, status: int | None = None, refused: bool = False) -> None:
         super().__init__(message)
         self.status = status
+        self.refused = refused
+
+
+# What GitHub says when a token lacks a permission (as opposed to GitHub declining on its own terms).
+_PERMISSION = re.compile(r"not accessible by|must have (?:admin|push|write)|permission", re.IGNORECASE)
+
+
+def refused_rerun(status: int | None, message: str, what: str) -> bool:
+    """A 403 to a re-run that is GitHub's own limit ("Unable to retry this workflow run because it was created
+    over a month ago", 50 attempts, a disabled workflow: "Re-running workflows and jobs" in GitHub's docs),
+    which no permission changes."""
+    return (
+        status == 403
+        and what.startswith("re-run")
+        and bool(message)
+        and not _PERMISSION.search(message)
+        and "rate limit" not in message.lower()
+    )
 
 
 def describe(
@@ -46,6 +68,8 @@ def describe(
             f"GitHub's rate limit stopped the healer when asked to {what}{detail}{when}; waiting longer "
             f"than {max_wait:.0f} s is not worth a runner's time, the next run will try again"
         )
+    elif refused_rerun(status, message, what):
+        text = f"GitHub refused to {what}: {message} (GitHub's own limit, not a missing permission)"
     elif status == 403 and "not permitted to create or approve pull requests" in message.lower():
         # A repository (or organization) setting, off by default since 2022, that no `permissions:`
         # entry overrides for the workflow's GITHUB_TOKEN.

@@ -19,7 +19,7 @@ from urllib.parse import quote, urlsplit
 import requests
 from github import Auth, Github, GithubException
 
-from healer.github.errors import GitHubError, describe, message_of, number
+from healer.github.errors import GitHubError, describe, message_of, number, refused_rerun
 
 PER_PAGE = 100
 MAX_RETRIES = 3  # a request is tried at most 1 + MAX_RETRIES times (backoff 1, 2, 4 s)
@@ -308,7 +308,8 @@ class Transport:
             tries=self._max_retries + 1,
             max_wait=self._max_wait,
         )
-        return GitHubError(self._scrub(text), status=status)
+        refused = refused_rerun(status, message, what) and not gave_up
+        return GitHubError(self._scrub(text), status=status, refused=refused)
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._secret, "***") if self._secret else text

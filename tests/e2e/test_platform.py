@@ -5,7 +5,9 @@ Each test names where the behaviour it models is documented (``BEHAVIOUR.md`` co
 
 from __future__ import annotations
 
-from harness import LINT_PASSED, PASSED, failing_test_pull, heal, job_log, lint_pull
+from pathlib import Path
+
+from harness import LINT_PASSED, PASSED, failing_test_pull, heal, job_log, lint_pull, write_agent
 
 from healer.demo.sandbox import Sandbox
 
@@ -156,3 +158,47 @@ def test_a_release_pr_from_the_default_branch_is_never_healed(box: Sandbox) -> N
     assert result.decision == "skipped", result.stdout
     assert "head branch is the default branch" in result.stdout
     assert not box.standin.writes()
+
+
+# -- 7. drafts refused, and no branch left behind ---------------------------------------------------------
+
+FIX_ADD = (
+    "calc = pathlib.Path('widgets/calc.py')\n"
+    "calc.write_text(calc.read_text().replace('a - b', 'a + b'))\n"
+    "print('Fixed add().')\n"
+)
+
+
+def test_a_repository_that_refuses_drafts_gets_a_ready_fix_pr_marked_unverified(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    # Private repositories on the Free and Pro plans answer `draft: true` with 422 "Draft pull requests are
+    # not supported in this repository." (BEHAVIOUR.md, "Pull requests, branches and comments").
+    box.standin.repos[box.repo.lower()].drafts = False
+    pull, run = failing_test_pull(box)
+
+    result = heal(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
+
+    assert result.decision == "healed", result.stdout
+    [fix] = box.standin.created_pulls(box.repo)
+    assert not fix.draft and fix.state == "open"
+    assert "unverified" in fix.title.lower() and "Unverified" in (fix.body or "")
+    creates = [r for r in result.requests if r.operation == "pulls/create"]
+    assert [r.status for r in creates] == [422, 201]  # one retry
+
+
+def test_a_refused_fix_pr_leaves_no_branch_behind(box: Sandbox, tmp_path: Path) -> None:
+    # GITHUB_TOKEN may not open PRs unless the repository allows it; the 403 says so (BEHAVIOUR.md).
+    pull, run = failing_test_pull(box)
+    box.standin.fail(
+        "pulls/create",
+        403,
+        times=2,
+        message="GitHub Actions is not permitted to create or approve pull requests.",
+    )
+
+    result = heal(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", FIX_ADD)}, expect_exit=1)
+
+    assert "could not open the fix pull request" in result.stdout
+    assert not [ref for ref in box.origin_refs() if ref.startswith("refs/heads/ci-healer/")]
+    assert any(r.operation == "git/delete-ref" and r.status == 204 for r in result.requests)
