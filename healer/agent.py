@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from healer.spans import code
+
 # Captured output kept per stream (the tail: errors come last).
 OUTPUT_CAP = 64 * 1024
 # Seconds between SIGTERM to the process group and SIGKILL.
@@ -97,11 +99,11 @@ class Verification:
     def describe(self) -> str:
         """One phrase for comments: what was run and how it ended."""
         if self.state == "passed":
-            return f"verified: `{self.command}` passed"
+            return f"verified: {code(self.command)} passed"
         if self.state == "failed":
-            return f"`{self.command}` still fails (exit code {self.exit_code})"
+            return f"{code(self.command)} still fails (exit code {self.exit_code})"
         if self.state == "timed-out":
-            return f"`{self.command}` did not finish in time"
+            return f"{code(self.command)} did not finish in time"
         return f"not verified: {self.reason}"
 
 

@@ -62,6 +62,7 @@ from healer.report import (
     write_summary,
 )
 from healer.rules import RuleError, load_rules
+from healer.spans import code
 from healer.triage import event_skip_reason, pull_skip_reason
 from healer.workspace import GitError, Repo, StaleHeadError
 
@@ -220,14 +221,14 @@ class Run:
         if latest is None:
             # Every healer comment holds a claim another run is still acting on: that run replaces its
             # comment's body when it finishes, so the reset gets a comment of its own instead.
-            self.note(f"reset the budget of {', '.join(f'`{c}`' for c in checks)} (in a new comment)")
+            self.note(f"reset the budget of {', '.join(map(code, checks))} (in a new comment)")
             if not self.dry_run:
                 self.gh.create_comment(pr.number, comment_body(markers, note.strip(), signer))
             return
         body = add_markers(latest.body, markers, note.strip(), signer)
         if len(body) > 65_536:
             body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
-        self.note(f"reset the budget of {', '.join(f'`{c}`' for c in checks)} (edited the previous comment)")
+        self.note(f"reset the budget of {', '.join(map(code, checks))} (edited the previous comment)")
         if not self.dry_run:
             self.gh.update_comment(latest.id, body)
 
@@ -341,7 +342,7 @@ class Run:
         for note in jobs.notes:
             self.say(note)
         if jobs.uninspected:
-            self.note(f"not inspected (over `max-jobs`): {', '.join(f'`{n}`' for n in jobs.uninspected)}")
+            self.note(f"not inspected (over `max-jobs`): {', '.join(map(code, jobs.uninspected))}")
         passed = jobs.passed
         diagnoses: dict[str, Diagnosis] = {}
         for item in jobs.failed:
@@ -652,6 +653,11 @@ class Run:
             self.note(f"rendered the heal frame for {_names(heals)} (delivery: none) at {result.frame_path}")
         else:
             self.note(f"nothing delivered for {_names(heals)}: {result.why_not}")
+        if result.delivered and result.allowed:
+            # never silently: the summary names what only the repository's allow list let through
+            self.note(
+                f"the change touches {', '.join(map(code, result.allowed))}, let through by `guard: allow`"
+            )
         return result
 
     # -- dry run ---------------------------------------------------------------------------------------------
@@ -703,7 +709,7 @@ def _category(plan: CheckPlan) -> str:
 
 
 def _names(plans: Sequence[CheckPlan]) -> str:
-    return ", ".join(f"`{p.check}`" for p in plans)
+    return ", ".join(code(p.check) for p in plans)
 
 
 # -- the shell -------------------------------------------------------------------------------------------

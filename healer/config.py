@@ -228,8 +228,8 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "ledger-key",
         "",
-        "Secret that signs the healer's comment markers (HMAC); with it, markers it did not sign are ignored. "
-        'See README, "Signed ledger".',
+        "Secret that signs the healer's comment markers (HMAC); with it, markers it did not sign are "
+        'ignored. See README, "Signed ledger".',
         _text,
         secret=True,
     ),
@@ -279,6 +279,8 @@ class Config:
     ledger_key: str = field(default="", repr=False)
     events: tuple[str, ...] = ("pull_request", "pull_request_target", "push")
     log_read_limit: int = 4 * 1024 * 1024
+    # paths the repository lets a fix change on purpose although the guard would refuse them (`guard: allow`)
+    guard_allow: tuple[str, ...] = ()
     # repository rules from the config file (raw mappings, validated by ``healer.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}
@@ -311,7 +313,7 @@ WORKFLOW_ONLY: Mapping[str, str] = {
     "config-file": "it names this file; set it in the workflow's `with:`",
     "ledger-key": "a secret never belongs in a file of the repository; pass it in the workflow's `with:`",
 }
-FILE_SECTIONS = ("rules", "checks")
+FILE_SECTIONS = ("rules", "checks", "guard")
 CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action", "setup-command", "verify-command")
 MAX_CONFIG_FILE_CHARS = 64 * 1024
 _SPECS: Mapping[str, Input] = {spec.name: spec for spec in INPUTS}
@@ -410,6 +412,8 @@ def load_config_file(
             changes["rules"] = _rules(value, source)
         elif key == "checks":
             changes["checks"] = _checks(value, source)
+        elif key == "guard":
+            changes["guard_allow"] = _guard(value, source)
         elif key in _SPECS:
             spec = _SPECS[key]
             parsed = _file_value(spec, value, f"`{source}`: `{key}`")
@@ -436,6 +440,23 @@ def check_settings(config: Config, check: str) -> CheckSettings:
         setup_command=entry.get("setup_command"),
         verify_command=entry.get("verify_command"),
     )
+
+
+def _guard(value: object, source: str) -> tuple[str, ...]:
+    """``guard: {allow: [globs]}``: paths whose tool configuration, git settings or binary content a fix may
+    change on purpose (the fix PR says which were touched)."""
+    where = f"`{source}`: `guard`"
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a mapping such as `guard: {{allow: [pyproject.toml]}}`")
+    unknown = [k for k in value if k != "allow"]
+    if unknown:
+        raise ConfigError(f"{where}: unknown key `{unknown[0]}`; the only key is `allow`")
+    allow = value.get("allow") or []
+    if isinstance(allow, str):
+        allow = [allow]
+    if not isinstance(allow, list) or not all(isinstance(p, str) and p.strip() for p in allow):
+        raise ConfigError(f"{where}: `allow` must be a list of path globs")
+    return tuple(p.strip() for p in allow)
 
 
 def _file_keys() -> list[str]:

@@ -9,7 +9,9 @@ Hunk bodies are read by the counts in their ``@@`` header, so a content line tha
 
 from __future__ import annotations
 
+import base64
 import re
+import zlib
 from dataclasses import dataclass, field
 
 __all__ = ["DiffLine", "FileChange", "parse_diff"]
@@ -35,6 +37,10 @@ class FileChange:
     binary: bool = False
     # the diff says the file was deleted but shows no content (``git diff -D``)
     content_hidden: bool = False
+    # of a ``GIT binary patch``: the new content's size in bytes, and whether that content is text (None: the
+    # patch is a delta, or there is no patch, only ``Binary files … differ``)
+    binary_size: int | None = None
+    binary_text: bool | None = None
     hunks: tuple[tuple[DiffLine, ...], ...] = field(default=(), repr=False)
 
     @property
@@ -142,6 +148,8 @@ class _FileBuilder:
         self.old_mode = ""
         self.new_mode = ""
         self.binary = False
+        self.binary_size: int | None = None
+        self.binary_text: bool | None = None
         self.new_file = False
         self.deleted_file = False
         self.hunks: list[tuple[DiffLine, ...]] = []
@@ -158,6 +166,8 @@ class _FileBuilder:
             old_mode=self.old_mode,
             new_mode=self.new_mode,
             binary=self.binary,
+            binary_size=self.binary_size,
+            binary_text=self.binary_text,
             content_hidden=self.deleted_file and not self.hunks and not self.binary,
             hunks=tuple(self.hunks),
         )
@@ -237,7 +247,8 @@ def parse_diff(diff: str) -> tuple[FileChange, ...]:
                 current.old, current.new = _strip_prefix(names.group(1)), _strip_prefix(names.group(2))
                 current.new_file, current.deleted_file = current.old is None, current.new is None
             if line == "GIT binary patch":
-                # base85 payload until the next file header; none of it is text to judge
+                # base85 payload until the next file header; only its size and kind are judged
+                current.binary_size, current.binary_text = _binary_patch(lines, i)
                 while i < len(lines) and not lines[i].startswith("diff --git "):
                     i += 1
         elif line.startswith("@@ "):
@@ -245,6 +256,66 @@ def parse_diff(diff: str) -> tuple[FileChange, ...]:
             current.hunks.append(hunk)
     flush()
     return tuple(files)
+
+
+_PATCH_HEADER = re.compile(r"^(literal|delta) (\d{1,12})$")
+# a literal this large is not decoded to see whether it is text (the size alone decides)
+_MAX_DECODE = 1024 * 1024
+
+
+def _binary_patch(lines: list[str], i: int) -> tuple[int | None, bool | None]:
+    """The forward half of a ``GIT binary patch`` starting at ``lines[i]``: the new content's size in bytes
+    and
+    whether it is text. A ``literal`` holds the whole content (deflated, base85 lines whose first character
+    gives the line's byte count); a ``delta`` starts with the base's and the result's sizes (git's
+    ``diff-delta`` format, little-endian base-128 numbers)."""
+    header = _PATCH_HEADER.match(lines[i].removesuffix("\r")) if i < len(lines) else None
+    if not header:
+        return None, None
+    kind, size = header.group(1), int(header.group(2))
+    if kind == "literal" and size > _MAX_DECODE:
+        return size, False
+    data = bytearray()
+    for raw in lines[i + 1 :]:
+        raw = raw.removesuffix("\r")
+        if not raw:
+            break
+        count = ord(raw[0]) - (ord("A") - 1 if raw[0] <= "Z" else ord("a") - 27)
+        try:
+            data += base64.b85decode(raw[1:])[: max(0, count)]
+        except ValueError:
+            return (size if kind == "literal" else None), None
+    try:
+        content = zlib.decompressobj().decompress(bytes(data), _MAX_DECODE + 1)
+    except zlib.error:
+        return (size if kind == "literal" else None), None
+    if kind == "literal":
+        return size, _is_text(content)
+    _, at = _varint(content, 0)
+    target, _ = _varint(content, at)
+    return target, None
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while at < len(data):
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    return value, at
+
+
+def _is_text(content: bytes) -> bool:
+    if b"\0" in content:
+        return False
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _read_hunk(header: str, lines: list[str], i: int) -> tuple[tuple[DiffLine, ...], int]:

@@ -323,9 +323,13 @@ def render_fix_pr_body(
     workflow_token: bool | None = None,
     attempt: int = 0,
     max_attempts: int = 0,
+    allowed: Sequence[str] = (),
 ) -> str:
     """The body of a fix pull request: the failure, the change, what ran and what verification established
-    (nothing more), whether CI will run on it, and how to merge it."""
+    (nothing more), whether CI will run on it, and how to merge it.
+
+    ``allowed``: changed paths the guard let through only because the repository allows them (``guard:
+    allow``), named so that a reviewer looks at them."""
 
     def render(lines: int) -> str:
         excerpt_lines = min(lines, 15)
@@ -342,6 +346,7 @@ def render_fix_pr_body(
                 "verification": verification,
                 "diffstat": diffstat,
                 "superseded": tuple(superseded),
+                "allowed": tuple(allowed),
                 "notes": clip_lines(notes.splitlines(), lines, 16 * 1024) if notes else "",
                 "setup": setup,
                 "files": tuple(files),

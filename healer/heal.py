@@ -25,7 +25,8 @@ from healer.memory import encode as encode_account
 from healer.model import CheckPlan, PullRequest
 from healer.prepare import SetupResult, run_setup, setup_commands, with_path
 from healer.verify import VerifyPlan, plan_verification, verify
-from healer.workspace import Checkout, Repo, identity_for
+from healer.spans import code
+from healer.workspace import Checkout, GitError, Repo, identity_for
 
 # Fix commands are formatters and fixers: quick. The agent gets `agent-timeout-minutes`.
 FIX_TIMEOUT = 600.0
@@ -73,6 +74,7 @@ class HealResult:
     notes: str = ""  # untrusted output of the fix or agent
     diffstat: str = ""
     refused: bool = False  # set aside before the diff was even read (see ConfigSnapshot)
+    allowed: tuple[str, ...] = ()  # changed paths the guard let through only because of `guard: allow`
     setup: SetupResult | None = None
     files: tuple[str, ...] = ()  # the files the change touches ("M\tpath" lines of git's name-status)
     diff: str = ""  # the staged change (for the next attempt's memory)
@@ -295,7 +297,7 @@ def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[st
     if tampered:
         # checked before git runs again in the checkout: the new configuration could run programs
         snapshot.restore()
-        where = ", ".join(f"`{p.name}`" for p in tampered)
+        where = ", ".join(code(p.name) for p in tampered)
         reason = (
             f"The commands run in the checkout changed git's configuration ({where}), which could make git "
             "run programs while the change is committed and pushed; the change was set aside and the "
@@ -304,11 +306,17 @@ def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[st
         return _replace(base, why_not=reason, refused=True)
     diff = checkout.stage(setup.leftovers)
     verdict = judge_diff(
-        diff, protected_paths=healer_protected_paths(config), max_lines=config.max_diff_lines
+        diff,
+        protected_paths=healer_protected_paths(config),
+        max_lines=config.max_diff_lines,
+        allow=config.guard_allow,
+        read=_staged_reader(checkout),
     )
+    if verdict.allowed:
+        say(f"guard: {', '.join(map(code, verdict.allowed))} changed, allowed by `guard: allow`")
     diffstat = checkout.diffstat() if not verdict.empty else ""
     files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
-    base = _replace(base, diffstat=diffstat, files=files, diff=diff[:8192])
+    base = _replace(base, diffstat=diffstat, files=files, diff=diff[:8192], allowed=verdict.allowed)
     if agent is not None and agent.timed_out:
         minutes = config.agent_timeout_minutes
         reason = f"the agent command did not finish within {minutes} minute{'s' if minutes != 1 else ''}"
@@ -380,6 +388,7 @@ def _deliver(
         workflow_token=ctx.workflow_token,
         attempt=attempt,
         max_attempts=config.max_attempts,
+        allowed=result.allowed,
     )
     return deliver_pull_request(
         gh,
@@ -396,6 +405,18 @@ def _deliver(
         server_url=ctx.server_url,
         previous_fix_prs=ctx.previous_fix_prs,
     )
+
+
+def _staged_reader(checkout: Checkout) -> Callable[[str, bool], str | None]:
+    """The guard's view of a changed file: the PR head's version (``HEAD``) or the staged one (the index)."""
+
+    def read(path: str, new: bool) -> str | None:
+        try:
+            return checkout.git("show", f"{':' if new else 'HEAD:'}{path}")
+        except (GitError, UnicodeDecodeError):
+            return None
+
+    return read
 
 
 def _replace(result: HealResult, **changes: object) -> HealResult:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from healer.spans import code, fence  # noqa: F401 - the span helpers live with the log's; re-exported here
+
 # GitHub rejects comment bodies longer than this (REST "body is too long").
 COMMENT_LIMIT = 65_536
 # $GITHUB_STEP_SUMMARY is capped at 1 MiB per step.
@@ -16,30 +18,7 @@ SUMMARY_LIMIT = 1024 * 1024
 
 _ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
-_BACKTICKS = re.compile(r"`+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def fence(text: str, info: str = "") -> str:
-    """``text`` in a backtick fence longer than any backtick run inside it (min. 3), so it cannot close."""
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{ticks}{info}\n{body}{ticks}"
-
-
-def code(text: object) -> str:
-    """``text`` as one inline code span: newlines and control characters folded, delimited by a backtick run
-    it does not contain."""
-    # control characters too: a job name may hold a NUL or a terminal escape (YAML escapes in the workflow)
-    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
-    if not flat:
-        return "` `"
-    longest = max((len(run) for run in _BACKTICKS.findall(flat)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{ticks}{pad}{flat}{pad}{ticks}"
 
 
 def neutralize_mentions(text: str) -> str:

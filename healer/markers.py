@@ -363,9 +363,7 @@ def claim_marker(sha: str, run_id: int, run_attempt: int) -> Marker:
     return Marker(Kind.CLAIM, sha, run_id=run_id, run_attempt=run_attempt)
 
 
-def claim_body(
-    sha: str, run_id: int, run_attempt: int, text: str = "", signer: Signer | None = None
-) -> str:
+def claim_body(sha: str, run_id: int, run_attempt: int, text: str = "", signer: Signer | None = None) -> str:
     """The body of the claim comment (the run's one new comment, edited into its result afterwards)."""
     return comment_body([claim_marker(sha, run_id, run_attempt)], text, signer)
 
@@ -373,5 +371,3 @@ def claim_body(
 def reset_markers(checks: Iterable[str], sha: str, run_id: int, run_attempt: int) -> list[Marker]:
     """The ``reset`` markers for the checks that passed at the PR's head."""
     return [Marker(Kind.RESET, sha, check, run_id=run_id, run_attempt=run_attempt) for check in checks]
-
-

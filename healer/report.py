@@ -19,6 +19,7 @@ from typing import TextIO
 
 from healer.frames import Frames, clip_summary, render_summary
 from healer.model import Plan, PullRequest
+from healer.spans import needs_stop_commands
 
 
 def escape_data(text: str) -> str:
@@ -117,7 +118,13 @@ class Reporter:
                 self._print(f"::add-mask::{escape_data(line)}")
 
     def info(self, message: str) -> None:
-        self._print(message)
+        """A line for the log. Messages quote names from the PR (job, branch, file names): one that the runner
+        could read as a workflow command (a line starting with ``::``, ``##[``, a stray line break) is printed
+        with commands off."""
+        if needs_stop_commands(message):
+            self.untrusted(message)
+        else:
+            self._print(message)
 
     def error(self, message: str, *, title: str = "ci-healer") -> None:
         self._print(f"::error title={escape_property(title)}::{escape_data(message)}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from healer.agent import ProcessError, Verification, run, step_verify_argv
 from healer.config import Config, check_settings
 from healer.model import CheckPlan
+from healer.spans import code
 from healer.workspace import Checkout
 
 VERIFY_TIMEOUT = 900.0
@@ -94,7 +95,7 @@ def verify(
         )
     if plan.unchecked:
         # what ran passed, but not every check was re-run: the PR stays a draft and says which were not
-        names = ", ".join(f"`{name}`" for name in plan.unchecked)
+        names = ", ".join(code(name) for name in plan.unchecked)
         return Verification(
             "unverified",
             command=" && ".join(shown),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -824,8 +825,8 @@ def test_a_green_run_never_edits_a_comment_another_run_still_holds(world: World)
     assert held.body == world.gh.comments[-1].body  # untouched
     assert f"update_comment {world.gh.comments[0].id}" in world.gh.writes
     # the other run finishes: it replaces its claim comment's body with its result
-    result = comment_body([Marker(Kind.CLAIM, world.pr_sha, run_id=777, run_attempt=1),
-                           Marker(Kind.ESCALATION, world.pr_sha, "docs", run_id=777, run_attempt=1)])  # fmt: skip
+    claim = Marker(Kind.CLAIM, world.pr_sha, run_id=777, run_attempt=1)
+    result = comment_body([claim, Marker(Kind.ESCALATION, world.pr_sha, "docs", run_id=777, run_attempt=1)])
     world.gh.update_comment(held.id, result)
     assert Kind.RESET in [m.kind for m in world.comment_markers()]  # the reset survived
 
@@ -856,3 +857,31 @@ def _signer(key: str, pull: int = 7) -> Signer:
     made = Signer.for_pull(key, REPO, pull)
     assert made is not None
     return made
+
+
+def test_a_hostile_job_name_stays_in_code_spans_and_out_of_the_runners_commands(world: World) -> None:
+    name = "lint `` @octocat ![x](https://e.example/x.png) [y](https://e.example) ##[add-mask]pwned\n::warning::pwned"
+    world.push_pr({"app.py": 'import os\n\nprint("hi")\n'})
+    world.open_pr()
+    world.fail(name, "ruff check .", RUFF_OUTPUT)
+    world.event()
+    code, log, _ = world.run()
+    assert code == 0, log
+    body = world.gh.comments[0].body
+    assert "octocat" in body
+    bare = re.sub(r"(`+)(?:(?!\1).)+?\1", "", body.split("\n", 1)[1], flags=re.S)  # outside every code span
+    assert "@octocat" not in bare and "![" not in bare and "](https://e.example" not in bare
+    # in the log, the name is printed only where the runner reads no command
+    stop: str | None = None
+    for line in log.splitlines():
+        if stop is not None:
+            stop = None if line == f"::{stop}::" else stop
+            continue
+        if line.startswith("::stop-commands::"):
+            stop = line.removeprefix("::stop-commands::")
+            continue
+        if line.startswith(("::warning title=", "::error title=", "::notice title=")):
+            continue  # the healer's own annotations: their data is escaped
+        # neither a `::command` at the start of a line nor a legacy `##[command]` anywhere in it
+        assert not line.lstrip().startswith("::") or "pwned" not in line, line
+        assert "##[" not in line, line

@@ -199,7 +199,8 @@ def test_heal_frame_carries_the_procedure_and_fences_the_log() -> None:
     for phrase in (
         "Reproduce",
         "smallest change",
-        "Never skip, disable or delete a test",
+        "Never skip, disable, shadow, move or delete a test",
+        "Never change how tests, linters, type checkers or coverage are configured",
         "`.github/workflows/`",
         "`migrations/**`",
         "not this pull request's fault",
@@ -208,7 +209,7 @@ def test_heal_frame_carries_the_procedure_and_fences_the_log() -> None:
     ):
         assert phrase in frame
     # the PR title is untrusted: an inline code span, whatever backticks it holds
-    assert "```` Add @everyone the thing ``` ````" in frame
+    assert "```` Add @\u200beveryone the thing ``` ````" in frame  # one span; the mention defused
 
 
 def test_repository_override_replaces_a_block(tmp_path: Path) -> None:

@@ -532,15 +532,9 @@ FORGED = [
     pytest.param(lambda m: encode_marker(m, signer(pull=8)), id="signed-for-another-pull-request"),
     pytest.param(lambda m: encode_marker(m, signer(repository="octo/other")), id="signed-for-another-repo"),
     pytest.param(lambda m: encode_marker(m, signer(key="guessed")), id="another-key"),
-    pytest.param(
-        lambda m: encode_marker(m, signer()).replace('"run":3', '"run":4'), id="field-changed"
-    ),
-    pytest.param(
-        lambda m: encode_marker(m, signer()).replace('"sig":"', '"sig":"0'), id="signature-changed"
-    ),
-    pytest.param(
-        lambda m: encode_marker(m).replace("}", ',"sig":7}'), id="signature-not-text"
-    ),
+    pytest.param(lambda m: encode_marker(m, signer()).replace('"run":3', '"run":4'), id="field-changed"),
+    pytest.param(lambda m: encode_marker(m, signer()).replace('"sig":"', '"sig":"0'), id="signature-changed"),
+    pytest.param(lambda m: encode_marker(m).replace("}", ',"sig":7}'), id="signature-not-text"),
 ]
 
 
