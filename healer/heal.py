@@ -24,8 +24,8 @@ from healer.memory import Account
 from healer.memory import encode as encode_account
 from healer.model import CheckPlan, PullRequest
 from healer.prepare import SetupResult, run_setup, setup_commands, with_path
-from healer.verify import VerifyPlan, plan_verification, verify
 from healer.spans import code
+from healer.verify import VerifyPlan, plan_verification, verify
 from healer.workspace import Checkout, GitError, Repo, identity_for
 
 # Fix commands are formatters and fixers: quick. The agent gets `agent-timeout-minutes`.

@@ -860,7 +860,8 @@ def _signer(key: str, pull: int = 7) -> Signer:
 
 
 def test_a_hostile_job_name_stays_in_code_spans_and_out_of_the_runners_commands(world: World) -> None:
-    name = "lint `` @octocat ![x](https://e.example/x.png) [y](https://e.example) ##[add-mask]pwned\n::warning::pwned"
+    name = "lint `` @octocat ![x](https://e.example/x.png) [y](https://e.example) ##[add-mask]pwned\n"
+    name += "::warning::pwned"
     world.push_pr({"app.py": 'import os\n\nprint("hi")\n'})
     world.open_pr()
     world.fail(name, "ruff check .", RUFF_OUTPUT)
