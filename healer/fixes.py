@@ -2,7 +2,7 @@
 
 A rule's fix command may hold the word ``{files}``: it is replaced by the files the failing step's output
 reported (a linter's ``path:line:col:`` findings, ruff's ``--> path:line:col``, a formatter's ``Would
-reformat: path``, Prettier's ``[warn] path``, gofmt's bare file list), so ``ruff check --fix {files}`` fixes
+reformat: path``, Prettier's ``[warn] path``, gofmt's file list, StyLua's ``Diff in path:``), so ``ruff check --fix {files}`` fixes
 the reported file and leaves the rest of the repository alone. With no such file in the log, the command does
 not run at all: a repository-wide formatting pass is exactly what must not happen as a side effect.
 
@@ -29,7 +29,9 @@ _REPORTED = (
     re.compile(r"^\s*-->\s+(\S+?):\d+(?::\d+)?\s*$"),  # ruff's full output format
     re.compile(r"^(?:Would reformat: |would reformat |ERROR: )(\S+?)(?: Imports are incorrectly sorted.*)?$"),
     re.compile(r"^\[warn\] (\S+\.\w+)$"),  # Prettier --check
-    re.compile(r"^(\S+?\.\w+):\d+(?::\d+)?: "),  # path:line[:col]: message
+    re.compile(r"^(?:Diff in|Changed) (\S+?\.\w+)(?::\d+)*:?$"),  # rustfmt/StyLua --check, dart format
+    re.compile(r"^diff (?:-u )?\S+ (\S+\.\w+)$"),  # gofmt -d: diff a.go.orig a.go
+    re.compile(r"^(\S+?\.\w+):(?:\d+(?::\d+)?:)? "),  # path[:line[:col]]: message
     re.compile(r"^(\S+\.\w+)$"),  # a bare file list (gofmt -l, stylua --check)
 )
 # Where to get each tool when a fix rule finds it missing: the step to add before the healer.

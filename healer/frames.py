@@ -212,8 +212,20 @@ def render_heal_frame(
             "setup": setup,
             "verification": verification,
             "earlier": for_frame(earlier),
+            "untold": _untold(checks, earlier),
         },
     )
+
+
+def _untold(checks: Sequence[CheckPlan], earlier: Sequence[Account]) -> list[PastAttempt]:
+    """Earlier attempts the ledger records but no account tells (e.g. made before accounts were kept)."""
+    told = {(a.attempt, a.sha) for a in earlier}
+    seen: dict[tuple[int, str], PastAttempt] = {}
+    for plan in checks:
+        for past in plan.history:
+            if past.kind == "attempt" and (past.attempt, past.sha) not in told:
+                seen.setdefault((past.attempt, past.sha), past)
+    return list(seen.values())
 
 
 @dataclass(frozen=True)

@@ -116,14 +116,14 @@ def test_tool_output_is_classified(command: str, output: str, category: Category
             "npx prettier --check .",
             "[warn] src/a.js\n"
             "[warn] Code style issues found in the above file. Run Prettier with --write to fix.",
-            ("npx --no-install prettier --write .",),
+            ("npx --no-install prettier --write {files}",),
             id="prettier",
         ),
         pytest.param("codespell", "docs/a.md:3: teh ==> the", ("codespell -w {files}",), id="codespell"),
         pytest.param(
             "cargo fmt --check", "Diff in /w/src/lib.rs:1:\n-fn a(){}", ("cargo fmt --all",), id="cargo-fmt"
         ),
-        pytest.param("gofmt -l .", "main.go", ("gofmt -w .",), id="gofmt"),
+        pytest.param("gofmt -l .", "main.go", ("gofmt -w {files}",), id="gofmt"),
         pytest.param(
             "./check.sh",
             "ERROR: go.mod/go.sum are not up-to-date. Run 'go mod tidy' and then commit the updated files.",
@@ -137,7 +137,7 @@ def test_tool_output_is_classified(command: str, output: str, category: Category
             ("mix format",),
             id="mix-format",
         ),
-        pytest.param("stylua --check .", "Diff in src/a.lua:", ("stylua .",), id="stylua"),
+        pytest.param("stylua --check .", "Diff in src/a.lua:", ("stylua {files}",), id="stylua"),
         pytest.param(
             "buildifier -mode=check -r .", "BUILD.bazel # reformat", ("buildifier -r .",), id="buildifier"
         ),

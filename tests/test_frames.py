@@ -531,3 +531,14 @@ def test_heal_frame_names_the_judging_command_the_set_up_and_the_delivery() -> N
     )
     assert "it neither checks nor delivers your change" in handed_on
     assert "The healer checks the diff" not in handed_on and "How your change is judged" not in handed_on
+
+
+def test_the_frame_lists_earlier_attempts_the_ledger_knows_even_without_an_account() -> None:
+    history = (PastAttempt("attempt", "a" * 40, 1, "lint", "agent", 11, "verify-failed"),)
+    frame = render_heal_frame(
+        Frames(), repository="o/r", pr=PR, head_sha=SHA, run_url="u", checks=[plan(history=history)]
+    )
+    assert (
+        "- Attempt 1 on `aaaaaaa`: `verify-failed` (fix pull request #11); no details of it were recorded."
+        in frame
+    )

@@ -33,10 +33,10 @@ def test_fix_rules_ship_for_the_safe_autofixes() -> None:
         "ruff format {files}",
         "black {files}",
         "isort {files}",
-        "npx --no-install prettier --write .",
+        "npx --no-install prettier --write {files}",
         "codespell -w {files}",
         "cargo fmt --all",
-        "gofmt -w .",
+        "gofmt -w {files}",
         "go mod tidy",
     ):
         assert expected in commands

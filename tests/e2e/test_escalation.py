@@ -22,7 +22,8 @@ def test_an_escalation_with_no_agent_says_nothing_was_tried_and_mentions_in_a_cr
     line = next(line for line in body.splitlines() if line.startswith("**Fails:**"))
     assert "`test (3.12)` (test, `python -m pytest -q`)" in line
     assert "**Tried:** nothing: This failure needs the agent, and no `agent-command` is configured." in line
-    assert "`/ci-healer retry`" in line and "add the label `ci-healer:off`" in line
+    assert "set an `agent-command` in the workflow so that the healer can try" in line
+    assert "add the label `ci-healer:off`" in line
     assert "Earlier attempts did not make this check pass" not in body
     assert "| # |" not in body  # no table of attempts that never happened
     # GitHub notifies a mention only in a created comment: it is in a POST, never added by a PATCH
