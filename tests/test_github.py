@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import copy
 import json
-import time
 import tracemalloc
 from collections.abc import Iterator
 from typing import Any
@@ -117,9 +116,14 @@ def event(**changes: Any) -> RunEvent:
 
 
 def page_headers(path: str, page: int, last: int) -> dict[str, str]:
-    if page >= last:
-        return {"Link": f'<{BASE}{path}?page=1>; rel="first"'}
-    return {"Link": f'<{API}/repositories/1296269{path}?page={page + 1}>; rel="next"'}
+    """GitHub's ``Link`` header for page ``page`` of ``last`` (its links use /repositories/{id} paths)."""
+    url = f"{API}/repositories/1296269{path}?per_page=100&page="
+    links = []
+    if page < last:
+        links += [f'<{url}{page + 1}>; rel="next"', f'<{url}{last}>; rel="last"']
+    if page > 1:
+        links += [f'<{url}1>; rel="first"', f'<{url}{page - 1}>; rel="prev"']
+    return {"Link": ", ".join(links)} if links else {}
 
 
 # -- reads ------------------------------------------------------------------------------------------
@@ -242,52 +246,82 @@ def test_list_annotations(rsps: responses.RequestsMock, gh: GitHub) -> None:
     assert note.message.startswith("Check your spelling")
 
 
-def test_two_thousand_comments_stream_in_twenty_pages(rsps: responses.RequestsMock, gh: GitHub) -> None:
+def comment_pages(rsps: responses.RequestsMock, number: int, total: int, bots: set[int]) -> list[int]:
+    """Serve ``total`` comments of PR ``number`` as GitHub does: ascending ids, 100 a page, a ``Link``
+    header with ``last``; the ids in ``bots`` are the healer's marker comments. Returns the pages asked."""
     template = example_response("issues/list-comments")[0]
-    path = "/issues/1347/comments"
+    path = f"/issues/{number}/comments"
+    last = max(1, -(-total // 100))
+    asked: list[int] = []
 
-    def build(number: int) -> list[dict[str, Any]]:
+    def build(page: int) -> list[dict[str, Any]]:
         items = []
-        for index in range((number - 1) * 100, number * 100):
+        for comment_id in range((page - 1) * 100 + 1, min(page * 100, total) + 1):
             item = copy.deepcopy(template)
-            bot = index % 400 == 0
-            item.update(id=index + 1, body=("<!-- ci-healer:v1 {} -->" if bot else "x" * 5000))
-            item["user"]["login"] = "github-actions[bot]" if bot else f"reviewer{index}"
+            bot = comment_id in bots
+            item.update(id=comment_id, body=("<!-- ci-healer:v1 {} -->" if bot else "x" * 5000))
+            item["user"]["login"] = "github-actions[bot]" if bot else f"reviewer{comment_id}"
             items.append(item)
         return items
 
     def page(request: Any) -> tuple[int, dict[str, str], str]:
         number = int(request.params["page"])
+        assert request.params["per_page"] == "100"
+        asked.append(number)
         # the mock would otherwise hold every page it served (in two call lists)
         rsps.calls.reset()
         registered.calls.reset()
-        return 200, page_headers(path, number, 20), json.dumps(build(number))
+        return 200, page_headers(path, number, last), json.dumps(build(number))
 
     check_response("GET", BASE + path, 200, build(1))
     registered = rsps.add_callback(
         "GET", url_pattern(BASE + path), callback=page, content_type="application/json"
     )
+    return asked
+
+
+def test_a_long_pr_is_read_newest_first_in_a_bounded_number_of_requests(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    # 5,200 comments: before, the first 50 pages were read (50 requests) and the newest markers never seen
+    bots = {3, 2_500, 4_350, 5_001, 5_200}
+    asked = comment_pages(rsps, 1347, 5_200, bots)
     tracemalloc.start()
-    started = time.perf_counter()
     mine = gh.list_comments(1347, authors=["github-actions[bot]"])
-    elapsed = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert [c.id for c in mine] == [1, 401, 801, 1201, 1601]
-    assert gh.request_count == 20
-    assert elapsed < 10
-    assert peak < 6 * 1024 * 1024  # a page at a time, not 2,000 comments of 5 KB (10 MB)
+    assert asked == [1, 52, 51, 50, 49, 48, 47, 46, 45, 44]
+    assert [c.id for c in mine] == [3, 4_350, 5_001, 5_200]  # oldest first; 2,500 is in the unread middle
+    assert gh.request_count == 10
+    assert gh.comments_skipped == 4_200  # pages 2 to 43
+    assert peak < 6 * 1024 * 1024  # a page at a time, not 5,200 comments of 5 KB (26 MB)
 
 
-def test_comment_pages_are_bounded(rsps: responses.RequestsMock, gh: GitHub) -> None:
+def test_a_pr_of_up_to_ten_pages_is_read_whole(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    bots = {1, 150, 999, 1_000}
+    asked = comment_pages(rsps, 1347, 1_000, bots)
+    assert [c.id for c in gh.list_comments(1347, authors=["github-actions[bot]"])] == sorted(bots)
+    assert asked == [1, 10, 9, 8, 7, 6, 5, 4, 3, 2]
+    assert gh.comments_skipped == 0
+
+
+def test_a_short_pr_costs_one_request(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    asked = comment_pages(rsps, 1347, 42, {42})
+    assert [c.id for c in gh.list_comments(1347)] == list(range(1, 43))
+    assert asked == [1] and gh.request_count == 1
+
+
+def test_comment_pages_without_a_last_link_are_read_forwards_and_bounded(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
     template = example_response("issues/list-comments")[0]
     path = "/issues/7/comments"
     full = [dict(template, id=i) for i in range(100)]
     rsps.add(
         "GET", url_pattern(BASE + path), json=full, headers={"Link": f'<{BASE}{path}?page=2>; rel="next"'}
     )
-    assert len(gh.list_comments(7)) == 100 * 50
-    assert gh.request_count == 50
+    assert len(gh.list_comments(7)) == 100  # the same ids on every page count once
+    assert gh.request_count == 10
 
 
 def test_get_file_decodes_base64(rsps: responses.RequestsMock, gh: GitHub) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -20,16 +20,19 @@ from healer.github.convert import (
 )
 from healer.github.errors import GitHubError
 from healer.github.logdownload import LOG_KEEP_LIMIT
-from healer.github.transport import Transport
+from healer.github.transport import PER_PAGE, Transport, last_page
 from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
 
+COMMENT_PAGES = 10  # requests one comment listing may cost: the first page and the newest nine
 _PR_READ = "pull-requests: read"
 _PR_WRITE = "pull-requests: write"
 
 
 class GitHub(Transport):
     """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json."""
+
+    comments_skipped = 0  # comments the last :meth:`list_comments` left out (a PR longer than it reads)
 
     # -- reads ---------------------------------------------------------------------------------------------
     def get_repository(self) -> Repository:
@@ -120,26 +123,47 @@ class GitHub(Transport):
         return [annotation_from(item) for item in found]
 
     def list_comments(self, number: int, *, authors: Collection[str] | None = None) -> list[Comment]:
-        """The conversation comments of a PR, oldest first.
+        """The conversation comments of a PR, oldest first; on a long PR, the newest ones (see below).
 
-        With ``authors``, only comments by those logins are kept while the pages stream in, so that a PR with
-        thousands of comments costs the memory of the healer's own comments only.
+        GitHub lists issue comments in ascending id order, 100 a page, so the healer's newest markers are on
+        the last pages. The first page is read (its ``Link`` header names the last page), then pages from the
+        last one backwards, at most :data:`COMMENT_PAGES` requests in all: a PR with up to 1,000 comments is
+        read whole; on a longer one the oldest 100 and the newest 900 are read and those in between are not
+        (``comments_skipped`` says how many were left out by the last listing). With ``authors``, only
+        comments by those logins are kept.
         """
-        return list(self.iter_comments(number, authors=authors))
-
-    def iter_comments(self, number: int, *, authors: Collection[str] | None = None) -> Iterator[Comment]:
-        """Like :meth:`list_comments`, one page in memory at a time."""
         wanted = None if authors is None else {login.lower() for login in authors}
-        for item in self._paginate(
-            "GET",
-            f"/issues/{number}/comments",
-            what=f"list the comments of pull request #{number}",
-            need=_PR_READ,
-            max_pages=50,
-        ):
-            comment = comment_from(item)
-            if wanted is None or comment.author.lower() in wanted:
-                yield comment
+        path = f"/issues/{number}/comments"
+        what, need = f"list the comments of pull request #{number}", _PR_READ
+        found: dict[int, Comment] = {}
+
+        def keep(items: Any) -> int:
+            if not isinstance(items, list):
+                raise GitHubError(f"GitHub sent a malformed listing when asked to {what}")
+            for item in items:
+                comment = comment_from(item)
+                if wanted is None or comment.author.lower() in wanted:
+                    found[comment.id] = comment  # by id: a comment that moved to another page counts once
+            return len(items)
+
+        headers, first = self._call_with_headers(
+            "GET", path, {"per_page": PER_PAGE, "page": 1}, what=what, need=need
+        )
+        listed = keep(first)
+        last = last_page(str(headers.get("link", "")))
+        self.comments_skipped = 0
+        if last is None:  # no Link: one page, unless a full page says there may be more (read forwards)
+            pages: range = range(2, COMMENT_PAGES + 1) if listed >= PER_PAGE else range(0)
+        else:
+            pages = range(last, max(1, last - COMMENT_PAGES + 1), -1)
+            self.comments_skipped = max(0, last - 1 - len(pages)) * PER_PAGE
+        for page in pages:
+            _, items = self._call_with_headers(
+                "GET", path, {"per_page": PER_PAGE, "page": page}, what=what, need=need
+            )
+            if keep(items) < PER_PAGE and last is None:
+                break
+        return [found[key] for key in sorted(found)]
 
     def get_file(self, path: str, ref: str) -> str | None:
         """A text file's content at ``ref``; None when it does not exist."""

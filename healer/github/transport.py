@@ -11,6 +11,7 @@ message, ``repr`` or exception of this module contains it.
 from __future__ import annotations
 
 import ipaddress
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -41,6 +42,16 @@ def is_loopback_http(url: str) -> bool:
         return ipaddress.ip_address(parts.hostname).is_loopback
     except ValueError:
         return False
+
+
+def last_page(link: str) -> int | None:
+    """The page number of ``rel="last"`` in a ``Link`` header; None when there is none (a single page, or the
+    last page itself, which links only backwards)."""
+    for part in link.split(","):
+        if 'rel="last"' in part:
+            found = re.search(r"[?&]page=(\d+)", part)
+            return int(found.group(1)) if found else None
+    return None
 
 
 class Transport:

@@ -155,3 +155,27 @@ def test_a_stale_head_does_nothing(box: Sandbox, tmp_path: Path) -> None:
     assert not [r for r in result.requests if r.is_write]
     assert box.origin_refs() == refs
     assert not (agent_dir / "report.json").exists()
+
+
+def test_a_long_pr_is_read_newest_first(box: Sandbox, tmp_path: Path) -> None:
+    # GitHub lists issue comments oldest first, 100 a page: on a PR with thousands of comments the healer's
+    # newest markers are on the last pages (BEHAVIOUR.md, "Issue comments are listed in ascending id order")
+    pull, run = failing_test_pull(box)
+    for index in range(5_200):
+        box.standin.add_comment(box.repo, pull.number, f"review note {index}", author=f"reviewer{index % 7}")
+    log = box.standin.jobs[max(box.standin.jobs)].log.decode()
+    inputs = {"agent-command": write_agent(tmp_path / "agent", "report(ran=True)\n" + FIX_ADD)}
+    assert heal(box, run, inputs=inputs).outputs["decision"] == "healed"
+
+    # a re-run of the same commit fails again: its attempt marker, 5,200 comments down, is found
+    box.add_run(pull, [("lint", "success", PASSED), ("test (3.12)", "failure", log)], run=run)
+    result = heal(box, run, inputs=inputs)
+    assert result.outputs["decision"] == "skipped"
+    assert not [r for r in result.requests if r.is_write]
+    assert len(agent_reports(tmp_path / "agent")) == 1
+    listings = [r for r in result.requests if r.operation == "issues/list-comments"]
+    pages = [dict(r.query)["page"] for r in listings]
+    assert pages[:2] == ["1", "53"]  # the first page names the last; the newest page comes next
+    assert (
+        len(listings) <= 10 * 2
+    )  # each listing costs at most ten requests (the run reads the ledger twice at most)
