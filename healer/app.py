@@ -27,8 +27,8 @@ from typing import Any
 from healer.agent import ProcessError, missing_tools
 from healer.classify import classify
 from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
-from healer.deliver import DeliveryError, is_fix_branch
-from healer.event import EventError, load_event
+from healer.deliver import FIX_BRANCH_PREFIX, DeliveryError, is_fix_branch, retire_fix_pulls
+from healer.event import PULL_REQUEST_EVENTS, EventError, load_event, load_pull_request_event
 from healer.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
 from healer.fixes import install_hint
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
@@ -123,6 +123,10 @@ class Run:
     # -- the sequence ----------------------------------------------------------------------------------------
 
     def execute(self) -> Outcome:
+        if self.actions.event_name in PULL_REQUEST_EVENTS:
+            with self.reporter.group("A closed pull request: retire its fix pull requests"):
+                self.on_pull_request_event()
+            return self.outcome
         with self.reporter.group("Event"):
             event = load_event(
                 self.actions.event_name, self.actions.event_path, repository=self.actions.repository
@@ -231,6 +235,65 @@ class Run:
         self.note(f"reset the budget of {', '.join(map(code, checks))} (edited the previous comment)")
         if not self.dry_run:
             self.gh.update_comment(latest.id, body)
+        for check in checks:
+            self.retire(
+                pr, ledger.fix_prs(check), f"`{check}` passed on {event.head_sha[:7]} without this fix."
+            )
+
+    def retire(self, pr: PullRequest, numbers: Sequence[int], why: str) -> None:
+        """Close the fix PRs among ``numbers`` that are still open (``why`` at the top), delete their
+        branches, and the branches of merged ones: a fix PR never outlives its reason."""
+        if not numbers or self.dry_run:
+            return
+        closed = retire_fix_pulls(self.gh, numbers, owner=pr.number, why=why)
+        if closed:
+            self.note(f"closed fix pull request(s) {', '.join(f'#{n}' for n in closed)}: {why}")
+
+    # -- a pull request that was merged or closed --------------------------------------------------------
+
+    def on_pull_request_event(self) -> None:
+        """``pull_request_target: [closed]``: the PR was merged or closed, so its fix PRs have nothing left to
+        go into (and GitHub would retarget them to the default branch once its branch is deleted). Nothing of
+        the PR is checked out or run."""
+        event = load_pull_request_event(
+            self.actions.event_name, self.actions.event_path, repository=self.actions.repository
+        )
+        pr = event.pull
+        self.outcome.pr = pr
+        if event.action != "closed":
+            self.say(f"a `{event.action}` pull request event: only `closed` is handled; nothing to do")
+            return
+        if is_fix_branch(pr.head_ref):
+            self.skip(f"#{pr.number} is one of the healer's own fix pull requests")
+            return
+        how = "merged" if pr.merged else "closed"
+        self.say(f"pull request #{pr.number} was {how}")
+        comments = self.gh.list_comments(pr.number)
+        ledger = Ledger.from_comments(comments, self.config.bot_login, self.signer(pr))
+        numbers = [n for check in ledger.checks for n in ledger.fix_prs(check)]
+        known: dict[int, PullRequest] = {}
+        if not pr.is_fork:
+            # fix PRs the ledger lost track of (a deleted comment) are still based on the PR's branch
+            prefix = f"{FIX_BRANCH_PREFIX}{pr.number}-"
+            for fix in self.gh.list_pulls(base=pr.head_ref, state="open"):
+                if fix.head_ref.startswith(prefix):
+                    known[fix.number] = fix
+        numbers = list(dict.fromkeys([*numbers, *known]))
+        if not numbers:
+            self.say(f"no fix pull request of #{pr.number}; nothing to do")
+            self.outcome.decision = "none"
+            return
+        why = f"#{pr.number} was {how}, so this fix has no pull request left to go into."
+        if self.dry_run:
+            self.note(f"would close #{pr.number}'s fix pull requests and delete their branches (dry run)")
+            return
+        closed = retire_fix_pulls(self.gh, numbers, owner=pr.number, why=why, known=known)
+        self.note(
+            f"closed {len(closed)} fix pull request(s) of #{pr.number} and deleted the healer's branches"
+            if closed
+            else f"deleted the branches of #{pr.number}'s fix pull requests"
+        )
+        self.outcome.decision = "none"
 
     # -- a cancelled run, a workflow that could not start ----------------------------------------------------
 

@@ -7,7 +7,7 @@ and decides nothing: what to deliver, and whether it was verified, is settled by
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from healer.github import GitHub, GitHubError
@@ -150,21 +150,45 @@ def delete_fix_branch(gh: GitHub, branch: str) -> bool:
 
 
 def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullRequest) -> tuple[int, ...]:
-    """Close the still-open fix PRs among ``numbers`` with a note naming the one that replaces them."""
+    """Close the still-open fix PRs among ``numbers`` with a note naming the one that replaces them, and
+    delete their branches (and those of earlier fix PRs that were merged or closed)."""
+    owner = by.head_ref.removeprefix(FIX_BRANCH_PREFIX).partition("-")[0]
+    return retire_fix_pulls(
+        gh,
+        [n for n in numbers if n != keep],
+        owner=int(owner) if owner.isdigit() else -1,
+        why=f"Superseded by #{by.number}, a newer attempt on a newer commit.",
+    )
+
+
+def retire_fix_pulls(
+    gh: GitHub,
+    numbers: Iterable[int],
+    *,
+    owner: int,
+    why: str,
+    known: Mapping[int, PullRequest] | None = None,
+) -> tuple[int, ...]:
+    """A fix PR never outlives its reason: close the open ones among ``numbers`` with ``why`` (one sentence)
+    at the top of the body, and delete the ``ci-healer/<owner>-…`` branch of every one, merged ones included.
+
+    Only fix PRs of pull request ``owner`` (head ``ci-healer/<owner>-…`` in this repository) are touched.
+    Returns the numbers closed. Never raises: tidying up must not fail what already happened.
+    """
     closed: list[int] = []
     for number in dict.fromkeys(numbers):
-        if number == keep:
-            continue
         try:
-            old = gh.get_pull(number)
-            if old.state != "open" or not is_fix_branch(old.head_ref):
-                continue  # merged, closed by a person, or not one of ours
-            # one request, no notification: the note goes at the top of the body as the PR is closed
-            note = f"> Superseded by #{by.number}, a newer attempt on a newer commit.\n\n"
-            gh.update_pull(number, state="closed", body=(note + old.body)[:60_000])
+            fix = (known or {}).get(number) or gh.get_pull(number)
+            if fix.is_fork or not fix.head_ref.startswith(f"{FIX_BRANCH_PREFIX}{owner}-"):
+                continue  # not one of this pull request's fix PRs
+            if fix.state == "open":
+                # one request, no notification: the note goes at the top of the body as the PR is closed
+                gh.update_pull(number, state="closed", body=(f"> {why}\n\n{fix.body}")[:60_000])
+                closed.append(number)
         except GitHubError:
-            continue  # tidying up must not fail the delivery that already happened
-        closed.append(number)
+            continue
+        # GitHub retargets PRs based on a deleted branch, never a fix PR based on this one: it has no PRs
+        delete_fix_branch(gh, fix.head_ref)
     return tuple(closed)
 
 

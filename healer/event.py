@@ -11,10 +11,12 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from healer.model import RunEvent
+from healer.github.convert import pull_from
+from healer.model import PullRequest, RunEvent
 
 TRIGGER_HINT = "the healer's workflow must be triggered by `on: workflow_run: types: [completed]`"
 
@@ -26,6 +28,41 @@ _OTHER_EVENTS = ("check_run", "check_suite", "workflow_job", "pull_request", "is
 
 class EventError(Exception):
     """The event is not a usable ``workflow_run`` completion; the message says what is wrong."""
+
+
+PULL_REQUEST_EVENTS = ("pull_request_target", "pull_request")
+
+
+@dataclass(frozen=True)
+class PullRequestEvent:
+    """A ``pull_request_target`` (or ``pull_request``) event: its action and the pull request it is about."""
+
+    action: str
+    pull: PullRequest
+
+
+def load_pull_request_event(
+    event_name: str, payload: Mapping[str, Any] | str | os.PathLike[str], *, repository: str
+) -> PullRequestEvent:
+    """Read a ``pull_request_target``/``pull_request`` payload (the example workflow's ``closed`` trigger,
+    which retires the healer's fix PRs of a merged or closed PR)."""
+    if event_name not in PULL_REQUEST_EVENTS:
+        raise EventError(f"the healer was started by a `{event_name}` event; {TRIGGER_HINT}")
+    data = _read(payload)
+    action = data.get("action")
+    if not isinstance(action, str):
+        raise EventError(f"the {event_name} payload has no `action`")
+    pull = _object(data, "pull_request", "")
+    try:
+        parsed = pull_from(pull)
+    except (KeyError, TypeError, ValueError):
+        raise EventError(f"`pull_request` of the {event_name} payload is malformed") from None
+    if parsed.base_repository.lower() != repository.lower():
+        raise EventError(
+            f"the pull request belongs to {parsed.base_repository or 'another repository'}, but the healer "
+            f"runs in {repository}"
+        )
+    return PullRequestEvent(action, parsed)
 
 
 def load_event(

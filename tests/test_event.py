@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from healer.event import EventError, load_event
+from healer.event import EventError, load_event, load_pull_request_event
 
 FIXTURES = Path(__file__).parent / "fixtures" / "github"
 REPO = "octo-org/octo-repo"
@@ -211,3 +211,34 @@ def test_unreadable_payload_files(tmp_path: Path, content: str | bytes, expected
 def test_missing_payload_file(tmp_path: Path) -> None:
     with pytest.raises(EventError, match="cannot read the event payload"):
         load_event("workflow_run", tmp_path / "absent.json", repository=REPO)
+
+
+# -- pull_request_target: [closed] -------------------------------------------------------------------------
+
+CLOSED = Path(__file__).parent / "fixtures" / "github" / "webhooks" / "pull_request.closed.3.json"
+
+
+def test_a_closed_pull_request_payload_as_github_sends_it() -> None:
+    schemas = json.loads((CLOSED.parent.parent / "webhook-schemas.json").read_text(encoding="utf-8"))
+    payload = json.loads(CLOSED.read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator(
+        {"definitions": schemas["definitions"], "$ref": "#/definitions/pull_request$closed"}
+    ).validate(payload)
+    event = load_pull_request_event("pull_request_target", CLOSED, repository="Codertocat/Hello-World")
+    assert (event.action, event.pull.number, event.pull.head_ref, event.pull.merged) == (
+        "closed",
+        2,
+        "changes",
+        False,
+    )
+    assert event.pull.default_branch == "master"
+
+
+def test_a_pull_request_event_of_another_repository_is_refused() -> None:
+    with pytest.raises(EventError, match="belongs to Codertocat/Hello-World"):
+        load_pull_request_event("pull_request_target", CLOSED, repository="octo/other")
+
+
+def test_a_pull_request_payload_without_its_pull_request_is_refused() -> None:
+    with pytest.raises(EventError, match="pull_request"):
+        load_pull_request_event("pull_request", {"action": "closed"}, repository="octo/repo")

@@ -190,8 +190,9 @@ def test_selftest_runs_the_action_from_the_checkout_in_dry_run() -> None:
 
 def test_the_example_heals_from_the_default_branch_with_commented_least_privilege() -> None:
     data = load(EXAMPLE)
-    assert data["on"] == {"workflow_run": {"workflows": ["CI"], "types": ["completed"]}}
-    (job,) = data["jobs"].values()
+    assert data["on"]["workflow_run"] == {"workflows": ["CI"], "types": ["completed"]}
+    job = data["jobs"]["heal"]
+    assert "github.event_name == 'workflow_run'" in job["if"]
     assert job["permissions"] == {
         "contents": "write",
         "pull-requests": "write",
@@ -210,6 +211,20 @@ def test_the_example_heals_from_the_default_branch_with_commented_least_privileg
     assert any("secrets." in str(value) for value in heal.get("env", {}).values())
     text = EXAMPLE.read_text(encoding="utf-8")
     assert "PLACEHOLDER" in text and "actions/create-github-app-token@" in text
+
+
+def test_the_example_closes_fix_prs_when_a_pr_closes_without_running_its_code() -> None:
+    # `pull_request_target` runs with secrets and a write token: the job must check out and run nothing of the
+    # PR (GitHub Security Lab, "Preventing pwn requests"); it only calls the API to close fix PRs.
+    data = load(EXAMPLE)
+    assert data["on"]["pull_request_target"] == {"types": ["closed"]}
+    job = data["jobs"]["close-fix-prs"]
+    assert job["if"] == "github.event_name == 'pull_request_target'"
+    assert job["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert not any(str(s.get("uses", "")).startswith("actions/checkout@") for s in job["steps"])
+    assert not any("run" in s for s in job["steps"])
+    [heal] = job["steps"]
+    assert str(heal["uses"]).startswith(PLACEHOLDER) and set(heal["with"]) == {"github-token"}
 
 
 def test_suppressed_findings_say_why() -> None:

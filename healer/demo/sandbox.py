@@ -349,7 +349,41 @@ class Sandbox:
         return path
 
     # -- running the healer ----------------------------------------------------------------------------------
-    def environment(self, event: Path, inputs: Mapping[str, str], *, tag: str) -> dict[str, str]:
+    def write_pull_event(self, pull: Pull, action: str = "closed", name: str = "pull-event.json") -> Path:
+        """A ``pull_request_target`` payload for ``pull`` (the shape of @octokit/webhooks-examples'
+        ``pull_request.closed``): ``action``, ``number``, the pull request as the REST API shows it, the
+        repository and the sender."""
+        api = Api(self.standin)
+        with self.standin._lock:
+            payload = {
+                "action": action,
+                "number": pull.number,
+                "pull_request": api.pull_shape(pull),
+                "repository": api.repo_shape(self.standin.repos[self.repo.lower()]),
+                "sender": api.pull_shape(pull)["user"],
+            }
+        path = self.root / name
+        path.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+        return path
+
+    def run_healer_on_pull(
+        self,
+        pull: Pull,
+        *,
+        action: str = "closed",
+        event_name: str = "pull_request_target",
+        inputs: Mapping[str, str] | None = None,
+        timeout: float = 120.0,
+    ) -> HealerRun:
+        """``python -m healer run`` for a pull request event (the example workflow's ``closed`` trigger)."""
+        tag = f"pull-{pull.number}-{len(self.standin.requests)}"
+        event = self.write_pull_event(pull, action, f"event-{tag}.json")
+        env = self.environment(event, inputs or {}, tag=tag, event_name=event_name)
+        return self._run_child(env, dry_run=False, timeout=timeout)
+
+    def environment(
+        self, event: Path, inputs: Mapping[str, str], *, tag: str, event_name: str = "workflow_run"
+    ) -> dict[str, str]:
         """The Actions environment of the healer's step: ``GITHUB_*``, ``RUNNER_TEMP`` and ``HEALER_*``
         inputs."""
         home, temp = self.root / "home", self.root / f"runner-temp-{tag}"
@@ -365,7 +399,7 @@ class Sandbox:
             "LANG": "C.UTF-8",
             "CI": "true",
             "GITHUB_ACTIONS": "true",
-            "GITHUB_EVENT_NAME": "workflow_run",
+            "GITHUB_EVENT_NAME": event_name,
             "GITHUB_EVENT_PATH": str(event),
             "GITHUB_REPOSITORY": self.repo,
             "GITHUB_REPOSITORY_OWNER": self.repo.split("/", 1)[0],
@@ -398,6 +432,9 @@ class Sandbox:
         tag = tag or f"{run.id}-{run.run_attempt}-{len(self.standin.requests)}"
         event = self.write_event(run, f"event-{tag}.json")
         env = self.environment(event, inputs or {}, tag=tag)
+        return self._run_child(env, dry_run=dry_run, timeout=timeout)
+
+    def _run_child(self, env: dict[str, str], *, dry_run: bool, timeout: float) -> HealerRun:
         before = len(self.standin.requests)
         argv = [sys.executable, "-m", "healer", "run", *(["--dry-run"] if dry_run else [])]
         started = time.monotonic()

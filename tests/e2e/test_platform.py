@@ -7,9 +7,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import LINT_PASSED, PASSED, failing_test_pull, heal, job_log, lint_pull, write_agent
+from harness import (
+    BROKEN_ADD,
+    LINT_PASSED,
+    PASSED,
+    check_contract,
+    failing_test_pull,
+    heal,
+    job_log,
+    lint_pull,
+    write_agent,
+)
 
-from healer.demo.sandbox import Sandbox
+from healer.demo.sandbox import HealerRun, Sandbox
+from healer.demo.state import Pull, Run
 
 SLOW_TESTS = job_log(
     "test (3.12)",
@@ -202,3 +213,110 @@ def test_a_refused_fix_pr_leaves_no_branch_behind(box: Sandbox, tmp_path: Path) 
     assert "could not open the fix pull request" in result.stdout
     assert not [ref for ref in box.origin_refs() if ref.startswith("refs/heads/ci-healer/")]
     assert any(r.operation == "git/delete-ref" and r.status == 204 for r in result.requests)
+
+
+# -- 8. a fix PR never outlives its reason ----------------------------------------------------------------
+
+
+def fix_branches(box: Sandbox) -> list[str]:
+    return [ref for ref in box.origin_refs() if ref.startswith("refs/heads/ci-healer/")]
+
+
+def healed_pull(box: Sandbox, tmp_path: Path) -> tuple[Pull, Run, Pull]:
+    pull, run = failing_test_pull(box)
+    result = heal(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
+    assert result.decision == "healed", result.stdout
+    [fix] = box.standin.created_pulls(box.repo)
+    assert fix.state == "open" and fix.base_ref == pull.head_ref and fix_branches(box)
+    return pull, run, fix
+
+
+def closed_event(box: Sandbox, pull: Pull, **kwargs: str) -> HealerRun:
+    result = box.run_healer_on_pull(pull, **kwargs)
+    box.standin.idle()
+    detail = f"\n{result.stdout[-4000:]}\n{result.stderr[-2000:]}"
+    assert result.returncode == 0, detail
+    assert "Traceback" not in result.stdout + result.stderr, detail
+    check_contract(result.requests, box.standin.api_url)
+    return result
+
+
+def test_a_merged_prs_fix_pr_is_closed_and_its_branch_deleted(box: Sandbox, tmp_path: Path) -> None:
+    pull, _, fix = healed_pull(box, tmp_path)
+    # GitHub retargets open PRs based on a merged PR's deleted head branch to that PR's base (BEHAVIOUR.md):
+    # the fix PR now proposes an unreviewed change to `main`
+    box.standin.merge_pull(pull, delete_branch=True)
+    assert (fix.state, fix.base_ref) == ("open", "main")
+    fetched = (box.workspace / ".git" / "FETCH_HEAD").stat().st_mtime_ns
+
+    result = closed_event(box, pull)
+
+    assert fix.state == "closed" and not fix.merged
+    assert (fix.body or "").startswith(f"> #{pull.number} was merged, so this fix has no pull request left")
+    assert fix_branches(box) == []
+    assert not any(r.operation == "issues/create-comment" for r in result.requests)
+    # nothing of the PR was fetched or checked out: the job runs no code of it
+    assert (box.workspace / ".git" / "FETCH_HEAD").stat().st_mtime_ns == fetched
+
+
+def test_a_closed_prs_fix_pr_is_closed_too(box: Sandbox, tmp_path: Path) -> None:
+    pull, _, fix = healed_pull(box, tmp_path)
+    box.standin.close_pull(pull)
+
+    closed_event(box, pull, event_name="pull_request")
+
+    assert fix.state == "closed" and (fix.body or "").startswith(f"> #{pull.number} was closed")
+    assert fix_branches(box) == []
+
+
+def test_another_pull_request_action_does_nothing(box: Sandbox, tmp_path: Path) -> None:
+    pull, _, fix = healed_pull(box, tmp_path)
+    result = closed_event(box, pull, action="synchronize")
+    assert fix.state == "open" and fix_branches(box)
+    assert result.requests == []
+
+
+def test_a_fix_pr_is_closed_when_its_check_passes_without_it(box: Sandbox, tmp_path: Path) -> None:
+    pull, _, fix = healed_pull(box, tmp_path)
+    # the author fixes the test another way; CI passes at the new head
+    sha = box.push_to_pull(pull, {"widgets/calc.py": BROKEN_ADD.replace("a - b", "b + a")}, "Fix add()")
+    green = box.add_run(pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "success", PASSED)],
+                        sha=sha, conclusion="success")  # fmt: skip
+
+    result = heal(box, green)
+
+    assert fix.state == "closed"
+    assert (fix.body or "").startswith(f"> `test (3.12)` passed on {sha[:7]} without this fix.")
+    assert fix_branches(box) == []
+    assert "closed fix pull request" in result.stdout
+
+
+def test_a_fix_pr_merged_into_the_pr_branch_loses_its_branch_not_its_state(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    pull, _, fix = healed_pull(box, tmp_path)
+    box.standin.merge_pull(fix, delete_branch=False)  # the author merges the fix into the PR branch
+    sha = box.standin.repos[box.repo.lower()].resolve(f"refs/heads/{pull.head_ref}") or ""
+    with box.standin._lock:
+        pull.head_sha = sha
+    green = box.add_run(pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "success", PASSED)],
+                        sha=sha, conclusion="success")  # fmt: skip
+
+    heal(box, green)
+
+    assert fix.merged and fix.state == "closed"
+    assert not (fix.body or "").startswith(">")  # no reason written over a merged PR
+    assert fix_branches(box) == []
+
+
+def test_a_superseded_fix_pr_loses_its_branch(box: Sandbox, tmp_path: Path) -> None:
+    pull, run, first = healed_pull(box, tmp_path)
+    log = next(j.log for j in box.standin.jobs.values() if j.run_id == run.id and j.name == "test (3.12)")
+    box.push_to_pull(pull, {"README.md": "# widgets\n\nrevision 2\n"}, "Revision 2")
+    again = box.add_run(pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", log.decode())])
+
+    heal(box, again, inputs={"agent-command": write_agent(tmp_path / "agent2", FIX_ADD)})
+
+    second = box.standin.created_pulls(box.repo)[-1]
+    assert first.state == "closed" and second.state == "open"
+    assert fix_branches(box) == [f"refs/heads/{second.head_ref}"]
