@@ -561,7 +561,13 @@ def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
     code, log, outputs = world.run()
     assert code == 0, log
     assert outputs["decision"] == "none"
-    assert world.gh.writes[writes:] == [f"update_comment {world.gh.comments[0].id}"]
+    fix = world.gh.pulls[101]
+    # the reset edits the comment; the fix PR the check no longer needs is closed and its branch deleted
+    assert world.gh.writes[writes:] == [
+        f"update_comment {world.gh.comments[0].id}",
+        "update_pull #101 closed",
+        f"delete_branch {fix.head_ref}",
+    ]
     assert len(world.gh.comments) == 1
     assert Kind.RESET in [m.kind for m in world.comment_markers()]
     assert "budget for it starts over" in world.gh.comments[0].body
