@@ -13,33 +13,43 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from healer.capture import split_capture
+from healer.excerpt import (
+    MAX_DECISIVE,
+    MAX_EXCERPT_BYTES,
+    MAX_EXCERPT_LINES,
+    build_excerpt,
+    clip,
+    near_failure,
+    priority,
+    render,
+)
+from healer.firstfailure import first_failure, scan_scope
 from healer.logs import SETUP_STEP, JobLog, parse_log
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
 from healer.rules import Rule, RuleSet
 from healer.testids import failing_test_ids
 from healer.triage import timed_out
 
-MAX_EXCERPT_LINES = 60
-MAX_EXCERPT_BYTES = 8 * 1024
-# A single excerpt line is cut here so that one minified line cannot eat the whole excerpt budget.
-MAX_EXCERPT_LINE_CHARS = 1000
-MAX_DECISIVE = 20
-GAP = "…"
+__all__ = ["MAX_EXCERPT_BYTES", "MAX_EXCERPT_LINES", "classify", "diagnose", "diagnose_jobs", "diagnose_text"]
 # Found only outside the failing step: the reading is weaker.
 OUTSIDE_STEP_FACTOR = 0.7
 # The number of lines of the failing step's end shown when no rule matched.
 UNKNOWN_TAIL_LINES = 40
-_GENERIC_EXIT = "Process completed with exit code"
+# The runner's "Process completed with exit code N" and an action's own "The process '/usr/bin/xvfb-run' failed
+# with exit code N" say only that something failed: they are the decisive line only when nothing better is.
+_GENERIC_EXIT = re.compile(r"Process completed with exit code|^##\[error\]The process '[^']{1,300}' failed with exit code")
 # The section names the log model gives to the runner's closing lines.
 _POST_SECTIONS = frozenset({"Post job cleanup", "Complete job"})
 # What wraps a tool's own line: the runner's rendering of a ``::error``/``::warning`` workflow command (ruff
 # --output-format=github, a script's annotation), BuildKit's ``#12 3.456`` step-and-time prefix around a
-# Dockerfile RUN line, and the prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``),
+# Dockerfile RUN line, Ant's right-aligned task names (``    [junit] ``, ``[ant:checkstyle] ``), and the prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``),
 # ``pnpm -r`` (``packages/core test: ``) and turborepo (``@app/web:lint: ``). Rules written for the tool's
 # line (``^src/x.py:1:2: F401``) see it without them.
 _WRAPPER = re.compile(
     r"^(?:##\[(?:error|warning|notice)\]"
     r"|#\d{1,4} \d{1,6}\.\d{1,3} "
+    r"|\s{1,20}\[[\w:-]{1,40}\] |\[ant:\w{1,40}\] "
     r"|[\w.-]{1,100}[-_]\d{1,3} {1,40}\| "
     r"|[\w@.-]{1,100}(?:/[\w@.-]{1,100}){1,8} [\w:.-]{1,100}[:$] "
     r"|(?:@[\w.-]{1,100}/)?[\w.-]{1,100}:[a-z][\w-]{0,100}(?::[\w-]{1,100}){0,4}: )"
@@ -56,11 +66,33 @@ class _Found:
 
 
 def classify(evidence: Evidence, rules: RuleSet) -> Diagnosis:
-    """Diagnose one failed job from its log tail, its annotations and its step list."""
+    """Diagnose one failed job from its log, its annotations and its step list.
+
+    A ``gh run view --log-failed`` capture of several jobs is diagnosed job by job, and the first job that
+    really failed decides (a sibling cancelled by fail-fast does not).
+    """
     job = evidence.job
     text = evidence.log.text if evidence.log is not None else ""
-    log = parse_log(text, truncated=evidence.log.truncated if evidence.log is not None else False)
+    truncated = evidence.log.truncated if evidence.log is not None else False
+    jobs = diagnose_jobs(text, rules, truncated=truncated)
+    if len(jobs) > 1:
+        return jobs[0][1]
+    log = parse_log(text, truncated=truncated)
     return diagnose(log, rules, job=job, annotations=evidence.annotations)
+
+
+def diagnose_jobs(text: str, rules: RuleSet, *, truncated: bool = False) -> list[tuple[str, Diagnosis]]:
+    """The jobs of a ``gh run view --log-failed`` capture, each diagnosed, the first real failure first
+    (then the others in the capture's order; cancelled jobs last). Empty when ``text`` is not a capture of
+    several jobs."""
+    parts = split_capture(text)
+    if len(parts) < 2:
+        return []
+    found: list[tuple[str, Diagnosis]] = []
+    for n, (name, part) in enumerate(parts):
+        record = Job(id=0, name=name, status="completed", conclusion="failure")
+        found.append((name, diagnose(parse_log(part, truncated=truncated and n == 0), rules, job=record)))
+    return sorted(found, key=lambda item: item[1].category is Category.CANCELLED)
 
 
 def diagnose_text(text: str, rules: RuleSet, *, job: str | None = None) -> Diagnosis:
@@ -101,11 +133,13 @@ def diagnose(
         )
 
     step_names = [name for name in (failed_job_step, log.step_name) if name]
-    primary = _primary_scope(log, annotation_start, len(lines))
+    first = first_failure(lines, log.failing_lines())
+    primary = scan_scope(lines, _primary_scope(log, annotation_start, len(lines)), first)
     ranked = _ranked(rules, lines, primary, step_names, log, job_name)
-    if not ranked and log.failing_step is not None:
-        in_scope = set(primary)
-        outside = [i for i in range(len(lines)) if i not in in_scope]
+    if not ranked and log.failing_step is not None and not _step_is_known(log):
+        # the failing step was only guessed: what the rest of the log says may still explain it
+        in_scope = set(_primary_scope(log, annotation_start, len(lines)))
+        outside = scan_scope(lines, [i for i in range(len(lines)) if i not in in_scope], None)
         ranked = [
             _Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
             for f in _ranked(rules, lines, outside, step_names, log, job_name)
@@ -127,7 +161,7 @@ def diagnose(
     ):
         # before any user step ran, only the runner's machine can be at fault; except a download that a
         # retry fixes, and the workflow naming an action or a version that does not exist
-        decisive = [i for i in log.error_lines if _GENERIC_EXIT not in lines[i]] or end_of_step[-3:]
+        decisive = [i for i in log.error_lines if not _GENERIC_EXIT.search(lines[i])] or end_of_step[-3:]
         return _diagnosis(
             Category.INFRASTRUCTURE,
             0.85,
@@ -165,9 +199,16 @@ def diagnose(
         end_of_step,
         base,
         fix=rule.fix,
-        rival=rival.lines[:1] if rival else (),
+        rival=near_failure(rival.lines, first)[:1] if rival else (),
         hide=hide,
+        first=first,
     )
+
+
+def _step_is_known(log: JobLog) -> bool:
+    """True when the runner said which step failed (its exit line or its own error), so only that step's
+    output may decide: not a step that succeeded before it, nor one that ran after it."""
+    return log.exit_code is not None or bool(log.runner_errors)
 
 
 def _annotation_lines(annotations: Sequence[Annotation]) -> list[str]:
@@ -230,7 +271,7 @@ def _ranked(
             also = {i for i, views in scope_lines if any(rule.supports(view) for view in views)}
             hits = tuple(sorted(set(hits) | also))
         # the generic exit-code line only counts when a rule asks for nothing else
-        better = tuple(i for i in hits if _GENERIC_EXIT not in lines[i]) or hits
+        better = tuple(i for i in hits if not _GENERIC_EXIT.search(lines[i])) or hits
         found.append(_Found(rule, better, rule.confidence))
     # sorted() is stable: on equal confidence the rule listed first stays first
     return sorted(found, key=lambda f: (not f.rule.repository, -f.confidence))
@@ -275,7 +316,7 @@ def _runner_diagnosis(
     *,
     hide: frozenset[int] = frozenset(),
 ) -> Diagnosis:
-    decisive = [i for i in log.runner_errors if _GENERIC_EXIT not in lines[i]]
+    decisive = [i for i in log.runner_errors if not _GENERIC_EXIT.search(lines[i])]
     return _diagnosis(
         category,
         0.95,
@@ -288,10 +329,6 @@ def _runner_diagnosis(
         base,
         hide=hide,
     )
-
-
-def _clip(line: str) -> str:
-    return line if len(line) <= MAX_EXCERPT_LINE_CHARS else line[:MAX_EXCERPT_LINE_CHARS] + "…"
 
 
 def _diagnosis(
@@ -308,16 +345,18 @@ def _diagnosis(
     fix: tuple[str, ...] = (),
     rival: Sequence[int] = (),
     hide: frozenset[int] = frozenset(),
+    first: int | None = None,
 ) -> Diagnosis:
-    chosen = build_excerpt(lines, decisive, context, end_of_step, rival=rival)
+    order = priority(decisive, first)
+    chosen = build_excerpt(lines, order, context, end_of_step, rival=rival)
     if hide:
         # the runner's own post-job lines ("Post job cleanup.", the checkout's git calls) explain nothing;
         # a decisive line among them stays
         keep = set(decisive)
         chosen = [i for i in chosen if i not in hide or i in keep]
-    excerpt = _render(lines, chosen)
+    excerpt = render(lines, chosen)
     kept = set(chosen)
-    decisive_text = tuple(_clip(lines[i]) for i in decisive[:MAX_DECISIVE] if i in kept)
+    decisive_text = tuple(clip(lines[i]) for i in sorted(order)[:MAX_DECISIVE] if i in kept)
     return Diagnosis(
         category=category,
         confidence=confidence,
@@ -328,77 +367,3 @@ def _diagnosis(
         fix_commands=fix if action is Action.FIX else (),
         **base,
     )
-
-
-def _priority(decisive: list[int]) -> list[int]:
-    """First hit, last hit, then the rest in order: the first failure and the summary matter most."""
-    if len(decisive) <= 2:
-        return decisive
-    return [decisive[0], decisive[-1], *decisive[1:-1]][:MAX_DECISIVE]
-
-
-def build_excerpt(
-    lines: Sequence[str],
-    decisive: list[int],
-    context: tuple[int, int],
-    end_of_step: list[int],
-    *,
-    rival: Sequence[int] = (),
-) -> list[int]:
-    """Pick the line indexes of the excerpt: each decisive line with context, a rival reading's first line,
-    then the end of the step.
-
-    Stays within :data:`MAX_EXCERPT_LINES` (gap markers included) and :data:`MAX_EXCERPT_BYTES`.
-    """
-    chosen: set[int] = set()
-    budget = {"bytes": 0}
-    before, after = context
-
-    def size(index: int) -> int:
-        return len(_clip(lines[index]).encode("utf-8", "replace")) + 1
-
-    def cost(extra: set[int]) -> tuple[int, int]:
-        merged = chosen | extra
-        ordered = sorted(merged)
-        gaps = sum(1 for a, b in zip(ordered, ordered[1:], strict=False) if b != a + 1)
-        return len(merged) + gaps, budget["bytes"] + sum(size(i) for i in extra - chosen)
-
-    def add(candidates: list[int]) -> bool:
-        fresh = {i for i in candidates if i not in chosen}
-        if not fresh:
-            return True
-        count, used = cost(fresh)
-        if count > MAX_EXCERPT_LINES or used > MAX_EXCERPT_BYTES:
-            return False
-        budget["bytes"] = used
-        chosen.update(fresh)
-        return True
-
-    for index in _priority(decisive):
-        window = list(range(max(0, index - before), min(len(lines), index + after + 1)))
-        # grow the window outwards from the decisive line so that a tight budget keeps the line itself
-        ordered = sorted(window, key=lambda i: (abs(i - index), i))
-        for n in range(len(ordered), 0, -1):
-            if add(ordered[:n]):
-                break
-    for index in rival:
-        window = [index, index - 1, index + 1, index + 2]
-        if not add([i for i in window if 0 <= i < len(lines)]):
-            add([index])
-    tail = [i for i in end_of_step if lines[i].strip()]
-    room = 8 if decisive else len(tail)
-    for index in reversed(tail[-room:]):
-        if not add([index]):
-            break
-    return sorted(chosen)
-
-
-def _render(lines: Sequence[str], chosen: list[int]) -> tuple[str, ...]:
-    out: list[str] = []
-    previous: int | None = None
-    for index in chosen:
-        if previous is not None and index != previous + 1:
-            out.append(GAP)
-        out.append(_clip(lines[index]))
-        previous = index
-    return tuple(out)

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from healer.classify import classify
-from healer.logs import read_tail
+from healer.logsource import FileLogSource
 from healer.model import Evidence, Job
+from healer.readback import read_back
 from healer.rules import RuleSet
 
 
@@ -44,11 +45,11 @@ def load_labels(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def measure(folder: Path, rules: RuleSet) -> list[Outcome]:
-    """Diagnose every labelled log of ``folder`` as the healer would (a tail read from the end)."""
+    """Diagnose every labelled log of ``folder`` as the healer would (read back from the end, default limit)."""
     results = []
     for name, label in sorted(load_labels(folder).items()):
         job = Job(id=1, name=str(label.get("job", name)), status="completed", conclusion="failure")
-        diagnosis = classify(Evidence(job=job, log=read_tail(folder / f"{name}.log")), rules)
+        diagnosis = classify(Evidence(job=job, log=read_back(FileLogSource(folder / f"{name}.log"))), rules)
         excerpt = "\n".join(diagnosis.excerpt)
         keys = [label["key"]] if "key" in label else label["key_lines"]
         results.append(
