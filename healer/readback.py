@@ -50,29 +50,44 @@ def read_back_counted(
     data = source.read(low, size)
     low = size - len(data)  # a source may answer with less: what it has is the end of the range
     reads = 1
-    complete = low == 0 or _start_in_view(data, low)
+    follow = _follow(data, low)
+    complete = low == 0 or follow is _DONE
     while not complete and len(data) < limit:
         step = min(len(data), limit - len(data), low)
         chunk = source.read(low - step, low)
         reads += 1
         if not chunk:
             break
+        # a header cut by the range boundary is seen once the next bytes are joined to it
+        seen = chunk + data[: len(_HEADER)]
         data = chunk + data
         low -= len(chunk)
-        complete = low == 0 or _start_in_view(data, low)
+        complete = low == 0 or (follow is _STEP and _HEADER in seen)
         if len(chunk) < step:
             break  # the source holds no more (a retained tail, a spent budget)
     tail = LogTail(text=decode_log(data, truncated=low > 0), bytes_read=len(data), truncated=low > 0)
     return ReadBack(tail, reads, complete)
 
 
-def _start_in_view(data: bytes, low: int) -> bool:
-    """True when the failing step's header (or, for a multi-job capture, the first job's start) is in view."""
+_HEADER = b"##[group]Run "
+_DONE, _STEP, _ALL = "done", "step", "all"
+
+
+def _follow(data: bytes, low: int) -> str:
+    """What the first window says about reading further back.
+
+    ``done``: the failing step's header (or "Set up job") is in view. ``step``: the failing step is known but
+    started further back; the first ``##[group]Run`` header found in an earlier range is its start (no header
+    came between). ``all``: no step is known (a plain tool output, or a multi-job capture): read what the limit
+    allows. Only the first window is parsed; earlier ranges are only searched for the header's bytes.
+    """
     text = decode_log(data, truncated=low > 0)
     if split_capture(text):
-        return False  # a capture holds several jobs: read all of it the limit allows
+        return _ALL
     log = parse_log(text, truncated=True)
     step = log.failing_step
     if step is None or not log.actions_format:
-        return False
-    return step.name == SETUP_STEP or log.lines[step.start].startswith("##[group]Run ")
+        return _ALL
+    if step.name == SETUP_STEP or log.lines[step.start].startswith("##[group]Run "):
+        return _DONE
+    return _STEP

@@ -31,7 +31,7 @@ def test_readable_output() -> None:
     assert "  step:      | Run black --check ." in out
     assert "  exit code: 1" in out
     assert "  fix:       black {files}" in out
-    assert "    | would reformat app/m.py" in out
+    assert "  > | would reformat app/m.py" in out  # a decisive line, marked
 
 
 def test_json_output_has_the_documented_fields() -> None:
@@ -157,3 +157,85 @@ def test_the_cli_entry_point_dispatches_diagnose(capsys: pytest.CaptureFixture[s
     status = cli.main(["healer", "diagnose", "--json", str(CORPUS / "tool-bash-unbound.log")])
     assert status == 0
     assert json.loads(capsys.readouterr().out)["category"] == "config"
+
+
+def run_stdin(data: bytes, *argv: str) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="healer")
+    diagnose.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["diagnose", *argv])
+    out, err = io.StringIO(), io.StringIO()
+    status = diagnose.run(args, {}, out=out, err=err, stdin=io.BytesIO(data))
+    return status, out.getvalue(), err.getvalue()
+
+
+HELDOUT = Path(__file__).parent / "fixtures" / "heldout"
+
+
+def test_standard_input_is_read_like_a_file() -> None:
+    data = (CORPUS / "tool-black-check.log").read_bytes()
+    status, out, err = run_stdin(data, "-")
+    assert (status, err) == (0, "")
+    assert out.splitlines()[0] == "<stdin>: format (rule python.black, confidence 0.93) → fix"
+
+
+def test_standard_input_keeps_only_its_last_read_limit_bytes() -> None:
+    noise = b"".join(b"2024-05-01T10:00:00.0000000Z building part %06d\n" % n for n in range(100_000))
+    failure = b"2024-05-01T10:00:01.0000000Z src/a.ts(3,20): error TS2339: Property 'b' does not exist.\n"
+    status, out, _ = run_stdin(noise + failure, "--json", "--read-limit", "64KiB", "-")
+    assert status == 0
+    record = json.loads(out)
+    assert record["category"] == "typecheck"
+    assert record["bytes_read"] == 64 * 1024 and record["truncated"]
+
+
+def test_standard_input_can_be_named_only_once() -> None:
+    status, _, err = run_stdin(b"x\n", "-", "-")
+    assert status == 2 and "only once" in err
+
+
+def test_an_empty_pipe_is_reported() -> None:
+    status, out, err = run_stdin(b"", "-")
+    assert (status, out) == (1, "")
+    assert err == "healer diagnose: <stdin>: is empty\n"
+
+
+def test_the_decisive_lines_are_marked_and_the_rule_is_explained() -> None:
+    status, out, _ = run(str(HELDOUT / "b10-maven-nexus-staging.log"))
+    assert status == 0
+    assert "  why:       The repository manager refused to close the staging repository" in out
+    marked = [line for line in out.splitlines() if line.startswith("  > | ")]
+    assert any("Rule failure while trying to close staging repository" in line for line in marked)
+    assert all(line.startswith(("  > | ", "    | ")) for line in out.splitlines()[out.splitlines().index(
+        "  excerpt (> marks the decisive lines):") + 1 :])
+
+
+def test_a_multi_job_capture_reports_each_job_the_first_real_failure_first() -> None:
+    data = (HELDOUT / "b11-gh-failfast.log").read_bytes()
+    status, out, _ = run_stdin(data, "--json", "-")
+    assert status == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [(r["job"], r["category"]) for r in records] == [
+        ("test (3.12)", "test"),
+        ("test (3.11)", "cancelled"),
+        ("test (3.13)", "cancelled"),
+    ]
+
+
+def test_the_read_limit_bounds_how_far_back_a_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "job.log"
+    path.write_bytes((HELDOUT / "b10-pytest-long-rA.log").read_bytes())
+    status, out, _ = run("--json", str(path))
+    record = json.loads(out)
+    assert record["bytes_read"] == path.stat().st_size
+    assert any("RuntimeError: report backend unavailable" in line for line in record["excerpt"])
+    status, out, _ = run("--json", "--read-limit", "256KiB", str(path))
+    record = json.loads(out)
+    assert record["bytes_read"] == 256 * 1024
+    assert not any("RuntimeError: report backend unavailable" in line for line in record["excerpt"])
+
+
+@pytest.mark.parametrize("size", ["0", "-1", "lots", "4XB"])
+def test_a_bad_read_limit_is_refused(size: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run("--read-limit", size, "x.log")
+    assert "not a positive number of bytes" in capsys.readouterr().err
