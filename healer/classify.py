@@ -259,8 +259,11 @@ def _ranked(
         return []
     found: list[_Found] = []
     scope_lines = [(i, _views(lines[i])) for i in scope if lines[i]]
+    block = "\n".join(view for _, views in scope_lines for view in views)
     for rule in rules:
         if not rule.applies_to(step=step_names, command=log.command, job=job, exit_code=log.exit_code):
+            continue
+        if not rule.may_hit(block):
             continue
         hits = tuple(i for i, views in scope_lines if any(rule.hits(view) for view in views))
         if not hits:

@@ -49,6 +49,7 @@ FAILURE_HEADER = re.compile(
     r"|\S+:\d+(?::\d+)?: (?:fatal )?error[:\s]"  # gcc, clang, mypy, javac, checkstyle plain
     r"|\S+\(\d+,\d+\): error "  # tsc
     r"|\s+\d+:\d+\s+error\s"  # eslint stylish
+    r"|\S+:\d+:\d+: .* \[Error/\S+\]$|\S+: line \d+, col \d+, Error - "  # eslint unix, compact
     r"|\s*✖\s+\d+:\d+\s"  # tsd
     r"|Traceback \(most recent call last\):$"
     r"|Failures:$"  # rspec, minitest

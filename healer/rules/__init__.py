@@ -159,12 +159,14 @@ class Rule:
     _match_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
     _unless_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
     _also_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+    _match_block: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # frozen dataclass: the derived fields are set once, here
         object.__setattr__(self, "_match_any", _combined(self.match))
         object.__setattr__(self, "_unless_any", _combined(self.unless))
         object.__setattr__(self, "_also_any", _combined(self.also))
+        object.__setattr__(self, "_match_block", _multiline(self._match_any))
 
     def applies_to(
         self, *, step: Sequence[str], command: str | None, job: str | None, exit_code: int | None
@@ -182,6 +184,11 @@ class Rule:
         """Whether any ``match`` expression is found in the line."""
         return _search(self._match_any, line)
 
+    def may_hit(self, block: str) -> bool:
+        """False when no ``match`` expression is found in ``block`` (many lines joined by newlines), so that
+        no single line of it can hit: one scan of the block rules a rule out before any line-by-line search."""
+        return any(pattern.search(block) is not None for pattern in self._match_block)
+
     def vetoed(self, line: str) -> bool:
         """Whether any ``unless`` expression is found in the line."""
         return _search(self._unless_any, line)
@@ -198,6 +205,11 @@ def _search(patterns: tuple[re.Pattern[str], ...], line: str) -> bool:
 
 
 _LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
+
+
+def _multiline(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], ...]:
+    """The expressions with ``^`` and ``$`` at every line of a block, for :meth:`Rule.may_hit`."""
+    return tuple(re.compile(pattern.pattern, pattern.flags | re.MULTILINE) for pattern in patterns)
 
 
 def _combined(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], ...]:
