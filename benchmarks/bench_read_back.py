@@ -40,7 +40,9 @@ def _lines(lines: list[str]) -> bytes:
 
 def build_log(path: Path, distance: int) -> None:
     """Set-up and checkout noise (2 MiB), the test step's first failure, ``distance`` bytes after it."""
-    before = _lines(["##[group]Run actions/checkout@v5", "##[endgroup]"] + ["Downloading gradle-8.10-bin.zip"] * 4)
+    before = _lines(
+        ["##[group]Run actions/checkout@v5", "##[endgroup]"] + ["Downloading gradle-8.10-bin.zip"] * 4
+    )
     step = _lines(
         [
             "##[group]Run ./gradlew test --no-daemon",
@@ -49,7 +51,7 @@ def build_log(path: Path, distance: int) -> None:
             "##[endgroup]",
             "> Task :core:test",
             "OrderServiceTest > setUpDatabase FAILED",
-            f"    java.lang.IllegalStateException: {KEY}: column \"total_cents\" does not exist",
+            f'    java.lang.IllegalStateException: {KEY}: column "total_cents" does not exist',
             "        at com.acme.db.Migrations.apply(Migrations.java:88)",
         ]
     )
@@ -70,7 +72,9 @@ def build_log(path: Path, distance: int) -> None:
         handle.write(step)
         written, n = 0, 0
         while written < distance - len(summary):
-            chunk = _lines([f"OrderServiceTest > createsOrder[{n + i}]({n + i}) SKIPPED" for i in range(1000)])
+            chunk = _lines(
+                [f"OrderServiceTest > createsOrder[{n + i}]({n + i}) SKIPPED" for i in range(1000)]
+            )
             handle.write(chunk)
             written += len(chunk)
             n += 1000
@@ -90,8 +94,10 @@ class CountingFile(FileLogSource):
 def main() -> int:
     rules = load_rules()
     job = Job(id=1, name="test", status="completed", conclusion="failure")
-    print(f"{'failure back':>12} {'log size':>9} {'limit':>7} {'bytes read':>11} {'ranges':>6} "
-          f"{'read s':>7} {'classify s':>10}  found")
+    print(
+        f"{'failure back':>12} {'log size':>9} {'limit':>7} {'bytes read':>11} {'ranges':>6} "
+        f"{'read s':>7} {'classify s':>10}  found"
+    )
     with tempfile.TemporaryDirectory() as folder:
         for distance in DISTANCES:
             path = Path(folder) / f"log-{distance}.log"

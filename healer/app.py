@@ -400,7 +400,12 @@ class Run:
     def plan(self, event: RunEvent, pr: PullRequest, config: Config) -> tuple[Plan, Ledger]:
         rules = load_rules(config.rules, source=config.config_file)
         jobs = collect_run_jobs(
-            self.gh, event, max_jobs=config.max_jobs, jobs=self.listing, cancelled=self.cancelled
+            self.gh,
+            event,
+            max_jobs=config.max_jobs,
+            read_limit=config.log_read_limit,
+            jobs=self.listing,
+            cancelled=self.cancelled,
         )
         for note in jobs.notes:
             self.say(note)

@@ -36,16 +36,19 @@ __all__ = ["MAX_EXCERPT_BYTES", "MAX_EXCERPT_LINES", "classify", "diagnose", "di
 OUTSIDE_STEP_FACTOR = 0.7
 # The number of lines of the failing step's end shown when no rule matched.
 UNKNOWN_TAIL_LINES = 40
-# The runner's "Process completed with exit code N" and an action's own "The process '/usr/bin/xvfb-run' failed
-# with exit code N" say only that something failed: they are the decisive line only when nothing better is.
-_GENERIC_EXIT = re.compile(r"Process completed with exit code|^##\[error\]The process '[^']{1,300}' failed with exit code")
+# The runner's "Process completed with exit code N" and an action's own "The process '/usr/bin/xvfb-run'
+# failed with exit code N" say only that something failed: they are decisive only when nothing better is.
+_GENERIC_EXIT = re.compile(
+    r"Process completed with exit code|^##\[error\]The process '[^']{1,300}' failed with exit code"
+)
 # The section names the log model gives to the runner's closing lines.
 _POST_SECTIONS = frozenset({"Post job cleanup", "Complete job"})
 # What wraps a tool's own line: the runner's rendering of a ``::error``/``::warning`` workflow command (ruff
 # --output-format=github, a script's annotation), BuildKit's ``#12 3.456`` step-and-time prefix around a
-# Dockerfile RUN line, Ant's right-aligned task names (``    [junit] ``, ``[ant:checkstyle] ``), and the prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``),
-# ``pnpm -r`` (``packages/core test: ``) and turborepo (``@app/web:lint: ``). Rules written for the tool's
-# line (``^src/x.py:1:2: F401``) see it without them.
+# Dockerfile RUN line, Ant's right-aligned task names (``    [junit] ``, ``[ant:checkstyle] ``), and the
+# prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``), ``pnpm -r``
+# (``packages/core test: ``) and turborepo (``@app/web:lint: ``). Rules written for the tool's line
+# (``^src/x.py:1:2: F401``) see it without them.
 _WRAPPER = re.compile(
     r"^(?:##\[(?:error|warning|notice)\]"
     r"|#\d{1,4} \d{1,6}\.\d{1,3} "

@@ -120,7 +120,10 @@ def run(
         for job, diagnosis in results:
             label = f"{shown} [{job}]" if job else shown
             if args.json:
-                print(json.dumps(to_json(shown, diagnosis, tail=tail, rules=rules), ensure_ascii=False), file=out)
+                print(
+                    json.dumps(to_json(shown, diagnosis, tail=tail, rules=rules), ensure_ascii=False),
+                    file=out,
+                )
             else:
                 if not first:
                     print(file=out)
@@ -169,7 +172,9 @@ def _checked(tail: LogTail) -> LogTail:
     return tail
 
 
-def diagnose_tail(tail: LogTail, rules: RuleSet, *, job: str | None = None) -> list[tuple[str | None, Diagnosis]]:
+def diagnose_tail(
+    tail: LogTail, rules: RuleSet, *, job: str | None = None
+) -> list[tuple[str | None, Diagnosis]]:
     """The diagnosis of a log, or of each job of a multi-job capture (the first real failure first)."""
     jobs = diagnose_jobs(tail.text, rules, truncated=tail.truncated)
     if jobs:

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from healer.github import LOG_KEEP_LIMIT, GitHub, GitHubError
+from healer.github import GitHub, GitHubError
+from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Evidence, Job, RunEvent
+from healer.readback import read_back
 from healer.triage import CANCELLED, cancellation, never_started
 
 # Conclusions that are a verdict on the code. Cancelled and skipped jobs say nothing about it (a newer push
@@ -106,16 +108,17 @@ def collect_run_jobs(
     event: RunEvent,
     *,
     max_jobs: int = MAX_JOBS,
-    keep_bytes: int = LOG_KEEP_LIMIT,
+    read_limit: int = DEFAULT_READ_LIMIT,
     jobs: Sequence[Job] | None = None,
     cancelled: CancelledJobs | None = None,
 ) -> RunJobs:
     """The jobs of the run's attempt: evidence for the failed ones, names of the passed ones.
 
     Requests: the job listing (one per 100 jobs; none when ``jobs`` gives it), then per inspected failed job
-    its annotations and its log (two requests: the redirect and the download). A cancelled job that had
-    started costs its annotations, and its log only when they do not say a person or a concurrency group
-    cancelled it (``cancelled``: those annotations, already read).
+    its annotations and its log: the redirect, then byte ranges read back from the end until the failing
+    step's start is in view, at most ``read_limit`` bytes (:func:`healer.readback.read_back`). A cancelled
+    job that had started costs its annotations, and its log only when they do not say a person or a
+    concurrency group cancelled it (``cancelled``: those annotations, already read).
     A failure to read one job's annotations or log is recorded in that job's ``note`` and in ``notes``; the
     other jobs are still read. A failure to list the jobs raises :class:`GitHubError` (there is nothing to
     diagnose without them).
@@ -134,7 +137,7 @@ def collect_run_jobs(
         except GitHubError as exc:
             problems.append(f"annotations unavailable: {exc}")
         try:
-            log = gh.download_log_tail(job.id, keep_bytes=keep_bytes)
+            log = read_back(gh.open_log(job.id, limit=read_limit), limit=read_limit)
         except GitHubError as exc:
             log = None
             problems.append(f"log unavailable: {exc}")
@@ -156,7 +159,7 @@ def collect_run_jobs(
 
 
 def collect_evidence(
-    gh: GitHub, event: RunEvent, *, max_jobs: int = MAX_JOBS, keep_bytes: int = LOG_KEEP_LIMIT
+    gh: GitHub, event: RunEvent, *, max_jobs: int = MAX_JOBS, read_limit: int = DEFAULT_READ_LIMIT
 ) -> list[Evidence]:
     """The evidence of the run's failed jobs (see :func:`collect_run_jobs` for the passed ones too)."""
-    return list(collect_run_jobs(gh, event, max_jobs=max_jobs, keep_bytes=keep_bytes).failed)
+    return list(collect_run_jobs(gh, event, max_jobs=max_jobs, read_limit=read_limit).failed)

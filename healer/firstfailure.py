@@ -25,8 +25,7 @@ HEADS_BUDGET = 1200
 _PREFIX = r"^(?:##\[error\]|\s*\[(?:junit|java|exec|ant:\w+)\] |\s*\[ERROR\] )?"
 
 FAILURE_HEADER = re.compile(
-    _PREFIX
-    + r"(?:"
+    _PREFIX + r"(?:"
     r"_{3,} .+ _{3,}$"  # pytest: a failing test's or a collection error's header
     r"|=+ (?:FAILURES|ERRORS) =+$"
     r"|(?:FAIL|ERROR): \S.*\(.+\)$"  # unittest

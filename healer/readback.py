@@ -78,8 +78,8 @@ def _follow(data: bytes, low: int) -> str:
 
     ``done``: the failing step's header (or "Set up job") is in view. ``step``: the failing step is known but
     started further back; the first ``##[group]Run`` header found in an earlier range is its start (no header
-    came between). ``all``: no step is known (a plain tool output, or a multi-job capture): read what the limit
-    allows. Only the first window is parsed; earlier ranges are only searched for the header's bytes.
+    came between). ``all``: no step is known (a plain tool output, or a multi-job capture): read what the
+    limit allows. Only the first window is parsed; earlier ranges are only searched for the header's bytes.
     """
     text = decode_log(data, truncated=low > 0)
     if split_capture(text):

@@ -45,7 +45,7 @@ def load_labels(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def measure(folder: Path, rules: RuleSet) -> list[Outcome]:
-    """Diagnose every labelled log of ``folder`` as the healer would (read back from the end, default limit)."""
+    """Diagnose every labelled log of ``folder`` as the healer would (read back from the end)."""
     results = []
     for name, label in sorted(load_labels(folder).items()):
         job = Job(id=1, name=str(label.get("job", name)), status="completed", conclusion="failure")

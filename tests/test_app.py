@@ -21,7 +21,8 @@ from healer import app
 from healer.demo.sample import job_log
 from healer.github import GitHub, GitHubError
 from healer.ledger import Kind, Marker, Signer, claim_body, comment_body, decode_markers
-from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
+from healer.logsource import MemoryLogSource
+from healer.model import Annotation, Comment, Job, PullRequest, Repository, RunEvent
 from healer.report import Reporter
 
 BOT = "github-actions[bot]"
@@ -109,10 +110,9 @@ class FakeGitHub(GitHub):
         self._read()
         return []
 
-    def download_log_tail(self, job_id: int, *, keep_bytes: int = 256 * 1024) -> LogTail:
+    def open_log(self, job_id: int, *, limit: int = 4 * 1024 * 1024) -> MemoryLogSource:
         self._read()
-        text = self.logs[job_id]
-        return LogTail(text, len(text.encode()), False)
+        return MemoryLogSource(self.logs[job_id].encode())
 
     def list_comments(self, number: int, *, authors: Any = None) -> list[Comment]:
         self._read()

@@ -16,13 +16,21 @@ def _step(command: str, output: list[str], last: str) -> list[str]:
     return [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]", *output, last]
 
 
-CANCELLED = _job("test (3.11)", "Run pytest", _step("pytest", ["collected 4 items"], "##[error]The operation was canceled."))
+CANCELLED = _job(
+    "test (3.11)",
+    "Run pytest",
+    _step("pytest", ["collected 4 items"], "##[error]The operation was canceled."),
+)
 FAILED = _job(
     "test (3.12)",
     "Run pytest",
     _step(
         "pytest",
-        ["E       assert 3 == 2", "FAILED tests/test_a.py::test_reserve - assert 3 == 2", "1 failed in 0.02s"],
+        [
+            "E       assert 3 == 2",
+            "FAILED tests/test_a.py::test_reserve - assert 3 == 2",
+            "1 failed in 0.02s",
+        ],
         "##[error]Process completed with exit code 1.",
     ),
 )

@@ -205,8 +205,10 @@ def test_the_decisive_lines_are_marked_and_the_rule_is_explained() -> None:
     assert "  why:       The repository manager refused to close the staging repository" in out
     marked = [line for line in out.splitlines() if line.startswith("  > | ")]
     assert any("Rule failure while trying to close staging repository" in line for line in marked)
-    assert all(line.startswith(("  > | ", "    | ")) for line in out.splitlines()[out.splitlines().index(
-        "  excerpt (> marks the decisive lines):") + 1 :])
+    assert all(
+        line.startswith(("  > | ", "    | "))
+        for line in out.splitlines()[out.splitlines().index("  excerpt (> marks the decisive lines):") + 1 :]
+    )
 
 
 def test_a_multi_job_capture_reports_each_job_the_first_real_failure_first() -> None:

@@ -13,6 +13,7 @@ from responses import matchers
 
 from healer.evidence import RunJobs, collect_evidence, collect_run_jobs, select_jobs
 from healer.github import GitHub, GitHubError
+from healer.logsource import MemoryLogSource
 from healer.model import Annotation, Job, LogTail, RunEvent
 
 API = "https://api.github.com"
@@ -127,22 +128,22 @@ class FakeGitHub(GitHub):
             )
         return [Annotation("src/a.py", 3, "failure", f"boom in {job_id}")]
 
-    def download_log_tail(self, job_id: int, *, keep_bytes: int = 256 * 1024) -> LogTail:
-        self.reads.append(f"log {job_id} {keep_bytes}")
+    def open_log(self, job_id: int, *, limit: int = 4 * 1024 * 1024) -> MemoryLogSource:
+        self.reads.append(f"log {job_id} {limit}")
         if job_id in self.broken:
             raise GitHubError("the signed URL of the log answered 404: it expired", status=404)
-        return LogTail(text=f"log of {job_id}\n", bytes_read=12, truncated=False)
+        return MemoryLogSource(f"log of {job_id}\n".encode())
 
 
 def test_collects_failed_jobs_and_passed_names() -> None:
     gh = FakeGitHub(
         [job("lint", "failure", id=1), job("test", "success", id=2), job("docs", "skipped", id=3)]
     )
-    result = collect_run_jobs(gh, event(attempt=2), keep_bytes=1000)
+    result = collect_run_jobs(gh, event(attempt=2), read_limit=1000)
     assert isinstance(result, RunJobs)
     (only,) = result.failed
     assert only.job.name == "lint"
-    assert only.log == LogTail("log of 1\n", 12, False)
+    assert only.log == LogTail("log of 1\n", 9, False)
     assert only.annotations == (Annotation("src/a.py", 3, "failure", "boom in 1"),)
     assert only.note == ""
     assert result.passed == ("test",)
@@ -229,3 +230,30 @@ def test_one_failed_job_costs_four_requests(rsps: responses.RequestsMock) -> Non
     assert result.failed[0].annotations[0].path == "README.md"
     assert result.passed == ("test",)
     assert gh.request_count == 4
+
+
+class LongLogGitHub(FakeGitHub):
+    """A job whose failing step prints its failure, then 1.5 MiB of SKIPPED lines."""
+
+    def open_log(self, job_id: int, *, limit: int = 4 * 1024 * 1024) -> MemoryLogSource:
+        self.reads.append(f"log {job_id} {limit}")
+        stamp = "2026-11-03T10:02:11.0000000Z "
+        lines = [
+            "##[group]Run ./gradlew test",
+            "##[endgroup]",
+            "OrderTest > setUp FAILED",
+            "    not migrated",
+        ]
+        lines += [f"OrderTest > creates[{n}] SKIPPED" for n in range(40_000)]
+        lines += ["##[error]Process completed with exit code 1."]
+        return MemoryLogSource("".join(f"{stamp}{line}\n" for line in lines).encode())
+
+
+def test_a_log_is_read_back_until_the_failing_steps_start_within_the_read_limit() -> None:
+    gh = LongLogGitHub([job("test", "failure", id=1)])
+    found = collect_run_jobs(gh, event()).failed[0].log
+    assert found is not None and "OrderTest > setUp FAILED" in found.text
+    assert gh.reads[-1] == f"log 1 {4 * 1024 * 1024}"
+    small = collect_run_jobs(gh, event(), read_limit=512 * 1024).failed[0].log
+    assert small is not None and small.bytes_read == 512 * 1024
+    assert "setUp FAILED" not in small.text

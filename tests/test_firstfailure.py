@@ -42,7 +42,11 @@ def test_other_lines_are_not_headers(line: str) -> None:
 
 
 def test_an_ant_testcase_is_a_header_only_when_the_next_line_says_it_failed() -> None:
-    lines = ["    [junit] Testcase: ok took 0 sec", "    [junit] Testcase: bad took 0.01 sec", "    [junit] \tFAILED"]
+    lines = [
+        "    [junit] Testcase: ok took 0 sec",
+        "    [junit] Testcase: bad took 0.01 sec",
+        "    [junit] \tFAILED",
+    ]
     assert first_failure(lines, range(len(lines))) == 1
 
 

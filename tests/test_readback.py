@@ -47,7 +47,7 @@ def test_reads_back_until_the_failing_steps_header_is_in_view() -> None:
     assert "not migrated" in result.tail.text
     assert "##[group]Run ./gradlew test" in result.tail.text
     # ranges are contiguous, backwards, each at most as large as what was read before it
-    for (start, end), (next_start, next_end) in zip(source.asked, source.asked[1:], strict=False):
+    for (start, _), (next_start, next_end) in zip(source.asked, source.asked[1:], strict=False):
         assert next_end == start
         assert next_end - next_start <= len(data) - start
     assert result.tail.bytes_read < len(data)
@@ -65,7 +65,9 @@ def test_stops_at_the_read_limit() -> None:
 def test_a_source_that_holds_only_a_tail_ends_the_reading() -> None:
     data = _log(20_000)
     held = data[-100 * KIB :]
-    source = TailLogSource(held, start=len(data) - len(held), size=len(data), complete=True, bytes_read=len(data))
+    source = TailLogSource(
+        held, start=len(data) - len(held), size=len(data), complete=True, bytes_read=len(data)
+    )
     result = read_back_counted(source, window=64 * KIB)
     assert result.tail.bytes_read == len(held)
     assert result.tail.truncated and not result.complete

@@ -185,8 +185,8 @@ class Rule:
         return _search(self._match_any, line)
 
     def may_hit(self, block: str) -> bool:
-        """False when no ``match`` expression is found in ``block`` (many lines joined by newlines), so that
-        no single line of it can hit: one scan of the block rules a rule out before any line-by-line search."""
+        """False when no ``match`` expression is found in ``block`` (lines joined by newlines), so that no
+        line of it can hit: one scan of the block rules a rule out before any line-by-line search."""
         return any(pattern.search(block) is not None for pattern in self._match_block)
 
     def vetoed(self, line: str) -> bool:
