@@ -12,7 +12,10 @@ Three kinds of command, three levels of trust:
   metacharacter, and it is run as an argv list without a shell.
 
 Every process gets a scrubbed environment (no tokens unless the maintainer opts in), a time limit after
-which its whole process group is killed, and bounded captured output.
+which its whole process group is killed, and bounded captured output. With ``isolation: user`` every one of
+them runs as the heal's throwaway user (:mod:`healer.isolation`), and when it ends, on time or not, every
+process of that user is killed, daemons included; ``run`` takes the user (or an explicit ``None`` for
+``isolation: none``) as a required argument, so no caller can forget it.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+from healer.isolation import ThrowawayUser
 
 from healer.spans import code
 
@@ -182,21 +187,26 @@ def run(
     timeout: float,
     stdin: str | None = None,
     cap: int = OUTPUT_CAP,
+    isolation: ThrowawayUser | None,
 ) -> ProcessResult:
     """Run ``command`` (a string: through ``sh -c``; a list: as argv, no shell) in its own process group.
 
-    On timeout the whole group gets SIGTERM, then SIGKILL. Output is captured, the last ``cap`` bytes of each
-    stream.
+    ``isolation``: the throwaway user to run it as (``cwd`` is then in its copy), or None to run it as the
+    healer's own user (``isolation: none``). On timeout the whole group gets SIGTERM, then SIGKILL (as the
+    throwaway user: every process of that user is killed, at the end in any case). Output is captured, the
+    last ``cap`` bytes of each stream.
     Raises :class:`ProcessError` when the program cannot be started."""
     shell = isinstance(command, str)
     argv: list[str] = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     shown = command if isinstance(command, str) else shlex.join(argv)
     start = time.monotonic()
+    where: dict[str, Any] = {"cwd": cwd, "env": dict(env)}
+    if isolation is not None:
+        argv, where = isolation.popen_args(argv, env, cwd)
     try:
         proc = subprocess.Popen(  # noqa: S603 - argv list; a shell only for the maintainer's own commands
             argv,
-            cwd=cwd,
-            env=dict(env),
+            **where,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -214,8 +224,14 @@ def run(
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill_group(proc)
-    else:
+        if isolation is not None:
+            isolation.kill_all()
+            proc.wait()
+        else:
+            _kill_group(proc)
+    if isolation is not None:
+        isolation.kill_all()  # nothing it started outlives it: not a daemon, not a `setsid` child
+    elif not timed_out:
         # the leader exited; children it left in the group must not outlive the step
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)

@@ -34,6 +34,7 @@ from healer.fixes import install_hint
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
 from healer.github import GitHub, GitHubError
 from healer.heal import HealContext, HealResult, account_of, heal, heal_note
+from healer.isolation import IsolationError
 from healer.ledger import (
     Kind,
     Ledger,
@@ -63,6 +64,7 @@ from healer.report import (
 )
 from healer.rules import RuleError, load_rules
 from healer.spans import code
+from healer.tokens import forms, protect_process, receive, scrub
 from healer.triage import event_skip_reason, pull_skip_reason
 from healer.workspace import GitError, Repo, StaleHeadError
 
@@ -77,6 +79,7 @@ MISTAKES: dict[type[Exception], str] = {
     DeliveryError: "delivery",
     GitError: "git",
     ProcessError: "command",
+    IsolationError: "isolation",
     GitHubError: "GitHub API",
 }
 # Conclusions that are a verdict on the code; cancelled, skipped, neutral, stale, … say nothing about it.
@@ -534,16 +537,18 @@ class Run:
             encode_marker(m, self.signer(pr))
             for m in [claim_marker(event.head_sha, event.run_id, event.run_attempt), *markers]
         )
+        # scrubbed once more as a whole: the comment quotes agent notes, verification output and patches
+        posted = scrub(text(block), self.config.github_token)
         if self.account:
             block += "\n" + self.account  # right under the markers: the next attempt's memory
         if config.escalation_mention and any(c.verdict is Verdict.ESCALATE for c in plan.checks):
             # GitHub notifies a mention only when the comment is created, not when an edit adds it: the
             # result goes into a new comment (its markers settle the claim), then the claim is withdrawn.
-            self.gh.create_comment(pr.number, text(block))
+            self.gh.create_comment(pr.number, posted)
             with contextlib.suppress(GitHubError):
                 self.gh.delete_comment(claim.id)
         else:
-            self.gh.update_comment(claim.id, text(block))
+            self.gh.update_comment(claim.id, posted)
         if self.failure is not None:
             raise self.failure  # recorded and reported on the PR; now fail the step so a person looks
 
@@ -579,12 +584,10 @@ class Run:
                 result = self.heal(event, pr, config, ledger, heals)
             except StaleHeadError:
                 raise  # the branch moved on: nothing was done, the claim is withdrawn
-            except (GitError, ProcessError, DeliveryError, GitHubError, FrameError) as exc:
+            except (GitError, ProcessError, IsolationError, DeliveryError, GitHubError, FrameError) as exc:
                 # The attempt is spent (it may have half-happened); record it, then fail the step.
                 self.failure = exc
-                result = HealResult(
-                    False, why_not=f"the heal failed: {_scrub(str(exc), config.github_token)}"
-                )
+                result = HealResult(False, why_not=f"the heal failed: {scrub(str(exc), config.github_token)}")
             note = heal_note(result, heals, config)
             fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
             word = "failed" if self.failure else result.result
@@ -703,6 +706,11 @@ class Run:
     ) -> HealResult:
         previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
         ctx = self.heal_context(event, pr, config, heals, previous)
+        if config.isolation == "none":
+            self.note(
+                "warning: `isolation: none`: code from the pull request ran as the healer's own user, which "
+                "holds the write token (see SECURITY.md)"
+            )
         result = heal(self.gh, Repo(self.actions.workspace), ctx, say=self.say)
         if result.setup is not None and result.setup.ran and not result.setup.ok:
             self.note(f"{result.setup.describe()}; the heal went on without it (see the comment)")
@@ -768,10 +776,6 @@ def _records(plans: Sequence[CheckPlan], event: RunEvent, **extra: Any) -> list[
     return [m for m in (record(p, event, **extra) for p in plans) if m is not None]
 
 
-def _scrub(text: str, token: str) -> str:
-    return text.replace(token, "***") if token else text
-
-
 def _category(plan: CheckPlan) -> str:
     return plan.diagnosis.category.value if plan.diagnosis else "unknown"
 
@@ -821,6 +825,8 @@ def main(
         token = config.github_token
         if token:
             reporter.mask(token)
+            for form in (f for f in forms(token) if f != token):
+                reporter.mask(form)  # its base64 forms too (a basic-auth header in a trace)
         if config.ledger_key:
             reporter.mask(config.ledger_key)
         actions = Actions.from_env(env)
@@ -837,7 +843,7 @@ def main(
             gh.close()
     except tuple(MISTAKES) as exc:
         kind = next(label for cls, label in MISTAKES.items() if isinstance(exc, cls))
-        message = f"{kind}: {_scrub(str(exc), token)}"
+        message = f"{kind}: {scrub(str(exc), token)}"
         reporter.error(message)
         _finish_after_error(run, message, started)
         return 1
@@ -845,7 +851,7 @@ def main(
         message = f"internal error ({type(exc).__name__}); please report it with the log of this step"
         reporter.error(message)
         with reporter.group("Details for a bug report"):
-            reporter.untrusted(_scrub(traceback.format_exc(), token))
+            reporter.untrusted(scrub(traceback.format_exc(), token))
         _finish_after_error(run, message, started)
         return 1
     outcome = run.outcome
@@ -871,7 +877,10 @@ def _finish_after_error(run: Run | None, message: str, started: float) -> None:
 
 
 def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    return main(env, dry_run=bool(args.dry_run))
+    # Before anything else (and before any code from the pull request can run): no process of this user may
+    # read this one's memory, and the token leaves the process environment (see healer.tokens).
+    protect_process()
+    return main(receive(env, reexec=True), dry_run=bool(args.dry_run))
 
 
 def register(subparsers: Any) -> None:

@@ -246,6 +246,14 @@ INPUTS: tuple[Input, ...] = (
         "Log bytes read per failed job, from its end backwards (e.g. `8MiB`, `512KiB`, plain bytes).",
         _size(64 * 1024, 1024**3),
     ),
+    Input(
+        "isolation",
+        "user",
+        "Who runs code from the PR head: `user` (a throwaway user without sudo, created for the run; needs "
+        "root or passwordless sudo, else no PR code runs) or `none` (the runner's user, which holds the "
+        "token).",
+        _choice("user", "none"),
+    ),
 )
 
 
@@ -281,6 +289,7 @@ class Config:
     log_read_limit: int = 4 * 1024 * 1024
     # paths the repository lets a fix change on purpose although the guard would refuse them (`guard: allow`)
     guard_allow: tuple[str, ...] = ()
+    isolation: str = "user"
     # repository rules from the config file (raw mappings, validated by ``healer.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}
@@ -312,6 +321,8 @@ WORKFLOW_ONLY: Mapping[str, str] = {
     "bot-login": "whose comments the healer trusts is decided in the workflow's `with:`",
     "config-file": "it names this file; set it in the workflow's `with:`",
     "ledger-key": "a secret never belongs in a file of the repository; pass it in the workflow's `with:`",
+    "isolation": "whether code from a pull request shares a user with the token is decided in the workflow's "
+    "`with:`",
 }
 FILE_SECTIONS = ("rules", "checks", "guard")
 CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action", "setup-command", "verify-command")

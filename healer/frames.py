@@ -60,11 +60,13 @@ class Frames:
     """The template set of one run: the repository's overrides first, then the shipped templates."""
 
     def __init__(self, override_dir: Path | None = None, shipped: Path | None = None) -> None:
-        shipped_loader = jinja2.FileSystemLoader(str(shipped or shipped_dir()))
+        # Read into memory now, before any code from the pull request runs: nothing written later (to the
+        # action's directory or the workspace) changes what is rendered.
+        shipped_loader = _in_memory(shipped or shipped_dir())
         loaders: list[jinja2.BaseLoader] = []
         self.overridden: tuple[str, ...] = ()
         if override_dir is not None and override_dir.is_dir():
-            loaders.append(jinja2.FileSystemLoader(str(override_dir)))
+            loaders.append(_in_memory(override_dir))
             self.overridden = tuple(t for t in TEMPLATES if (override_dir / t).is_file())
         loaders += [jinja2.PrefixLoader({"shipped": shipped_loader}), shipped_loader]
         self.env = jinja2.Environment(
@@ -90,6 +92,13 @@ class Frames:
             raise FrameError(f"template {name}{where} uses an unknown value: {exc.message}") from None
         except jinja2.TemplateSyntaxError as exc:
             raise FrameError(f"template {exc.name or name} line {exc.lineno}: {exc.message}") from None
+
+
+def _in_memory(directory: Path) -> jinja2.DictLoader:
+    """The templates (``*.j2``) of ``directory``, read now."""
+    return jinja2.DictLoader(
+        {p.name: p.read_text(encoding="utf-8") for p in sorted(directory.glob("*.j2")) if p.is_file()}
+    )
 
 
 # -- what the templates receive ------------------------------------------------------------------------------

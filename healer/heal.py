@@ -7,6 +7,7 @@ ran and what was established, so the comment and the fix-PR body can say exactly
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -20,11 +21,13 @@ from healer.fixes import plan_fixes
 from healer.frames import OVERRIDE_DIR, Frames, HealNote, render_fix_pr_body, render_heal_frame
 from healer.github import GitHub
 from healer.guard import judge_diff
+from healer.isolation import ThrowawayUser, availability, throwaway_user
 from healer.memory import Account
 from healer.memory import encode as encode_account
 from healer.model import CheckPlan, PullRequest
 from healer.prepare import SetupResult, run_setup, setup_commands, with_path
 from healer.spans import code
+from healer.tokens import contains, scrub
 from healer.verify import VerifyPlan, plan_verification, verify
 from healer.workspace import Checkout, GitError, Repo, identity_for
 
@@ -225,6 +228,14 @@ def heal(gh: GitHub, repo: Repo, ctx: HealContext, *, say: Callable[[str], None]
         frame = frame_for(ctx, ctx.checks)
         path = write_frame(ctx, frame)
         return HealResult(False, frame, str(path), agent_checks=tuple(p.check for p in ctx.checks))
+    if ctx.config.isolation == "user":
+        how, why_not = availability()
+        if not how:
+            # code from the pull request never runs as the user that holds the token (SECURITY.md)
+            say(f"no code from the pull request was run: {why_not}")
+            return HealResult(
+                False, why_not=f"No code from the pull request was run: {why_not}.", refused=True
+            )
     repo.fetch_branch(ctx.pr.head_ref, ctx.head_sha, token=ctx.config.github_token, server_url=ctx.server_url)
     worktree = ctx.temp_dir / "ci-healer" / f"checkout-{ctx.run_id}"
     if worktree.exists():
@@ -232,20 +243,27 @@ def heal(gh: GitHub, repo: Repo, ctx: HealContext, *, say: Callable[[str], None]
         shutil.rmtree(worktree, ignore_errors=True)
     checkout = repo.add_worktree(worktree, ctx.head_sha)
     try:
-        return _heal_in(gh, checkout, ctx, say)
+        isolated = ctx.config.isolation == "user"
+        with throwaway_user(checkout.path) if isolated else contextlib.nullcontext() as user:
+            return _heal_in(gh, checkout, ctx, say, user)
     finally:
         repo.remove_worktree(worktree)
         shutil.rmtree(worktree, ignore_errors=True)
 
 
-def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[str], None]) -> HealResult:
+def _heal_in(
+    gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[str], None], user: ThrowawayUser | None
+) -> HealResult:
+    """``user``: the throwaway user every command from the PR runs as, in its copy (``isolation: user``)."""
     config = ctx.config
+    where = user.workdir if user is not None else checkout.path
     snapshot = checkout.snapshot_config()
     setup = run_setup(
         setup_commands(config, ctx.checks),
         checkout,
         tool_env(ctx),
         ctx.temp_dir / "ci-healer" / f"setup-{ctx.run_id}",
+        user=user,
     )
     if setup.ran:
         say(setup.describe().replace("`", ""))
@@ -261,7 +279,7 @@ def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[st
             shown = shlex.join(argv)
             if shown in ran:
                 continue
-            result = run(argv, cwd=checkout.path, env=tools, timeout=FIX_TIMEOUT)
+            result = run(argv, cwd=where, env=tools, timeout=FIX_TIMEOUT, isolation=user)
             ran.append(shown)
             say(f"fix command `{shown}` exited with {result.returncode}")
             if not result.ok and result.output:
@@ -273,15 +291,16 @@ def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[st
         frame_path = str(path)
         agent = run(
             config.agent_command,
-            cwd=checkout.path,
-            env=with_path(agent_env(ctx, path, agents), setup.path),
+            cwd=where,
+            env=with_path(agent_env(ctx, user.share(path) if user else path, agents), setup.path),
             timeout=config.agent_timeout_minutes * 60,
             stdin=frame,
+            isolation=user,
         )
         state = "timed out" if agent.timed_out else f"exited with {agent.returncode}"
         say(f"agent command {state} after {agent.seconds:.0f} s")
         notes.append(agent.stdout.strip() or agent.stderr.strip())
-    note_text = "\n\n".join(n for n in notes if n)[-_NOTES_LIMIT:]
+    note_text = scrub("\n\n".join(n for n in notes if n), config.github_token)[-_NOTES_LIMIT:]
     base = HealResult(
         False,
         frame=frame,
@@ -293,6 +312,9 @@ def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[st
         notes=note_text,
         setup=setup,
     )
+    if user is not None:
+        # every process of the user is gone before its tree is read back: what is judged is what is committed
+        user.copy_out(checkout.path)
     tampered = snapshot.changed()
     if tampered:
         # checked before git runs again in the checkout: the new configuration could run programs
@@ -305,6 +327,9 @@ def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[st
         )
         return _replace(base, why_not=reason, refused=True)
     diff = checkout.stage(setup.leftovers)
+    if contains(diff, config.github_token):
+        reason = "The change contains the healer's token; it was set aside and nothing of it is shown."
+        return _replace(base, why_not=reason, refused=True)
     verdict = judge_diff(
         diff,
         protected_paths=healer_protected_paths(config),
@@ -328,7 +353,8 @@ def _heal_in(gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[st
         elif verdict.empty and problems:
             why = f"{why} ({'; '.join(problems)})"
         return _replace(base, why_not=why)
-    verification = verify(verification_plan, checkout, tools, setup.leftovers)
+    verification = verify(verification_plan, checkout, tools, setup.leftovers, user=user)
+    verification = replace(verification, output=scrub(verification.output, config.github_token))
     say(f"verification: {verification.describe()}")
     if snapshot.changed():  # the verify commands ran the PR's tools too
         snapshot.restore()
@@ -390,6 +416,7 @@ def _deliver(
         max_attempts=config.max_attempts,
         allowed=result.allowed,
     )
+    body = scrub(body, config.github_token)
     return deliver_pull_request(
         gh,
         checkout,

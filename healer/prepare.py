@@ -24,6 +24,7 @@ from pathlib import Path
 
 from healer.agent import ProcessError, run
 from healer.config import Config, check_settings
+from healer.isolation import ThrowawayUser
 from healer.model import CheckPlan
 from healer.workspace import Checkout
 
@@ -100,23 +101,39 @@ def _path_entries(path_file: Path) -> tuple[str, ...]:
 
 
 def run_setup(
-    commands: Sequence[str], checkout: Checkout, env: Mapping[str, str], work_dir: Path
+    commands: Sequence[str],
+    checkout: Checkout,
+    env: Mapping[str, str],
+    work_dir: Path,
+    *,
+    user: ThrowawayUser | None,
 ) -> SetupResult:
     """Run ``commands`` in ``checkout`` (through the shell: they are the maintainer's own) until one fails.
 
-    ``env`` is the scrubbed environment of tools (no token); ``work_dir`` holds the ``$HEALER_PATH`` file."""
+    ``env`` is the scrubbed environment of tools (no token); ``work_dir`` holds the ``$HEALER_PATH`` file.
+    With ``user`` (``isolation: user``) they run as that user in its copy, the ``$HEALER_PATH`` file is one it
+    can write, and its tree is read back before the leftovers are listed."""
     if not commands:
         return SetupResult()
-    work_dir.mkdir(parents=True, exist_ok=True)
-    path_file = work_dir / "setup-path"
-    path_file.write_text("", encoding="utf-8")
+    if user is not None:
+        path_file = user.writable_file("setup-path")
+    else:
+        work_dir.mkdir(parents=True, exist_ok=True)
+        path_file = work_dir / "setup-path"
+        path_file.write_text("", encoding="utf-8")
     ran: list[str] = []
     failed, exit_code, timed_out, output = "", None, False, ""
     for command in commands:
         ran.append(command)
         current = with_path({**env, "HEALER_PATH": str(path_file)}, _path_entries(path_file))
         try:
-            result = run(command, cwd=checkout.path, env=current, timeout=SETUP_TIMEOUT)
+            result = run(
+                command,
+                cwd=user.workdir if user is not None else checkout.path,
+                env=current,
+                timeout=SETUP_TIMEOUT,
+                isolation=user,
+            )
         except ProcessError as exc:
             failed, output = command, str(exc)
             break
@@ -124,6 +141,8 @@ def run_setup(
             failed, exit_code, timed_out = command, result.returncode, result.timed_out
             output = result.output[-SETUP_OUTPUT_LIMIT:]
             break
+    if user is not None:
+        user.copy_out(checkout.path)  # so that the leftovers below are what set-up left in the user's copy
     return SetupResult(
         commands=tuple(ran),
         failed=failed,

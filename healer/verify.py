@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from healer.agent import ProcessError, Verification, run, step_verify_argv
 from healer.config import Config, check_settings
+from healer.isolation import ThrowawayUser
 from healer.model import CheckPlan
 from healer.spans import code
 from healer.workspace import Checkout
@@ -59,9 +60,16 @@ def plan_verification(config: Config, checks: Sequence[CheckPlan], path: str | N
 
 
 def verify(
-    plan: VerifyPlan, checkout: Checkout, env: Mapping[str, str], exclude: Sequence[str] = ()
+    plan: VerifyPlan,
+    checkout: Checkout,
+    env: Mapping[str, str],
+    exclude: Sequence[str] = (),
+    *,
+    user: ThrowawayUser | None,
 ) -> Verification:
-    """Run ``plan`` on the staged change in ``checkout``; ``exclude`` are set-up's leftovers."""
+    """Run ``plan`` on the staged change in ``checkout``; ``exclude`` are set-up's leftovers. With ``user``
+    (``isolation: user``) the commands run as that user in its copy, which is read back before it is
+    compared with what was staged."""
     if not plan.commands:
         return Verification(
             "unverified",
@@ -73,9 +81,10 @@ def verify(
         try:
             result = run(
                 command if isinstance(command, str) else list(command),
-                cwd=checkout.path,
+                cwd=user.workdir if user is not None else checkout.path,
                 env=env,
                 timeout=VERIFY_TIMEOUT,
+                isolation=user,
             )
         except ProcessError as exc:
             return Verification("unverified", reason=str(exc))
@@ -88,6 +97,8 @@ def verify(
             return Verification(
                 "failed", result.command, result.returncode, result.output[-VERIFY_OUTPUT_LIMIT:]
             )
+    if user is not None:
+        user.copy_out(checkout.path)  # what the commands left (every process of the user gone first)
     if checkout.has_unstaged_changes(exclude):
         # A "check" that rewrote files proves nothing about the staged change.
         return Verification(

@@ -51,6 +51,7 @@ def test_run_shell_gets_stdin_env_and_cwd(tmp_path: Path) -> None:
         cwd=tmp_path,
         env={"PATH": os.environ["PATH"], "HEALER_X": "frame"},
         timeout=10,
+        isolation=None,
         stdin="the frame\n",
     )
     assert result.returncode == 3
@@ -61,7 +62,11 @@ def test_run_shell_gets_stdin_env_and_cwd(tmp_path: Path) -> None:
 
 def test_run_argv_never_uses_a_shell(tmp_path: Path) -> None:
     result = run(
-        ["echo", "$(touch pwned)", ";", "rm"], cwd=tmp_path, env={"PATH": os.environ["PATH"]}, timeout=10
+        ["echo", "$(touch pwned)", ";", "rm"],
+        cwd=tmp_path,
+        env={"PATH": os.environ["PATH"]},
+        timeout=10,
+        isolation=None,
     )
     assert result.ok
     assert result.stdout.strip() == "$(touch pwned) ; rm"
@@ -73,7 +78,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     # a child that would outlive its parent and write a file after the time limit
     script = f'({PY} -c \'import time; time.sleep(1); open("{marker}", "w")\' &) ; sleep 30'
     start = time.monotonic()
-    result = run(script, cwd=tmp_path, env={"PATH": os.environ["PATH"]}, timeout=0.3)
+    result = run(script, cwd=tmp_path, env={"PATH": os.environ["PATH"]}, timeout=0.3, isolation=None)
     assert result.timed_out
     assert result.returncode is None
     assert time.monotonic() - start < 10
@@ -83,14 +88,21 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
 
 def test_output_is_capped_keeping_the_tail(tmp_path: Path) -> None:
     code = f"import sys; sys.stdout.write('a' * {OUTPUT_CAP * 3} + 'THE END')"
-    result = run([PY, "-c", code], cwd=tmp_path, env={}, timeout=30)
+    result = run([PY, "-c", code], cwd=tmp_path, env={}, timeout=30, isolation=None)
     assert result.truncated
     assert len(result.stdout) == OUTPUT_CAP
     assert result.stdout.endswith("THE END")
 
 
 def test_a_command_that_ignores_stdin_is_fine(tmp_path: Path) -> None:
-    result = run(["true"], cwd=tmp_path, env={"PATH": os.environ["PATH"]}, timeout=10, stdin="x" * 1_000_000)
+    result = run(
+        ["true"],
+        cwd=tmp_path,
+        env={"PATH": os.environ["PATH"]},
+        timeout=10,
+        isolation=None,
+        stdin="x" * 1_000_000,
+    )
     assert result.ok
 
 
@@ -98,14 +110,21 @@ def test_the_time_limit_holds_for_a_command_that_never_reads_a_large_stdin(tmp_p
     # `claude -p "$(cat "$HEALER_FRAME")"` never reads stdin: a frame larger than the pipe's buffer (64 KiB
     # on Linux) must not block the healer until the command ends on its own
     start = time.monotonic()
-    result = run("sleep 30", cwd=tmp_path, env={"PATH": os.environ["PATH"]}, timeout=0.5, stdin="x" * 300_000)
+    result = run(
+        "sleep 30",
+        cwd=tmp_path,
+        env={"PATH": os.environ["PATH"]},
+        timeout=0.5,
+        isolation=None,
+        stdin="x" * 300_000,
+    )
     assert result.timed_out
     assert time.monotonic() - start < 10
 
 
 def test_a_missing_program_is_a_process_error(tmp_path: Path) -> None:
     with pytest.raises(ProcessError, match="could not start no-such-program"):
-        run(["no-such-program"], cwd=tmp_path, env={"PATH": str(tmp_path)}, timeout=5)
+        run(["no-such-program"], cwd=tmp_path, env={"PATH": str(tmp_path)}, timeout=5, isolation=None)
 
 
 @pytest.fixture

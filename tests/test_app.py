@@ -228,7 +228,8 @@ class World:
         path.write_text(json.dumps(payload))
 
     def run(self, *, dry_run: bool = False, **inputs: str) -> tuple[int, str, dict[str, str]]:
-        env = dict(self.env)
+        # code from the "pull request" here is this test's own scripts; isolation has its own tests
+        env = {**self.env, "HEALER_ISOLATION": "none"}
         env.update({f"HEALER_{k.upper()}": v for k, v in inputs.items()})
         out = io.StringIO()
         code = app.main(env, dry_run=dry_run, reporter=Reporter(out), github=lambda *a, **k: self.gh)

@@ -47,7 +47,7 @@ def run_recipe(command: str, tmp_path: Path, env_names: list[str]) -> tuple[int 
         "HOME": str(tmp_path),
     }
     env.update({name: "sk-test" for name in env_names})
-    result = run(command, cwd=checkout, env=env, timeout=30, stdin=FRAME)
+    result = run(command, cwd=checkout, env=env, timeout=30, stdin=FRAME, isolation=None)
     return result.returncode, result.output, checkout
 
 

@@ -161,6 +161,7 @@ class Sandbox:
     forks: dict[str, Path] = field(default_factory=dict)
     # PATH of the healer's step; None: this interpreter's scripts directory, then this process's PATH
     path: str | None = None
+    isolation: str = "none"
 
     @classmethod
     def create(
@@ -414,6 +415,8 @@ class Sandbox:
             "GITHUB_ACTOR": "github-actions[bot]",
             "RUNNER_TEMP": str(temp),
             "HEALER_GITHUB_TOKEN": self.standin.token,
+            # the sample agents are scripts of this machine's user; isolation is chosen per test or demo
+            "HEALER_ISOLATION": self.isolation,
         }
         for name, value in inputs.items():
             env["HEALER_" + name.upper().replace("-", "_")] = value

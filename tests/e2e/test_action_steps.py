@@ -80,6 +80,7 @@ EVERY_INPUT = {
     "ledger-key": "a-ledger-key-only-for-this-test",
     "events": "pull_request, push",
     "log-read-limit": "8MiB",
+    "isolation": "none",
 }
 
 
@@ -100,7 +101,8 @@ def act(
     job_env = {k: v for k, v in box.environment(event, {}, tag=tag).items() if not k.startswith("HEALER_")}
     before = len(box.standin.requests)
     runner = CompositeRunner(ROOT, job_env=job_env, github_token=github_token, restore_cache=restore_cache)
-    result = runner.run(inputs)
+    # the sample agents are this machine's user's scripts; test_isolation runs the action with `user`
+    result = runner.run({"isolation": "none", **(inputs or {})})
     box.standin.idle()
     summary_path = Path(job_env["GITHUB_STEP_SUMMARY"])
     healer = HealerRun(
@@ -306,11 +308,14 @@ def test_every_input_reaches_the_healer_as_its_variable(box: Sandbox, tmp_path: 
     result, _ = act(box, run, EVERY_INPUT, github_token=WORKFLOW_TOKEN, restore_cache=_spy_venv(record))
 
     env = json.loads(record.read_text(encoding="utf-8"))
-    assert {name: env.get("HEALER_" + name.upper().replace("-", "_")) for name in declared} == EVERY_INPUT
+    given = {name: env.get("HEALER_" + name.upper().replace("-", "_")) for name in declared}
+    assert given == {**EVERY_INPUT, "github-token": None}
     assert env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"] == "false"
-    # the token travels in its one variable, and the workflow's own token in none
-    assert [k for k, v in env.items() if TOKEN in v] == ["HEALER_GITHUB_TOKEN"]
-    assert not [k for k, v in env.items() if WORKFLOW_TOKEN in v]
+    # the token travels in no variable (a file the healer read and deleted), the workflow's own token in none
+    assert not [k for k, v in env.items() if TOKEN in v or WORKFLOW_TOKEN in v]
+    token_file = Path(env["HEALER_GITHUB_TOKEN_FILE"])
+    assert token_file.parent == Path(box.root) / token_file.parent.name  # under RUNNER_TEMP
+    assert not token_file.exists()
     assert env["GITHUB_ACTION_PATH"] == str(ROOT)
     assert result.outputs["decision"] == "none"  # dry-run: 'true' was among them
 
