@@ -18,12 +18,14 @@ from typing import Any
 import pytest
 
 from healer import app
+from healer import heal as heal_module
 from healer.demo.sample import job_log
 from healer.github import GitHub, GitHubError
 from healer.ledger import Kind, Marker, Signer, claim_body, comment_body, decode_markers
 from healer.logsource import MemoryLogSource
 from healer.model import Annotation, Comment, Job, PullRequest, Repository, RunEvent
 from healer.report import Reporter
+from healer.tokens import contains
 
 BOT = "github-actions[bot]"
 TOKEN = "ghs_s3cr3t-token-value"
@@ -893,3 +895,76 @@ def test_a_hostile_job_name_stays_in_code_spans_and_out_of_the_runners_commands(
         # neither a `::command` at the start of a line nor a legacy `##[command]` anywhere in it
         assert not line.lstrip().startswith("::") or "pwned" not in line, line
         assert "##[" not in line, line
+
+
+AGENT_PRINTS_THE_TOKEN = """
+import base64, os, pathlib
+token = os.environ["GITHUB_TOKEN"]
+header = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+pathlib.Path("widgets.py").write_text("def add(a, b):\\n    return a + b\\n")
+print(f"Fixed add(). Debug: token={token} header=AUTHORIZATION: basic {header}")
+"""
+
+AGENT_COMMITS_THE_TOKEN = (
+    AGENT_PRINTS_THE_TOKEN
+    + """
+pathlib.Path("config.txt").write_text(base64.b64encode(token.encode()).decode())
+"""
+)
+
+
+def test_the_token_and_its_base64_forms_are_scrubbed_from_agent_notes(world: World) -> None:
+    world.push_pr({"widgets.py": "def add(a, b):\n    return a - b\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, outputs = world.run(
+        agent_command=agent_command(world, AGENT_PRINTS_THE_TOKEN), agent_token="true"
+    )
+    assert code == 0, log
+    assert outputs["decision"] == "healed"
+    posted = [c.body for c in world.gh.comments] + [p.body for p in world.gh.pulls.values()]
+    # the header keeps only the encoded `x-access-token:` and at most a character at each edge of the token
+    assert "Debug: token=*** header=AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46***" in "\n".join(posted)
+    assert not [text for text in posted if contains(text, TOKEN)]
+
+
+def test_a_change_that_contains_the_token_is_set_aside(world: World) -> None:
+    world.push_pr({"widgets.py": "def add(a, b):\n    return a - b\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, outputs = world.run(
+        agent_command=agent_command(world, AGENT_COMMITS_THE_TOKEN), agent_token="true"
+    )
+    assert code == 0, log
+    assert outputs["decision"] == "skipped" and not outputs["fix-pull-request"]
+    [comment] = [c.body for c in world.gh.comments]
+    assert "contains the healer's token" in comment and not contains(comment, TOKEN)
+
+
+def test_without_a_way_to_isolate_no_code_from_the_pull_request_runs(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(heal_module, "availability", lambda: ("", "isolation: user needs root or sudo"))
+    world.push_pr({"widgets.py": "def add(a, b):\n    return a - b\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, outputs = world.run(agent_command=agent_command(world, AGENT_FIX), isolation="user")
+    assert code == 0, log
+    assert not Path(world.env["RECORD"]).exists()  # the agent never ran
+    assert outputs["decision"] == "skipped"
+    [comment] = [c.body for c in world.gh.comments]
+    assert "No code from the pull request was run: isolation: user needs root or sudo" in comment
+    assert "isolation: user needs root or sudo" in Path(world.env["GITHUB_STEP_SUMMARY"]).read_text()
+
+
+def test_isolation_none_warns_in_the_summary(world: World) -> None:
+    world.push_pr({"widgets.py": "def add(a, b):\n    return a - b\n"})
+    world.open_pr()
+    world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
+    world.event()
+    code, log, _ = world.run(agent_command=agent_command(world, AGENT_FIX))
+    assert code == 0, log
+    assert "`isolation: none`" in Path(world.env["GITHUB_STEP_SUMMARY"]).read_text()
