@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from healer.treecopy import extract, replace_tree
+
 MODES = ("user", "none")
 # The runner's file commands and credentials: never in the environment of code from the pull request.
 FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
@@ -125,6 +127,8 @@ class ThrowawayUser:
         """Kill what is left, delete the user and its files (best effort: cleanup never hides a result)."""
         with contextlib.suppress(IsolationError):
             self.kill_all()
+        with contextlib.suppress(IsolationError):
+            _admin(self.how, ["crontab", "-r", "-u", self.name])  # a job it scheduled, where cron runs
         with contextlib.suppress(IsolationError):
             _admin(self.how, ["userdel", "--force", self.name])
         with contextlib.suppress(IsolationError):
@@ -237,52 +241,28 @@ class ThrowawayUser:
         """Replace the working tree at ``dest`` (its ``.git`` kept) with this user's copy.
 
         Every process of the user is killed first and again after the archive is read, so nothing changes the
-        tree while it is read or afterwards. The archive is untrusted: extracted with tarfile's ``data``
-        filter into a fresh directory (no absolute paths, no ``..``, no devices, no links out of the tree, no
-        set-id bits); a symbolic link that points outside is kept as a link (never followed), for the guard
-        to judge."""
+        tree while it is read or afterwards. The archive is untrusted: see :mod:`healer.treecopy`."""
         self.kill_all()
         path = os.environ.get("PATH", _SYSTEM_PATH)
         argv, kwargs = self.popen_args(["/bin/sh", "-c", _COPY_OUT, "sh", str(self.workdir)],
                                        {"PATH": path, "GIT_CONFIG_NOSYSTEM": "1"}, self.workdir)  # fmt: skip
         staging = Path(tempfile.mkdtemp(prefix="copy-out-", dir=dest.parent))
-        links: list[tuple[str, str]] = []
-
-        def accept(member: tarfile.TarInfo, where: str) -> tarfile.TarInfo | None:
-            try:
-                return tarfile.data_filter(member, where)
-            except tarfile.FilterError:
-                if member.issym():
-                    links.append((member.name, member.linkname))
-                return None
-
         try:
             proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,  # noqa: S603
                                     stdin=subprocess.DEVNULL, **kwargs)  # fmt: skip
             assert proc.stdout is not None
             try:
-                with tarfile.open(fileobj=proc.stdout, mode="r|") as archive:
-                    archive.extractall(staging, filter=accept)  # noqa: S202 - the data filter, see above
+                skipped = extract(proc.stdout, staging)
             except (tarfile.TarError, OSError) as exc:
                 raise IsolationError(f"the copy of {self.name} could not be read back: {exc}") from None
             finally:
                 proc.stdout.close()
                 proc.wait(timeout=_COPY_TIMEOUT)
             self.kill_all()
-            for name, target in links:
-                link = staging / name
-                if link.parent.is_dir() and not link.parent.is_symlink() and not os.path.lexists(link):
-                    link.symlink_to(target)
-            for entry in dest.iterdir():
-                if entry.name == ".git":
-                    continue
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry)
-                else:
-                    entry.unlink()
-            for entry in staging.iterdir():
-                if entry.name != ".git":
-                    entry.rename(dest / entry.name)
+            if skipped:
+                shown = ", ".join(repr(name) for name in skipped[:5])
+                raise IsolationError(f"the changed tree holds entries that cannot be taken back: {shown}")
+            replace_tree(dest, staging)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from healer.agent import scrubbed_env
+from healer.tokens import scrub
 
 # Variables that would point git somewhere else or make it print requests (headers included).
 _GIT_ENV_DROP = re.compile(
@@ -74,7 +75,10 @@ def _git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
         for k, v in scrubbed_env(base if base is not None else os.environ).items()
         if not _GIT_ENV_DROP.match(k)
     }
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    # No system or global configuration: only the repository's own, which no code from the pull request can
+    # write under `isolation: user`. (A credential helper, an `insteadOf` or a hook path set there would act
+    # with the token at hand.) safe.directory is given per command (see _git).
+    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     return env
 
 
@@ -92,8 +96,17 @@ def _git(
     # the subcommand, for messages: the first argument after the leading `-c key=value` pairs
     name = next((a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c")), "")
     try:
+        # the one repository this command works in is trusted whoever owns it (the global config that would
+        # say so is not read); safe.directory is honoured on the command line
+        trust = ["-c", f"safe.directory={Path(cwd).resolve()}"]
         proc = subprocess.run(  # noqa: S603 - argv list, never a shell
-            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+            ["git", *trust, *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
         )
     except FileNotFoundError:
         raise GitError("git is not installed on this runner") from None
@@ -110,10 +123,7 @@ def _failure(name: str, proc: subprocess.CompletedProcess[str], secret: str = ""
     message = [line for line in (proc.stderr.strip() or proc.stdout.strip()).splitlines() if line.strip()]
     said = [line for line in message if not line.startswith("hint:")] or message
     detail = said[-1].strip() if said else f"exit code {proc.returncode}"
-    if secret:
-        basic = base64.b64encode(f"x-access-token:{secret}".encode()).decode()
-        detail = detail.replace(secret, "***").replace(basic, "***")
-    return GitError(f"git {name} failed: {detail}")
+    return GitError(f"git {name} failed: {scrub(detail, secret)}")
 
 
 def valid_branch_name(name: str, cwd: Path | None = None) -> bool:
