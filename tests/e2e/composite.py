@@ -357,6 +357,7 @@ class CompositeRunner:
         self.restore_cache = restore_cache
         self.github_action_path = github_action_path or str(action_path)
         self.timeout = timeout
+        self.saved: list[tuple[str, str]] = []  # (path, key) of each actions/cache/save
 
     def context(self, inputs: Mapping[str, str]) -> Context:
         """The expression context for ``inputs`` (undeclared inputs are an error, not a warning)."""
@@ -424,7 +425,10 @@ class CompositeRunner:
         if action == "actions/setup-python":
             self._known(result.with_, _SETUP_PYTHON_WITH, action)
             result.outputs = {"python-path": sys.executable, "python-version": platform.python_version()}
-        elif action == "actions/cache":
+        elif action == "actions/cache/save":
+            self._known(result.with_, _CACHE_WITH, action)
+            self.saved.append((result.with_["path"], result.with_["key"]))
+        elif action in ("actions/cache", "actions/cache/restore"):
             self._known(result.with_, _CACHE_WITH, action)
             paths = [line.strip() for line in result.with_["path"].splitlines() if line.strip()]
             if len(paths) != 1 or not Path(paths[0]).is_absolute() or not result.with_.get("key"):

@@ -184,6 +184,20 @@ def test_a_lint_failure_is_healed_through_every_step_of_the_action(
     assert "lint" in healer.summary
 
 
+def test_the_environment_is_saved_right_after_its_build_and_never_at_the_end_of_the_job() -> None:
+    steps = ACTION["runs"]["steps"]
+    uses = [str(s.get("uses", "")).partition("@")[0] for s in steps]
+    # restore-only: no step saves the cache when the job ends (the action that would is not used)
+    assert "actions/cache" not in uses and uses.count("actions/cache/restore") == 1
+    names = [s.get("name") for s in steps]
+    build = names.index("Build the ci-healer environment")
+    save, run = names.index("Save the ci-healer environment"), names.index("Run ci-healer")
+    assert build + 1 == save < run  # saved as built, before the healer (and any code it runs) starts
+    assert steps[save]["if"] == steps[build]["if"]
+    [restore] = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache/restore@")]
+    assert steps[save]["with"] == restore["with"]
+
+
 def test_the_build_step_runs_on_a_cache_miss_or_a_restore_key_match_only() -> None:
     [build] = [s for s in ACTION["runs"]["steps"] if s.get("name") == "Build the ci-healer environment"]
     context = CompositeRunner(ROOT, job_env={"RUNNER_TEMP": "/tmp"}, github_token=TOKEN).context({})
