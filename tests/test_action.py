@@ -56,7 +56,7 @@ def test_third_party_actions_are_pinned_by_sha_with_a_version_comment() -> None:
     uses = re.findall(r"uses: (\S+)(.*)", text)
     assert uses
     for ref, rest in uses:
-        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", ref), ref
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+(/[\w.-]+)?@[0-9a-f]{40}", ref), ref  # owner/repo[/path]@sha
         assert re.fullmatch(r"\s+# v\d+\.\d+\.\d+", rest), ref
 
 
