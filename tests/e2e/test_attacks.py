@@ -1,4 +1,4 @@
-"""End to end, as an attacker: code in a same-repository pull request, run by the agent command and again by
+"""End to end, as an attacker: code in a same-repository pull request, run by the set-up command, the agent and
 verification under ``isolation: user``, tries every way out it can think of. Each attempt is recorded by the
 attack itself and its effect is checked from outside: it finds no token, changes nothing outside its copy,
 and leaves nothing running; the fix it made is delivered, and nothing else.
@@ -271,6 +271,7 @@ def test_code_from_the_pull_request_finds_no_token_and_changes_nothing_outside_i
     result = box.run_healer(
         run,
         inputs={
+            "setup-command": f"{PYTHON} attack.py setup",
             "agent-command": f"{PYTHON} attack.py agent",
             "verify-command": f"{PYTHON} attack.py verify",
         },
@@ -283,7 +284,7 @@ def test_code_from_the_pull_request_finds_no_token_and_changes_nothing_outside_i
     assert result.returncode == 0, detail
     assert "Traceback (most recent call last)" not in result.stdout + result.stderr, detail
     reports = [json.loads(line) for line in (report_dir / "report.jsonl").read_text().splitlines()]
-    assert [r["phase"] for r in reports] == ["agent", "verify"], detail
+    assert [r["phase"] for r in reports] == ["setup", "agent", "verify"], detail
     for report in reports:
         # it ran as another user, in its own home, without sudo
         assert report["uid"] != os.geteuid()
@@ -306,7 +307,7 @@ def test_code_from_the_pull_request_finds_no_token_and_changes_nothing_outside_i
     assert not [p.name for p in report_dir.iterdir() if "ran" in p.name]
     # nothing it started is still running
     beats = {p: p.stat().st_mtime_ns for p in report_dir.glob("heartbeat-*")}
-    assert len(beats) == 2
+    assert len(beats) == 3
     time.sleep(0.3)
     assert {p: p.stat().st_mtime_ns for p in beats} == beats, "a daemon of the attack is still running"
     for uid in {r["uid"] for r in reports}:
