@@ -537,10 +537,10 @@ class Run:
             encode_marker(m, self.signer(pr))
             for m in [claim_marker(event.head_sha, event.run_id, event.run_attempt), *markers]
         )
-        # scrubbed once more as a whole: the comment quotes agent notes, verification output and patches
-        posted = scrub(text(block), self.config.github_token)
         if self.account:
             block += "\n" + self.account  # right under the markers: the next attempt's memory
+        # scrubbed once more as a whole: the comment quotes agent notes, verification output and patches
+        posted = scrub(text(block), self.config.github_token)
         if config.escalation_mention and any(c.verdict is Verdict.ESCALATE for c in plan.checks):
             # GitHub notifies a mention only when the comment is created, not when an edit adds it: the
             # result goes into a new comment (its markers settle the claim), then the claim is withdrawn.
