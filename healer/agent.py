@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from healer.isolation import ThrowawayUser
-
 from healer.spans import code
 
 # Captured output kept per stream (the tail: errors come last).

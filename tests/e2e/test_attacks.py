@@ -1,6 +1,6 @@
-"""End to end, as an attacker: code in a same-repository pull request, run by the set-up command, the agent and
-verification under ``isolation: user``, tries every way out it can think of. Each attempt is recorded by the
-attack itself and its effect is checked from outside: it finds no token, changes nothing outside its copy,
+"""End to end, as an attacker: code in a same-repository pull request, run by the set-up command, the agent
+and verification under ``isolation: user``, tries every way out it can think of. Each attempt is recorded by
+the attack itself and its effect is checked from outside: it finds no token, changes nothing outside its copy,
 and leaves nothing running; the fix it made is delivered, and nothing else.
 
 The sandbox lives in a directory every user may traverse, as a runner's work directory does, so that only
