@@ -224,7 +224,10 @@ class ConfigSnapshot:
         return tuple(p for p, data in self.files if (p.read_bytes() if p.is_file() else None) != data)
 
     def restore(self) -> None:
+        """Put back the files that changed, and only those (an unchanged file is left to its writers)."""
         for path, data in self.files:
+            if (path.read_bytes() if path.is_file() else None) == data:
+                continue
             if data is None:
                 path.unlink(missing_ok=True)
             else:
