@@ -968,3 +968,22 @@ def test_isolation_none_warns_in_the_summary(world: World) -> None:
     code, log, _ = world.run(agent_command=agent_command(world, AGENT_FIX))
     assert code == 0, log
     assert "`isolation: none`" in Path(world.env["GITHUB_STEP_SUMMARY"]).read_text()
+
+
+def test_a_reset_with_no_comment_free_to_edit_gets_a_comment_of_its_own(world: World) -> None:
+    lint_pr(world)
+    held = [
+        Marker(Kind.CLAIM, "e" * 40, run_id=777, run_attempt=1),  # a run still acting on another commit
+        Marker(Kind.ATTEMPT, "d" * 40, "lint", attempt=1, run_id=776, run_attempt=1),
+    ]
+    world.gh.comments.append(Comment(1, BOT, comment_body(held, "working on it")))
+    before = world.gh.comments[0].body
+    world.gh.jobs = []
+    world.succeed("lint")
+    world.event("success", run_id=950)
+    code, log, _ = world.run()
+    assert code == 0, log
+    assert world.gh.comments[0].body == before
+    assert [w.split()[0] for w in world.gh.writes] == ["create_comment"]
+    assert [m.kind for m in decode_markers(world.gh.comments[1].body)] == [Kind.RESET]
+    assert "in a new comment" in log

@@ -517,6 +517,31 @@ REFUSED = [
         "build constraint",
         id="rust-cfg-not-test",
     ),
+    pytest.param(
+        {
+            "src/lib.rs": (
+                RUST_LIB,
+                RUST_LIB.replace("    #[test]\n", '    #[cfg(feature = "never")]\n    #[test]\n'),
+            )
+        },
+        "build constraint",
+        id="rust-cfg-feature-above-test",
+    ),
+    pytest.param(
+        {
+            "src/lib.rs": (
+                RUST_LIB,
+                RUST_LIB.replace("mod tests {", '#[cfg(target_os = "haiku")]\nmod tests {'),
+            )
+        },
+        "build constraint",
+        id="rust-cfg-above-test-module",
+    ),
+    pytest.param(
+        {"tests/calc.rs": ("#[test]\nfn adds() {}\n", '#![cfg(feature = "slow")]\n#[test]\nfn adds() {}\n')},
+        "build constraint",
+        id="rust-crate-cfg-on-integration-test",
+    ),
     # -- moved where the runner does not collect it ------------------------------------------------------
     pytest.param(
         {"tests/test_calc.py": (CALC_TESTS, None), "misc/calc.py": (None, CALC_TESTS)},
@@ -622,6 +647,10 @@ ACCEPTED = [
         id="test-moved-to-a-subfolder",
     ),
     pytest.param({"calc/calc_test.go": (GO_TEST, GO_TEST.replace("2, 3", "3, 2"))}, id="go-test-changed"),
+    pytest.param(
+        {"src/lib.rs": (RUST_LIB, RUST_LIB.replace("pub fn add", '#[cfg(feature = "std")]\npub fn add'))},
+        id="rust-cfg-on-application-code",
+    ),
     pytest.param(
         {"src/lib.rs": (RUST_LIB, RUST_LIB.replace("mod tests {", "#[cfg(test)]\nmod tests {"))},
         id="rust-cfg-test-added",

@@ -38,7 +38,7 @@ from healer.guard.special import (
     git_file_changes,
     link_and_submodule_changes,
 )
-from healer.guard.suppressions import added_markers
+from healer.guard.suppressions import added_markers, cfg_over_tests
 from healer.guard.testnames import deleted_test_files, deleted_tests, redefined_tests
 from healer.guard.toolconfig import tool_config_changes
 
@@ -148,6 +148,7 @@ def _judge(
     reasons += deleted_tests(files, skip=deleted_files)
     reasons += redefined_tests(files, read)
     reasons += added_markers(files)
+    reasons += cfg_over_tests(files)
     permitted: list[str] = []
     for path, reason in _allowable(files, read, max_binary_bytes):
         if allowed(path, allow):

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from healer.diff import FileChange
+from healer.diff import DiffLine, FileChange
 from healer.guard.paths import DOCS, GO, JS, JVM, PY, RUST, ext, is_script, is_test_file, quote
 
 # Only the start of a line is searched: keeps the regexes linear whatever line lengths the agent produced.
@@ -29,6 +29,10 @@ _ADVICE = {
     _BUILD: "a fix must make the tests pass, not stop compiling them.",
 }
 
+_NEVER_TRUE = re.compile(
+    r"#!?\[\s*cfg\s*\(\s*(?:any\s*\(\s*\)|not\s*\(\s*all\s*\(\s*\)\s*\)|FALSE|false|not\s*\(\s*test\s*\))"
+    r"\s*\)"
+)
 _PY_SKIP_NAMES = r"(?:skip|skipif|xfail|skipIf|skipUnless|expectedFailure|importorskip|SkipTest)"
 # Where a marker counts: a set of extensions, "<script>" for CI scripts, "<test:js>" / "<test:go>" for test
 # files
@@ -83,15 +87,7 @@ _MARKERS: tuple[tuple[str, str, re.Pattern[str], frozenset[str] | None], ...] = 
     ),
     # build constraints: a Go test file built only with a tag, or Rust code under a cfg that is never true
     (_BUILD, "//go:build", re.compile(r"^\s*//\s*(?:go:build|\+build)\b"), _GO_TEST),
-    (
-        _BUILD,
-        "#[cfg(...)] that is never true",
-        re.compile(
-            r"#!?\[\s*cfg\s*\(\s*(?:any\s*\(\s*\)|not\s*\(\s*all\s*\(\s*\)\s*\)|FALSE|false|not\s*\(\s*test\s*\))"
-            r"\s*\)"
-        ),
-        RUST,
-    ),
+    (_BUILD, "#[cfg(...)] that is never true", _NEVER_TRUE, RUST),
     (_LINT, "# noqa", re.compile(r"#\s*noqa\b", re.IGNORECASE), None),
     (_LINT, "# type: ignore", re.compile(r"#\s*type:\s*ignore\b"), None),
     (
@@ -185,3 +181,46 @@ def added_markers(files: Sequence[FileChange]) -> list[str]:
         path, number, seen = first[marker]
         reasons.append(f"It adds {kind} ({quote(seen)}) in {quote(path)} at line {number}; {_ADVICE[kind]}")
     return reasons
+
+
+_RUST_CFG = re.compile(r"^\s*#!?\[\s*cfg\s*\((?!\s*test\s*\)\s*\])")
+_RUST_TEST_ITEM = re.compile(
+    r"^\s*(?:#\[(?:[\w:]+::)?(?:test|rstest|test_case|quickcheck|proptest|tokio::test)\b|(?:pub\s+)?mod\s+tests?\b)"
+)
+_RUST_SKIPPABLE = re.compile(r"^\s*(?:$|//|#\[|/\*|\*)")
+
+
+def cfg_over_tests(files: Sequence[FileChange]) -> list[str]:
+    """A Rust ``#[cfg(…)]`` added right above a test or a test module (whatever it says: a feature nobody
+    enables compiles the test out as surely as ``any()``), or a crate-wide ``#![cfg(…)]`` added to an
+    integration test under ``tests/``."""
+    reasons = []
+    for change in files:
+        path = change.new_path
+        if not path or ext(path) not in RUST:
+            continue
+        for hunk in change.hunks:
+            new_side = [line for line in hunk if line.kind != "-"]
+            for index, line in enumerate(new_side):
+                text = line.text[:_MAX_SCAN]
+                if line.kind != "+" or not _RUST_CFG.match(text) or _NEVER_TRUE.search(text):
+                    continue  # (a cfg that is never true is a marker of its own, reported once)
+                inner = line.text.lstrip().startswith("#!")
+                guarded = (inner and is_test_file(path)) or any(
+                    _RUST_TEST_ITEM.match(after.text[:_MAX_SCAN])
+                    for after in _next_items(new_side[index + 1 :])
+                )
+                if guarded:
+                    reasons.append(
+                        f"It adds {_BUILD} ({quote(line.text.strip())}) in {quote(path)} at line "
+                        f"{line.number}; {_ADVICE[_BUILD]}"
+                    )
+    return reasons
+
+
+def _next_items(lines: Sequence[DiffLine]) -> Iterator[DiffLine]:
+    """The attribute lines and the first item line that follow, skipping blanks and comments."""
+    for line in lines[:8]:
+        yield line
+        if not _RUST_SKIPPABLE.match(line.text[:_MAX_SCAN]):
+            return
