@@ -330,7 +330,7 @@ class Run:
         signer = self.signer(pr)
         notices = Ledger.from_comments(comments, config.bot_login, signer).startup_notices(event.head_sha)
         if any(entry.marker.check == check_key(path) for entry in notices):
-            self.skip(f"the startup failure of `{path}` on {event.head_sha[:7]} was reported already")
+            self.skip(f"the startup failure of {code(path)} on {event.head_sha[:7]} was reported already")
             return
         marker = Marker(
             Kind.STARTUP, event.head_sha, path, run_id=event.run_id, run_attempt=event.run_attempt
@@ -346,7 +346,7 @@ class Run:
         self.outcome.decision = "escalated"
         self.outcome.category = "config"
         if self.dry_run:
-            self.note(f"would report that `{path}` could not start (dry run)")
+            self.note(f"would report that {code(path)} could not start (dry run)")
             return
         if notices:
             # one comment per commit: a second workflow that could not start joins the first notice (an edit,
@@ -355,7 +355,7 @@ class Run:
             self.gh.update_comment(comment.id, add_markers(comment.body, [marker], text, signer))
         else:
             self.gh.create_comment(pr.number, comment_body([marker], text, signer))
-        self.note(f"reported that the workflow `{path}` could not start on {event.head_sha[:7]}")
+        self.note(f"reported that the workflow {code(path)} could not start on {event.head_sha[:7]}")
 
     def counts(self, event: RunEvent, pr: PullRequest, config: Config) -> bool:
         """Whether the run is this PR's CI (its event, its branch); else skip with the reason."""
