@@ -31,6 +31,7 @@ from healer.deliver import FIX_BRANCH_PREFIX, DeliveryError, is_fix_branch, reti
 from healer.event import PULL_REQUEST_EVENTS, EventError, load_event, load_pull_request_event
 from healer.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
 from healer.fixes import install_hint
+from healer.flaky import flaky_line, flaky_on_green
 from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
 from healer.github import GitHub, GitHubError
 from healer.heal import HealContext, HealResult, account_of, heal, heal_note
@@ -49,6 +50,7 @@ from healer.ledger import (
     record,
 )
 from healer.ledger import reset_markers as make_reset_markers
+from healer.markers import flaky_marker
 from healer.memory import earlier_accounts
 from healer.model import Action, CheckPlan, Comment, Diagnosis, Job, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
@@ -122,6 +124,10 @@ class Run:
         self.comments: Sequence[Comment] = ()  # the PR's comments as last read (ledger and memory)
         self.account = ""  # this run's heal account, recorded under the markers for the next attempt
         self.job_ids: dict[str, int] = {}  # check name → the id of its failed job (re-runs are per job)
+        # what plans (``decide``; a ``/ci-healer retry`` plans with ``plan_retry``), and whose claim this run
+        # writes: the event's run unless set (a command acts on a run that another healer run handled already)
+        self.planner: Callable[..., Plan] = decide
+        self.claim_run: tuple[int, int] | None = None
 
     # -- the sequence ----------------------------------------------------------------------------------------
 
@@ -205,18 +211,29 @@ class Run:
         if not resets:
             self.say("no healer history for these checks; nothing to reset")
             return
-        self.edit_resets(ledger, resets, event, pr)
+        # tests that failed on this very commit and passed now are flaky: recorded with the reset
+        flaky = flaky_on_green(ledger, resets, event.head_sha)
+        self.edit_resets(ledger, resets, event, pr, flaky=flaky)
 
     def signer(self, pr: PullRequest) -> Signer | None:
         """What signs and verifies this pull request's markers (None without `ledger-key`)."""
         return Signer.for_pull(self.config.ledger_key, self.actions.repository, pr.number)
 
-    def edit_resets(self, ledger: Ledger, checks: Sequence[str], event: RunEvent, pr: PullRequest) -> None:
+    def edit_resets(
+        self,
+        ledger: Ledger,
+        checks: Sequence[str],
+        event: RunEvent,
+        pr: PullRequest,
+        *,
+        flaky: Sequence[tuple[str, tuple[str, ...]]] = (),
+    ) -> None:
         if not checks:
             return
         latest = ledger.latest_comment
         signer = self.signer(pr)
         markers = make_reset_markers(checks, event.head_sha, event.run_id, event.run_attempt)
+        markers += [flaky_marker(c, event.head_sha, t, event.run_id, event.run_attempt) for c, t in flaky]
         note = render_comment(
             self.frames,
             state="reset",
@@ -225,6 +242,9 @@ class Run:
             markers="",
             resets=tuple(checks),
         )
+        if flaky:
+            note = f"{note.strip()}\n\n{flaky_line(flaky, event.head_sha)}"
+            self.note(f"recorded as flaky: {', '.join(t for _, tests in flaky for t in tests)}")
         if latest is None:
             # Every healer comment holds a claim another run is still acting on: that run replaces its
             # comment's body when it finishes, so the reset gets a comment of its own instead.
@@ -435,7 +455,7 @@ class Run:
         self.diagnoses, self.passed = diagnoses, passed
         self.comments = self.gh.list_comments(pr.number)
         ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
-        plan = decide(
+        plan = self.planner(
             diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started
         )
         for note in plan.notes:
@@ -483,8 +503,7 @@ class Run:
             pr.number,
             claim_body(
                 event.head_sha,
-                event.run_id,
-                event.run_attempt,
+                *self.claim_identity(event),
                 self.render_claim(event, plan.checks),
                 self.signer(pr),
             ),
@@ -502,7 +521,7 @@ class Run:
             # Re-read and re-plan: another run may have claimed the commit at the same moment.
             self.comments = self.gh.list_comments(pr.number)  # also what earlier attempts left (memory)
             ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
-            plan = decide(
+            plan = self.planner(
                 self.diagnoses,
                 passed=self.passed,
                 ledger=ledger,
@@ -535,7 +554,7 @@ class Run:
             raise
         block = "\n".join(
             encode_marker(m, self.signer(pr))
-            for m in [claim_marker(event.head_sha, event.run_id, event.run_attempt), *markers]
+            for m in [claim_marker(event.head_sha, *self.claim_identity(event)), *markers]
         )
         if self.account:
             block += "\n" + self.account  # right under the markers: the next attempt's memory
@@ -551,6 +570,9 @@ class Run:
             self.gh.update_comment(claim.id, posted)
         if self.failure is not None:
             raise self.failure  # recorded and reported on the PR; now fail the step so a person looks
+
+    def claim_identity(self, event: RunEvent) -> tuple[int, int]:
+        return self.claim_run or (event.run_id, event.run_attempt)
 
     def render_claim(self, event: RunEvent, checks: Sequence[CheckPlan]) -> str:
         return render_comment(
@@ -836,7 +858,12 @@ def main(
                 "or a GitHub App token"
             )
         gh = github(token, actions.repository, api_url=actions.api_url)
-        run = Run(config, actions, gh, reporter, env, dry_run=dry_run)
+        runner: type[Run] = Run
+        if actions.event_name == "issue_comment":
+            from healer.commandrun import CommandRun  # builds on Run: imported here, not at the top
+
+            runner = CommandRun
+        run = runner(config, actions, gh, reporter, env, dry_run=dry_run)
         try:
             run.execute()
         finally:

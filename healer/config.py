@@ -294,6 +294,8 @@ class Config:
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}
     checks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # known flaky tests from the config file: globs over failing test ids (``healer.flaky``)
+    flaky_tests: tuple[str, ...] = ()
 
 
 def config_from_env(env: Mapping[str, str]) -> Config:
@@ -324,7 +326,7 @@ WORKFLOW_ONLY: Mapping[str, str] = {
     "isolation": "whether code from a pull request shares a user with the token is decided in the workflow's "
     "`with:`",
 }
-FILE_SECTIONS = ("rules", "checks", "guard")
+FILE_SECTIONS = ("rules", "checks", "guard", "flaky-tests")
 CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action", "setup-command", "verify-command")
 MAX_CONFIG_FILE_CHARS = 64 * 1024
 _SPECS: Mapping[str, Input] = {spec.name: spec for spec in INPUTS}
@@ -425,6 +427,8 @@ def load_config_file(
             changes["checks"] = _checks(value, source)
         elif key == "guard":
             changes["guard_allow"] = _guard(value, source)
+        elif key == "flaky-tests":
+            changes["flaky_tests"] = _flaky_tests(value, source)
         elif key in _SPECS:
             spec = _SPECS[key]
             parsed = _file_value(spec, value, f"`{source}`: `{key}`")
@@ -433,6 +437,17 @@ def load_config_file(
         else:
             raise ConfigError(f"`{source}`: unknown key `{key}`; {_suggest(key, _file_keys())}")
     return replace(base, **changes)
+
+
+def _flaky_tests(value: object, source: str) -> tuple[str, ...]:
+    """``flaky-tests:``: a list of globs over test ids (``tests/test_net.py::*``, ``*Upload*retry*``)."""
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise ConfigError(
+            f"`{source}`: `flaky-tests` must be a list of test ids or globs, e.g. `- 'tests/test_net.py::*'`"
+        )
+    if len(value) > 200:
+        raise ConfigError(f"`{source}`: `flaky-tests` lists {len(value)} entries; at most 200")
+    return tuple(item.strip() for item in value)
 
 
 def check_settings(config: Config, check: str) -> CheckSettings:

@@ -38,7 +38,14 @@ from healer.memory import Account, for_frame
 from healer.model import CheckPlan, PastAttempt, PullRequest
 
 OVERRIDE_DIR = ".github/ci-healer"
-TEMPLATES = ("heal.md.j2", "escalate.md.j2", "fix-pr.md.j2", "comment.md.j2", "summary.md.j2")
+TEMPLATES = (
+    "heal.md.j2",
+    "escalate.md.j2",
+    "fix-pr.md.j2",
+    "comment.md.j2",
+    "summary.md.j2",
+    "commands.md.j2",
+)
 
 
 class FrameError(Exception):
@@ -123,6 +130,7 @@ class CheckView:
     reason_text: str = ""
     history: tuple[PastAttempt, ...] = ()
     description: str = ""  # the rule's description: what this kind of failure is
+    flaky: tuple[str, ...] = ()  # the known flaky tests a re-run is for
 
 
 _GROUP = re.compile(r"^##\[group\]")
@@ -181,6 +189,7 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         reason_text=plan.detail or (plan.reason.value if plan.reason else ""),
         history=plan.history,
         description=getattr(diag, "description", "") if diag else "",
+        flaky=plan.flaky,
     )
 
 

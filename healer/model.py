@@ -244,6 +244,8 @@ class CheckPlan:
     history: tuple[PastAttempt, ...] = ()
     # a skipped check whose diagnosis is still posted as a comment (fork PRs under fork-policy diagnose)
     diagnose: bool = False
+    # a re-run because every failing test is known flaky: those tests (``healer.flaky``)
+    flaky: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from datetime import datetime
 from typing import Any
 
 from healer.config import Config, check_settings
+from healer.flaky import all_known_flaky
 from healer.ledger import Ledger
 from healer.model import (
     Action,
@@ -226,6 +227,16 @@ def _plan_check(
         return skip(SkipReason.ALREADY_ATTEMPTED, f"This check was already healed on {sha[:7]}.")
 
     reruns = max(ledger.reruns(name, sha), run.run_attempt - 1)
+    if all_known_flaky(diagnosis.test_ids, recorded=ledger.flaky_tests(), patterns=config.flaky_tests):
+        # a flaky test is re-run, never "fixed": an agent would change nothing or weaken the test
+        if reruns < 1:
+            return _with(
+                base,
+                verdict=Verdict.RERUN,
+                flaky=diagnosis.test_ids,
+                detail=f"Known flaky tests failed; re-run once on {sha[:7]}.",
+            )
+        return escalate(f"Known flaky tests failed again after a re-run on {sha[:7]}.")
     mode = HealMode.AGENT
     if action is Action.RERUN:
         if reruns < max_reruns:

@@ -3,21 +3,18 @@
 Pure and bounded: at most :data:`MAX_TEST_IDS` ids, each at most :data:`MAX_TEST_ID_CHARS` characters, in the
 order the log first names them, without duplicates. The runners and the lines read:
 
-============================  ==========================================================  ==================
-runner                        line                                                        id
-============================  ==========================================================  ==================
-pytest                        ``FAILED tests/t.py::test_a[x] - msg`` (also ``ERROR``), or  ``tests/t.py::test_a[x]``
-                              ``tests/t.py::test_a FAILED`` (``-v``)
-unittest                      ``FAIL: test_a (pkg.mod.TestX.test_a)`` (also ``ERROR:``)   ``pkg.mod.TestX.test_a``
-jest                          ``FAIL src/a.test.js`` then ``● Suite › test a``           ``src/a.test.js › Suite › test a``
-vitest                        `` FAIL  src/a.test.ts > Suite > test a``                    ``src/a.test.ts > Suite > test a``
-node:test (TAP)               ``not ok 1 - test a``                                       ``test a``
-go test                       ``--- FAIL: TestA/sub (0.00s)``                              ``TestA/sub`` (the parent is dropped)
-cargo test                    ``test tests::a ... FAILED``                                 ``tests::a``
-Maven Surefire 3 / 2          ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` ``com.x.ATest.testA``
-                              ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!``
-Gradle                        ``com.x.ATest > testA() FAILED``                             ``com.x.ATest.testA``
-============================  ==========================================================  ==================
+- pytest: ``FAILED tests/t.py::test_a[x] - msg`` (also ``ERROR``), or ``tests/t.py::test_a FAILED`` (``-v``)
+  → ``tests/t.py::test_a[x]``
+- unittest: ``FAIL: test_a (pkg.mod.TestX.test_a)`` (also ``ERROR:``; before 3.11 the class only)
+  → ``pkg.mod.TestX.test_a``
+- jest: ``FAIL src/a.test.js``, then ``● Suite › test a`` → ``src/a.test.js › Suite › test a``
+- vitest: `` FAIL  src/a.test.ts > Suite > test a`` → ``src/a.test.ts > Suite > test a``
+- node:test (TAP): ``not ok 1 - test a`` → ``test a`` (a parent whose subtest failed is left out)
+- go test: ``--- FAIL: TestA/sub (0.00s)`` → ``TestA/sub`` (a parent whose subtest failed is left out)
+- cargo test: ``test tests::a ... FAILED`` → ``tests::a``
+- Maven Surefire 3 and 2: ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` and
+  ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!`` → ``com.x.ATest.testA``
+- Gradle: ``com.x.ATest > testA() FAILED`` → ``com.x.ATest.testA``
 
 Test ids are untrusted text (a PR names its own tests): callers show them in code spans and never run them.
 """
@@ -48,7 +45,8 @@ _TAP = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?:\s+#\s.*)?$")
 _GO = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 _SUREFIRE3 = re.compile(
-    r"^\[ERROR\] (?P<id>[\w.$]+\.[\w$]+(?:\([^)]*\))?(?:\[[^\]]*\])?) +-- Time elapsed.*<<< (?:FAILURE|ERROR)!"
+    r"^\[ERROR\] (?P<id>[\w.$]+\.[\w$]+(?:\([^)]*\))?(?:\[[^\]]*\])?)"
+    r" +-- Time elapsed.*<<< (?:FAILURE|ERROR)!"
 )
 _SUREFIRE2 = re.compile(
     r"^\[ERROR\] (?P<method>[\w$]+(?:\[[^\]]*\])?)\((?P<cls>[\w.$]+)\) +Time elapsed.*<<< (?:FAILURE|ERROR)!"

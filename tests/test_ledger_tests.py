@@ -1,5 +1,5 @@
-"""Test ids in the ledger: attempt and re-run markers carry the failing tests (bounded), flaky markers name the
-tests that passed on a re-run of the same commit, and who granted an attempt beyond the budget."""
+"""Test ids in the ledger: attempt and re-run markers carry the failing tests (bounded), flaky markers name
+the tests that passed on a re-run of the same commit, and who granted an attempt beyond the budget."""
 
 from __future__ import annotations
 

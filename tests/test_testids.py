@@ -1,4 +1,5 @@
-"""Failing test ids read from logs: the shared corpus, real tool output, and each runner's documented lines."""
+"""Failing test ids read from logs: the shared corpus, real tool output, and each runner's documented
+lines."""
 
 from __future__ import annotations
 
@@ -98,11 +99,13 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
             id="pytest-verbose-with-timestamp",
         ),
         pytest.param(
-            "FAIL: test_add (calc_test.TestCalc)\n", ("calc_test.TestCalc.test_add",), id="unittest-before-3.11"
+            "FAIL: test_add (calc_test.TestCalc)\n",
+            ("calc_test.TestCalc.test_add",),
+            id="unittest-before-3.11",
         ),
         pytest.param(
-            "FAIL src/sum.test.js\n  Math\n    ✕ adds (3 ms)\n\n  ● Math › adds\n\n    expect(received).toBe(3)\n"
-            "  ● Console\n\n    console.log\n",
+            "FAIL src/sum.test.js\n  Math\n    ✕ adds (3 ms)\n\n  ● Math › adds\n\n"
+            "    expect(received).toBe(3)\n  ● Console\n\n    console.log\n",
             ("src/sum.test.js › Math › adds",),
             id="jest",
         ),
@@ -138,7 +141,9 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
         ),
         pytest.param("BUILD FAILED in 13s\nFAIL\tgithub.com/x/y\t0.01s\n", (), id="summaries-are-not-tests"),
         pytest.param(
-            "FAILED tests/t.py::test_a - x\nFAILED tests/t.py::test_a - x\n", ("tests/t.py::test_a",), id="once"
+            "FAILED tests/t.py::test_a - x\nFAILED tests/t.py::test_a - x\n",
+            ("tests/t.py::test_a",),
+            id="once",
         ),
     ],
 )

@@ -213,6 +213,28 @@ def test_the_example_heals_from_the_default_branch_with_commented_least_privileg
     assert "PLACEHOLDER" in text and "actions/create-github-app-token@" in text
 
 
+def test_the_example_obeys_comment_commands_only_from_new_pull_request_comments() -> None:
+    data = load(EXAMPLE)
+    assert data["on"]["issue_comment"] == {"types": ["created"]}
+    command = data["jobs"]["command"]
+    # only new /ci-healer comments on pull requests, never by bots; the comment is never pasted into the file
+    for condition in (
+        "github.event_name == 'issue_comment'",
+        "github.event.issue.pull_request",
+        "startsWith(github.event.comment.body, '/ci-healer')",
+        "github.event.comment.user.type != 'Bot'",
+    ):
+        assert condition in command["if"]
+    assert command["permissions"] == data["jobs"]["heal"]["permissions"]  # a retry heals like the heal job
+    # no concurrency group: GitHub cancels a group's pending job when a newer one joins; claims order runs
+    assert "concurrency" not in command
+    checkout = next(s for s in command["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert "ref" not in checkout.get("with", {}), "check out the default branch, never the PR head"
+    healer = next(s for s in command["steps"] if str(s.get("uses", "")).startswith(PLACEHOLDER))
+    assert "${{" not in healer["with"]["agent-command"]
+    assert "comment" not in str(healer)
+
+
 def test_the_example_closes_fix_prs_when_a_pr_closes_without_running_its_code() -> None:
     # `pull_request_target` runs with secrets and a write token: the job must check out and run nothing of the
     # PR (GitHub Security Lab, "Preventing pwn requests"); it only calls the API to close fix PRs.

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from healer.demo import shapes
+from healer.demo.commandops import CommandOps
 from healer.demo.routes import SIGNED_LOG_PREFIX, Reply, error, match_route, paginate, parse_range
 from healer.demo.state import Comment, Job, Pull, Repo, Rerun, Review, Run
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 MAX_COMMENT = 65_536
 
 
-class Api:
+class Api(CommandOps):
     """Serves one :class:`StandIn`'s state."""
 
     def __init__(self, standin: StandIn) -> None:

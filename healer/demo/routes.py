@@ -89,6 +89,8 @@ for _method, _template, _operation in (
     ("DELETE", _R + "/issues/comments/{comment_id}", "issues/delete-comment"),
     ("POST", _R + "/issues/{number}/labels", "issues/add-labels"),
     ("DELETE", _R + "/git/refs/{ref}", "git/delete-ref"),
+    ("DELETE", _R + "/issues/{number}/labels/{name}", "issues/remove-label"),
+    ("POST", _R + "/issues/comments/{comment_id}/reactions", "reactions/create-for-issue-comment"),
 ):
     _route(_method, _template, _operation)
 

@@ -574,6 +574,8 @@ def permission(login: str, level: str, api: str, web: str) -> dict[str, Any]:
     """A ``repository-collaborator-permission``."""
     rank = ("none", "read", "triage", "write", "maintain", "admin")
     held = rank.index(level) if level in rank else 0
+    # `permission` is the legacy base role: GitHub reports maintain as "write" and triage as "read"
+    legacy = {"maintain": "write", "triage": "read"}.get(level, level)
     collaborator = user(login, api, web)
     collaborator["role_name"] = level
     collaborator["permissions"] = {
@@ -583,7 +585,7 @@ def permission(login: str, level: str, api: str, web: str) -> dict[str, Any]:
         "maintain": held >= 4,
         "admin": held >= 5,
     }
-    return {"permission": level, "role_name": level, "user": collaborator}
+    return {"permission": legacy, "role_name": level, "user": collaborator}
 
 
 def error(message: str, status: int, **extra: Any) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from healer.demo.api import Api
+from healer.demo.commandops import Reaction
 from healer.demo.routes import SIGNED_LOG_PREFIX, Reply
 from healer.demo.state import Comment, Fault, Job, Pull, RecordedRequest, Repo, Rerun, Review, Run
 
@@ -72,6 +73,7 @@ class StandIn:
         self.requests: list[RecordedRequest] = []
         self.reruns: list[Rerun] = []
         self.reviews: list[Review] = []
+        self.reactions: list[Reaction] = []
         self.repos: dict[str, Repo] = {}
         self.pulls_by_repo: dict[str, dict[int, Pull]] = {}
         self.runs: dict[int, Run] = {}
@@ -133,6 +135,7 @@ class StandIn:
             self.requests.clear()
             self.reruns.clear()
             self.reviews.clear()
+            self.reactions.clear()
             self.repos.clear()
             self.pulls_by_repo.clear()
             self.runs.clear()

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from healer.github import logdownload
 from healer.github.blob import BlobLogSource
+from healer.github.commands import CommandCalls
 from healer.github.convert import (
     annotation_from,
     check_body_length,
@@ -20,7 +21,7 @@ from healer.github.convert import (
 )
 from healer.github.errors import GitHubError
 from healer.github.logdownload import LOG_KEEP_LIMIT
-from healer.github.transport import PER_PAGE, Transport, last_page
+from healer.github.transport import PER_PAGE, last_page
 from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
 
@@ -29,7 +30,7 @@ _PR_READ = "pull-requests: read"
 _PR_WRITE = "pull-requests: write"
 
 
-class GitHub(Transport):
+class GitHub(CommandCalls):
     """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json."""
 
     comments_skipped = 0  # comments the last :meth:`list_comments` left out (a PR longer than it reads)
