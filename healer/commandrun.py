@@ -130,6 +130,10 @@ class CommandRun(Run):
         config = self.repository_config(branch)
         if command.verb is Verb.HELP:
             self.reply(comment, help_text(config.opt_out_label))
+        elif command.verb in (Verb.STOP, Verb.START) and not config.opt_out_label.strip():
+            self.reply(
+                comment, nothing_reply("`opt-out-label` is empty, so there is no label to add or remove.")
+            )
         elif command.verb is Verb.STOP:
             self.gh.add_labels(comment.number, [config.opt_out_label])
             self.gh.add_reaction(comment.comment_id, "+1")

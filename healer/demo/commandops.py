@@ -119,6 +119,7 @@ def issue_comment_event(
         "draft": pull["draft"],
         "body": pull["body"],
         "performed_via_github_app": None,
+        "reactions": {**comment["reactions"], "url": pull["issue_url"] + "/reactions", "total_count": 0},
         "pull_request": {
             "url": pull["url"],
             "html_url": pull["html_url"],
@@ -127,10 +128,16 @@ def issue_comment_event(
             "merged_at": pull["merged_at"],
         },
     }
+    # the webhook's repository is the REST one without REST-only keys, with the webhook's own (as in
+    # healer.demo.sample.workflow_run_event)
+    repo = {
+        k: v for k, v in repository.items() if k not in ("network_count", "subscribers_count", "permissions")
+    }
+    repo.update({"web_commit_signoff_required": False, "custom_properties": {}})
     return {
         "action": action,
         "issue": issue,
         "comment": {**comment, "performed_via_github_app": None},
-        "repository": repository,
+        "repository": repo,
         "sender": comment["user"],
     }

@@ -3,9 +3,11 @@ what it leaves alone."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from commands_harness import bot_comments_after, command, operations, reactions
+import jsonschema
+from commands_harness import bot_comments_after, command, comment_payload, operations, reactions
 from harness import PASSED, agent_reports, failing_test_pull, heal, write_agent
 
 from healer.demo.sandbox import Sandbox
@@ -148,3 +150,17 @@ def test_a_retry_on_a_fork_pull_request_posts_the_diagnosis_only(box: Sandbox, t
     assert not agent_reports(agent) and not box.standin.created_pulls(box.repo)
     reply = box.standin.comments(box.repo, pull.number)[-1]
     assert "comes from a fork" in reply.body and "`tests/test_calc.py::test_add`" in reply.body
+
+
+def test_the_comment_payload_validates_against_githubs_webhook_schema(box: Sandbox) -> None:
+    pull, _ = failing_test_pull(box)
+    comment = box.standin.add_comment(box.repo, pull.number, "/ci-healer help", author="mona")
+    payload = comment_payload(box, pull, comment)
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "github"
+    schemas = json.loads((fixtures / "webhook-schemas.json").read_text())
+    schema = {"definitions": schemas["definitions"], "$ref": "#/definitions/issue_comment$created"}
+    jsonschema.Draft7Validator(schema).validate(payload)
+    example = json.loads((fixtures / "webhooks" / "issue_comment.created.1.json").read_text())
+    assert set(example["issue"]) <= set(payload["issue"]) and set(example["comment"]) <= set(
+        payload["comment"]
+    )
