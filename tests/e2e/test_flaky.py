@@ -37,7 +37,7 @@ def test_a_test_that_passed_on_a_rerun_is_rerun_when_it_fails_again_not_sent_to_
     # no new comment: the healer's existing comment gets the flaky record and one line saying so
     [edited] = box.standin.comments(box.repo, pull.number)
     assert edited.id == comment.id and '"kind":"flaky"' in edited.body
-    assert f"`{TEST_ID}`" in edited.body and "flaky" in edited.body.split("<!--")[-1]
+    assert f":game_die: Flaky: `{TEST_ID}` failed on `{pull.head_sha[:7]}`" in edited.body
 
     # the author pushes another commit, and the same test fails again
     box.push_to_pull(pull, {"README.md": "# widgets\n\nanother\n"}, "Docs")
