@@ -213,7 +213,9 @@ class CommandRun(Run):
                 continue
             diagnosis = replace(classify(item, rules), job=item.job.name)
             rule = rules.get(diagnosis.rule)
-            found.append((item.job.name, diagnosis, rule.description if rule else ""))
+            found.append(
+                (item.job.name, diagnosis, diagnosis.description or (rule.description if rule else ""))
+            )
         note = (
             "This pull request comes from a fork: the healer does not run its code, so `retry` posts the "
             "diagnosis only."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -106,5 +107,6 @@ def test_a_payload_without_issue_or_comment_is_an_error(drop: str) -> None:
 
 def test_replies_show_names_only_in_code_spans() -> None:
     reply = denied_reply(Verb.RETRY, "@evil`` **x**", "read")
-    assert "```@evil`` **x**```" in reply and "has `read`" in reply
+    # the hostile login stays inside one code span (however `code` defuses the mention within it)
+    assert re.search(r"```[^`]*evil`` \*\*x\*\*``` has `read`", reply)
     assert "`ci-healer:off`" in help_text("ci-healer:off")

@@ -122,7 +122,12 @@ def test_unknown_commands_edits_issues_and_bots_are_not_obeyed(box: Sandbox) -> 
 
     edited, _ = command(box, pull, "/ci-healer stop", action="edited")
     by_bot, _ = command(box, pull, "/ci-healer stop", author="github-actions[bot]")
-    for ignored in (edited, by_bot):
+    on_issue = comment_payload(
+        box, pull, box.standin.add_comment(box.repo, pull.number, "/ci-healer stop", author="x")
+    )
+    del on_issue["issue"]["pull_request"]  # type: ignore[index]
+    issue, _ = command(box, pull, "/ci-healer stop", payload=on_issue)
+    for ignored in (edited, by_bot, issue):
         assert ignored.requests == [] and ignored.returncode == 0
     assert pull.labels == []
 
