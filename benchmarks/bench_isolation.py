@@ -3,9 +3,9 @@
 * **heal**: ``healer run`` (a child process, as the action starts it) on a PR whose test fails; the agent
   command and a verify command fix and check it; the fix PR is opened. Once with ``isolation: none`` and once
   with ``isolation: user``, repeated; median, minimum and maximum wall time of each, and the difference.
-* **steps**: the throwaway user's own steps on a tree of this repository's size (its tracked files): make the
-  user, copy the tree in (with a git repository of its own), run ``true`` as the user (and kill everything
-  after), copy the tree back, remove the user.
+* **steps**: the throwaway user's own steps on a tree of this repository's size (its source and tests):
+  make the user, copy the tree in (with a git repository of its own), run ``true`` as the user (and kill
+  everything after), copy the tree back, remove the user.
 
 Needs Linux, root or passwordless sudo, and a Python every user can run (``/usr/bin/python3``).
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -100,14 +99,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         tree = Path(scratch) / "tree"
         tree.mkdir()
-        files = subprocess.run(
-            ["git", "ls-files", "-z"], cwd=repository, capture_output=True, check=True
-        ).stdout.split(b"\0")
-        for name in filter(None, files):
-            target = tree / name.decode()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if (repository / name.decode()).is_file():
-                shutil.copyfile(repository / name.decode(), target)
+        for part in ("healer", "tests", "prompts"):  # a tree of this repository's size
+            shutil.copytree(repository / part, tree / part, ignore=shutil.ignore_patterns("__pycache__"))
         count = sum(1 for p in tree.rglob("*") if p.is_file())
         Path(scratch).chmod(0o755)
         print(f"steps on a tree of {count} files:")
