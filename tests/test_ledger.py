@@ -433,7 +433,8 @@ def test_two_thousand_long_comments_are_read_fast():
     ledger = Ledger.from_comments(listed, BOT)
     elapsed = time.perf_counter() - started
     assert len(ledger.entries) == 1000
-    assert elapsed < 1.0, f"{elapsed:.3f}s for 2,000 comments"
+    # about 0.3 s when linear; a parse quadratic in the comments would take minutes. Wide, so load never fails it.
+    assert elapsed < 5.0, f"{elapsed:.3f}s for 2,000 comments"
 
 
 def test_marker_json_is_plain_json():
