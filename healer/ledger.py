@@ -227,6 +227,23 @@ class Ledger:
     def next_attempt(self, check: str) -> int:
         return self.attempts_spent(check) + 1
 
+    def pending_rerun(self, check: str, sha: str, run_id: int) -> int | None:
+        """The id of another run whose re-run of ``check`` on ``sha`` the healer requested and has not seen
+        finish (no outcome recorded by a later attempt of that run), or None. One commit is often tested by
+        several runs (a ``push`` and a ``pull_request`` trigger): until that re-run ends, it is the verdict.
+        """
+        key = check_key(check)
+        for identity in self._reruns.get((key, sha), ()):
+            if not isinstance(identity, tuple) or len(identity) != 2:
+                continue
+            other, attempt = identity
+            if not isinstance(other, int) or other == run_id or not isinstance(attempt, int):
+                continue
+            later = any((key, sha, other, a) in self._handled for a in range(attempt + 1, attempt + 51))
+            if not later:
+                return other
+        return None
+
     def reruns(self, check: str, sha: str) -> int:
         """Re-runs recorded for (check, commit). Not cleared by a reset: re-runs are bounded per commit."""
         return len(self._reruns.get((check_key(check), sha), ()))

@@ -25,8 +25,10 @@ Per check:
 
    - ``rerun`` (transient, infrastructure by default): re-run while the re-runs of (check, commit) are
      fewer than ``max-reruns``. Re-runs so far are the larger of the ledger's count and ``run_attempt - 1``
-     (GitHub's own count, which no comment edit can lower). Then transient, infrastructure and timeout
-     escalate (a retry did not help; agent budget is not spent on the network); other categories heal.
+     (GitHub's own count, which no comment edit can lower). When the budget went to another run of the same
+     commit whose re-run has not finished, this run's first failure skips (``already-attempted``) instead of
+     escalating. Then transient, infrastructure and timeout escalate (a retry did not help; agent budget is
+     not spent on the network); other categories heal.
    - ``escalate`` (config, timeout): escalate; a timeout is re-run once first with ``rerun-timeouts``.
    - ``fix``: heal in mode ``fix`` when the diagnosis carries fix commands, else in mode ``agent``.
    - ``agent``: heal in mode ``agent``; ``unknown`` escalates instead with ``unknown-action: escalate``.
@@ -242,6 +244,14 @@ def _plan_check(
         if reruns < max_reruns:
             return _with(
                 base, verdict=Verdict.RERUN, detail=f"Re-run {reruns + 1} of {max_reruns} on {sha[:7]}."
+            )
+        pending = ledger.pending_rerun(name, sha, run.run_id) if run.run_attempt == 1 else None
+        if pending is not None:
+            # Another run of this commit (a push and a pull_request trigger, say) was re-run and has not
+            # finished: its result is the verdict on the re-run, not this run's first failure.
+            return skip(
+                SkipReason.ALREADY_ATTEMPTED,
+                f"A re-run of this check on {sha[:7]} (run {pending}) has not finished; its result decides.",
             )
         if diagnosis.category in _RETRY_CATEGORIES:
             return escalate(f"The job was re-run {reruns} time(s) on {sha[:7]} and still fails.")

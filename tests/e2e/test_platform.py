@@ -320,3 +320,52 @@ def test_a_superseded_fix_pr_loses_its_branch(box: Sandbox, tmp_path: Path) -> N
     second = box.standin.created_pulls(box.repo)[-1]
     assert first.state == "closed" and second.state == "open"
     assert fix_branches(box) == [f"refs/heads/{second.head_ref}"]
+
+
+# -- 5. one commit, several runs --------------------------------------------------------------------------
+
+TRANSIENT = job_log(
+    "test (3.12)",
+    "pip install -e .",
+    ["ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='pypi.org', port=443): "
+     "Max retries exceeded with url: /simple/flask/ (Caused by NewConnectionError('Failed to establish a new "
+     "connection: [Errno -3] Temporary failure in name resolution'))"],
+)  # fmt: skip
+
+
+def test_a_second_run_of_the_commit_waits_for_the_rerun_another_run_requested(box: Sandbox) -> None:
+    # One commit is often tested by several runs (`push` and `pull_request` triggers); each fires its own
+    # workflow_run (BEHAVIOUR.md, "Events and runs").
+    sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
+    pull = box.open_pull("feature/net", sha)
+    push = box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)])
+    push.event = "push"
+    pr_run = box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)])
+
+    first = heal(box, push)
+    second = heal(box, pr_run)  # the push run's re-run has not finished yet
+
+    assert first.decision == "rerun" and len(box.standin.reruns) == 1
+    assert second.decision == "skipped", second.stdout
+    assert "has not finished" in second.stdout
+    assert '"kind":"escalation"' not in markers(box, pull.number)
+    # the re-run fails as well: now the check escalates, once
+    box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)], run=push)
+    third = heal(box, push)
+    assert third.decision == "escalated", third.stdout
+    assert len(box.standin.reruns) == 1
+
+
+def test_no_attempt_is_spent_twice_on_one_commit(box: Sandbox, tmp_path: Path) -> None:
+    pull, run = failing_test_pull(box)
+    log = next(j.log for j in box.standin.jobs.values() if j.run_id == run.id and j.name == "test (3.12)")
+    push = box.add_run(pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", log.decode())])
+    push.event = "push"
+    agent = {"agent-command": write_agent(tmp_path / "agent", FIX_ADD)}
+
+    first = heal(box, run, inputs=agent)
+    second = heal(box, push, inputs=agent)
+
+    assert (first.decision, second.decision) == ("healed", "skipped")
+    assert len(box.standin.created_pulls(box.repo)) == 1
+    assert markers(box, pull.number).count('"kind":"attempt"') == 1
