@@ -22,6 +22,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
+from textwrap import indent
 from typing import Any
 
 from healer.agent import ProcessError, missing_tools
@@ -32,9 +33,9 @@ from healer.event import PULL_REQUEST_EVENTS, EventError, load_event, load_pull_
 from healer.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
 from healer.fixes import install_hint
 from healer.flaky import flaky_line, flaky_on_green
-from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, render_comment
+from healer.frames import OVERRIDE_DIR, FrameError, Frames, HealNote, fence, render_comment
 from healer.github import GitHub, GitHubError
-from healer.heal import HealContext, HealResult, account_of, heal, heal_note
+from healer.heal import HealContext, HealResult, heal, heal_note
 from healer.isolation import IsolationError
 from healer.ledger import (
     Kind,
@@ -51,7 +52,7 @@ from healer.ledger import (
 )
 from healer.ledger import reset_markers as make_reset_markers
 from healer.markers import flaky_marker
-from healer.memory import earlier_accounts
+from healer.memory import account_of, earlier_accounts
 from healer.model import Action, CheckPlan, Comment, Diagnosis, Job, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting, decide
 from healer.prepare import setup_commands
@@ -123,6 +124,7 @@ class Run:
         self.cancelled: CancelledJobs | None = None
         self.comments: Sequence[Comment] = ()  # the PR's comments as last read (ledger and memory)
         self.account = ""  # this run's heal account, recorded under the markers for the next attempt
+        self.fix_hints: dict[str, str] = {}  # check → why its fix rule cannot run here (a missing tool)
         self.job_ids: dict[str, int] = {}  # check name → the id of its failed job (re-runs are per job)
         # what plans (``decide``; a ``/ci-healer retry`` plans with ``plan_retry``), and whose claim this run
         # writes: the event's run unless set (a command acts on a run that another healer run handled already)
@@ -455,8 +457,10 @@ class Run:
         self.diagnoses, self.passed = diagnoses, passed
         self.comments = self.gh.list_comments(pr.number)
         ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
-        plan = self.planner(
-            diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started
+        plan = self.with_fix_hints(
+            self.planner(
+                diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started
+            )
         )
         for note in plan.notes:
             self.reporter.warning(note)
@@ -472,11 +476,22 @@ class Run:
         missing = missing_tools(diagnosis.fix_commands, path)
         if not missing:
             return diagnosis
-        self.say(
-            f"{diagnosis.job!r}: the fix rule needs `{missing[0].split()[0]}`, which is not on PATH "
-            f"({install_hint(missing[0])}); the check goes to the agent"
+        why = (
+            f"its fix rule needs `{missing[0].split()[0]}`, which is not on PATH: {install_hint(missing[0])}"
         )
+        self.fix_hints[diagnosis.job or ""] = why
+        self.say(f"{diagnosis.job!r}: {why}; the check goes to the agent")
         return replace(diagnosis, action=Action.AGENT)
+
+    def with_fix_hints(self, plan: Plan) -> Plan:
+        """An escalation for want of an agent says which step would let the check's fix rule run instead."""
+        checks = tuple(
+            replace(c, detail=f"{c.detail} Also, {self.fix_hints[c.check]}.")
+            if c.verdict is Verdict.ESCALATE and c.check in self.fix_hints and "agent-command" in c.detail
+            else c
+            for c in plan.checks
+        )
+        return replace(plan, checks=checks)
 
     # -- 5.–7. acting ----------------------------------------------------------------------------------------
 
@@ -530,6 +545,7 @@ class Run:
                 run=event,
                 claim_id=claim.id,
             )
+            plan = self.with_fix_hints(plan)
             self.outcome.plan = plan
             if not acting(plan):
                 self.gh.delete_comment(claim.id)
@@ -735,7 +751,12 @@ class Run:
             )
         result = heal(self.gh, Repo(self.actions.workspace), ctx, say=self.say)
         if result.setup is not None and result.setup.ran and not result.setup.ok:
-            self.note(f"{result.setup.describe()}; the heal went on without it (see the comment)")
+            self.note(f"{result.setup.describe()}; the heal went on without it")
+            if result.setup.output:
+                # the set-up ran the PR's code: its output is fenced in the summary, printed with commands off
+                tail = "\n".join(result.setup.output.splitlines()[-15:])
+                self.outcome.lines.append("the end of its output:\n\n" + indent(fence(tail, "text"), "  "))
+                self.reporter.untrusted(result.setup.output)
         if result.frame_path:
             self.outcome.frame_path = result.frame_path
             self.outcome.frame = result.frame

@@ -16,25 +16,24 @@ from pathlib import Path
 
 from healer.agent import ProcessResult, Verification, run, scrubbed_env
 from healer.config import Config
-from healer.deliver import Delivery, deliver_comment, deliver_pull_request, deliver_push
+from healer.deliver import Delivery
 from healer.fixes import plan_fixes
-from healer.frames import OVERRIDE_DIR, Frames, HealNote, render_fix_pr_body, render_heal_frame
+from healer.frames import OVERRIDE_DIR, Frames, HealNote, render_heal_frame
 from healer.github import GitHub
 from healer.guard import judge_diff
+from healer.handover import hand_over
 from healer.isolation import ThrowawayUser, availability, throwaway_user
 from healer.memory import Account
-from healer.memory import encode as encode_account
 from healer.model import CheckPlan, PullRequest
 from healer.prepare import SetupResult, run_setup, setup_commands, with_path
 from healer.spans import code
 from healer.tokens import contains, scrub
 from healer.verify import VerifyPlan, plan_verification, verify
-from healer.workspace import Checkout, GitError, Repo, identity_for
+from healer.workspace import Checkout, ConfigSnapshot, GitError, Repo
 
 # Fix commands are formatters and fixers: quick. The agent gets `agent-timeout-minutes`.
 FIX_TIMEOUT = 600.0
 _NOTES_LIMIT = 16 * 1024
-_FILES_SHOWN = 50
 
 
 @dataclass(frozen=True)
@@ -125,33 +124,6 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
         notes=result.notes if not result.delivered or result.agent is not None else "",
         agent_ran=result.agent is not None,
         setup_output=result.setup.output if result.setup and not result.setup.ok else "",
-    )
-
-
-def account_of(
-    result: HealResult, heals: Sequence[CheckPlan], sha: str, word: str, fix_pr: int | None
-) -> str:
-    """The hidden line that tells the next attempt what this one changed and why it did not (yet) work."""
-    why = result.why_not
-    verification = result.verification
-    if verification is not None and verification.state in ("failed", "timed-out"):
-        why = f"{verification.describe()}:\n{verification.output}"
-    elif verification is not None and not verification.passed:
-        why = verification.describe()
-    if result.setup is not None and not result.setup.ok:
-        why = f"{result.setup.describe()}:\n{result.setup.output}\n{why}".strip()
-    return encode_account(
-        Account(
-            checks=tuple(p.check for p in heals),
-            attempt=max((p.attempt for p in heals), default=0),
-            sha=sha,
-            result=word,
-            fix_pr=fix_pr,
-            diffstat=result.diffstat,
-            diff=result.diff,
-            notes=result.notes,
-            why=why,
-        )
     )
 
 
@@ -267,6 +239,9 @@ def _heal_in(
     )
     if setup.ran:
         say(setup.describe().replace("`", ""))
+        if snapshot.changed():  # checked before git runs in the checkout again (git status runs filters)
+            return _tampered(HealResult(False, setup=setup), snapshot, "The set-up command")
+        setup = replace(setup, leftovers=checkout.leftovers())
     tools = with_path(tool_env(ctx), setup.path)
     fixes, agents, problems = plan_fixes(ctx.checks, tools.get("PATH"), checkout.path)
     if agents and not config.agent_command:
@@ -315,17 +290,9 @@ def _heal_in(
     if user is not None:
         # every process of the user is gone before its tree is read back: what is judged is what is committed
         user.copy_out(checkout.path)
-    tampered = snapshot.changed()
-    if tampered:
+    if snapshot.changed():
         # checked before git runs again in the checkout: the new configuration could run programs
-        snapshot.restore()
-        where = ", ".join(code(p.name) for p in tampered)
-        reason = (
-            f"The commands run in the checkout changed git's configuration ({where}), which could make git "
-            "run programs while the change is committed and pushed; the change was set aside and the "
-            "configuration restored."
-        )
-        return _replace(base, why_not=reason, refused=True)
+        return _tampered(base, snapshot, "The commands run in the checkout")
     diff = checkout.stage(setup.leftovers)
     if contains(diff, config.github_token):
         reason = "The change contains the healer's token; it was set aside and nothing of it is shown."
@@ -363,75 +330,8 @@ def _heal_in(
             "change is committed and pushed; the change was set aside and the configuration restored."
         )
         return _replace(base, why_not=reason, refused=True)
-    delivery = _deliver(gh, checkout, ctx, diff, verification, _replace(base, verification=verification))
+    delivery = hand_over(gh, checkout, ctx, diff, verification, _replace(base, verification=verification))
     return _replace(base, delivered=True, verification=verification, delivery=delivery)
-
-
-def _deliver(
-    gh: GitHub,
-    checkout: Checkout,
-    ctx: HealContext,
-    diff: str,
-    verification: Verification,
-    result: HealResult,
-) -> Delivery:
-    config = ctx.config
-    names = [p.check for p in ctx.checks]
-    attempt = max(p.attempt for p in ctx.checks)
-    identity = identity_for(config.bot_login)
-    # A push lands on the PR branch with no review step, so only a change that did not fail verification is
-    # pushed; one that fails is posted as a patch instead.
-    failed = verification.state in ("failed", "timed-out")
-    if config.delivery == "comment" or (config.delivery == "push" and failed):
-        return deliver_comment(diff)
-    if config.delivery == "push" and not ctx.pr.is_fork:
-        return deliver_push(
-            checkout,
-            pr=ctx.pr,
-            head_sha=ctx.head_sha,
-            checks=names,
-            attempt=attempt,
-            max_attempts=config.max_attempts,
-            identity=identity,
-            token=config.github_token,
-            server_url=ctx.server_url,
-        )
-    body = render_fix_pr_body(
-        ctx.frames,
-        pr=ctx.pr,
-        head_sha=ctx.head_sha,
-        run_url=ctx.run_url,
-        checks=ctx.checks,
-        fix_commands=result.fix_commands,
-        agent_ran=result.agent is not None,
-        agent_exit=result.agent.returncode if result.agent else None,
-        verification=verification,
-        diffstat=result.diffstat,
-        notes=result.notes,
-        setup=result.setup,
-        files=result.files[:_FILES_SHOWN],
-        more_files=max(0, len(result.files) - _FILES_SHOWN),
-        workflow_token=ctx.workflow_token,
-        attempt=attempt,
-        max_attempts=config.max_attempts,
-        allowed=result.allowed,
-    )
-    body = scrub(body, config.github_token)
-    return deliver_pull_request(
-        gh,
-        checkout,
-        pr=ctx.pr,
-        head_sha=ctx.head_sha,
-        checks=names,
-        attempt=attempt,
-        max_attempts=config.max_attempts,
-        body=body,
-        draft=not verification.passed,
-        identity=identity,
-        token=config.github_token,
-        server_url=ctx.server_url,
-        previous_fix_prs=ctx.previous_fix_prs,
-    )
 
 
 def _staged_reader(checkout: Checkout) -> Callable[[str, bool], str | None]:
@@ -444,6 +344,17 @@ def _staged_reader(checkout: Checkout) -> Callable[[str, bool], str | None]:
             return None
 
     return read
+
+
+def _tampered(result: HealResult, snapshot: ConfigSnapshot, who: str) -> HealResult:
+    """Refuse the change of a checkout whose git configuration was rewritten, and restore it."""
+    where = ", ".join(code(p.name) for p in snapshot.changed())
+    snapshot.restore()
+    reason = (
+        f"{who} changed git's configuration ({where}), which could make git run programs while the change "
+        "is committed and pushed; the change was set aside and the configuration restored."
+    )
+    return _replace(result, why_not=reason, refused=True)
 
 
 def _replace(result: HealResult, **changes: object) -> HealResult:

@@ -20,6 +20,7 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from healer.markers import Kind, Signer, check_key, decode_markers
 from healer.model import CheckPlan, Comment
@@ -66,6 +67,32 @@ def encode(account: Account) -> str:
     )
     data = zlib.compress(json.dumps(record, ensure_ascii=False).encode(), 9)
     return f"<!-- {PREFIX} {base64.b64encode(data).decode()} -->"
+
+
+def account_of(result: Any, heals: Sequence[CheckPlan], sha: str, word: str, fix_pr: int | None) -> str:
+    """The hidden line that tells the next attempt what ``result`` (a :class:`healer.heal.HealResult`)
+    changed and why it did not (yet) work."""
+    why = result.why_not
+    verification = result.verification
+    if verification is not None and verification.state in ("failed", "timed-out"):
+        why = f"{verification.describe()}:\n{verification.output}"
+    elif verification is not None and not verification.passed:
+        why = verification.describe()
+    if result.setup is not None and not result.setup.ok:
+        why = f"{result.setup.describe()}:\n{result.setup.output}\n{why}".strip()
+    return encode(
+        Account(
+            checks=tuple(p.check for p in heals),
+            attempt=max((p.attempt for p in heals), default=0),
+            sha=sha,
+            result=word,
+            fix_pr=fix_pr,
+            diffstat=result.diffstat,
+            diff=result.diff,
+            notes=result.notes,
+            why=why,
+        )
+    )
 
 
 def decode(body: str) -> Account | None:

@@ -112,7 +112,10 @@ def run_setup(
 
     ``env`` is the scrubbed environment of tools (no token); ``work_dir`` holds the ``$HEALER_PATH`` file.
     With ``user`` (``isolation: user``) they run as that user in its copy, the ``$HEALER_PATH`` file is one it
-    can write, and its tree is read back before the leftovers are listed."""
+    can write, and its tree is read back before the leftovers are listed.
+
+    The leftovers are not read here: set-up runs the PR's code, which may have rewritten git's configuration,
+    so the caller checks that before git runs in the checkout again (then :meth:`Checkout.leftovers`)."""
     if not commands:
         return SetupResult()
     if user is not None:
@@ -150,5 +153,4 @@ def run_setup(
         timed_out=timed_out,
         output=output,
         path=_path_entries(path_file),
-        leftovers=checkout.leftovers(),
     )

@@ -75,3 +75,20 @@ def test_a_ruff_format_check_failure_is_fixed_with_ruff_format_without_black(box
     assert "black" not in body, body
     # the failing command itself judged the fix: a ready pull request
     assert not fix.draft and "Ran `ruff format --check .` on the changed tree: it passed" in body
+
+
+def test_a_fix_rule_whose_tool_is_missing_says_which_step_to_add(box: Sandbox) -> None:
+    box.path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    assert shutil.which("ruff", path=box.path) is None
+    sha = box.commit(BRANCH, {"widgets/shapes.py": UNFORMATTED}, "Add area()")
+    pull = box.open_pull(BRANCH, sha)
+    lines, _ = _ruff_format_check(box.seed)
+    run = box.add_run(pull, [("format", "failure", job_log("format", "ruff format --check .", lines))])
+
+    result = heal(box, run)
+
+    assert result.outputs["decision"] == "escalated"
+    [comment] = box.standin.comments(box.repo, pull.number)
+    line = next(line for line in comment.body.splitlines() if line.startswith("**Fails:**"))
+    assert "its fix rule needs `ruff`, which is not on PATH: add `pip install ruff` before ci-healer" in line
+    assert "black" not in comment.body

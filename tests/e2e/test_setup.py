@@ -134,8 +134,27 @@ def test_a_failed_set_up_is_named_in_the_frame_the_comment_and_the_summary(
     )
     assert "Output of the failed set-up" in comment.body
     assert "failed (exit code 3)" in result.summary
+    assert "resolver: no version of gizmo matches >=9" in result.summary.split("the end of its output")[1]
 
 
 def _files_of(box: Sandbox, sha: str) -> list[str]:
     out = git(box.origin, "diff", "--name-only", f"{sha}^", sha)
     return out.split()
+
+
+def test_a_set_up_that_rewrites_gits_configuration_is_refused_before_git_runs_again(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    pull, run = gizmo_pull(box)
+    agent = write_agent(tmp_path / "agent", AGENT_FIX)
+    config_before = (box.workspace / ".git" / "config").read_text()
+    setup = "git config filter.evil.clean 'touch /tmp/ci-healer-pwned' && echo '* filter=evil' > .gitattributes"
+
+    result = heal(box, run, inputs={"agent-command": agent, "setup-command": setup})
+
+    assert agent_reports(tmp_path / "agent") == []  # nothing ran after the set-up
+    assert box.standin.created_pulls(box.repo) == []
+    [comment] = box.standin.comments(box.repo, pull.number)
+    assert "The set-up command changed git's configuration (`config`)" in comment.body
+    assert (box.workspace / ".git" / "config").read_text() == config_before
+    assert result.outputs["decision"] != "healed"
