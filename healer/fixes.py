@@ -3,8 +3,9 @@
 A rule's fix command may hold the word ``{files}``: it is replaced by the files the failing step's output
 reported (a linter's ``path:line:col:`` findings, ruff's ``--> path:line:col``, a formatter's ``Would
 reformat: path``, Prettier's ``[warn] path``, gofmt's file list, StyLua's ``Diff in path:``), so
-``ruff check --fix {files}`` fixes the reported file and leaves the rest of the repository alone. With no such file in the log, the command does
-not run at all: a repository-wide formatting pass is exactly what must not happen as a side effect.
+``ruff check --fix {files}`` fixes the reported file and leaves the rest of the repository alone. With no such
+file in the log, the command does not run at all: a repository-wide formatting pass is exactly what must not
+happen as a side effect.
 
 Paths come from a job log, i.e. from whoever controls the PR: a path is used only when it names a regular
 file inside the checkout (an absolute runner path is cut down to the part that exists in the checkout), it
