@@ -131,6 +131,7 @@ class CheckView:
     history: tuple[PastAttempt, ...] = ()
     description: str = ""  # the rule's description: what this kind of failure is
     flaky: tuple[str, ...] = ()  # the known flaky tests a re-run is for
+    test_ids: tuple[str, ...] = ()  # the failing tests the log names (untrusted: shown in code spans)
 
 
 _GROUP = re.compile(r"^##\[group\]")
@@ -190,6 +191,7 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         history=plan.history,
         description=getattr(diag, "description", "") if diag else "",
         flaky=plan.flaky,
+        test_ids=diag.test_ids if diag else (),
     )
 
 

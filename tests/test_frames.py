@@ -542,3 +542,20 @@ def test_the_frame_lists_earlier_attempts_the_ledger_knows_even_without_an_accou
         "- Attempt 1 on `aaaaaaa`: `verify-failed` (fix pull request #11); no details of it were recorded."
         in frame
     )
+
+
+def test_heal_frame_names_the_failing_tests_in_code_spans() -> None:
+    base = plan(Category.TEST, check="test")
+    assert base.diagnosis is not None
+    tests = ("tests/t.py::test_a[x]", "evil`` **@admin**")
+    failing = replace(base, diagnosis=replace(base.diagnosis, test_ids=tests))
+    frame = render_heal_frame(
+        Frames(), repository="o/r", pr=PR, head_sha=SHA, run_url="https://run", checks=[failing]
+    )
+    line = next(line for line in frame.splitlines() if line.startswith("- Failing tests"))
+    assert "`tests/t.py::test_a[x]`" in line and re.search(r"```[^`]*evil`` \*\*[^`]*admin\*\*```", line)
+    # no failing tests named: no line
+    plain = render_heal_frame(
+        Frames(), repository="o/r", pr=PR, head_sha=SHA, run_url="https://run", checks=[base]
+    )
+    assert "Failing tests" not in plain
