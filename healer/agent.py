@@ -43,7 +43,15 @@ KILL_GRACE = 5.0
 
 # Variables that hold a credential able to write to the repository or mint one. The agent runs code from the
 # pull request (tests, build scripts), so it must not see them unless the maintainer says so (`agent-token`).
-SECRET_VARIABLES = ("HEALER_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GITHUB_PAT", "ACTIONS_RUNTIME_TOKEN")
+# HEALER_LEDGER_KEY signs the ledger's markers: code that could read it could forge them (see healer.markers).
+SECRET_VARIABLES = (
+    "HEALER_GITHUB_TOKEN",
+    "HEALER_LEDGER_KEY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_PAT",
+    "ACTIONS_RUNTIME_TOKEN",
+)
 SECRET_PREFIXES = ("ACTIONS_ID_TOKEN_REQUEST_", "ACTIONS_RUNTIME_", "ACTIONS_CACHE_", "ACTIONS_RESULTS_")
 
 # First words of failing-step commands the healer may re-run to verify a fix: linters, formatters and type

@@ -41,7 +41,7 @@ from healer.treecopy import extract, replace_tree
 MODES = ("user", "none")
 # The runner's file commands and credentials: never in the environment of code from the pull request.
 FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
-_DROP_PREFIXES = ("ACTIONS_", "HEALER_GITHUB_TOKEN")
+_DROP_PREFIXES = ("ACTIONS_", "HEALER_GITHUB_TOKEN", "HEALER_LEDGER_KEY")
 _SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _ADMIN_TIMEOUT = 60.0
 _COPY_TIMEOUT = 600.0

@@ -366,7 +366,8 @@ import os, sys, pathlib
 frame = sys.stdin.read()
 pathlib.Path(os.environ["HEALER_FRAME"]).read_text() == frame or sys.exit(9)
 record = {k: os.environ.get(k) for k in ("HEALER_PR_NUMBER", "HEALER_ATTEMPT", "HEALER_MAX_ATTEMPTS",
-          "HEALER_CATEGORY", "HEALER_CHECKS", "GITHUB_TOKEN", "GH_TOKEN", "HEALER_GITHUB_TOKEN")}
+          "HEALER_CATEGORY", "HEALER_CHECKS", "GITHUB_TOKEN", "GH_TOKEN", "HEALER_GITHUB_TOKEN",
+          "HEALER_LEDGER_KEY")}
 pathlib.Path(os.environ["RECORD"]).write_text(repr(record) + "\n" + frame)
 pathlib.Path("widgets.py").write_text("def add(a, b):\n    return a + b\n")
 print("Fixed add(): it subtracted. Ping @maintainer.")
@@ -409,10 +410,13 @@ def test_agent_token_opt_in(world: World) -> None:
     world.open_pr()
     world.fail("test", "python -m pytest -q", PYTEST_OUTPUT)
     world.event()
-    code, log, _ = world.run(agent_command=agent_command(world, AGENT_FIX), agent_token="true")
+    code, log, _ = world.run(
+        agent_command=agent_command(world, AGENT_FIX), agent_token="true", ledger_key="k3y-f0r-the-ledger"
+    )
     assert code == 0, log
     seen = eval(Path(world.env["RECORD"]).read_text().partition("\n")[0])  # noqa: S307
     assert seen["GITHUB_TOKEN"] == TOKEN and seen["HEALER_GITHUB_TOKEN"] is None
+    assert seen["HEALER_LEDGER_KEY"] is None  # the key that signs the ledger never reaches PR code
 
 
 AGENT_DELETES_TEST = """
