@@ -801,6 +801,25 @@ def test_a_small_binary_passes(repo: Git) -> None:
     assert judge_diff(repo.staged(), max_lines=400).ok
 
 
+def test_a_text_file_hidden_as_binary_is_seen_through_a_delta_patch(repo: Git) -> None:
+    """A large text file with a small change gets a `delta` patch, which holds no content: the guard reads the
+    staged file, as a heal does."""
+    settings = "".join(f"option_{i} = {i}\n" for i in range(2000))
+    repo.write(".gitattributes", "settings.conf binary\n")
+    repo.write("settings.conf", settings)
+    repo.commit()
+    repo.write("settings.conf", settings.replace("option_7 = 7", "option_7 = 8"))
+    diff = repo.staged()
+    assert "\ndelta " in diff
+
+    def read(path: str, new: bool) -> str | None:
+        return repo.git("show", f"{':' if new else 'HEAD:'}{path}")
+
+    verdict = judge_diff(diff, max_lines=400, read=read)
+    assert any("shows as binary although it is text" in reason for reason in verdict.reasons), verdict.reasons
+    assert judge_diff(diff, max_lines=400).ok  # without the file, a delta cannot tell (a heal always reads)
+
+
 @pytest.mark.parametrize("attribute", ["-diff", "binary"])
 def test_an_attribute_that_hides_a_text_change_hides_nothing(repo: Git, attribute: str) -> None:
     """A `.gitattributes` already on the PR head marks a config file binary: its change is still refused."""

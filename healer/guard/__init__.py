@@ -174,5 +174,5 @@ def _allowable(
     return [
         *tool_config_changes(files, read),
         *git_file_changes(files),
-        *binary_changes(files, max_binary_bytes),
+        *binary_changes(files, max_binary_bytes, read),
     ]

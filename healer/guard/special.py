@@ -47,14 +47,23 @@ def git_file_changes(files: Sequence[FileChange]) -> Iterator[tuple[str, str]]:
 
 
 def binary_changes(
-    files: Sequence[FileChange], max_bytes: int = MAX_BINARY_BYTES
+    files: Sequence[FileChange],
+    max_bytes: int = MAX_BINARY_BYTES,
+    read: Callable[[str, bool], str | None] | None = None,
 ) -> Iterator[tuple[str, str]]:
-    """``(path, reason)`` for binary content that hides a change or is larger than ``max_bytes``."""
+    """``(path, reason)`` for binary content that hides a change or is larger than ``max_bytes``.
+
+    Whether the content is text comes from a ``literal`` patch, else (a ``delta``) from ``read``, which
+    gives a file's text only when it decodes as UTF-8."""
     for change in files:
         if not change.binary:
             continue
         path = change.path
-        if change.binary_text or any(ext(p) in CODE or is_test_file(p) or is_script(p) for p in change.paths):
+        text = change.binary_text
+        if text is None and read is not None and change.new_path:
+            content = read(change.new_path, True)
+            text = content is not None and "\0" not in content
+        if text or any(ext(p) in CODE or is_test_file(p) or is_script(p) for p in change.paths):
             # Source shown as binary (a `-diff` or `binary` attribute in .gitattributes) would hide a deleted
             # test from every check.
             yield (
