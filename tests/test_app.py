@@ -394,6 +394,7 @@ def test_test_failure_goes_to_the_agent_without_a_token_and_is_delivered_as_draf
     assert seen == {
         "HEALER_PR_NUMBER": "7", "HEALER_ATTEMPT": "1", "HEALER_MAX_ATTEMPTS": "3", "HEALER_CATEGORY": "test",
         "HEALER_CHECKS": "test (3.12)", "GITHUB_TOKEN": None, "GH_TOKEN": None, "HEALER_GITHUB_TOKEN": None,
+        "HEALER_LEDGER_KEY": None,
     }  # fmt: skip
     assert "assert 5 == 6" in frame and "Attempt 1 of 3" in frame
     fix = world.gh.pulls[101]
