@@ -63,7 +63,9 @@ check_names = st.one_of(
     st.text(alphabet="<>-!&`'\"\n\r\x00 \\{}:,u", min_size=1),
     st.text(alphabet=st.characters(codec=None, categories=["Cs", "Co", "Cf", "Zl", "Zp", "So"]), min_size=1),
     st.sampled_from(HOSTILE_NAMES),
-)
+# A name reaches the healer through GitHub's JSON, which joins an escaped surrogate pair into one character:
+# two adjacent lone surrogates that form a pair cannot arrive as two, so they are not asked to round-trip as two.
+).filter(lambda name: json.loads(json.dumps(name)) == name)
 shas = st.text(alphabet="0123456789abcdef", min_size=7, max_size=40)
 small_ints = st.integers(min_value=0, max_value=2**53)
 markers = st.builds(
