@@ -365,11 +365,13 @@ class Run:
             markers="",
             workflow_path=path,
         ).strip()
-        self.outcome.decision = "escalated"
         self.outcome.category = "config"
         if self.dry_run:
+            # a dry run only plans: the output says nothing was done, the log and summary say what would be
+            self.outcome.planned, self.outcome.decision = "escalated", "none"
             self.note(f"would report that {code(path)} could not start (dry run)")
             return
+        self.outcome.decision = "escalated"
         if notices:
             # one comment per commit: a second workflow that could not start joins the first notice (an edit,
             # which notifies nobody again)

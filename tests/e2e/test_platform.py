@@ -369,3 +369,14 @@ def test_no_attempt_is_spent_twice_on_one_commit(box: Sandbox, tmp_path: Path) -
     assert (first.decision, second.decision) == ("healed", "skipped")
     assert len(box.standin.created_pulls(box.repo)) == 1
     assert markers(box, pull.number).count('"kind":"attempt"') == 1
+
+
+def test_a_dry_run_of_a_startup_failure_writes_nothing(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    box.standin.jobs.clear()
+    run.conclusion = "startup_failure"
+
+    result = heal(box, run, dry_run=True)
+
+    assert result.decision == "none" and "could not start (dry run)" in result.stdout
+    assert not box.standin.writes()
