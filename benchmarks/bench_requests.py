@@ -1,4 +1,4 @@
-"""Print how many API requests a run costs, and what a 100 MiB job log costs to read.
+"""Print how many API requests a run costs, and what job logs of 1, 41 and 200 MiB cost to read.
 
 Part 1 models the reads of one healer run against fakes in GitHub's shapes and counts the client's requests:
 
@@ -9,9 +9,15 @@ Part 1 models the reads of one healer run against fakes in GitHub's shapes and c
   annotations and log (redirect + download);
 * the same with five failed jobs.
 
-Part 2 serves a 100 MiB log behind the log redirect from a local ``http.server`` on 127.0.0.1 (in a child
-process) and downloads its tail in a fresh child process, with and without ``Range`` support on the server,
-printing the bytes transferred and the growth of the downloader's resident memory.
+Part 2 serves job logs of 1, 41 and 200 MiB behind the log redirect from a local ``http.server`` on 127.0.0.1
+(in a child process) that answers ``Range`` as Azure Blob Storage does (``bytes=a-`` and ``bytes=a-b``; the
+suffix form gets the whole blob), or ignores ``Range`` entirely. The failure is at the very end of the log, or
+2 MiB before it. For each it prints the bytes the server sent and the requests made (API hop included) for
+
+* the evidence tail (``GitHub.download_log_tail``, the last 256 KiB), and
+* a backward read-back within the default ``log-read-limit`` (4 MiB): windows from the end (256 KiB, then
+  doubling) until the failure's first line is in view, through ``GitHub.open_log`` (a simple model of a
+  read-back, not the diagnosis's own).
 
 Run: ``python benchmarks/bench_requests.py``
 """
@@ -20,11 +26,10 @@ from __future__ import annotations
 
 import copy
 import json
-import resource
+import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -37,8 +42,11 @@ REPO = "octo-org/octo-repo"
 BASE = f"{API}/repos/{REPO}"
 SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
 BOT = "github-actions[bot]"
-LOG_SIZE = 100 * 1024 * 1024
+MIB = 1024 * 1024
+SIZES = (1 * MIB, 41 * MIB, 200 * MIB)
 TAIL_LINE = b"2024-05-01T10:00:00.0000000Z ##[error]Process completed with exit code 1.\n"
+FAILURE_START = b"2024-05-01T10:00:00.0000000Z FAILED tests/test_widgets.py::test_double - assert 3 == 4\n"
+FAILURE = FAILURE_START + b"2024-05-01T10:00:00.0000000Z E   assert 3 == 4\n" + TAIL_LINE
 
 
 # -- part 1: request counts ---------------------------------------------------------------------------------
@@ -105,7 +113,14 @@ def _fake_github(rsps: Any, failed_jobs: int, *, fork: bool) -> None:
         rsps.add(
             "GET", url_pattern(f"{BASE}/actions/jobs/{job_id}/logs"), status=302, headers={"Location": signed}
         )
-        rsps.add("GET", signed, body=b"...\n" + TAIL_LINE, status=206)
+        body = b"...\n" + TAIL_LINE
+        rsps.add(
+            "GET",
+            signed,
+            body=body,
+            status=206,
+            headers={"Content-Range": f"bytes 0-{len(body) - 1}/{len(body)}"},
+        )
 
 
 def _run_reads(gh: Any, event: Any) -> str:
@@ -159,7 +174,7 @@ def count_requests() -> list[tuple[str, int, str]]:
     return rows
 
 
-# -- part 2: a 100 MiB log on a local server ----------------------------------------------------------------
+# -- part 2: large logs on a local server ---------------------------------------------------------------
 
 _BLOCK = b"".join(
     b"2024-05-01T10:00:%02d.0000000Z building module %05d of the project, nothing wrong here\n" % (i % 60, i)
@@ -167,22 +182,26 @@ _BLOCK = b"".join(
 )
 
 
-def _log_bytes(start: int, end: int) -> Callable[[], Any]:
-    """The bytes [start, end) of a virtual 100 MiB log, produced in pieces (the server holds no 100 MiB)."""
-    body_end = LOG_SIZE - len(TAIL_LINE)
+def _layout(size: int, before_end: int) -> int:
+    """Where the failure starts in a log of ``size`` bytes whose failure ends ``before_end`` bytes early."""
+    return size - before_end - len(FAILURE)
 
-    def pieces() -> Any:
-        position = start
-        while position < end:
-            if position >= body_end:
-                yield TAIL_LINE[position - body_end : end - body_end]
-                return
+
+def _pieces(size: int, before_end: int, start: int, end: int) -> Any:
+    """The bytes [start, end) of a virtual log (filler, the failure, filler), produced in pieces."""
+    at = _layout(size, before_end)
+    position = start
+    while position < end:
+        if at <= position < at + len(FAILURE):
+            piece = FAILURE[position - at : min(end, at + len(FAILURE)) - at]
+        else:
+            stop = min(end, at if position < at else size, position + 64 * 1024)
             offset = position % len(_BLOCK)
-            piece = _BLOCK[offset : offset + min(64 * 1024, body_end - position, end - position)]
-            yield piece
-            position += len(piece)
-
-    return pieces
+            piece = _BLOCK[offset : offset + (stop - position)]
+            if len(piece) < stop - position:  # wrapped around the block
+                piece += _BLOCK[: stop - position - len(piece)]
+        yield piece
+        position += len(piece)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -193,40 +212,43 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        parts = self.path.strip("/").split("/")
+        parts = self.path.split("?")[0].strip("/").split("/")
         if parts[0] == "stats":
             body = json.dumps(_Handler.sent).encode()
+            _Handler.sent = {}
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
             return
-        mode = parts[0]  # "range" or "full": whether the log server honours Range
-        if parts[1] == "repos":  # the API: redirect to the "signed" URL
+        mode, size, before_end = parts[0], int(parts[1]), int(parts[2])  # mode: "azure" or "none"
+        if parts[3] == "repos":  # the API: redirect to the "signed" URL
             port = int(self.server.server_address[1])  # type: ignore[index]
             self.send_response(302)
-            self.send_header("Location", f"http://127.0.0.1:{port}/{mode}/signed/log?sig=abc")
+            self.send_header("Location", f"http://127.0.0.1:{port}/{mode}/{size}/{before_end}/blob?sig=abc")
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        start, end, status = 0, LOG_SIZE, 200
-        wanted = self.headers.get("Range", "")
-        if mode == "range" and wanted.startswith("bytes=-"):
-            start, status = max(0, LOG_SIZE - int(wanted[len("bytes=-") :])), 206
+        start, end, status = 0, size, 200
+        found = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
+        if mode == "azure" and found:  # Azure: start-end forms only; anything else gets the whole blob
+            start = int(found.group(1))
+            end = min(int(found.group(2)) + 1, size) if found.group(2) else size
+            status = 206
         self.send_response(status)
         if status == 206:
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{LOG_SIZE}")
+            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
         self.send_header("Content-Length", str(end - start))
         self.end_headers()
         sent = 0
         try:
-            for piece in _log_bytes(start, end)():
+            for piece in _pieces(size, before_end, start, end):
                 self.wfile.write(piece)
                 sent += len(piece)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         finally:
-            _Handler.sent[mode] = _Handler.sent.get(mode, 0) + sent
+            _Handler.sent["bytes"] = _Handler.sent.get("bytes", 0) + sent
 
 
 def serve() -> None:
@@ -235,80 +257,66 @@ def serve() -> None:
     server.serve_forever()
 
 
-def _status_kib(field: str) -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"no {field} in /proc/self/status")
-
-
-def _reset_peak() -> bool:
-    """Reset the kernel's peak-RSS mark (VmHWM) so that the peak of the download alone can be read."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
+def _read_back(gh: Any, limit: int) -> bool:
+    """Read 256 KiB windows from the end until the failure's first line is in view or the budget is spent."""
+    source = gh.open_log(1, limit=limit)
+    if source.size is None:
         return False
+    seen = b""
+    end, window = source.size, 256 * 1024
+    while end > 0:
+        start = max(0, end - window)
+        data = source.read(start, end)
+        if not data:
+            break
+        seen = data + seen[: len(FAILURE)]
+        if FAILURE_START in seen:
+            return True
+        end, window = start, window * 2
+    return False
 
 
-def fetch(api_url: str) -> None:
-    """Child process: download the tail once and report bytes and memory as JSON."""
+def _stats(port: int) -> int:
+    time.sleep(0.1)  # let the server finish counting an aborted transfer
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as answer:  # noqa: S310 - loopback
+        return int(json.load(answer).get("bytes", 0))
+
+
+def big_logs() -> list[dict[str, Any]]:
     from healer.github import GitHub
+    from healer.logsource import DEFAULT_READ_LIMIT
 
-    gh = GitHub("bench-token", REPO, api_url=api_url)
-    # warm up on a tiny download so that modules requests imports on first use are not counted as growth
-    GitHub("bench-token", REPO, api_url=api_url.replace("/full", "/range")).download_log_tail(
-        1, keep_bytes=64
-    )
-    before = _status_kib("VmRSS")
-    # without a reset, the peak would include transient import-time memory from before the download
-    reset = _reset_peak()
-    started = time.perf_counter()
-    tail = gh.download_log_tail(1)
-    elapsed = time.perf_counter() - started
-    peak = _status_kib("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(
-        json.dumps(
-            {
-                "bytes_read": tail.bytes_read,
-                "kept": len(tail.text.encode()),
-                "truncated": tail.truncated,
-                "first_line": tail.text.split("\n", 1)[0][:240],
-                "ends_with_error": tail.text.endswith(TAIL_LINE.decode()),
-                "rss_growth_kib": max(0, peak - before),
-                "seconds": round(elapsed, 2),
-                "requests": gh.request_count,
-            }
-        )
-    )
-
-
-def big_log() -> list[dict[str, Any]]:
     server = subprocess.Popen([sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
-        results = []
-        for mode in ("range", "full"):
-            out = subprocess.run(
-                [sys.executable, __file__, "--fetch", f"http://127.0.0.1:{port}/{mode}"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            result = json.loads(out)
-            result["mode"] = mode
-            results.append(result)
-        time.sleep(0.2)  # let the server finish counting the aborted transfer
-        import urllib.request
-
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as answer:  # noqa: S310 - loopback
-            sent = json.load(answer)
-        for result in results:
-            result["server_sent"] = sent.get(result["mode"], 0)
-        return results
+        rows = []
+        for mode in ("azure", "none"):
+            for size in SIZES:
+                for before_end in (0, 2 * MIB) if size > 2 * MIB else (0,):
+                    api = f"http://127.0.0.1:{port}/{mode}/{size}/{before_end}"
+                    gh = GitHub("bench-token", REPO, api_url=api)
+                    _stats(port)
+                    tail = gh.download_log_tail(1)
+                    tail_sent, tail_requests = _stats(port), gh.request_count
+                    gh = GitHub("bench-token", REPO, api_url=api)
+                    found = _read_back(gh, DEFAULT_READ_LIMIT)
+                    rows.append(
+                        {
+                            "mode": mode,
+                            "size": size,
+                            "before_end": before_end,
+                            "tail_sent": tail_sent,
+                            "tail_requests": tail_requests,
+                            "tail_has_failure": FAILURE_START.decode().strip() in tail.text,
+                            "back_sent": _stats(port),
+                            "back_requests": gh.request_count,
+                            "back_found": found,
+                        }
+                    )
+        return rows
     finally:
         server.terminate()
         server.wait()
@@ -319,25 +327,25 @@ def main() -> int:
     for title, count, where in count_requests():
         print(f"  {title:<50} {count:>3}   ({where})")
     print()
-    print(f"A {LOG_SIZE // 2**20} MiB job log behind the redirect, local http.server on 127.0.0.1")
-    for result in big_log():
-        label = "server honours Range" if result["mode"] == "range" else "server ignores Range"
+    print(
+        "Job logs behind the redirect, local http.server on 127.0.0.1 (bytes the server sent, requests made)"
+    )
+    print(
+        f"  {'server':<7} {'log':>8} {'failure':<14} {'tail: KiB':>10} {'req':>4} {'failure in tail':<16}"
+        f" {'read-back: KiB':>15} {'req':>4} {'failure found':<13}"
+    )
+    for row in big_logs():
+        where = "at the end" if row["before_end"] == 0 else "2 MiB earlier"
         print(
-            f"  {label:<22} read {result['bytes_read'] / 1024:>9,.0f} KiB"
-            f" (server sent {result['server_sent'] / 1024:,.0f} KiB),"
-            f" kept {result['kept'] / 1024:,.0f} KiB,"
-            f" RSS growth {result['rss_growth_kib'] / 1024:,.1f} MiB,"
-            f" {result['seconds']} s, {result['requests']} requests"
+            f"  {row['mode']:<7} {row['size'] // MIB:>4} MiB {where:<14} {row['tail_sent'] / 1024:>10,.0f}"
+            f" {row['tail_requests']:>4} {str(row['tail_has_failure']):<16} {row['back_sent'] / 1024:>15,.0f}"
+            f" {row['back_requests']:>4} {str(row['back_found']):<13}"
         )
-        print(f"  {'':<22} first line: {result['first_line']}")
-        print(f"  {'':<22} log's last line kept: {result['ends_with_error']}")
     return 0
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
         serve()
-    elif sys.argv[1:2] == ["--fetch"]:
-        fetch(sys.argv[2])
     else:
         sys.exit(main())
