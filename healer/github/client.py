@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
+from typing import Any, TypeVar
 from urllib.parse import quote
+
+import github.IssueComment
+import github.PullRequest
+from github.GithubObject import CompletableGithubObject
 
 from healer.github import logdownload
 from healer.github.blob import BlobLogSource
@@ -26,24 +30,38 @@ from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
 
 COMMENT_PAGES = 10  # requests one comment listing may cost: the first page and the newest nine
+_O = TypeVar("_O", bound=CompletableGithubObject)
 _PR_READ = "pull-requests: read"
 _PR_WRITE = "pull-requests: write"
 
 
 class GitHub(CommandCalls):
-    """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json."""
+    """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json.
+
+    Single objects are read and written through PyGithub's typed objects on a lazy repository (no request
+    until a method is called; each call below is one request, retried by :meth:`Transport._retrying`).
+    Listings are paginated here, page by number: PyGithub's ``PaginatedList`` follows the ``Link`` header's
+    URLs, which GitHub writes with ``/repositories/{id}/…`` paths outside the operations the healer uses, and
+    cannot read a listing from both ends (:meth:`list_comments`); their items still become PyGithub objects.
+    """
 
     comments_skipped = 0  # comments the last :meth:`list_comments` left out (a PR longer than it reads)
 
     # -- reads ---------------------------------------------------------------------------------------------
     def get_repository(self) -> Repository:
         """The repository's name, default branch and visibility."""
-        data = self._call("GET", "", what="read the repository", need="metadata: read")
-        return Repository(data["full_name"], data["default_branch"], bool(data.get("private", False)))
+        repo = self._retrying(
+            lambda: self._github.get_repo(self.repository).complete(),
+            what="read the repository",
+            need="metadata: read",
+        )
+        return Repository(str(repo.full_name), str(repo.default_branch), bool(repo.private))
 
     def get_pull(self, number: int) -> PullRequest:
-        data = self._call("GET", f"/pulls/{number}", what=f"read pull request #{number}", need=_PR_READ)
-        return pull_from(data)
+        pr = self._retrying(
+            lambda: self._repo.get_pull(number).complete(), what=f"read pull request #{number}", need=_PR_READ
+        )
+        return pull_from(pr)
 
     def find_pull_request(self, event: RunEvent) -> PullRequest | None:
         """The PR the run belongs to: payload PRs, then commits/{sha}/pulls, then open PRs by head (forks).
@@ -70,7 +88,7 @@ class GitHub(CommandCalls):
                 max_pages=1,
             )
             mine = [
-                pull_from(item)
+                pull_from(self._typed(github.PullRequest.PullRequest, item))
                 for item in found
                 if item.get("state") == "open"
                 and str(item.get("base", {}).get("repo", {}).get("full_name", "")).lower()
@@ -98,7 +116,7 @@ class GitHub(CommandCalls):
         if base is not None:
             params["base"] = base
         found = self._paginate("GET", "/pulls", params, what="list pull requests", need=_PR_READ, max_pages=5)
-        return [pull_from(item) for item in found]
+        return [pull_from(self._typed(github.PullRequest.PullRequest, item)) for item in found]
 
     def list_jobs(self, run_id: int, attempt: int) -> list[Job]:
         """The jobs of one attempt of a workflow run."""
@@ -142,7 +160,7 @@ class GitHub(CommandCalls):
             if not isinstance(items, list):
                 raise GitHubError(f"GitHub sent a malformed listing when asked to {what}")
             for item in items:
-                comment = comment_from(item)
+                comment = comment_from(self._typed(github.IssueComment.IssueComment, item))
                 if wanted is None or comment.author.lower() in wanted:
                     found[comment.id] = comment  # by id: a comment that moved to another page counts once
             return len(items)
@@ -169,10 +187,8 @@ class GitHub(CommandCalls):
     def get_file(self, path: str, ref: str) -> str | None:
         """A text file's content at ``ref``; None when it does not exist."""
         try:
-            data = self._call(
-                "GET",
-                f"/contents/{quote(path.lstrip('/'), safe='/')}",
-                {"ref": ref},
+            found = self._retrying(
+                lambda: self._repo.get_contents(path.lstrip("/"), ref=ref),
                 what=f"read {path} at {ref}",
                 need="contents: read",
             )
@@ -180,12 +196,12 @@ class GitHub(CommandCalls):
             if exc.status == 404:
                 return None
             raise
-        if not isinstance(data, Mapping) or data.get("type") != "file":
-            kind = "a directory" if isinstance(data, list) else f"a {data.get('type', 'non-file')}"
+        if isinstance(found, list) or found.type != "file":
+            kind = "a directory" if isinstance(found, list) else f"a {found.type or 'non-file'}"
             raise GitHubError(f"{path} at {ref} is {kind}, not a file")
-        if data.get("encoding") != "base64":
+        if found.encoding != "base64":
             raise GitHubError(f"{path} at {ref} is too large to read through the contents API (over 1 MB)")
-        raw = base64.b64decode(data.get("content", ""))
+        raw = base64.b64decode(found.content or "")
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -204,36 +220,29 @@ class GitHub(CommandCalls):
     # -- writes --------------------------------------------------------------------------------------------
     def create_comment(self, number: int, body: str) -> Comment:
         check_body_length(body, "comment")
-        data = self._call(
-            "POST",
-            f"/issues/{number}/comments",
-            body={"body": body},
+        comment = self._retrying(
+            lambda: self._repo.get_issue(number).create_comment(body),  # a lazy issue: one request
             what=f"comment on pull request #{number}",
             need=_PR_WRITE,
             # a 5xx after POST may still have created the comment: retrying could post it twice
             idempotent=False,
         )
-        return comment_from(data)
+        return comment_from(comment)
 
     def update_comment(self, comment_id: int, body: str) -> Comment:
         check_body_length(body, "comment")
-        data = self._call(
-            "PATCH",
-            f"/issues/comments/{comment_id}",
-            body={"body": body},
-            what=f"edit comment {comment_id}",
-            need=_PR_WRITE,
-        )
-        return comment_from(data)
+        comment = self._comment(comment_id)
+        self._retrying(lambda: comment.edit(body), what=f"edit comment {comment_id}", need=_PR_WRITE)
+        return comment_from(comment)
 
     def delete_comment(self, comment_id: int) -> None:
-        self._call(
-            "DELETE", f"/issues/comments/{comment_id}", what=f"delete comment {comment_id}", need=_PR_WRITE
-        )
+        comment = self._comment(comment_id)
+        self._retrying(comment.delete, what=f"delete comment {comment_id}", need=_PR_WRITE)
 
     def add_labels(self, number: int, labels: Sequence[str]) -> None:
         if not labels:
             return
+        # Not Issue.add_to_labels: it sends a bare array; GitHub recommends the `{"labels": [...]}` form.
         self._call(
             "POST",
             f"/issues/{number}/labels",
@@ -243,6 +252,8 @@ class GitHub(CommandCalls):
         )
 
     def rerun_failed_jobs(self, run_id: int) -> None:
+        # Not WorkflowRun.rerun_failed_jobs: it asks without checking the answer, so a refusal (403: the run
+        # is over 30 days old, 50 attempts, the workflow disabled) would pass as a re-run.
         self._call(
             "POST",
             f"/actions/runs/{run_id}/rerun-failed-jobs",
@@ -280,10 +291,8 @@ class GitHub(CommandCalls):
         """Open a PR; when one from ``head`` into ``base`` already exists, update and return it."""
         check_body_length(body, "pull request body")
         try:
-            data = self._call(
-                "POST",
-                "/pulls",
-                body={"title": title, "head": head, "base": base, "body": body, "draft": draft},
+            pr = self._retrying(
+                lambda: self._repo.create_pull(base=base, head=head, title=title, body=body, draft=draft),
                 what=f"open a pull request from {head} into {base}",
                 need=_PR_WRITE,
             )
@@ -297,7 +306,7 @@ class GitHub(CommandCalls):
             if not existing:
                 raise
             return self.update_pull(existing[0].number, title=title, body=body)
-        return pull_from(data)
+        return pull_from(pr)
 
     def update_pull(
         self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
@@ -305,7 +314,17 @@ class GitHub(CommandCalls):
         changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v is not None}
         if body is not None:
             check_body_length(body, "pull request body")
-        data = self._call(
-            "PATCH", f"/pulls/{number}", body=changes, what=f"update pull request #{number}", need=_PR_WRITE
+        pr = self._repo.get_pull(number)  # lazy: the edit is the one request
+        self._retrying(lambda: pr.edit(**changes), what=f"update pull request #{number}", need=_PR_WRITE)
+        return pull_from(pr)
+
+    # -- PyGithub objects ----------------------------------------------------------------------------------
+    def _comment(self, comment_id: int) -> github.IssueComment.IssueComment:
+        """A lazy comment (PyGithub has no lazy getter for an issue comment by id alone)."""
+        return github.IssueComment.IssueComment(
+            self._requester, url=f"{self._repo.url}/issues/comments/{comment_id}"
         )
-        return pull_from(data)
+
+    def _typed(self, kind: type[_O], item: Any) -> _O:
+        """An item of a listing as a complete PyGithub object (one that never fetches itself again)."""
+        return kind(self._requester, {}, item, completed=True)

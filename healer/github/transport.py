@@ -1,7 +1,7 @@
 """How the client speaks HTTP: one REST call, pagination, bounded retries, request counting, raw GETs.
 
-Every REST call goes through PyGithub's requester (authentication, the base URL of GitHub Enterprise Server,
-JSON, error classes) to one operation of the subset the healer is allowed to use. On top of it this module
+Every REST call goes through PyGithub (authentication, the base URL of GitHub Enterprise Server, JSON, error
+classes, typed objects) to one operation of the subset the healer is allowed to use. On top of it this module
 adds pagination with ``per_page=100`` and a page bound, bounded retries of 5xx answers and rate limits
 (honouring ``retry-after`` and ``x-ratelimit-reset``), error messages that name the missing permission, and
 a request counter. The token lives only inside PyGithub's ``Auth.Token`` and the API session's header; no
@@ -29,6 +29,7 @@ USER_AGENT = "ci-healer"  # GitHub refuses requests without a User-Agent
 
 _RETRIABLE_STATUS = frozenset({500, 502, 503, 504})
 _T = TypeVar("_T", bound="Transport")
+_R = TypeVar("_R")
 
 
 def is_loopback_http(url: str) -> bool:
@@ -101,8 +102,11 @@ class Transport:
             seconds_between_requests=None,
             seconds_between_writes=None,
             user_agent=USER_AGENT,
+            # objects are made without a request; each method call is then exactly one request
+            lazy=True,
         )
         self._requester = self._github.requester
+        self._repo = self._github.get_repo(repository)
         # The log download speaks HTTP itself (see download_log_tail); the API hop carries the token, the
         # signed URL gets a session that never does.
         self.api_session = requests.Session()
@@ -169,14 +173,28 @@ class Transport:
         need: str,
         idempotent: bool = True,
     ) -> tuple[Mapping[str, Any], Any]:
+        return self._retrying(
+            lambda: self._requester.requestJsonAndCheck(
+                verb, self.repo_path + path, parameters=dict(params or {}), input=body
+            ),
+            what=what,
+            need=need,
+            idempotent=idempotent,
+        )
+
+    def _retrying(self, request: Callable[[], _R], *, what: str, need: str, idempotent: bool = True) -> _R:
+        """Run ``request`` (one HTTP request through PyGithub), retried under this module's policy.
+
+        ``request`` must make exactly one request (a method of a lazy PyGithub object, or the requester
+        itself): each try counts as one. PyGithub's own ``GithubRetry`` is not used: it sleeps inside urllib3
+        with ``time.sleep`` (so its waits cannot be bounded per request or injected in tests), waits for a
+        primary rate limit's reset however far away it is, and its retries are invisible to the counter.
+        """
         waited = 0.0
         for attempt in range(self._max_retries + 1):
             self._count += 1
             try:
-                headers, data = self._requester.requestJsonAndCheck(
-                    verb, self.repo_path + path, parameters=dict(params or {}), input=body
-                )
-                return headers, data
+                return request()
             except GithubException as exc:
                 status, headers, message = exc.status, exc.headers or {}, message_of(exc.data)
             except requests.RequestException as exc:
