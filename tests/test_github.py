@@ -512,6 +512,8 @@ def test_create_comment_sends_the_body(rsps: responses.RequestsMock, gh: GitHub)
     )
     comment = gh.create_comment(1347, "attempt 1 of 2")
     assert comment.author == "octocat" and comment.id == 1
+    # PyGithub's issue object is lazy: the POST is the only request (no GET of the issue first)
+    assert gh.request_count == len(rsps.calls) == 1
 
 
 def test_too_long_comment_is_refused_before_sending(gh: GitHub) -> None:

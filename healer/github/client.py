@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Collection, Sequence
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
 import github.IssueComment
 import github.PullRequest
-from github.GithubObject import CompletableGithubObject
 
 from healer.github import logdownload
 from healer.github.blob import BlobLogSource
@@ -30,7 +29,6 @@ from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
 
 COMMENT_PAGES = 10  # requests one comment listing may cost: the first page and the newest nine
-_O = TypeVar("_O", bound=CompletableGithubObject)
 _PR_READ = "pull-requests: read"
 _PR_WRITE = "pull-requests: write"
 
@@ -42,7 +40,8 @@ class GitHub(CommandCalls):
     until a method is called; each call below is one request, retried by :meth:`Transport._retrying`).
     Listings are paginated here, page by number: PyGithub's ``PaginatedList`` follows the ``Link`` header's
     URLs, which GitHub writes with ``/repositories/{id}/…`` paths outside the operations the healer uses, and
-    cannot read a listing from both ends (:meth:`list_comments`); their items still become PyGithub objects.
+    cannot read a listing from both ends (:meth:`list_comments`). One converter per type reads GitHub's JSON
+    (:mod:`healer.github.convert`): the same shapes come in webhook payloads, which are no PyGithub objects.
     """
 
     comments_skipped = 0  # comments the last :meth:`list_comments` left out (a PR longer than it reads)
@@ -61,7 +60,7 @@ class GitHub(CommandCalls):
         pr = self._retrying(
             lambda: self._repo.get_pull(number).complete(), what=f"read pull request #{number}", need=_PR_READ
         )
-        return pull_from(pr)
+        return pull_from(pr.raw_data)  # complete: no request
 
     def find_pull_request(self, event: RunEvent) -> PullRequest | None:
         """The PR the run belongs to: payload PRs, then commits/{sha}/pulls, then open PRs by head (forks).
@@ -88,7 +87,7 @@ class GitHub(CommandCalls):
                 max_pages=1,
             )
             mine = [
-                pull_from(self._typed(github.PullRequest.PullRequest, item))
+                pull_from(item)
                 for item in found
                 if item.get("state") == "open"
                 and str(item.get("base", {}).get("repo", {}).get("full_name", "")).lower()
@@ -116,7 +115,7 @@ class GitHub(CommandCalls):
         if base is not None:
             params["base"] = base
         found = self._paginate("GET", "/pulls", params, what="list pull requests", need=_PR_READ, max_pages=5)
-        return [pull_from(self._typed(github.PullRequest.PullRequest, item)) for item in found]
+        return [pull_from(item) for item in found]
 
     def list_jobs(self, run_id: int, attempt: int) -> list[Job]:
         """The jobs of one attempt of a workflow run."""
@@ -160,7 +159,7 @@ class GitHub(CommandCalls):
             if not isinstance(items, list):
                 raise GitHubError(f"GitHub sent a malformed listing when asked to {what}")
             for item in items:
-                comment = comment_from(self._typed(github.IssueComment.IssueComment, item))
+                comment = comment_from(item)
                 if wanted is None or comment.author.lower() in wanted:
                     found[comment.id] = comment  # by id: a comment that moved to another page counts once
             return len(items)
@@ -227,13 +226,20 @@ class GitHub(CommandCalls):
             # a 5xx after POST may still have created the comment: retrying could post it twice
             idempotent=False,
         )
-        return comment_from(comment)
+        return comment_from(comment.raw_data)  # complete: no request
 
     def update_comment(self, comment_id: int, body: str) -> Comment:
         check_body_length(body, "comment")
-        comment = self._comment(comment_id)
-        self._retrying(lambda: comment.edit(body), what=f"edit comment {comment_id}", need=_PR_WRITE)
-        return comment_from(comment)
+        # Not IssueComment.edit: it keeps only the answer's parsed attributes, and the converters read
+        # GitHub's JSON (one converter per type, shared with webhook payloads).
+        data = self._call(
+            "PATCH",
+            f"/issues/comments/{comment_id}",
+            body={"body": body},
+            what=f"edit comment {comment_id}",
+            need=_PR_WRITE,
+        )
+        return comment_from(data)
 
     def delete_comment(self, comment_id: int) -> None:
         comment = self._comment(comment_id)
@@ -306,7 +312,7 @@ class GitHub(CommandCalls):
             if not existing:
                 raise
             return self.update_pull(existing[0].number, title=title, body=body)
-        return pull_from(pr)
+        return pull_from(pr.raw_data)  # complete: no request
 
     def update_pull(
         self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
@@ -314,9 +320,11 @@ class GitHub(CommandCalls):
         changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v is not None}
         if body is not None:
             check_body_length(body, "pull request body")
-        pr = self._repo.get_pull(number)  # lazy: the edit is the one request
-        self._retrying(lambda: pr.edit(**changes), what=f"update pull request #{number}", need=_PR_WRITE)
-        return pull_from(pr)
+        # Not PullRequest.edit, for the reason given in update_comment
+        data = self._call(
+            "PATCH", f"/pulls/{number}", body=changes, what=f"update pull request #{number}", need=_PR_WRITE
+        )
+        return pull_from(data)
 
     # -- PyGithub objects ----------------------------------------------------------------------------------
     def _comment(self, comment_id: int) -> github.IssueComment.IssueComment:
@@ -324,7 +332,3 @@ class GitHub(CommandCalls):
         return github.IssueComment.IssueComment(
             self._requester, url=f"{self._repo.url}/issues/comments/{comment_id}"
         )
-
-    def _typed(self, kind: type[_O], item: Any) -> _O:
-        """An item of a listing as a complete PyGithub object (one that never fetches itself again)."""
-        return kind(self._requester, {}, item, completed=True)

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
-
-import github.IssueComment
-import github.PullRequest
 
 from healer.github.errors import GitHubError
 from healer.model import Annotation, Comment, Job, PullRequest, RunEvent, Step
@@ -30,25 +26,25 @@ def prefer_head(prs: Sequence[PullRequest], event: RunEvent) -> PullRequest:
     return next((pr for pr in prs if not is_stale(pr, event)), prs[0])
 
 
-def pull_from(pr: github.PullRequest.PullRequest) -> PullRequest:
-    """A PyGithub pull request (complete: from an answer, never lazy) as the healer's :class:`PullRequest`."""
-    head_repo, base_repo = pr.head.repo, pr.base.repo
+def pull_from(data: Mapping[str, Any]) -> PullRequest:
+    head, base = data.get("head") or {}, data.get("base") or {}
+    head_repo, base_repo = head.get("repo") or {}, base.get("repo") or {}
     return PullRequest(
-        number=int(pr.number),
-        state=str(pr.state or ""),
-        title=str(pr.title or ""),
-        author=str(pr.user.login if pr.user is not None else ""),
-        head_sha=str(pr.head.sha or ""),
-        head_ref=str(pr.head.ref or ""),
-        head_repository=str(head_repo.full_name if head_repo is not None else ""),
-        base_ref=str(pr.base.ref or ""),
-        base_repository=str(base_repo.full_name if base_repo is not None else ""),
-        labels=tuple(str(label.name or "") for label in pr.labels or ()),
-        draft=bool(pr.draft),
-        html_url=str(pr.html_url or ""),
-        body=str(pr.body or ""),
-        default_branch=str(base_repo.default_branch or "" if base_repo is not None else ""),
-        merged=bool(pr.merged or pr.merged_at),
+        number=int(data["number"]),
+        state=str(data.get("state", "")),
+        title=str(data.get("title") or ""),
+        author=str((data.get("user") or {}).get("login", "")),
+        head_sha=str(head.get("sha", "")),
+        head_ref=str(head.get("ref", "")),
+        head_repository=str(head_repo.get("full_name", "")),
+        base_ref=str(base.get("ref", "")),
+        base_repository=str(base_repo.get("full_name", "")),
+        labels=tuple(str(label.get("name", "")) for label in data.get("labels") or ()),
+        draft=bool(data.get("draft", False)),
+        html_url=str(data.get("html_url") or ""),
+        body=str(data.get("body") or ""),
+        default_branch=str(base_repo.get("default_branch") or ""),
+        merged=bool(data.get("merged") or data.get("merged_at")),
     )
 
 
@@ -81,18 +77,12 @@ def annotation_from(data: Mapping[str, Any]) -> Annotation:
     )
 
 
-def comment_from(comment: github.IssueComment.IssueComment) -> Comment:
-    """A PyGithub issue comment (complete) as the healer's :class:`Comment`."""
+def comment_from(data: Mapping[str, Any]) -> Comment:
     return Comment(
-        id=int(comment.id),
-        author=str(comment.user.login if comment.user is not None else ""),
-        body=str(comment.body or ""),
-        created_at=_timestamp(comment.created_at),
-        updated_at=_timestamp(comment.updated_at),
-        html_url=str(comment.html_url or ""),
+        id=int(data["id"]),
+        author=str((data.get("user") or {}).get("login", "")),
+        body=str(data.get("body") or ""),
+        created_at=str(data.get("created_at") or ""),
+        updated_at=str(data.get("updated_at") or ""),
+        html_url=str(data.get("html_url") or ""),
     )
-
-
-def _timestamp(value: datetime | None) -> str:
-    """PyGithub's parsed time back in GitHub's own form (``2024-05-01T10:00:00Z``)."""
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
