@@ -15,9 +15,8 @@ suffix form gets the whole blob), or ignores ``Range`` entirely. The failure is 
 2 MiB before it. For each it prints the bytes the server sent and the requests made (API hop included) for
 
 * the evidence tail (``GitHub.download_log_tail``, the last 256 KiB), and
-* a backward read-back within the default ``log-read-limit`` (4 MiB): windows from the end (256 KiB, then
-  doubling) until the failure's first line is in view, through ``GitHub.open_log`` (a simple model of a
-  read-back, not the diagnosis's own).
+* the read-back the evidence uses (``healer.readback.read_back`` over ``GitHub.open_log``) within the default
+  ``log-read-limit`` (4 MiB): the last 256 KiB, then further back until the failing step's start is in view.
 
 Run: ``python benchmarks/bench_requests.py``
 """
@@ -46,7 +45,11 @@ MIB = 1024 * 1024
 SIZES = (1 * MIB, 41 * MIB, 200 * MIB)
 TAIL_LINE = b"2024-05-01T10:00:00.0000000Z ##[error]Process completed with exit code 1.\n"
 FAILURE_START = b"2024-05-01T10:00:00.0000000Z FAILED tests/test_widgets.py::test_double - assert 3 == 4\n"
-FAILURE = FAILURE_START + b"2024-05-01T10:00:00.0000000Z E   assert 3 == 4\n" + TAIL_LINE
+FAILURE = (
+    b"2024-05-01T10:00:00.0000000Z ##[group]Run python -m pytest\n2024-05-01T10:00:00.0000000Z ##[endgroup]\n"
+    + FAILURE_START
+    + b"2024-05-01T10:00:00.0000000Z E   assert 3 == 4\n"
+)
 
 
 # -- part 1: request counts ---------------------------------------------------------------------------------
@@ -183,19 +186,22 @@ _BLOCK = b"".join(
 
 
 def _layout(size: int, before_end: int) -> int:
-    """Where the failure starts in a log of ``size`` bytes whose failure ends ``before_end`` bytes early."""
-    return size - before_end - len(FAILURE)
+    """Where the failing step's header starts in a log of ``size`` bytes whose failure is followed by
+    ``before_end`` bytes of further output and the runner's closing line."""
+    return size - len(TAIL_LINE) - before_end - len(FAILURE)
 
 
 def _pieces(size: int, before_end: int, start: int, end: int) -> Any:
-    """The bytes [start, end) of a virtual log (filler, the failure, filler), produced in pieces."""
-    at = _layout(size, before_end)
+    """The bytes [start, end) of a virtual log (filler, the failing step, output, the closing line)."""
+    at, closing = _layout(size, before_end), size - len(TAIL_LINE)
     position = start
     while position < end:
         if at <= position < at + len(FAILURE):
             piece = FAILURE[position - at : min(end, at + len(FAILURE)) - at]
+        elif position >= closing:
+            piece = TAIL_LINE[position - closing : end - closing]
         else:
-            stop = min(end, at if position < at else size, position + 64 * 1024)
+            stop = min(end, at if position < at else closing, position + 64 * 1024)
             offset = position % len(_BLOCK)
             piece = _BLOCK[offset : offset + (stop - position)]
             if len(piece) < stop - position:  # wrapped around the block
@@ -257,23 +263,12 @@ def serve() -> None:
     server.serve_forever()
 
 
-def _read_back(gh: Any, limit: int) -> bool:
-    """Read 256 KiB windows from the end until the failure's first line is in view or the budget is spent."""
-    source = gh.open_log(1, limit=limit)
-    if source.size is None:
-        return False
-    seen = b""
-    end, window = source.size, 256 * 1024
-    while end > 0:
-        start = max(0, end - window)
-        data = source.read(start, end)
-        if not data:
-            break
-        seen = data + seen[: len(FAILURE)]
-        if FAILURE_START in seen:
-            return True
-        end, window = start, window * 2
-    return False
+def _read_back(gh: Any, limit: int) -> tuple[bool, int]:
+    """The diagnosis's own read-back over ``GitHub.open_log``: is the failure's first line in what it read?"""
+    from healer.readback import read_back_counted
+
+    result = read_back_counted(gh.open_log(1, limit=limit), limit=limit)
+    return FAILURE_START.decode().strip() in result.tail.text, result.reads
 
 
 def _stats(port: int) -> int:
@@ -302,7 +297,7 @@ def big_logs() -> list[dict[str, Any]]:
                     tail = gh.download_log_tail(1)
                     tail_sent, tail_requests = _stats(port), gh.request_count
                     gh = GitHub("bench-token", REPO, api_url=api)
-                    found = _read_back(gh, DEFAULT_READ_LIMIT)
+                    found, reads = _read_back(gh, DEFAULT_READ_LIMIT)
                     rows.append(
                         {
                             "mode": mode,

@@ -11,8 +11,9 @@ the log's size first. Implementations:
   store the API redirects to; obtained with ``GitHub.open_log``. It lives with the GitHub client, the only
   module that speaks HTTP.
 
-Every implementation may return fewer bytes than asked for (the end of the log, a spent read budget, a part
-that was not retained); a reader must not assume otherwise.
+Every implementation may return fewer bytes than asked for (past the end of the log, a spent read budget,
+a part that was not retained). What it returns is then the *end* of the asked range: a reader that goes
+backwards from the end of the log joins it to what it already has.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class LogSource(Protocol):
     size: int | None  # bytes in the whole log; None when unknown
 
     def read(self, start: int, end: int) -> bytes:
-        """Bytes ``[start, end)`` of the log; may return fewer (never bytes from elsewhere)."""
+        """Bytes ``[start, end)`` of the log; may return fewer, then the end of that range (see above)."""
         ...
 
 

@@ -187,7 +187,7 @@ def test_a_url_that_stays_refused_ends_with_a_clear_error(rsps: responses.Reques
     assert gh.request_count == 2 * (1 + MAX_URL_RENEWALS)  # each renewal: one redirect, one refused range
 
 
-def test_a_read_moves_at_most_the_limit_and_keeps_the_start_of_the_range(
+def test_a_read_moves_at_most_the_limit_and_keeps_the_end_of_the_range(
     rsps: responses.RequestsMock, gh: GitHub
 ) -> None:
     data = a_log(2 * 1024 * 1024)
@@ -197,11 +197,27 @@ def test_a_read_moves_at_most_the_limit_and_keeps_the_start_of_the_range(
     assert source.size == len(data)
     assert source.read(0, 1000) == data[:1000]  # inside the first range: no request
     assert gh.request_count == 2
-    start = len(data) - 300_000
-    assert source.read(start, len(data)) == data[start : start + 100_000]
-    assert source.budget_left == 0 and source.read(0, len(data) // 2)[:FIRST_READ] == data[:FIRST_READ]
-    assert source.read(len(data) - 10, len(data)) == b""
+    end = len(data) - 50_000
+    # the budget covers 100,000 of the 300,000 bytes asked: the end of the range comes back, so a reader going
+    # backwards joins it to what it has
+    assert source.read(end - 300_000, end) == data[end - 100_000 : end]
+    assert source.budget_left == 0
+    assert source.read(FIRST_READ - 10, len(data)) == b""  # nothing left to join: not the held first range
+    assert source.read(0, FIRST_READ) == data[:FIRST_READ]  # the held first range is free
     assert blob.sent == FIRST_READ + 100_000 == source.bytes_read
+
+
+def test_a_backward_read_within_the_budget_is_contiguous(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    data = a_log(1024 * 1024)
+    serve(rsps, AzureBlob(data))
+    source = gh.open_log(399444496, limit=300_000)
+    got, low = b"", len(data)
+    while low > 0:
+        chunk = source.read(max(0, low - 64 * 1024), low)
+        if not chunk:
+            break
+        got, low = chunk + got, low - len(chunk)
+    assert got == data[low:] and len(got) == 300_000 - FIRST_READ
 
 
 @pytest.mark.parametrize(

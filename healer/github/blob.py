@@ -76,15 +76,18 @@ class BlobLogSource:
         return max(0, self.limit - self.bytes_read)
 
     def read(self, start: int, end: int) -> bytes:
-        """Bytes ``[start, end)``; fewer at the end of the log, when the budget runs out (the start of the
-        range is kept), or, after a server ignored ``Range``, outside the retained tail."""
+        """Bytes ``[start, end)``; fewer past the end of the log, when the budget runs out, or, after a server
+        ignored ``Range``, outside the retained tail. What is returned is always the *end* of the range, so
+        that a reader going backwards from the end of the log stays contiguous."""
         if self.fallback is not None:
             return self.fallback.read(start, end)
         start, end = clamp(start, end, self.size)
-        if start < len(self._head):  # the first range is held: only the rest costs a request
-            held = self._head[start:end]
-            return held + (self.read(len(self._head), end) if end > len(self._head) else b"")
-        end = min(end, start + self.budget_left)
+        if start < len(self._head) and start < end:  # the first range is held: only the rest costs a request
+            rest = self.read(len(self._head), end) if end > len(self._head) else b""
+            if len(rest) < end - max(start, len(self._head)):
+                return rest  # the rest was cut: its end is what a backward reader can join
+            return self._head[start : min(end, len(self._head))] + rest
+        start = max(start, end - self.budget_left)
         if start >= end:
             return b""
         response = self._ranged(start, end - 1)
