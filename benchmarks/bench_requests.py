@@ -45,8 +45,9 @@ MIB = 1024 * 1024
 SIZES = (1 * MIB, 41 * MIB, 200 * MIB)
 TAIL_LINE = b"2024-05-01T10:00:00.0000000Z ##[error]Process completed with exit code 1.\n"
 FAILURE_START = b"2024-05-01T10:00:00.0000000Z FAILED tests/test_widgets.py::test_double - assert 3 == 4\n"
-FAILURE = (
-    b"2024-05-01T10:00:00.0000000Z ##[group]Run python -m pytest\n2024-05-01T10:00:00.0000000Z ##[endgroup]\n"
+FAILURE = (  # starts with a newline: the filler before it may stop mid-line
+    b"\n2024-05-01T10:00:00.0000000Z ##[group]Run python -m pytest\n"
+    + b"2024-05-01T10:00:00.0000000Z ##[endgroup]\n"
     + FAILURE_START
     + b"2024-05-01T10:00:00.0000000Z E   assert 3 == 4\n"
 )
