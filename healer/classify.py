@@ -119,7 +119,8 @@ def diagnose(
         "command": log.command,
         "exit_code": log.exit_code,
         "job": job_name,
-        "test_ids": failing_test_ids(log.lines),
+        # only the failing step's output: a test another step printed as failed did not decide this job
+        "test_ids": failing_test_ids(log.lines[i] for i in log.failing_lines()),
     }
     conclusion = job.conclusion if job else None
     end_of_step = _end_of_step(log, lines)

@@ -374,3 +374,25 @@ def test_a_container_hooks_error_is_a_cause_only_alone(verdict: str, category: C
     diagnosis = diagnose_text(job_log("./tools/frobnicate", f"frobnicator gave up\n{verdict}{hook}"), RULES)
     assert diagnosis.category is category
     assert diagnosis.rule != "runner.container-failed"
+
+
+def test_failing_tests_are_read_from_the_failing_step_only() -> None:
+    # An earlier step that carried on after its own failures (continue-on-error) printed other test names;
+    # only the step that failed the job decides which tests failed.
+    log = "\n".join(
+        [
+            "2024-01-01T00:00:00.0000000Z ##[group]Run pytest tests/flaky_suite",
+            "2024-01-01T00:00:00.0000000Z pytest tests/flaky_suite",
+            "2024-01-01T00:00:00.0000000Z ##[endgroup]",
+            "2024-01-01T00:00:01.0000000Z FAILED tests/flaky_suite/test_net.py::test_download - OSError",
+            "2024-01-01T00:00:01.0000000Z 1 failed in 0.10s",
+            "2024-01-01T00:00:02.0000000Z ##[group]Run pytest tests/unit",
+            "2024-01-01T00:00:02.0000000Z pytest tests/unit",
+            "2024-01-01T00:00:02.0000000Z ##[endgroup]",
+            "2024-01-01T00:00:03.0000000Z FAILED tests/unit/test_calc.py::test_add - assert 3 == 4",
+            "2024-01-01T00:00:03.0000000Z 1 failed in 0.10s",
+            "2024-01-01T00:00:03.0000000Z ##[error]Process completed with exit code 1.",
+        ]
+    )
+    diagnosis = diagnose_text(log, RULES)
+    assert diagnosis.test_ids == ("tests/unit/test_calc.py::test_add",)
