@@ -111,6 +111,12 @@ class Planning(Stage):
             )
         self.diagnoses, self.passed = diagnoses, passed
         self.comments = self.gh.list_comments(pr.number)
+        skipped = getattr(self.gh, "comments_skipped", 0)
+        if skipped:
+            self.note(
+                f"This pull request has more comments than the healer reads: {skipped} in the middle were "
+                "not read, so an attempt recorded only there is not counted."
+            )
         ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
         plan = self.with_fix_hints(
             self.planner(

@@ -173,6 +173,7 @@ def test_a_long_pr_is_read_newest_first(box: Sandbox, tmp_path: Path) -> None:
     assert result.outputs["decision"] == "skipped"
     assert not [r for r in result.requests if r.is_write]
     assert len(agent_reports(tmp_path / "agent")) == 1
+    assert "in the middle were not read" in result.stdout  # the maintainer learns what was left out
     listings = [r for r in result.requests if r.operation == "issues/list-comments"]
     pages = [dict(r.query)["page"] for r in listings]
     assert pages[:2] == ["1", "53"]  # the first page names the last; the newest page comes next
