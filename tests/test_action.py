@@ -77,3 +77,18 @@ def test_the_lock_pins_and_hashes_every_runtime_dependency() -> None:
     install = next(s for s in STEPS if " pip " in s.get("run", ""))
     assert "--require-hashes" in install["run"] and "--only-binary=:all:" in install["run"]
     assert "/opt/" not in lock and "--find-links" not in lock
+
+
+def test_every_package_under_healer_is_listed_for_installation() -> None:
+    # setuptools installs only the packages pyproject.toml lists; a package left out works in an editable
+    # checkout and is missing from `pip install .`
+    line = re.search(r"^packages = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.M)
+    assert line is not None
+    listed = set(re.findall(r'"([\w.]+)"', line.group(1)))
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "healer").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert "healer.config" in found
+    assert found <= listed, sorted(found - listed)
