@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,19 @@ def test_the_shipped_packs_load_and_cover_every_ecosystem() -> None:
     assert len({rule.id for rule in rules}) == len(rules)
     for rule in rules:
         assert rule.action is not Action.FIX or rule.fix, rule.id
+
+
+def test_every_shipped_rule_says_in_one_plain_sentence_what_its_failure_is() -> None:
+    # the escalation comment, the fix pull request and `healer diagnose` give the description as the reason a
+    # check failed: a short line of plain text, no Markdown that would render or mention that would notify
+    for rule in shipped_rules():
+        text = rule.description
+        assert text, f"{rule.id} has no description"
+        assert len(text) <= 160, (rule.id, len(text))
+        assert text == " ".join(text.split()), (rule.id, "one line, single spaces")
+        assert text.endswith("."), (rule.id, "a sentence")
+        markup = re.search(r"[`*_#@<>|\[\]]|\bhttps?://", text.replace("PHP_CodeSniffer", ""))
+        assert markup is None, (rule.id, text)
 
 
 def test_fix_rules_ship_for_the_safe_autofixes() -> None:

@@ -44,7 +44,8 @@ A rule file holds a mapping with a ``rules:`` list (a repository's ``.github/ci-
     Two integers ``[before, after]`` from 0 to 30: how many lines around each decisive line go into the
     excerpt (default ``[3, 6]``; a compiler error wants more after, a summary line more before).
 ``description``
-    Free text for people reading the rules.
+    What this kind of failure is, in one short plain sentence (no Markdown): the escalation comment, the fix
+    pull request and ``healer diagnose`` give it as the reason a check failed.
 
 Unknown fields are an error (a typo must not silently disable a condition).
 
