@@ -1,9 +1,10 @@
 """Print the API requests each ``/ci-healer`` command costs, and how long ``healer run`` takes for it.
 
 Each command runs as ``healer run`` in a child process on an ``issue_comment`` event, against the GitHub
-stand-in (``healer/demo/``) and a real bare git remote, on a pull request whose ``test (3.12)`` job failed on a
-pytest failure (one failed job of two). The retry comes after the healer escalated the check (``max-attempts:
-0``), so it heals once more with a no-op agent. Every request is checked against GitHub's OpenAPI description.
+stand-in (``healer/demo/``) and a real bare git remote, on a pull request whose ``test (3.12)`` job failed
+on a pytest failure (one failed job of two). The retry comes after the healer escalated the check
+(``max-attempts: 0``), so it heals once more with a no-op agent. Every request is checked against GitHub's
+OpenAPI description.
 
 Run: ``python benchmarks/bench_commands.py``
 """

@@ -315,7 +315,7 @@ def check_response(method: str, url: str, status: int, body: Any = None) -> Oper
     validator = _validator(operation.operation_id, str(status))
     if validator is None:
         if status >= 400 and body not in (None, b"", ""):
-            # an error the description lists without a body (git/delete-ref's 422) still has GitHub's error shape
+            # an error listed without a body (git/delete-ref's 422) still has GitHub's error shape
             _validate(_BASIC_ERROR, body, f"{where}: error body")
             return operation
         if body not in (None, b"", ""):

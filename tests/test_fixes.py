@@ -38,7 +38,9 @@ def tree(tmp_path: Path) -> Path:
         pytest.param(["[warn] src/a.py", "[warn] Code style issues found"], ("src/a.py",), id="prettier"),
         pytest.param(["diff src/a.py.orig src/a.py", "--- src/a.py.orig"], ("src/a.py",), id="gofmt-d"),
         pytest.param(["src/b.py: File is not `gofmt`-ed"], ("src/b.py",), id="golangci-gofmt"),
-        pytest.param(["Diff in /w/w/src/a.py:1:", "Diff in src/b.py:"], ("src/a.py", "src/b.py"), id="diff-in"),
+        pytest.param(
+            ["Diff in /w/w/src/a.py:1:", "Diff in src/b.py:"], ("src/a.py", "src/b.py"), id="diff-in"
+        ),
         pytest.param(["Changed src/a.py", "Formatted 2 files (1 changed)"], ("src/a.py",), id="dart"),
         pytest.param(["src/a.py:1:1: E1", "src/a.py:2:1: E2", "src/b.py:1:1: E3"], ("src/a.py", "src/b.py")),
         pytest.param(["../etc/passwd:1:1: F401 x", "/etc/passwd:1:1: E1 x"], (), id="outside"),

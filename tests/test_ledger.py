@@ -63,8 +63,8 @@ check_names = st.one_of(
     st.text(alphabet="<>-!&`'\"\n\r\x00 \\{}:,u", min_size=1),
     st.text(alphabet=st.characters(codec=None, categories=["Cs", "Co", "Cf", "Zl", "Zp", "So"]), min_size=1),
     st.sampled_from(HOSTILE_NAMES),
-# A name reaches the healer through GitHub's JSON, which joins an escaped surrogate pair into one character:
-# two adjacent lone surrogates that form a pair cannot arrive as two, so they are not asked to round-trip as two.
+    # A name reaches the healer through GitHub's JSON, which joins an escaped surrogate pair into one
+    # character: two adjacent lone surrogates that form a pair cannot arrive as two, so need not round-trip.
 ).filter(lambda name: json.loads(json.dumps(name)) == name)
 shas = st.text(alphabet="0123456789abcdef", min_size=7, max_size=40)
 small_ints = st.integers(min_value=0, max_value=2**53)
@@ -435,7 +435,7 @@ def test_two_thousand_long_comments_are_read_fast():
     ledger = Ledger.from_comments(listed, BOT)
     elapsed = time.perf_counter() - started
     assert len(ledger.entries) == 1000
-    # about 0.3 s when linear; a parse quadratic in the comments would take minutes. Wide, so load never fails it.
+    # about 0.3 s when linear; a parse quadratic in the comments takes minutes. Wide, so load never fails it.
     assert elapsed < 5.0, f"{elapsed:.3f}s for 2,000 comments"
 
 

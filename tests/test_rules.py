@@ -188,8 +188,8 @@ def test_no_shipped_expression_backtracks_on_hostile_lines(line: str) -> None:
         rule.hits(line)
         rule.supports(line)
         rule.vetoed(line)
-    # Linear matching takes milliseconds; a backtracking pattern takes minutes on such lines. The bound is wide
-    # so that a loaded machine never fails it, and still far below what backtracking costs.
+    # Linear matching takes milliseconds; a backtracking pattern takes minutes on such lines. The bound is
+    # wide so that a loaded machine never fails it, and still far below what backtracking costs.
     assert time.perf_counter() - start < BACKTRACK_BOUND
 
 

@@ -148,7 +148,9 @@ def test_a_set_up_that_rewrites_gits_configuration_is_refused_before_git_runs_ag
     pull, run = gizmo_pull(box)
     agent = write_agent(tmp_path / "agent", AGENT_FIX)
     config_before = (box.workspace / ".git" / "config").read_text()
-    setup = "git config filter.evil.clean 'touch /tmp/ci-healer-pwned' && echo '* filter=evil' > .gitattributes"
+    setup = (
+        "git config filter.evil.clean 'touch /tmp/ci-healer-pwned' && echo '* filter=evil' > .gitattributes"
+    )
 
     result = heal(box, run, inputs={"agent-command": agent, "setup-command": setup})
 
