@@ -25,6 +25,7 @@ from healer.ledger import (
 )
 from healer.ledger import reset_markers as make_reset_markers
 from healer.lifecycle import Lifecycle
+from healer.markers import workflow_key
 from healer.memory import account_of, earlier_accounts
 from healer.model import CheckPlan, Plan, PullRequest, RunEvent, Verdict
 from healer.policy import acting
@@ -83,7 +84,9 @@ class Acting(Lifecycle):
         try:
             # Re-read and re-plan: another run may have claimed the commit at the same moment.
             self.comments = self.gh.list_comments(pr.number)  # also what earlier attempts left (memory)
-            ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
+            ledger = Ledger.from_comments(
+                self.comments, config.bot_login, self.signer(pr), workflow=workflow_key(event)
+            )
             plan = self.planner(
                 self.diagnoses,
                 passed=self.passed,
@@ -106,7 +109,9 @@ class Acting(Lifecycle):
             escalations = [c for c in plan.checks if c.verdict is Verdict.ESCALATE]
             diagnoses = [c for c in plan.checks if c.diagnose]
             markers, text = self.carry_out(event, pr, config, ledger, reruns, heals, escalations, diagnoses)
-            markers += make_reset_markers(plan.resets, event.head_sha, event.run_id, event.run_attempt)
+            markers += make_reset_markers(
+                plan.resets, event.head_sha, event.run_id, event.run_attempt, workflow_key(event)
+            )
         except StaleHeadError as exc:
             self.gh.delete_comment(claim.id)
             self.skip(f"stale head: {exc}")
@@ -146,6 +151,7 @@ class Acting(Lifecycle):
             run_url=event.html_url,
             markers="",
             checks=[c for c in checks if c.verdict is not Verdict.SKIP],
+            workflow=event.workflow_name,
         )
 
     def carry_out(
@@ -227,6 +233,7 @@ class Acting(Lifecycle):
                 mention=config.escalation_mention,
                 diagnosis_note=FORK_NOTE,
                 opt_out_label=config.opt_out_label,
+                workflow=event.workflow_name,
             )
 
         return markers, text

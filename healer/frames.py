@@ -287,6 +287,7 @@ def render_comment(
     opt_out_label: str = "",
     limit: int = COMMENT_LIMIT,
     workflow_path: str = "",
+    workflow: str = "",
 ) -> str:
     """The run's PR comment (``claim``, ``done``, ``reset`` or ``startup``), within GitHub's size limit,
     markers kept."""
@@ -321,6 +322,7 @@ def render_comment(
                 "resets": tuple(resets),
                 "diagnosis_note": diagnosis_note,
                 "workflow_path": workflow_path,
+                "workflow": workflow,
                 "opt_out_label": opt_out_label,
             },
         )

@@ -17,6 +17,9 @@ spent + 1. Because every attempt marker records its own number, deleting or edit
 lower the count unless it held the newest attempt, and then only by that one attempt. ``decide()`` never
 plans an attempt beyond ``max-attempts`` whatever the ledger says.
 
+Budgets, histories, resets, escalations and re-runs are kept per (workflow, check): a ledger read for one
+workflow (``workflow=``) answers for its checks only; claims, flaky tests and startup notices stay shared.
+
 Claims
 ------
 Two runs for one PR can finish together. Before acting, a run posts a comment holding a ``claim`` marker for
@@ -103,8 +106,12 @@ class _CheckState:
 class Ledger:
     """The healer's history on one pull request, read from its own comments (see :meth:`from_comments`)."""
 
-    def __init__(self, entries: Sequence[Entry], latest_comment: Comment | None = None) -> None:
+    def __init__(
+        self, entries: Sequence[Entry], latest_comment: Comment | None = None, workflow: str | None = None
+    ) -> None:
         self.entries: tuple[Entry, ...] = tuple(entries)
+        # the workflow whose checks this ledger answers for (:func:`healer.markers.workflow_key`); None: all
+        self.workflow = None if workflow is None else check_key(workflow)
         # the newest healer comment with markers that no unsettled claim holds: the one a reset edits
         self.latest_comment = latest_comment
         self._checks: dict[str, _CheckState] = {}
@@ -123,7 +130,12 @@ class Ledger:
 
     @classmethod
     def from_comments(
-        cls, comments: Sequence[Comment], bot_login: str, signer: Signer | None = None
+        cls,
+        comments: Sequence[Comment],
+        bot_login: str,
+        signer: Signer | None = None,
+        *,
+        workflow: str | None = None,
     ) -> Ledger:
         """The ledger from a PR's comments, trusting only those whose author is ``bot_login`` (and, with
         ``signer``, only markers signed for this pull request).
@@ -145,13 +157,27 @@ class Ledger:
             entries.extend(
                 Entry(marker, comment.id, index, comment.created_at) for index, marker in enumerate(markers)
             )
-        ledger = cls(entries)
+        ledger = cls(entries, workflow=workflow)
         ledger.latest_comment = next((c for c in reversed(marked) if not ledger.held(c.id)), None)
         return ledger
 
     @classmethod
     def empty(cls) -> Ledger:
         return cls(())
+
+    def in_workflow(self, workflow: str) -> Ledger:
+        """The same records, answering per check for the checks of ``workflow`` only."""
+        if self.workflow == check_key(workflow):
+            return self
+        return Ledger(self.entries, self.latest_comment, workflow)
+
+    def _ours(self, marker: Marker) -> bool:
+        """Whether ``marker`` is part of the history of this ledger's workflow.
+
+        A marker older than the ``workflow`` field belongs to every workflow: its history was shared by all
+        checks of that name when written, so an upgrade mid-PR hands no check a fresh budget and forgets no
+        escalation. Each workflow's own reset ends it for that workflow (an old reset, for all of them)."""
+        return self.workflow is None or not marker.workflow or marker.workflow == self.workflow
 
     def _state(self, check: str) -> _CheckState:
         state = self._checks.get(check)
@@ -167,14 +193,17 @@ class Ledger:
         if marker.kind is Kind.FLAKY:  # bookkeeping about tests, like a reset; no outcome, no history
             self._flaky.update(dict.fromkeys(marker.tests))
             return
-        if marker.tests:
-            self._tests[(marker.check, marker.sha)] = marker.tests
         if marker.kind is Kind.STARTUP:  # a notice about a workflow, not a check's history
             self._startups[marker.sha].append(entry)
             return
         if marker.kind is not Kind.RESET:  # a reset is bookkeeping, not the outcome a claim waits for
+            # claims cover the whole commit: any workflow's outcome settles its run's claim
             self._outcomes.add((marker.sha, marker.run_id, marker.run_attempt))
             self._outcome_comments.add((marker.sha, entry.comment_id))
+        if not self._ours(marker):
+            return
+        if marker.tests:
+            self._tests[(marker.check, marker.sha)] = marker.tests
         self._handled.add((marker.check, marker.sha, marker.run_id, marker.run_attempt))
         state = self._state(marker.check)
         if marker.fix_pr is not None and marker.fix_pr not in state.fix_prs:

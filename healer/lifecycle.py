@@ -18,7 +18,7 @@ from healer.ledger import (
     comment_body,
 )
 from healer.ledger import reset_markers as make_reset_markers
-from healer.markers import flaky_marker
+from healer.markers import flaky_marker, workflow_key
 from healer.model import PullRequest, RunEvent
 from healer.planning import Planning
 from healer.spans import code
@@ -36,7 +36,9 @@ class Lifecycle(Planning):
             return
         self.outcome.pr = pr
         comments = self.gh.list_comments(pr.number)
-        ledger = Ledger.from_comments(comments, self.config.bot_login, self.signer(pr))
+        ledger = Ledger.from_comments(
+            comments, self.config.bot_login, self.signer(pr), workflow=workflow_key(event)
+        )
         if not any(ledger.has_history(c) for c in ledger.checks):
             # the common green run: nothing to reset, so the jobs are not even listed
             self.say("no healer history on this pull request; nothing to reset")
@@ -63,8 +65,11 @@ class Lifecycle(Planning):
             return
         latest = ledger.latest_comment
         signer = self.signer(pr)
-        markers = make_reset_markers(checks, event.head_sha, event.run_id, event.run_attempt)
-        markers += [flaky_marker(c, event.head_sha, t, event.run_id, event.run_attempt) for c, t in flaky]
+        workflow = workflow_key(event)
+        markers = make_reset_markers(checks, event.head_sha, event.run_id, event.run_attempt, workflow)
+        markers += [
+            flaky_marker(c, event.head_sha, t, event.run_id, event.run_attempt, workflow) for c, t in flaky
+        ]
         note = render_comment(
             self.frames,
             state="reset",
@@ -72,6 +77,7 @@ class Lifecycle(Planning):
             run_url=event.html_url,
             markers="",
             resets=tuple(checks),
+            workflow=event.workflow_name,
         )
         if flaky:
             note = f"{note.strip()}\n\n{flaky_line(flaky, event.head_sha)}"

@@ -57,6 +57,7 @@ __all__ = [
     "flaky_marker",
     "record",
     "reset_markers",
+    "workflow_key",
 ]
 
 MARKER_PREFIX = "ci-healer:v1"
@@ -98,6 +99,7 @@ class Marker:
     result: str = ""
     tests: tuple[str, ...] = ()  # failing test ids (attempts, re-runs) or the flaky ones (flaky)
     by: str = ""  # who granted an attempt beyond the budget (``/ci-healer retry``)
+    workflow: str = ""  # the workflow the check ran in (:func:`workflow_key`); "" in markers older than it
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -108,12 +110,13 @@ class Marker:
             object.__setattr__(self, "sha", self.sha.lower())
         if not isinstance(self.sha, str) or not _SHA.fullmatch(self.sha):
             raise ValueError(f"marker sha must be 4 to 64 lowercase hex digits, not {self.sha!r}")
-        for name in ("check", "category", "mode", "result"):
+        for name in ("check", "category", "mode", "result", "workflow"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"marker {name} must be text")
         if self.kind is not Kind.CLAIM and not self.check:
             raise ValueError(f"a {self.kind.value} marker needs a check name")
         object.__setattr__(self, "check", check_key(self.check))
+        object.__setattr__(self, "workflow", check_key(self.workflow))
         for name in ("attempt", "run_id", "run_attempt", "fix_pr"):
             value = getattr(self, name)
             optional = name != "attempt"
@@ -148,6 +151,12 @@ def _bounded_tests(tests: object) -> tuple[str, ...]:
     return tuple(kept)
 
 
+def workflow_key(run: RunEvent) -> str:
+    """The workflow a run belongs to, as markers record it: its file (``workflow_run.path``), which stays the
+    same when the workflow is renamed, or its name when the payload gives no path."""
+    return run.workflow_path or run.workflow_name
+
+
 def check_key(name: str) -> str:
     """The budget key of a check name: the name itself, or a prefix plus a digest when it is very long."""
     if len(name) <= MAX_CHECK_CHARS:
@@ -171,6 +180,9 @@ _FIELDS = (  # (attribute, JSON key), in the order they are written
     ("result", "result"),
     ("tests", "tests"),
     ("by", "by"),
+    # Last, and left out when empty like every field: a marker without a workflow keeps the canonical record
+    # (and so the signature) it had before the field existed, while a signature over a new one covers it.
+    ("workflow", "workflow"),
 )
 _NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
 
@@ -350,12 +362,17 @@ def record(
         result=result,
         tests=diagnosis.test_ids if diagnosis else (),
         by=by,
+        workflow=workflow_key(run),
     )
 
 
-def flaky_marker(check: str, sha: str, tests: Sequence[str], run_id: int, run_attempt: int) -> Marker:
+def flaky_marker(
+    check: str, sha: str, tests: Sequence[str], run_id: int, run_attempt: int, workflow: str = ""
+) -> Marker:
     """The record that ``tests`` of ``check`` failed on ``sha`` and passed when the same commit ran again."""
-    return Marker(Kind.FLAKY, sha, check, run_id=run_id, run_attempt=run_attempt, tests=tuple(tests))
+    return Marker(
+        Kind.FLAKY, sha, check, run_id=run_id, run_attempt=run_attempt, tests=tuple(tests), workflow=workflow
+    )
 
 
 def claim_marker(sha: str, run_id: int, run_attempt: int) -> Marker:
@@ -368,6 +385,11 @@ def claim_body(sha: str, run_id: int, run_attempt: int, text: str = "", signer: 
     return comment_body([claim_marker(sha, run_id, run_attempt)], text, signer)
 
 
-def reset_markers(checks: Iterable[str], sha: str, run_id: int, run_attempt: int) -> list[Marker]:
-    """The ``reset`` markers for the checks that passed at the PR's head."""
-    return [Marker(Kind.RESET, sha, check, run_id=run_id, run_attempt=run_attempt) for check in checks]
+def reset_markers(
+    checks: Iterable[str], sha: str, run_id: int, run_attempt: int, workflow: str = ""
+) -> list[Marker]:
+    """The ``reset`` markers for the checks of ``workflow`` that passed at the PR's head."""
+    return [
+        Marker(Kind.RESET, sha, check, run_id=run_id, run_attempt=run_attempt, workflow=workflow)
+        for check in checks
+    ]

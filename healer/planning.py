@@ -13,6 +13,7 @@ from healer.fixes import install_hint
 from healer.ledger import (
     Ledger,
 )
+from healer.markers import workflow_key
 from healer.model import Action, CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
 from healer.prepare import setup_commands
 from healer.rules import load_rules
@@ -117,7 +118,9 @@ class Planning(Stage):
                 f"This pull request has more comments than the healer reads: {skipped} in the middle were "
                 "not read, so an attempt recorded only there is not counted."
             )
-        ledger = Ledger.from_comments(self.comments, config.bot_login, self.signer(pr))
+        ledger = Ledger.from_comments(
+            self.comments, config.bot_login, self.signer(pr), workflow=workflow_key(event)
+        )
         plan = self.with_fix_hints(
             self.planner(
                 diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started

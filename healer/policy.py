@@ -59,6 +59,7 @@ from typing import Any
 from healer.config import Config, check_settings
 from healer.flaky import all_known_flaky
 from healer.ledger import Ledger
+from healer.markers import workflow_key
 from healer.model import (
     Action,
     Category,
@@ -94,9 +95,10 @@ def decide(
     ``diagnoses`` maps each failed check (job name) to its diagnosis; ``passed`` names the checks that
     passed in the run; ``ledger`` is read from the PR's comments; ``claim_id`` is the id of this run's claim
     comment once it is posted (None before); ``now`` (the run's start) ages other claims before this run has
-    one. Only ``head_sha``, ``run_id``, ``run_attempt``, ``is_fork`` and ``head_branch`` are read from
-    ``run``.
+    one. Only ``head_sha``, ``run_id``, ``run_attempt``, ``is_fork``, ``head_branch`` and the workflow
+    (budgets are per (workflow, check): the ledger is read for ``run``'s workflow) are read from ``run``.
     """
+    ledger = ledger.in_workflow(workflow_key(run))
     if pull.head_sha.lower() != run.head_sha.lower():
         detail = (
             f"The pull request's head is now {pull.head_sha[:7]}, not the run's {run.head_sha[:7]}; "

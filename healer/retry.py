@@ -23,6 +23,7 @@ from datetime import datetime
 from healer.config import Config, check_settings
 from healer.flaky import all_known_flaky
 from healer.ledger import Ledger
+from healer.markers import workflow_key
 from healer.model import (
     Action,
     Category,
@@ -59,6 +60,7 @@ def plan_retry(
     ``passed`` is accepted for the caller's convenience and ignored: a retry resets nothing.
     """
     del passed
+    ledger = ledger.in_workflow(workflow_key(run))  # the budget granted beyond is the run's workflow's
     wanted = {
         name: diagnosis
         for name, diagnosis in diagnoses.items()

@@ -1,5 +1,6 @@
 import json
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from html.parser import HTMLParser
 
@@ -470,7 +471,10 @@ def test_record_turns_a_check_plan_into_its_marker():
         mode="fix",
         fix_pr=12,
         result="opened",
+        workflow="CI",  # no workflow file in this event: the workflow's name
     )
+    with_path = replace(run, workflow_path=".github/workflows/ci.yml")
+    assert record(heal, with_path).workflow == ".github/workflows/ci.yml"
     assert record(CheckPlan("lint", Verdict.RERUN, diagnosis), run).kind is Kind.RERUN
     assert record(CheckPlan("lint", Verdict.ESCALATE, diagnosis), run).kind is Kind.ESCALATION
     fork = CheckPlan("lint", Verdict.SKIP, diagnosis, reason=SkipReason.FORK_POLICY, diagnose=True)
@@ -580,3 +584,77 @@ def test_any_signed_marker_verifies_only_for_its_own_pull_request(name, pull):
     line = encode_marker(marker, signer(pull=pull))
     assert decode_markers(line, signer(pull=pull)) == [marker]
     assert decode_markers(line, signer(pull=pull + 1)) == []
+
+
+# -- per (workflow, check) -----------------------------------------------------------------------------------
+
+CI, NIGHTLY = ".github/workflows/ci.yml", ".github/workflows/nightly.yml"
+
+
+def reset(sha, check="test"):
+    return Marker(Kind.RESET, sha, check, run_id=97, run_attempt=1)
+
+
+def wf(marker, workflow):
+    return replace(marker, workflow=workflow)
+
+
+@pytest.mark.parametrize(
+    ("markers", "workflow", "spent", "escalated", "reruns"),
+    [
+        # each workflow's `test` keeps its own attempts, escalation and re-runs
+        ([wf(attempt(A, 1), CI), wf(attempt(B, 2), CI)], CI, 2, False, 0),
+        ([wf(attempt(A, 1), CI), wf(attempt(B, 2), CI)], NIGHTLY, 0, False, 0),
+        ([wf(Marker(Kind.ESCALATION, A, "test", run_id=3, run_attempt=1), NIGHTLY)], CI, 0, False, 0),
+        ([wf(Marker(Kind.ESCALATION, A, "test", run_id=3, run_attempt=1), NIGHTLY)], NIGHTLY, 0, True, 0),
+        ([wf(Marker(Kind.RERUN, A, "test", run_id=3, run_attempt=1), CI)], NIGHTLY, 0, False, 0),
+        ([wf(Marker(Kind.RERUN, A, "test", run_id=3, run_attempt=1), CI)], CI, 0, False, 1),
+        # a reset of one workflow's check leaves the other workflow's history alone
+        ([wf(attempt(A, 1), CI), wf(attempt(A, 1), NIGHTLY), wf(reset(A), CI)], CI, 0, False, 0),
+        ([wf(attempt(A, 1), CI), wf(attempt(A, 1), NIGHTLY), wf(reset(A), CI)], NIGHTLY, 1, False, 0),
+        # markers written before the field (no workflow) count for every workflow ...
+        ([attempt(A, 1), wf(attempt(B, 2), CI)], CI, 2, False, 0),
+        ([attempt(A, 1), wf(attempt(B, 2), CI)], NIGHTLY, 1, False, 0),
+        ([Marker(Kind.ESCALATION, A, "test", run_id=3, run_attempt=1)], NIGHTLY, 0, True, 0),
+        # ... until that workflow's check resets; an old reset (no workflow) reset every workflow's
+        ([attempt(A, 1), wf(reset(A), CI)], CI, 0, False, 0),
+        ([attempt(A, 1), wf(reset(A), CI)], NIGHTLY, 1, False, 0),
+        ([wf(attempt(A, 1), CI), wf(attempt(A, 1), NIGHTLY), reset(A)], NIGHTLY, 0, False, 0),
+        # a ledger read for no workflow in particular sees every record
+        ([wf(attempt(A, 1), CI), wf(attempt(B, 2), NIGHTLY)], None, 2, False, 0),
+    ],
+)
+def test_budgets_are_kept_per_workflow_and_check(markers, workflow, spent, escalated, reruns):
+    ledger = Ledger.from_comments(comments(comment_body(markers)), BOT, workflow=workflow)
+    assert (ledger.attempts_spent("test"), ledger.escalated("test"), ledger.reruns("test", A)) == (
+        spent,
+        escalated,
+        reruns,
+    )
+    assert ledger.in_workflow(CI).attempts_spent("test") == Ledger.from_comments(
+        comments(comment_body(markers)), BOT, workflow=CI
+    ).attempts_spent("test")
+
+
+def test_per_workflow_ledgers_share_claims_and_the_handled_runs_of_their_own_workflow():
+    claim = claim_body(A, 5, 1)
+    outcome = comment_body([wf(attempt(A, 1, run_id=5), CI)])
+    ledger = Ledger.from_comments(comments(claim, outcome), BOT, workflow=NIGHTLY)
+    # run 5 recorded its outcome for the commit (in another workflow's check): its claim is settled for all
+    assert ledger.winning_claim(A) is None
+    assert not ledger.handled("test", A, 5, 1)
+    assert ledger.in_workflow(CI).handled("test", A, 5, 1)
+
+
+def test_the_workflow_is_signed_and_old_signatures_still_verify():
+    signer = Signer.for_pull("secret", "octo/app", 7)
+    old = attempt(A, 1)
+    signed_old = encode_marker(old, signer)
+    new = wf(old, CI)
+    assert decode_markers(signed_old, signer) == [old]  # no field, the canonical record it always had
+    assert decode_markers(encode_marker(new, signer), signer) == [new]
+    # moving a signed marker to another workflow breaks its signature
+    forged = encode_marker(new, signer).replace("ci.yml", "nightly.yml")
+    assert "nightly.yml" in forged and decode_markers(forged, signer) == []
+    # and a signed old marker given a workflow does too
+    assert decode_markers(signed_old.replace("}", ',"workflow":"x"}', 1), signer) == []

@@ -515,6 +515,100 @@ ROWS = [
     ),
 ]
 
+# Budgets are per (workflow, check). RUN has no workflow file, so its workflow is its name, "CI"; a run with
+# a file (``workflow_path``) is keyed by the file.
+CI_FILE, NIGHTLY_FILE = ".github/workflows/ci.yml", ".github/workflows/nightly.yml"
+
+
+def in_wf(workflow, *markers):
+    return [replace(marker, workflow=workflow) for marker in markers]
+
+
+SPENT = (att(OLD1, 1), att(OLD2, 2), att(OLD3, 3))
+ROWS += [
+    pytest.param(
+        diag(Category.TEST),
+        [in_wf(NIGHTLY_FILE, *SPENT, esc(OLD3))],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        heal(1),
+        id="workflow-another-workflows-budget-spent-and-escalated",
+    ),
+    pytest.param(
+        diag(Category.TEST),
+        [in_wf(CI_FILE, *SPENT)],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        ESCALATE,
+        id="workflow-own-budget-spent",
+    ),
+    pytest.param(
+        diag(Category.TEST),
+        [in_wf(CI_FILE, *SPENT, esc(OLD3))],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        skip(SkipReason.EXHAUSTED),
+        id="workflow-own-escalation-said-once",
+    ),
+    pytest.param(
+        diag(Category.TEST),
+        [in_wf(NIGHTLY_FILE, att(SHA, 1))],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        heal(1),
+        id="workflow-commit-healed-in-another-workflow",
+    ),
+    pytest.param(
+        diag(Category.TRANSIENT),
+        [in_wf(NIGHTLY_FILE, rerun(SHA))],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        RERUN,
+        id="workflow-another-workflows-rerun-is-not-ours",
+    ),
+    pytest.param(
+        diag(Category.TRANSIENT),
+        [in_wf(CI_FILE, rerun(SHA))],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        skip(SkipReason.ALREADY_ATTEMPTED),
+        id="workflow-own-rerun-pending-in-another-run",
+    ),
+    pytest.param(
+        diag(Category.TEST),
+        [[*SPENT], in_wf(NIGHTLY_FILE, reset(OLD3))],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        ESCALATE,
+        id="workflow-markers-without-one-count-for-every-workflow",
+    ),
+    pytest.param(
+        diag(Category.TEST),
+        [[*SPENT], in_wf(CI_FILE, reset(OLD3))],
+        {},
+        {},
+        {"workflow_path": CI_FILE},
+        heal(1),
+        id="workflow-markers-without-one-end-at-the-workflows-reset",
+    ),
+    pytest.param(
+        diag(Category.TEST),
+        [in_wf("CI", *SPENT)],
+        {},
+        {},
+        {},
+        ESCALATE,
+        id="workflow-named-when-the-payload-has-no-file",
+    ),
+]
+
 
 @pytest.mark.parametrize(("diagnosis", "history", "config", "pull", "run", "expected"), ROWS)
 def test_decide(diagnosis, history, config, pull, run, expected):

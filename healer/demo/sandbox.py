@@ -302,6 +302,7 @@ class Sandbox:
         conclusion: str = "failure",
         run: Run | None = None,
         name: str = "CI",
+        path: str = ".github/workflows/ci.yml",
     ) -> Run:
         """A completed run of the PR's head with ``jobs`` as ``(name, conclusion, log)``; passing ``run``
         adds its next attempt instead. The payload lists the PR only for a same-repository PR, as GitHub
@@ -317,6 +318,7 @@ class Sandbox:
                 pull_requests=listed,
                 conclusion=conclusion,
                 name=name,
+                path=path,
             )
         else:
             self.standin.add_run_attempt(run, conclusion=conclusion)
