@@ -121,7 +121,10 @@ def test_tool_output_is_classified(command: str, output: str, category: Category
         ),
         pytest.param("codespell", "docs/a.md:3: teh ==> the", ("codespell -w {files}",), id="codespell"),
         pytest.param(
-            "cargo fmt --check", "Diff in /w/src/lib.rs:1:\n-fn a(){}", ("cargo fmt --all",), id="cargo-fmt"
+            "cargo fmt --check",
+            "Diff in /w/src/lib.rs:1:\n-fn a(){}",
+            ("rustfmt --edition {edition} {files}",),
+            id="cargo-fmt",
         ),
         pytest.param("gofmt -l .", "main.go", ("gofmt -w {files}",), id="gofmt"),
         pytest.param(
@@ -130,16 +133,16 @@ def test_tool_output_is_classified(command: str, output: str, category: Category
             ("go mod tidy",),
             id="go-mod-tidy",
         ),
-        pytest.param("zig fmt --check .", "src/main.zig", ("zig fmt .",), id="zig-fmt"),
+        pytest.param("zig fmt --check .", "src/main.zig", ("zig fmt {files}",), id="zig-fmt"),
         pytest.param(
             "mix format --check-formatted",
             "** (Mix) mix format failed due to --check-formatted.",
-            ("mix format",),
+            ("mix format {files}",),
             id="mix-format",
         ),
         pytest.param("stylua --check .", "Diff in src/a.lua:", ("stylua {files}",), id="stylua"),
         pytest.param(
-            "buildifier -mode=check -r .", "BUILD.bazel # reformat", ("buildifier -r .",), id="buildifier"
+            "buildifier -mode=check -r .", "BUILD.bazel # reformat", ("buildifier {files}",), id="buildifier"
         ),
         pytest.param(
             "sbt scalafmtCheckAll",

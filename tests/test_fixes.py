@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from healer.fixes import expand, install_hint, plan_fixes, reported_files
+from healer.fixes import expand, expand_all, install_hint, plan_fixes, reported_files, rust_edition
 from healer.model import Action, Category, CheckPlan, Diagnosis, HealMode, Verdict
+from healer.rules import shipped_rules
 
 
 @pytest.fixture
@@ -97,3 +100,85 @@ def test_install_hint_names_a_step_for_an_unknown_tool_too() -> None:
     assert (
         install_hint("zz fmt {files}") == "install `zz` before ci-healer (in a step, or in `setup-command`)"
     )
+
+
+# Each formatter's fix rule on its check's output (as the tool prints it), in a checkout holding the reported
+# files: the argv the rule runs. rustfmt's lines are its real output (rustfmt 1.9, `cargo fmt --check`).
+FORMATTERS = {
+    "rust.rustfmt": (
+        ["Diff in /home/runner/work/w/w/src/lib.rs:1:", "-pub fn add(a: u8,b: u8) -> u8 {",
+         "+pub fn add(a: u8, b: u8) -> u8 {", " }", "Diff in src/fmt.rs at line 3:"],
+        [["rustfmt", "--edition", "2021", "src/lib.rs", "src/fmt.rs"]],
+    ),
+    "format.terraform-fmt": (
+        ["main.tf", "modules/net/vpc.tf"], [["terraform", "fmt", "main.tf", "modules/net/vpc.tf"]]
+    ),
+    "elixir.mix-format": (
+        ["** (Mix) mix format failed due to --check-formatted.", "The following files are not formatted:", "",
+         "  * lib/app.ex", "  * test/app_test.exs"],
+        [["mix", "format", "lib/app.ex", "test/app_test.exs"]],
+    ),
+    "dotnet.format": (
+        ["/home/runner/work/w/w/src/App/Program.cs(3,5): error WHITESPACE: Fix whitespace formatting. "
+         "Replace 2 characters with '\\n\\s\\s'. [/home/runner/work/w/w/src/App/App.csproj]",
+         "  src/App/Util.cs(1,1): error IMPORTS: Fix imports ordering. [src/App/App.csproj]"],
+        [["dotnet", "format", "--include", "src/App/Program.cs", "src/App/Util.cs"]],
+    ),
+    "bazel.buildifier": (
+        ["BUILD.bazel # reformat", "pkg/BUILD # reformat listsort"],
+        [["buildifier", "BUILD.bazel", "pkg/BUILD"]],
+    ),
+    "php.cs-fixer": (
+        ["Loaded config default from \"/w/.php-cs-fixer.dist.php\".", "   1) src/Foo.php",
+         "   2) src/Bar.php (braces, indentation_type)", "Found 2 of 10 files that can be fixed"],
+        [["vendor/bin/php-cs-fixer", "fix", "src/Foo.php"],
+         ["vendor/bin/php-cs-fixer", "fix", "src/Bar.php"]],
+    ),
+    "zig.fmt": (["src/main.zig"], [["zig", "fmt", "src/main.zig"]]),
+    "lint.typos": (
+        ["error: `teh` should be `the`", "  --> ./docs/c.md:3:1"], [["typos", "--write-changes", "docs/c.md"]]
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("rule_id", sorted(FORMATTERS))
+def test_a_formatter_fix_rule_runs_only_on_the_files_its_check_printed(tmp_path: Path, rule_id: str) -> None:
+    excerpt, argvs = FORMATTERS[rule_id]
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "w"\nedition = "2021"\n')
+    for argv in argvs:
+        for name in argv[1:]:
+            if "/" in name or "." in name:
+                (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+                (tmp_path / name).write_text("x\n")
+    (tmp_path / "unreported.rs").write_text("x\n")
+    (rule,) = [rule for rule in shipped_rules() if rule.id == rule_id]
+    files = reported_files(excerpt, tmp_path)
+    assert [argv for command in rule.fix for argv in expand_all(command, files, tmp_path) or []] == argvs
+
+
+def test_the_rust_edition_is_the_crates_own_or_its_workspaces(tmp_path: Path) -> None:
+    workspace = '[workspace]\nmembers = ["a", "b", "c"]\n[workspace.package]\nedition = "2024"\n'
+    (tmp_path / "Cargo.toml").write_text(workspace)
+    for crate, package in (("a", 'edition = "2018"'), ("b", "edition.workspace = true"), ("c", "")):
+        (tmp_path / crate / "src").mkdir(parents=True)
+        (tmp_path / crate / "Cargo.toml").write_text(f'[package]\nname = "{crate}"\n{package}\n')
+        (tmp_path / crate / "src/lib.rs").write_text("\n")
+    assert [rust_edition(tmp_path, f"{c}/src/lib.rs") for c in "abc"] == ["2018", "2024", "2015"]
+    assert expand_all("rustfmt --edition {edition} {files}", ["a/src/lib.rs", "b/src/lib.rs"], tmp_path) == [
+        ["rustfmt", "--edition", "2018", "a/src/lib.rs"], ["rustfmt", "--edition", "2024", "b/src/lib.rs"]
+    ]  # fmt: skip
+    assert expand_all("vendor/bin/php-cs-fixer fix {file}", [], tmp_path) is None
+
+
+@pytest.mark.skipif(shutil.which("rustfmt") is None, reason="needs rustfmt")
+def test_rustfmt_fix_formats_the_reported_file_and_leaves_the_rest_alone(tmp_path: Path) -> None:
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "w"\nedition = "2021"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/lib.rs").write_text("pub async fn add(a: u8,b: u8) -> u8 {\n    a+b\n}\n")
+    (tmp_path / "src/other.rs").write_text("pub fn other( ) {}\n")  # unformatted, not a module: not checked
+    excerpt = ["Diff in /home/runner/work/w/w/src/lib.rs:1:", "-pub async fn add(a: u8,b: u8) -> u8 {"]
+    (rule,) = [rule for rule in shipped_rules() if rule.id == "rust.rustfmt"]
+    (argv,) = expand_all(rule.fix[0], reported_files(excerpt, tmp_path), tmp_path) or []
+    subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True)
+    assert (tmp_path / "src/lib.rs").read_text() == "pub async fn add(a: u8, b: u8) -> u8 {\n    a + b\n}\n"
+    assert (tmp_path / "src/other.rs").read_text() == "pub fn other( ) {}\n"

@@ -49,11 +49,26 @@ def test_fix_rules_ship_for_the_safe_autofixes() -> None:
         "isort {files}",
         "npx --no-install prettier --write {files}",
         "codespell -w {files}",
-        "cargo fmt --all",
+        "rustfmt --edition {edition} {files}",
         "gofmt -w {files}",
         "go mod tidy",
     ):
         assert expected in commands
+
+
+# formatters whose fix rule must name the reported files; sbt-scalafmt (one sbt command word) cannot
+NARROW_FORMATTERS = (
+    "rust.rustfmt", "format.terraform-fmt", "elixir.mix-format", "dotnet.format", "bazel.buildifier",
+    "php.cs-fixer", "zig.fmt", "lint.typos", "go.gofmt", "js.prettier", "lua.stylua", "dart.format",
+)  # fmt: skip
+
+
+def test_formatter_fix_rules_name_the_reported_files_never_the_whole_repository() -> None:
+    fixes = {rule.id: rule.fix for rule in shipped_rules() if rule.fix}
+    for rule_id in NARROW_FORMATTERS:
+        assert rule_id in fixes, rule_id
+        for command in fixes[rule_id]:
+            assert {"{files}", "{file}"} & set(command.split()), (rule_id, command)
 
 
 def test_python_fix_rules_name_the_reported_files_never_the_whole_repository() -> None:
