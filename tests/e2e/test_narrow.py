@@ -77,8 +77,13 @@ def test_a_ruff_format_check_failure_is_fixed_with_ruff_format_without_black(box
     assert not fix.draft and "Ran `ruff format --check .` on the changed tree: it passed" in body
 
 
-def test_a_fix_rule_whose_tool_is_missing_says_which_step_to_add(box: Sandbox) -> None:
-    box.path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+def test_a_fix_rule_whose_tool_is_missing_says_which_step_to_add(box: Sandbox, tmp_path: Path) -> None:
+    # a PATH with the interpreter but not the rest of its environment's scripts (ruff is a test dependency)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("python", "python3"):
+        (bin_dir / name).symlink_to(sys.executable)
+    box.path = os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"])
     assert shutil.which("ruff", path=box.path) is None
     sha = box.commit(BRANCH, {"widgets/shapes.py": UNFORMATTED}, "Add area()")
     pull = box.open_pull(BRANCH, sha)
