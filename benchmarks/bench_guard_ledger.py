@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from healer.guard import judge_diff
-from healer.ledger import Kind, Ledger, Marker, Signer, comment_body
+from healer.heal.guard import judge_diff
+from healer.ledger.ledger import Kind, Ledger, Marker, Signer, comment_body
 from healer.model import Comment
 
 BOT = "github-actions[bot]"

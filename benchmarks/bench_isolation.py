@@ -22,11 +22,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from healer.agent import run
 from healer.demo.sample import BASE_FILES, job_log
 from healer.demo.sandbox import Sandbox
 from healer.demo.standin import StandIn
-from healer.isolation import ThrowawayUser, availability
+from healer.heal.agent import run
+from healer.heal.isolation import ThrowawayUser, availability
 
 PYTHON = "/usr/bin/python3"
 BROKEN = '"""Arithmetic on widget counts."""\n\n\ndef add(a: int, b: int) -> int:\n    return a - b\n'

@@ -3,7 +3,8 @@
 Each log is built in a temporary directory: a job whose test step prints its first failure (a TestNG
 configuration failure with its exception), then ``distance`` bytes of ``SKIPPED`` lines and the build's
 summary, as a Gradle run of a large suite does. The first failure is 0.1, 1, 4 and 16 MiB before the end.
-Every log is read back with :func:`healer.readback.read_back_counted` through a :class:`FileLogSource` that
+Every log is read back with :func:`healer.diagnosis.readback.read_back_counted` through a
+:class:`FileLogSource` that
 counts the ranges asked for (a ranged GitHub read asks for the same ranges), then classified, with the read
 limit at its default (4 MiB) and raised (32 MiB). The script prints, per log and limit, the bytes read, the
 number of ranges, the seconds to read and to classify, and whether the first failure's line reached the
@@ -21,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from healer.classify import classify
+from healer.diagnosis.classify import classify
+from healer.diagnosis.readback import read_back_counted
+from healer.diagnosis.rules import load_rules
 from healer.logsource import DEFAULT_READ_LIMIT, FileLogSource
 from healer.model import Evidence, Job
-from healer.readback import read_back_counted
-from healer.rules import load_rules
 
 MIB = 1024 * 1024
 DISTANCES = (MIB // 10, 1 * MIB, 4 * MIB, 16 * MIB)

@@ -15,7 +15,8 @@ suffix form gets the whole blob), or ignores ``Range`` entirely. The failure is 
 2 MiB before it. For each it prints the bytes the server sent and the requests made (API hop included) for
 
 * the evidence tail (``GitHub.download_log_tail``, the last 256 KiB), and
-* the read-back the evidence uses (``healer.readback.read_back`` over ``GitHub.open_log``) within the default
+* the read-back the evidence uses (``healer.diagnosis.readback.read_back`` over ``GitHub.open_log``) within
+the default
   ``log-read-limit`` (4 MiB): the last 256 KiB, then further back until the failing step's start is in view.
 
 Run: ``python benchmarks/bench_requests.py``
@@ -129,8 +130,8 @@ def _fake_github(rsps: Any, failed_jobs: int, *, fork: bool) -> None:
 
 def _run_reads(gh: Any, event: Any) -> str:
     """The reads of one run, in the order that lets a green run stop early. Returns where it stopped."""
-    from healer.evidence import collect_run_jobs
     from healer.github import is_stale
+    from healer.run.evidence import collect_run_jobs
 
     if event.conclusion == "success":
         # Only a check with a healer history needs a reset: the comments say whether there is any.
@@ -266,7 +267,7 @@ def serve() -> None:
 
 def _read_back(gh: Any, limit: int) -> tuple[bool, int]:
     """The diagnosis's own read-back over ``GitHub.open_log``: is the failure's first line in what it read?"""
-    from healer.readback import read_back_counted
+    from healer.diagnosis.readback import read_back_counted
 
     result = read_back_counted(gh.open_log(1, limit=limit), limit=limit)
     return FAILURE_START.decode().strip() in result.tail.text, result.reads

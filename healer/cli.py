@@ -17,8 +17,8 @@ from healer import __version__
 # subcommand → the module that registers it. Only the chosen command's module is imported, so
 # `healer diagnose` does not pay for the GitHub client and `healer run` does not load the demo.
 COMMANDS: dict[str, str] = {
-    "run": "healer.app",
-    "diagnose": "healer.diagnose",
+    "run": "healer.run.app",
+    "diagnose": "healer.diagnosis.diagnose",
     "demo": "healer.demo",
 }
 

@@ -1,6 +1,11 @@
 """Where a job's log bytes come from: a :class:`LogSource` answers byte ranges of one log.
 
-A reader (the read-back in :mod:`healer.logs`) asks for ranges, usually from the end backwards, and learns
+This module sits beside :mod:`healer.model`: the GitHub client (which fetches the bytes) and the diagnosis
+(which reads them) both use it, and neither may import the other. It also turns bytes into text
+(:func:`decode_log`, :class:`TailBuffer`).
+
+A reader (the read-back in :mod:`healer.diagnosis.readback`) asks for ranges, usually from the end backwards,
+and learns
 the log's size first. Implementations:
 
 * :class:`FileLogSource` — a log on disk (``healer diagnose``, tests).
@@ -24,10 +29,78 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from healer.logs import TailBuffer
+from healer.model import LogTail
 
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024  # bytes read per job unless `log-read-limit` says otherwise
+DEFAULT_TAIL_BYTES = 256 * 1024  # what a bounded tail keeps unless told otherwise
 STREAM_LIMIT = 32 * 1024 * 1024  # a body that ignored Range is streamed at most this far (or the read limit)
+
+
+# How much of a cut first line is kept when it fills most of the window (see decode_log).
+PARTIAL_LINE_KEEP = 2048
+
+
+def decode_log(data: bytes, *, truncated: bool = False) -> str:
+    """Bytes to text: UTF-8 with replacement, NULs dropped, CRLF and lone CR made LF.
+
+    When ``truncated`` (the start of the log was cut away) the first, partial line is dropped, unless it is
+    the only line: the end of one huge line still says more than nothing. For the same reason, when the cut
+    line fills most of the window (a huge line followed by a few short ones), its last
+    :data:`PARTIAL_LINE_KEEP` bytes are kept after an ellipsis.
+    """
+    if truncated:
+        newline = data.find(b"\n")
+        if 0 <= newline < len(data) - 1:
+            partial, data = data[:newline], data[newline + 1 :]
+            if len(partial) > len(data):
+                data = "\u2026".encode() + partial[-PARTIAL_LINE_KEEP:] + b"\n" + data
+    text = data.decode("utf-8", errors="replace").replace("\x00", "")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class TailBuffer:
+    """A bounded tail of a byte stream: feed it chunks, keep only the last ``max_bytes``.
+
+    Memory stays below ``2 * max_bytes`` whatever the stream's length (used for a log download that ignored a
+    ``Range`` request and sent the whole body).
+    """
+
+    def __init__(self, max_bytes: int = DEFAULT_TAIL_BYTES) -> None:
+        if max_bytes <= 0:
+            raise ValueError("max_bytes must be positive")
+        self._max = max_bytes
+        self._buffer = bytearray()
+        self._total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        """Append a chunk, dropping what falls out of the window."""
+        self._total += len(chunk)
+        if len(chunk) >= self._max:
+            self._buffer = bytearray(chunk[-self._max :])
+            return
+        self._buffer += chunk
+        if len(self._buffer) > 2 * self._max:
+            del self._buffer[: len(self._buffer) - self._max]
+
+    @property
+    def total_bytes(self) -> int:
+        """How many bytes were fed in all."""
+        return self._total
+
+    @property
+    def held_bytes(self) -> int:
+        """How many bytes are held now (never more than ``2 * max_bytes``)."""
+        return len(self._buffer)
+
+    def window(self) -> bytes:
+        """The last ``max_bytes`` bytes fed (all of them when fewer were fed)."""
+        return bytes(self._buffer[-self._max :])
+
+    def result(self) -> LogTail:
+        """The tail as text; ``truncated`` when the stream was longer than the window."""
+        data = self.window()
+        truncated = self._total > len(data)
+        return LogTail(text=decode_log(data, truncated=truncated), bytes_read=len(data), truncated=truncated)
 
 
 @runtime_checkable

@@ -73,7 +73,7 @@ class Diagnosis:
     fix_commands: tuple[str, ...] = ()
     # the job (check) name, when known
     job: str | None = None
-    # the failing tests the log names (``healer.testids``: bounded in count and length)
+    # the failing tests the log names (``healer.diagnosis.testids``: bounded in count and length)
     test_ids: tuple[str, ...] = ()
     # the matching rule's description (what this kind of failure is), for people
     description: str = ""
@@ -244,7 +244,7 @@ class CheckPlan:
     history: tuple[PastAttempt, ...] = ()
     # a skipped check whose diagnosis is still posted as a comment (fork PRs under fork-policy diagnose)
     diagnose: bool = False
-    # a re-run because every failing test is known flaky: those tests (``healer.flaky``)
+    # a re-run because every failing test is known flaky: those tests (``healer.ledger.flaky``)
     flaky: tuple[str, ...] = ()
 
 
@@ -255,3 +255,18 @@ class Plan:
     checks: tuple[CheckPlan, ...] = ()
     resets: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Account:
+    """What one attempt did, for the frames of the attempts after it."""
+
+    checks: tuple[str, ...]
+    attempt: int
+    sha: str
+    result: str  # the ledger's result word: verified, unverified, verify-failed, refused, …
+    fix_pr: int | None = None
+    diffstat: str = ""
+    diff: str = ""  # the change, clipped (untrusted: the agent wrote it)
+    notes: str = ""  # the agent's or the fix command's output, clipped (untrusted)
+    why: str = ""  # verification output or the reason nothing was delivered, clipped

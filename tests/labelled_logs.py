@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from healer.classify import classify
+from healer.diagnosis.classify import classify
+from healer.diagnosis.readback import read_back
+from healer.diagnosis.rules import RuleSet
 from healer.logsource import FileLogSource
 from healer.model import Evidence, Job
-from healer.readback import read_back
-from healer.rules import RuleSet
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from healer.app import DECISIONS
 from healer.config import INPUTS
+from healer.run.app import DECISIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text())

@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 from healer.config import INPUTS, Config, load_config_file
-from healer.rules import load_rules
+from healer.diagnosis.rules import load_rules
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

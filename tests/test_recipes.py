@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from healer.agent import run
+from healer.heal.agent import run
 
 ROOT = Path(__file__).resolve().parent.parent
 STANDIN = ROOT / "tests" / "fixtures" / "agents" / "standin.py"

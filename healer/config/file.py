@@ -223,7 +223,8 @@ def _file_value(spec: Input, value: object, where: str) -> Any:
 
 
 def _rules(value: object, source: str) -> tuple[Mapping[str, Any], ...]:
-    """``rules:``: a list of rule mappings, passed on raw (``healer.rules`` validates their fields)."""
+    """``rules:``: a list of rule mappings, passed on raw (``healer.diagnosis.rules`` validates their
+    fields)."""
     if value is None:
         return ()
     if not isinstance(value, list):

@@ -209,11 +209,11 @@ class Config:
     # paths the repository lets a fix change on purpose although the guard would refuse them (`guard: allow`)
     guard_allow: tuple[str, ...] = ()
     isolation: str = "user"
-    # repository rules from the config file (raw mappings, validated by ``healer.rules``)
+    # repository rules from the config file (raw mappings, validated by ``healer.diagnosis.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}
     checks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    # known flaky tests from the config file: globs over failing test ids (``healer.flaky``)
+    # known flaky tests from the config file: globs over failing test ids (``healer.ledger.flaky``)
     flaky_tests: tuple[str, ...] = ()
 
 

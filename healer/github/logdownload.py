@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from healer.github.blob import BlobLogSource
 from healer.github.transport import Transport
-from healer.logs import decode_log
-from healer.logsource import DEFAULT_READ_LIMIT, STREAM_LIMIT
+from healer.logsource import DEFAULT_READ_LIMIT, STREAM_LIMIT, decode_log
 from healer.model import LogTail
 
 LOG_READ_LIMIT = STREAM_LIMIT  # a body sent whole is streamed at most this far (or the read limit)

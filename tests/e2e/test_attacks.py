@@ -27,7 +27,7 @@ from harness import BROKEN_ADD, LINT_PASSED, assert_no_token, check_contract, fa
 from healer.demo.sample import BASE_FILES
 from healer.demo.sandbox import Sandbox, git
 from healer.demo.standin import StandIn
-from healer.isolation import availability
+from healer.heal.isolation import availability
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN_VARIABLES = (

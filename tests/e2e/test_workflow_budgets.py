@@ -9,7 +9,7 @@ from harness import LINT_PASSED, failing_test_pull, heal, write_agent
 
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Pull
-from healer.markers import Kind, decode_markers
+from healer.ledger.markers import Kind, decode_markers
 
 FIX_ADD = (
     "calc = pathlib.Path('widgets/calc.py')\n"

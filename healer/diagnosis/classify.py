@@ -1,0 +1,376 @@
+"""Evidence → Diagnosis: which rule explains a failed job, with the lines that prove it.
+
+The classifier looks where the failure is: the failing step's output, plus every ``##[error]`` line (the
+runner's own and the tools' annotations) and the check run's annotations. Only when no rule matches there
+does it search the rest of the log, with less confidence. The runner's generic ``Process completed with exit
+code N`` line explains nothing and is never the decisive line when anything better matched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from healer.diagnosis.capture import split_capture
+from healer.diagnosis.excerpt import (
+    MAX_DECISIVE,
+    MAX_EXCERPT_BYTES,
+    MAX_EXCERPT_LINES,
+    build_excerpt,
+    clip,
+    near_failure,
+    priority,
+    render,
+)
+from healer.diagnosis.firstfailure import first_failure, scan_scope
+from healer.diagnosis.logs import SETUP_STEP, JobLog, parse_log
+from healer.diagnosis.rules import Rule, RuleSet
+from healer.diagnosis.testids import failing_test_ids
+from healer.diagnosis.triage import timed_out
+from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
+
+__all__ = ["MAX_EXCERPT_BYTES", "MAX_EXCERPT_LINES", "classify", "diagnose", "diagnose_jobs", "diagnose_text"]
+# Found only outside the failing step: the reading is weaker.
+OUTSIDE_STEP_FACTOR = 0.7
+# The number of lines of the failing step's end shown when no rule matched.
+UNKNOWN_TAIL_LINES = 40
+# The runner's "Process completed with exit code N" and an action's own "The process '/usr/bin/xvfb-run'
+# failed with exit code N" say only that something failed: they are decisive only when nothing better is.
+_GENERIC_EXIT = re.compile(
+    r"Process completed with exit code|^##\[error\]The process '[^']{1,300}' failed with exit code"
+)
+# The section names the log model gives to the runner's closing lines.
+_POST_SECTIONS = frozenset({"Post job cleanup", "Complete job"})
+# What wraps a tool's own line: the runner's rendering of a ``::error``/``::warning`` workflow command (ruff
+# --output-format=github, a script's annotation), BuildKit's ``#12 3.456`` step-and-time prefix around a
+# Dockerfile RUN line, Ant's right-aligned task names (``    [junit] ``, ``[ant:checkstyle] ``), and the
+# prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``), ``pnpm -r``
+# (``packages/core test: ``) and turborepo (``@app/web:lint: ``). Rules written for the tool's line
+# (``^src/x.py:1:2: F401``) see it without them.
+_WRAPPER = re.compile(
+    r"^(?:##\[(?:error|warning|notice)\]"
+    r"|#\d{1,4} \d{1,6}\.\d{1,3} "
+    r"|\s{1,20}\[[\w:-]{1,40}\] |\[ant:\w{1,40}\] "
+    r"|[\w.-]{1,100}[-_]\d{1,3} {1,40}\| "
+    r"|[\w@.-]{1,100}(?:/[\w@.-]{1,100}){1,8} [\w:.-]{1,100}[:$] "
+    r"|(?:@[\w.-]{1,100}/)?[\w.-]{1,100}:[a-z][\w-]{0,100}(?::[\w-]{1,100}){0,4}: )"
+)
+# Steps the runner adds around the user's own; a job that failed in none of the others never ran user code.
+_RUNNER_STEPS = frozenset({"Set up job", "Complete job", "Initialize containers", "Stop containers"})
+
+
+@dataclass(frozen=True)
+class _Found:
+    rule: Rule
+    lines: tuple[int, ...]
+    confidence: float
+
+
+def classify(evidence: Evidence, rules: RuleSet) -> Diagnosis:
+    """Diagnose one failed job from its log, its annotations and its step list.
+
+    A ``gh run view --log-failed`` capture of several jobs is diagnosed job by job, and the first job that
+    really failed decides (a sibling cancelled by fail-fast does not).
+    """
+    job = evidence.job
+    text = evidence.log.text if evidence.log is not None else ""
+    truncated = evidence.log.truncated if evidence.log is not None else False
+    jobs = diagnose_jobs(text, rules, truncated=truncated)
+    if len(jobs) > 1:
+        return jobs[0][1]
+    log = parse_log(text, truncated=truncated)
+    return diagnose(log, rules, job=job, annotations=evidence.annotations)
+
+
+def diagnose_jobs(text: str, rules: RuleSet, *, truncated: bool = False) -> list[tuple[str, Diagnosis]]:
+    """The jobs of a ``gh run view --log-failed`` capture, each diagnosed, the first real failure first
+    (then the others in the capture's order; cancelled jobs last). Empty when ``text`` is not a capture of
+    several jobs."""
+    parts = split_capture(text)
+    if len(parts) < 2:
+        return []
+    found: list[tuple[str, Diagnosis]] = []
+    for n, (name, part) in enumerate(parts):
+        record = Job(id=0, name=name, status="completed", conclusion="failure")
+        found.append((name, diagnose(parse_log(part, truncated=truncated and n == 0), rules, job=record)))
+    return sorted(found, key=lambda item: item[1].category is Category.CANCELLED)
+
+
+def diagnose_text(text: str, rules: RuleSet, *, job: str | None = None) -> Diagnosis:
+    """Diagnose a job log given as text (``job``: the check name, for rules with a ``job`` condition)."""
+    job_record = Job(id=0, name=job, status="completed", conclusion="failure") if job else None
+    return diagnose(parse_log(text), rules, job=job_record)
+
+
+def diagnose(
+    log: JobLog, rules: RuleSet, *, job: Job | None = None, annotations: Sequence[Annotation] = ()
+) -> Diagnosis:
+    """Diagnose a parsed log. ``job`` (its conclusion and steps) and ``annotations`` sharpen the reading."""
+    lines = list(log.lines)
+    annotation_start = len(lines)
+    lines.extend(_annotation_lines(annotations))
+    job_name = (job.name or None) if job else None
+    failed_job_step = _failed_step_name(job)
+    step_name = failed_job_step or log.step_name or None
+    base = {
+        "step": step_name,
+        "command": log.command,
+        "exit_code": log.exit_code,
+        "job": job_name,
+        # only the failing step's output: a test another step printed as failed did not decide this job
+        "test_ids": failing_test_ids(log.lines[i] for i in log.failing_lines()),
+    }
+    conclusion = job.conclusion if job else None
+    end_of_step = _end_of_step(log, lines)
+    hide = _post_job_lines(log)
+
+    # A job stopped by its `timeout-minutes` ends `cancelled` too (GitHub's docs); its log tells it apart.
+    if conclusion == "cancelled" and not timed_out(lines):
+        return _runner_diagnosis(
+            Category.CANCELLED, "runner.cancelled", lines, log, end_of_step, base, hide=hide
+        )
+    if conclusion == "startup_failure":
+        return _runner_diagnosis(
+            Category.INFRASTRUCTURE, "runner.startup-failure", lines, log, end_of_step, base, hide=hide
+        )
+
+    step_names = [name for name in (failed_job_step, log.step_name) if name]
+    first = first_failure(lines, log.failing_lines())
+    primary = scan_scope(lines, _primary_scope(log, annotation_start, len(lines)), first)
+    ranked = _ranked(rules, lines, primary, step_names, log, job_name)
+    if not ranked and log.failing_step is not None and not _step_is_known(log):
+        # the failing step was only guessed: what the rest of the log says may still explain it
+        in_scope = set(_primary_scope(log, annotation_start, len(lines)))
+        outside = scan_scope(lines, [i for i in range(len(lines)) if i not in in_scope], None)
+        ranked = [
+            _Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
+            for f in _ranked(rules, lines, outside, step_names, log, job_name)
+        ]
+    found = ranked[0] if ranked else None
+    # the strongest competing reading (another category) also gets a place in the excerpt if there is room
+    rival = next((f for f in ranked[1:] if found and f.rule.category is not found.rule.category), None)
+
+    if conclusion in ("timed_out", "cancelled") and (
+        found is None or found.rule.category is not Category.TIMEOUT
+    ):
+        return _runner_diagnosis(
+            Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base, hide=hide
+        )
+    if _never_reached_user_steps(job, log) and (
+        found is None
+        or found.rule.category
+        not in (Category.TIMEOUT, Category.CANCELLED, Category.TRANSIENT, Category.CONFIG)
+    ):
+        # before any user step ran, only the runner's machine can be at fault; except a download that a
+        # retry fixes, and the workflow naming an action or a version that does not exist
+        decisive = [i for i in log.error_lines if not _GENERIC_EXIT.search(lines[i])] or end_of_step[-3:]
+        return _diagnosis(
+            Category.INFRASTRUCTURE,
+            0.85,
+            "runner.setup-failed",
+            DEFAULT_ACTIONS[Category.INFRASTRUCTURE],
+            lines,
+            decisive,
+            (3, 3),
+            end_of_step,
+            base,
+            hide=hide,
+        )
+    if found is None:
+        return _diagnosis(
+            Category.UNKNOWN,
+            0.0,
+            "none",
+            DEFAULT_ACTIONS[Category.UNKNOWN],
+            lines,
+            [],
+            (0, 0),
+            end_of_step,
+            base,
+            hide=hide,
+        )
+    rule = found.rule
+    return _diagnosis(
+        rule.category,
+        found.confidence,
+        rule.id,
+        rule.action,
+        lines,
+        list(found.lines),
+        rule.context,
+        end_of_step,
+        base,
+        fix=rule.fix,
+        rival=near_failure(rival.lines, first)[:1] if rival else (),
+        hide=hide,
+        first=first,
+    )
+
+
+def _step_is_known(log: JobLog) -> bool:
+    """True when the runner said which step failed (its exit line or its own error), so only that step's
+    output may decide: not a step that succeeded before it, nor one that ran after it."""
+    return log.exit_code is not None or bool(log.runner_errors)
+
+
+def _annotation_lines(annotations: Sequence[Annotation]) -> list[str]:
+    out: list[str] = []
+    for note in annotations:
+        if note.level not in ("failure", "error"):
+            continue
+        where = f"{note.path}:{note.start_line}: " if note.path and note.path != ".github" else ""
+        for part in note.message.splitlines() or [""]:
+            if part.strip():
+                out.append(f"##[error]{where}{part}"[:4096])
+    return out
+
+
+def _failed_step_name(job: Job | None) -> str | None:
+    if job is None:
+        return None
+    for step in job.steps:
+        if step.conclusion == "failure":
+            return step.name
+    return None
+
+
+def _never_reached_user_steps(job: Job | None, log: JobLog) -> bool:
+    if log.failing_step is not None and log.failing_step.name == SETUP_STEP:
+        return True
+    if job is None or not job.steps:
+        return False
+    failed = _failed_step_name(job)
+    if failed == SETUP_STEP:
+        return True
+    user = [s for s in job.steps if s.name not in _RUNNER_STEPS and not s.name.startswith("Post ")]
+    return not any(s.conclusion not in (None, "skipped") for s in user)
+
+
+def _primary_scope(log: JobLog, annotation_start: int, total: int) -> list[int]:
+    scope = set(log.failing_lines()) if log.failing_step is not None else set(range(annotation_start))
+    scope.update(log.error_lines)
+    scope.update(range(annotation_start, total))
+    return sorted(scope)
+
+
+def _ranked(
+    rules: RuleSet, lines: list[str], scope: list[int], step_names: list[str], log: JobLog, job: str | None
+) -> list[_Found]:
+    """Every rule that matches in ``scope``, best first: repository rules, then confidence, then order."""
+    if not scope:
+        return []
+    found: list[_Found] = []
+    scope_lines = [(i, _views(lines[i])) for i in scope if lines[i]]
+    block = "\n".join(view for _, views in scope_lines for view in views)
+    for rule in rules:
+        if not rule.applies_to(step=step_names, command=log.command, job=job, exit_code=log.exit_code):
+            continue
+        if not rule.may_hit(block):
+            continue
+        hits = tuple(i for i, views in scope_lines if any(rule.hits(view) for view in views))
+        if not hits:
+            continue
+        if rule.unless and any(rule.vetoed(view) for _, views in scope_lines for view in views):
+            continue
+        if rule.also:
+            also = {i for i, views in scope_lines if any(rule.supports(view) for view in views)}
+            hits = tuple(sorted(set(hits) | also))
+        # the generic exit-code line only counts when a rule asks for nothing else
+        better = tuple(i for i in hits if not _GENERIC_EXIT.search(lines[i])) or hits
+        found.append(_Found(rule, better, rule.confidence))
+    # sorted() is stable: on equal confidence the rule listed first stays first
+    return sorted(found, key=lambda f: (not f.rule.repository, -f.confidence))
+
+
+def _views(line: str) -> tuple[str, ...]:
+    """The line as the log shows it and, when a wrapper prefix is present, as the tool printed it."""
+    inner = _WRAPPER.match(line)
+    return (line, line[inner.end() :]) if inner else (line,)
+
+
+def _post_job_lines(log: JobLog) -> frozenset[int]:
+    """The lines of the runner's own closing sections, after the last user step."""
+    return frozenset(
+        i for step in log.steps if step.name in _POST_SECTIONS for i in range(step.start, step.end)
+    )
+
+
+def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
+    """The indexes of the failing step's last lines (the whole log's when no step is known)."""
+    body = list(log.failing_lines())
+    while body and not lines[body[-1]].strip():
+        body.pop()
+    if log.failing_step is None and log.error_lines:
+        # a window without step markers: end at the last error line, not at unrelated trailing output
+        last_error = log.error_lines[-1]
+        body = [i for i in body if i <= last_error]
+    step = log.failing_step
+    if step is not None and len(body) < UNKNOWN_TAIL_LINES and step.start < (body[0] if body else step.end):
+        # a step that said little (``test -f dist/app.tar.gz``): its ``Run …`` header is what explains it
+        body.insert(0, step.start)
+    return body[-UNKNOWN_TAIL_LINES:]
+
+
+def _runner_diagnosis(
+    category: Category,
+    rule_id: str,
+    lines: list[str],
+    log: JobLog,
+    end_of_step: list[int],
+    base: dict[str, Any],
+    *,
+    hide: frozenset[int] = frozenset(),
+) -> Diagnosis:
+    decisive = [i for i in log.runner_errors if not _GENERIC_EXIT.search(lines[i])]
+    return _diagnosis(
+        category,
+        0.95,
+        rule_id,
+        DEFAULT_ACTIONS[category],
+        lines,
+        decisive,
+        (3, 3),
+        end_of_step,
+        base,
+        hide=hide,
+    )
+
+
+def _diagnosis(
+    category: Category,
+    confidence: float,
+    rule_id: str,
+    action: Action,
+    lines: list[str],
+    decisive: list[int],
+    context: tuple[int, int],
+    end_of_step: list[int],
+    base: dict[str, Any],
+    *,
+    fix: tuple[str, ...] = (),
+    rival: Sequence[int] = (),
+    hide: frozenset[int] = frozenset(),
+    first: int | None = None,
+) -> Diagnosis:
+    order = priority(decisive, first)
+    chosen = build_excerpt(lines, order, context, end_of_step, rival=rival)
+    if hide:
+        # the runner's own post-job lines ("Post job cleanup.", the checkout's git calls) explain nothing;
+        # a decisive line among them stays
+        keep = set(decisive)
+        chosen = [i for i in chosen if i not in hide or i in keep]
+    excerpt = render(lines, chosen)
+    kept = set(chosen)
+    decisive_text = tuple(clip(lines[i]) for i in sorted(order)[:MAX_DECISIVE] if i in kept)
+    return Diagnosis(
+        category=category,
+        confidence=confidence,
+        rule=rule_id,
+        action=action,
+        excerpt=excerpt,
+        decisive=decisive_text,
+        fix_commands=fix if action is Action.FIX else (),
+        **base,
+    )

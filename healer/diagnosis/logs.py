@@ -1,0 +1,277 @@
+"""The job-log model: reading a bounded tail, and finding the steps, the failing step and its command.
+
+A GitHub Actions job log is plain text, one line per output line, each prefixed with an ISO timestamp. The
+runner adds its own markers: ``##[group]Run <command>`` opens a step (the echoed script follows, then
+``shell:``/``env:``/``with:`` and ``##[endgroup]``), ``##[error]``/``##[warning]`` carry annotations, and a
+failed ``run:`` step ends with ``##[error]Process completed with exit code N.``. A log that has none of
+these markers (a plain tool output, or a window cut from the middle of a job) is one anonymous section.
+
+What decides a failure is at the end of the log, so a file is read backwards from its end
+(:func:`read_tail`) and a download stream keeps a bounded tail (:class:`TailBuffer`): the cost does not grow
+with the log.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from healer.logsource import (  # noqa: F401 - re-exported: the log model's readers know them from here
+    DEFAULT_TAIL_BYTES,
+    PARTIAL_LINE_KEEP,
+    TailBuffer,
+    decode_log,
+)
+from healer.model import LogTail
+
+# The runner prefixes every line with an ISO-8601 UTC timestamp ("2024-05-01T12:00:00.1234567Z ").
+# ``gh run view --log`` (and ``--log-failed``) puts the job's and the step's names before the timestamp,
+# separated by tabs: ``build\tRun tests\t2024-01-01T00:00:00.0000000Z line``; both go with the timestamp.
+_TIMESTAMP = re.compile(
+    r"^\ufeff?(?:[^\t\n]{1,300}\t[^\t\n]{0,300}\t)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
+)
+# CSI sequences (colours, cursor moves), the OSC hyperlinks some tools print, and the character-set
+# designations (``ESC ( B``) that ncurses' sgr0 emits: mypy and ``tput`` end each coloured span with one.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]{1,3}[0-~]|\x1b[@-Z\\-_]"
+)
+_EXIT_CODE = re.compile(r"^##\[error\]Process completed with exit code (-?\d+)\.?\s*$")
+_STEP_HEADER = re.compile(r"^##\[group\]Run (.*)$")
+# The keys the runner prints after the echoed script of a step, before ``##[endgroup]``.
+_STEP_META = re.compile(r"^(?:shell|env|with):(?: |$)")
+# Lines that end the user's steps: post-job hooks and the final cleanup.
+_POST_MARKERS = ("Post job cleanup.", "Cleaning up orphan processes")
+_RUNNER_HEADER = re.compile(
+    r"^(?:Current runner version|Runner name|Job is waiting for a|Requested labels):? "
+)
+
+# The runner's own error lines (not a tool's ``::error`` annotations): the job or step died around the tool.
+RUNNER_ERRORS = re.compile(
+    r"^##\[error\](?:"
+    r"The (?:action|job|step) .{0,200}? has timed out after"
+    r"|The job running on runner .{0,200} has exceeded the maximum execution time"
+    r"|The operation was canceled"
+    r"|The runner has received a shutdown signal"
+    r"|The self-hosted runner: .{0,200} lost communication"
+    r"|The hosted runner: .{0,200} lost communication"
+    r"|Received request to deprovision"
+    r"|The job was not acquired by Runner"
+    r"|Process completed with exit code"
+    r"|Executing the custom container implementation failed"
+    r"|received SIG[A-Z]+"
+    r"|.{0,200}? lost communication with the server"
+    r")",
+    re.IGNORECASE,
+)
+
+# Lines longer than this are cut before any regex sees them: a minified bundle or a base64 blob on one line
+# must not make matching slow.
+MAX_LINE_CHARS = 4096
+# The name the web UI gives to what the runner does before the first step.
+SETUP_STEP = "Set up job"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One step of the job: the lines from its ``##[group]Run …`` header up to the next step.
+
+    ``name`` is what the log shows (``Run pytest -q``), or ``Set up job`` for what precedes the first step.
+    ``command`` is the echoed script (several lines for a multi-line ``run:``), or the action reference.
+    """
+
+    name: str
+    start: int
+    end: int  # exclusive
+    command: str | None = None
+    body_start: int = 0  # first line of output, after the echoed command and its ``##[endgroup]``
+
+
+@dataclass(frozen=True)
+class JobLog:
+    """A parsed job log (or its tail): cleaned lines, steps, and what the runner said about the failure."""
+
+    lines: tuple[str, ...]
+    steps: tuple[Section, ...]
+    failing_step: Section | None
+    exit_code: int | None
+    # indexes into ``lines`` of the runner's own ``##[error]`` lines (timeouts, cancellation, shutdown …)
+    runner_errors: tuple[int, ...]
+    # indexes of every ``##[error]`` line, the runner's and the tools' annotations alike
+    error_lines: tuple[int, ...]
+    truncated: bool = False
+    # True when the runner's markers were seen: the log is a GitHub Actions job log
+    actions_format: bool = False
+
+    @property
+    def command(self) -> str | None:
+        return self.failing_step.command if self.failing_step else None
+
+    @property
+    def step_name(self) -> str | None:
+        return self.failing_step.name if self.failing_step else None
+
+    def failing_lines(self) -> range:
+        """The indexes of the failing step's output (the whole log when no step is known)."""
+        if self.failing_step is None:
+            return range(len(self.lines))
+        return range(self.failing_step.body_start, self.failing_step.end)
+
+
+def looks_binary(text: str) -> bool:
+    """True when decoded text is mostly not text (replacement characters and control codes)."""
+    sample = text[:65536]
+    if not sample:
+        return False
+    bad = sum(1 for ch in sample if ch == "\ufffd" or (ch < " " and ch not in "\t\n\x1b\x0c\x08"))
+    return bad * 10 > len(sample)
+
+
+def read_tail(path: str | os.PathLike[str], max_bytes: int = DEFAULT_TAIL_BYTES) -> LogTail:
+    """Read the last ``max_bytes`` of a file, seeking from its end so the cost does not grow with the file.
+
+    Raises ``OSError`` (``FileNotFoundError``, ``IsADirectoryError`` …) for a path that cannot be read.
+    """
+    if max_bytes <= 0:
+        raise ValueError("max_bytes must be positive")
+    with Path(path).open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        start = max(0, size - max_bytes)
+        handle.seek(start)
+        data = handle.read(max_bytes)
+    truncated = start > 0
+    return LogTail(text=decode_log(data, truncated=truncated), bytes_read=len(data), truncated=truncated)
+
+
+def clean_line(line: str) -> str:
+    """One raw log line without its timestamp and ANSI codes, cut to :data:`MAX_LINE_CHARS`."""
+    if len(line) > MAX_LINE_CHARS:
+        line = line[:MAX_LINE_CHARS]
+    line = _TIMESTAMP.sub("", line, count=1)
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    return line.rstrip()
+
+
+def parse_log(text: str, *, truncated: bool = False) -> JobLog:
+    """Parse a job log (or its tail) into lines, steps, the failing step, its command and exit code.
+
+    Never raises on any text. The failing step is the step holding the last ``Process completed with
+    exit code`` line; without one, the step of the runner's last own error line (timeout, cancellation,
+    shutdown); without either, the step of the last ``##[error]`` line; else the last user step.
+    """
+    text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
+    lines = tuple(clean_line(raw) for raw in text.split("\n"))
+    if lines and lines[-1] == "":
+        lines = lines[:-1]
+
+    steps: list[Section] = []
+    error_lines: list[int] = []
+    runner_errors: list[int] = []
+    exit_line: int | None = None
+    exit_code: int | None = None
+    markers = False
+
+    current_name = ""  # what precedes the first step; "Set up job" once the runner's header is seen
+    current_start = 0
+    current_command: str | None = None
+    body_start = 0
+    in_header = False
+    header_done = False
+    header_cmd: list[str] = []
+
+    def close(end: int) -> None:
+        if end > current_start:
+            steps.append(Section(current_name, current_start, end, current_command, min(body_start, end)))
+
+    for index, line in enumerate(lines):
+        if in_header:
+            if line.startswith("##[endgroup]"):
+                in_header = False
+                body_start = index + 1
+                if header_cmd:
+                    current_command = "\n".join(header_cmd).strip("\n") or current_command
+                continue
+            if not header_done and _STEP_META.match(line):
+                header_done = True
+            if not header_done:
+                header_cmd.append(line)
+            continue
+        header = _STEP_HEADER.match(line)
+        if header:
+            markers = True
+            close(index)
+            current_name = "Run " + header.group(1).strip()
+            current_start = index
+            current_command = header.group(1).strip() or None
+            body_start = index + 1
+            in_header = True
+            header_done = False
+            header_cmd = []
+            continue
+        if line in _POST_MARKERS:
+            markers = True
+            close(index)
+            current_name = "Post job cleanup" if line.startswith("Post") else "Complete job"
+            current_start = index
+            current_command = None
+            body_start = index + 1
+            continue
+        if line.startswith("##["):
+            markers = True
+            if line.startswith("##[error]"):
+                error_lines.append(index)
+                match = _EXIT_CODE.match(line)
+                if match:
+                    exit_line = index
+                    exit_code = _parse_int(match.group(1))
+                elif RUNNER_ERRORS.match(line):
+                    runner_errors.append(index)
+        elif not steps and current_start == 0 and _RUNNER_HEADER.match(line):
+            markers = True
+            current_name = SETUP_STEP
+    close(len(lines))
+    failing = _failing_step(steps, exit_line, runner_errors, error_lines)
+    return JobLog(
+        lines=lines,
+        steps=tuple(steps),
+        failing_step=failing,
+        exit_code=exit_code,
+        runner_errors=tuple(runner_errors),
+        error_lines=tuple(error_lines),
+        truncated=truncated,
+        actions_format=markers,
+    )
+
+
+def _parse_int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:  # pragma: no cover - the regex only lets digits through
+        return None
+
+
+def _step_at(steps: list[Section], index: int) -> Section | None:
+    for step in steps:
+        if step.start <= index < step.end:
+            return step
+    return None
+
+
+def _is_user_step(step: Section) -> bool:
+    return step.name not in ("Post job cleanup", "Complete job", SETUP_STEP)
+
+
+def _failing_step(
+    steps: list[Section], exit_line: int | None, runner_errors: list[int], error_lines: list[int]
+) -> Section | None:
+    if exit_line is not None:
+        return _step_at(steps, exit_line)
+    for candidates in (runner_errors, error_lines):
+        for index in reversed(candidates):
+            step = _step_at(steps, index)
+            if step is not None and step.name not in ("Post job cleanup", "Complete job"):
+                return step
+    user_steps = [step for step in steps if _is_user_step(step) and step.name]
+    return user_steps[-1] if user_steps else None

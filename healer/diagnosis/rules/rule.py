@@ -1,0 +1,135 @@
+"""A validated rule (:class:`Rule`), how its expressions are matched, and an ordered :class:`RuleSet`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from healer.model import Action, Category
+
+DEFAULT_CONFIDENCE = 0.8
+DEFAULT_CONTEXT = (3, 6)
+
+
+class RuleError(Exception):
+    """A rule file or rule is invalid. The message names the file, the rule id and the problem."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One validated rule (see the docstring of :mod:`healer.diagnosis.rules` for the meaning of each
+    field)."""
+
+    id: str
+    category: Category
+    confidence: float
+    match: tuple[re.Pattern[str], ...]
+    action: Action
+    fix: tuple[str, ...] = ()
+    unless: tuple[re.Pattern[str], ...] = ()
+    also: tuple[re.Pattern[str], ...] = ()
+    step: re.Pattern[str] | None = None
+    command: re.Pattern[str] | None = None
+    job: re.Pattern[str] | None = None
+    exit_code: frozenset[int] | None = None
+    context: tuple[int, int] = DEFAULT_CONTEXT
+    description: str = ""
+    source: str = ""
+    repository: bool = False
+    # each list of expressions combined into one alternation, built once
+    _match_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+    _unless_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+    _also_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+    _match_block: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # frozen dataclass: the derived fields are set once, here
+        object.__setattr__(self, "_match_any", _combined(self.match))
+        object.__setattr__(self, "_unless_any", _combined(self.unless))
+        object.__setattr__(self, "_also_any", _combined(self.also))
+        object.__setattr__(self, "_match_block", _multiline(self._match_any))
+
+    def applies_to(
+        self, *, step: Sequence[str], command: str | None, job: str | None, exit_code: int | None
+    ) -> bool:
+        """Whether the rule's conditions on the step, command, job and exit code hold."""
+        if self.step is not None and not any(self.step.search(name) for name in step if name):
+            return False
+        if self.command is not None and (command is None or not self.command.search(command)):
+            return False
+        if self.job is not None and (job is None or not self.job.search(job)):
+            return False
+        return self.exit_code is None or exit_code in self.exit_code
+
+    def hits(self, line: str) -> bool:
+        """Whether any ``match`` expression is found in the line."""
+        return _search(self._match_any, line)
+
+    def may_hit(self, block: str) -> bool:
+        """False when no ``match`` expression is found in ``block`` (lines joined by newlines), so that no
+        line of it can hit: one scan of the block rules a rule out before any line-by-line search."""
+        return any(pattern.search(block) is not None for pattern in self._match_block)
+
+    def vetoed(self, line: str) -> bool:
+        """Whether any ``unless`` expression is found in the line."""
+        return _search(self._unless_any, line)
+
+    def supports(self, line: str) -> bool:
+        """Whether any ``also`` expression is found in the line."""
+        return _search(self._also_any, line)
+
+
+def _search(patterns: tuple[re.Pattern[str], ...], line: str) -> bool:
+    if len(patterns) == 1:
+        return patterns[0].search(line) is not None
+    return any(pattern.search(line) for pattern in patterns)
+
+
+_LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
+
+
+def _multiline(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], ...]:
+    """The expressions with ``^`` and ``$`` at every line of a block, for :meth:`Rule.may_hit`."""
+    return tuple(re.compile(pattern.pattern, pattern.flags | re.MULTILINE) for pattern in patterns)
+
+
+def _combined(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], ...]:
+    """One alternation for a rule's expressions: a single scan per line instead of one per expression.
+
+    A leading global flag such as ``(?i)`` becomes a scoped group, which an alternation allows; anything
+    that does not combine cleanly is kept as it is.
+    """
+    if len(patterns) < 2:
+        return patterns
+    parts = []
+    for pattern in patterns:
+        text = pattern.pattern
+        flags = _LEADING_FLAGS.match(text)
+        if flags:
+            parts.append(f"(?{flags.group(1)}:{text[flags.end() :]})")
+        else:
+            parts.append(f"(?:{text})")
+    try:
+        return (re.compile("|".join(parts)),)
+    except re.error:
+        return patterns
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """An ordered set of rules: the repository's first, then the shipped packs."""
+
+    rules: tuple[Rule, ...]
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def get(self, rule_id: str) -> Rule | None:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        return None

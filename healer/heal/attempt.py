@@ -1,0 +1,298 @@
+"""One heal, in the PR-head checkout: fix commands, the agent, the guard, verification, delivery.
+
+A run heals every check planned for healing in one go: the fix rules first, then one agent invocation whose
+frame holds every check still failing, then one diff, one verification and one delivery. The result says what
+ran and what was established, so the comment and the fix-PR body can say exactly that and no more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from healer.config import Config
+from healer.github import GitHub
+from healer.heal.agent import run, scrubbed_env
+from healer.heal.context import HealContext, HealResult
+from healer.heal.fixes import plan_fixes
+from healer.heal.guard import judge_diff
+from healer.heal.handover import hand_over
+from healer.heal.isolation import ThrowawayUser, availability, throwaway_user
+from healer.heal.prepare import SetupResult, run_setup, setup_commands, with_path
+from healer.heal.verify import VerifyPlan, plan_verification, verify
+from healer.heal.workspace import Checkout, ConfigSnapshot, GitError, Repo
+from healer.model import CheckPlan
+from healer.text.frames import OVERRIDE_DIR, HealNote, render_heal_frame
+from healer.text.spans import code
+from healer.text.tokens import contains, scrub
+
+# Fix commands are formatters and fixers: quick. The agent gets `agent-timeout-minutes`.
+FIX_TIMEOUT = 600.0
+_NOTES_LIMIT = 16 * 1024
+
+
+def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) -> HealNote:
+    """What the run's comment says about a heal: what ran, what was delivered or why nothing was."""
+    how: list[str] = [result.setup.describe()] if result.setup and result.setup.ran else []
+    if result.fix_commands:
+        how.append(f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}")
+    if result.agent is not None:
+        how.append("ran the agent command")
+    if config.delivery == "none":
+        how.append("handed the heal frame to a later step of the workflow")
+    delivery = result.delivery
+    return HealNote(
+        attempt=max(c.attempt for c in heals),
+        max_attempts=config.max_attempts,
+        checks=tuple(heals),
+        delivered=result.delivered or config.delivery == "none",
+        how=" and ".join(how) or "nothing ran",
+        verification=result.verification.describe() if result.verification else "",
+        fix_pr_url=delivery.url if delivery else "",
+        draft=bool(delivery and delivery.draft),
+        pushed=bool(delivery and delivery.mode == "push"),
+        frame_path=result.frame_path if config.delivery == "none" else "",
+        patch=delivery.patch if delivery else "",
+        why_not=result.why_not,
+        notes=result.notes if not result.delivered or result.agent is not None else "",
+        agent_ran=result.agent is not None,
+        setup_output=result.setup.output if result.setup and not result.setup.ok else "",
+    )
+
+
+def healer_protected_paths(config: Config) -> tuple[str, ...]:
+    """The maintainer's protected paths plus the healer's own settings and templates: a fix that edits the
+    healer's config would change how the next run treats the PR once merged, so a person must make it."""
+    return (*config.protected_paths, config.config_file, f"{OVERRIDE_DIR}/**")
+
+
+def frame_for(
+    ctx: HealContext,
+    checks: Sequence[CheckPlan],
+    setup: SetupResult | None = None,
+    verification: VerifyPlan | None = None,
+) -> str:
+    """The heal frame for ``checks``: with the set-up's outcome and the command that will judge the change
+    when the healer runs the agent itself."""
+    return render_heal_frame(
+        ctx.frames,
+        repository=ctx.repository,
+        pr=ctx.pr,
+        head_sha=ctx.head_sha,
+        run_url=ctx.run_url,
+        checks=checks,
+        delivery=ctx.config.delivery,
+        protected_paths=healer_protected_paths(ctx.config),
+        max_diff_lines=ctx.config.max_diff_lines,
+        setup=setup,
+        verification=verification,
+        earlier=ctx.earlier,
+    )
+
+
+def write_frame(ctx: HealContext, frame: str) -> Path:
+    """Write the frame under ``RUNNER_TEMP`` (readable by later steps of the job: output ``frame-path``)."""
+    directory = ctx.temp_dir / "ci-healer"
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"heal-frame-{ctx.pr.number}-{ctx.head_sha[:7]}-{ctx.run_id}.md"
+    path.write_text(frame, encoding="utf-8")
+    return path
+
+
+def agent_env(ctx: HealContext, frame_path: Path, checks: Sequence[CheckPlan]) -> dict[str, str]:
+    """The agent's environment: the runner's, without credentials (unless `agent-token`), plus the frame."""
+    base = {k: v for k, v in ctx.base_env.items() if not k.startswith("HEALER_")}
+    env = scrubbed_env(base, token=ctx.config.github_token, pass_token=ctx.config.agent_token)
+    categories = dict.fromkeys(p.diagnosis.category.value if p.diagnosis else "unknown" for p in checks)
+    env.update(
+        HEALER_FRAME=str(frame_path),
+        HEALER_PR_NUMBER=str(ctx.pr.number),
+        HEALER_ATTEMPT=str(max((p.attempt for p in checks), default=1)),
+        HEALER_MAX_ATTEMPTS=str(ctx.config.max_attempts),
+        HEALER_CATEGORY=",".join(categories),
+        HEALER_CHECKS="\n".join(_one_line(p.check) for p in checks),
+    )
+    return env
+
+
+def _one_line(name: str) -> str:
+    """A check name for ``HEALER_CHECKS``: job names come from the PR's workflow file, and a NUL (which no
+    environment variable can hold) or a newline (which would split one name in two) is a push away."""
+    return "".join(" " if ch < " " or ch == "\x7f" else ch for ch in name)
+
+
+def tool_env(ctx: HealContext) -> dict[str, str]:
+    """Fix and verify commands never get a token."""
+    base = {k: v for k, v in ctx.base_env.items() if not k.startswith("HEALER_")}
+    return scrubbed_env(base, token=ctx.config.github_token)
+
+
+def heal(gh: GitHub, repo: Repo, ctx: HealContext, *, say: Callable[[str], None]) -> HealResult:
+    """Heal ``ctx.checks`` in a fresh worktree of the PR head and deliver the change (see the module doc)."""
+    if ctx.config.delivery == "none":
+        frame = frame_for(ctx, ctx.checks)
+        path = write_frame(ctx, frame)
+        return HealResult(False, frame, str(path), agent_checks=tuple(p.check for p in ctx.checks))
+    if ctx.config.isolation == "user":
+        how, why_not = availability()
+        if not how:
+            # code from the pull request never runs as the user that holds the token (SECURITY.md)
+            say(f"no code from the pull request was run: {why_not}")
+            return HealResult(
+                False, why_not=f"No code from the pull request was run: {why_not}.", refused=True
+            )
+    repo.fetch_branch(ctx.pr.head_ref, ctx.head_sha, token=ctx.config.github_token, server_url=ctx.server_url)
+    worktree = ctx.temp_dir / "ci-healer" / f"checkout-{ctx.run_id}"
+    if worktree.exists():
+        repo.remove_worktree(worktree)
+        shutil.rmtree(worktree, ignore_errors=True)
+    checkout = repo.add_worktree(worktree, ctx.head_sha)
+    try:
+        isolated = ctx.config.isolation == "user"
+        with throwaway_user(checkout.path) if isolated else contextlib.nullcontext() as user:
+            return _heal_in(gh, checkout, ctx, say, user)
+    finally:
+        repo.remove_worktree(worktree)
+        shutil.rmtree(worktree, ignore_errors=True)
+
+
+def _heal_in(
+    gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[str], None], user: ThrowawayUser | None
+) -> HealResult:
+    """``user``: the throwaway user every command from the PR runs as, in its copy (``isolation: user``)."""
+    config = ctx.config
+    where = user.workdir if user is not None else checkout.path
+    snapshot = checkout.snapshot_config()
+    setup = run_setup(
+        setup_commands(config, ctx.checks),
+        checkout,
+        tool_env(ctx),
+        ctx.temp_dir / "ci-healer" / f"setup-{ctx.run_id}",
+        user=user,
+    )
+    if setup.ran:
+        say(setup.describe().replace("`", ""))
+        if snapshot.changed():  # checked before git runs in the checkout again (git status runs filters)
+            return _tampered(HealResult(False, setup=setup), snapshot, "The set-up command")
+        setup = replace(setup, leftovers=checkout.leftovers())
+    tools = with_path(tool_env(ctx), setup.path)
+    fixes, agents, problems = plan_fixes(ctx.checks, tools.get("PATH"), checkout.path)
+    if agents and not config.agent_command:
+        say(f"no agent command is configured for {', '.join(p.check for p in agents)}")
+    verification_plan = plan_verification(config, ctx.checks, tools.get("PATH"))
+    ran: list[str] = []
+    notes: list[str] = []
+    for _plan, argvs in fixes:
+        for argv in argvs:
+            shown = shlex.join(argv)
+            if shown in ran:
+                continue
+            result = run(argv, cwd=where, env=tools, timeout=FIX_TIMEOUT, isolation=user)
+            ran.append(shown)
+            say(f"fix command `{shown}` exited with {result.returncode}")
+            if not result.ok and result.output:
+                notes.append(f"$ {shown}\n{result.output}")
+    frame, frame_path, agent = "", "", None
+    if agents and config.agent_command:
+        frame = frame_for(ctx, agents, setup, verification_plan)
+        path = write_frame(ctx, frame)
+        frame_path = str(path)
+        agent = run(
+            config.agent_command,
+            cwd=where,
+            env=with_path(agent_env(ctx, user.share(path) if user else path, agents), setup.path),
+            timeout=config.agent_timeout_minutes * 60,
+            stdin=frame,
+            isolation=user,
+        )
+        state = "timed out" if agent.timed_out else f"exited with {agent.returncode}"
+        say(f"agent command {state} after {agent.seconds:.0f} s")
+        notes.append(agent.stdout.strip() or agent.stderr.strip())
+    note_text = scrub("\n\n".join(n for n in notes if n), config.github_token)[-_NOTES_LIMIT:]
+    base = HealResult(
+        False,
+        frame=frame,
+        frame_path=frame_path,
+        fix_commands=tuple(ran),
+        fixed_checks=tuple(p.check for p, _ in fixes),
+        agent_checks=tuple(p.check for p in agents) if config.agent_command else (),
+        agent=agent,
+        notes=note_text,
+        setup=setup,
+    )
+    if user is not None:
+        # every process of the user is gone before its tree is read back: what is judged is what is committed
+        user.copy_out(checkout.path)
+    if snapshot.changed():
+        # checked before git runs again in the checkout: the new configuration could run programs
+        return _tampered(base, snapshot, "The commands run in the checkout")
+    diff = checkout.stage(setup.leftovers)
+    if contains(diff, config.github_token):
+        reason = "The change contains the healer's token; it was set aside and nothing of it is shown."
+        return _replace(base, why_not=reason, refused=True)
+    verdict = judge_diff(
+        diff,
+        protected_paths=healer_protected_paths(config),
+        max_lines=config.max_diff_lines,
+        allow=config.guard_allow,
+        read=_staged_reader(checkout),
+    )
+    if verdict.allowed:
+        say(f"guard: {', '.join(map(code, verdict.allowed))} changed, allowed by `guard: allow`")
+    diffstat = checkout.diffstat() if not verdict.empty else ""
+    files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
+    base = _replace(base, diffstat=diffstat, files=files, diff=diff[:8192], allowed=verdict.allowed)
+    if agent is not None and agent.timed_out:
+        minutes = config.agent_timeout_minutes
+        reason = f"the agent command did not finish within {minutes} minute{'s' if minutes != 1 else ''}"
+        return _replace(base, why_not=reason)
+    if not verdict.ok:
+        why = " ".join(verdict.reasons)
+        if verdict.empty and agents and not config.agent_command:
+            why = "; ".join(problems) or "no fix rule applies here and no `agent-command` is configured"
+        elif verdict.empty and problems:
+            why = f"{why} ({'; '.join(problems)})"
+        return _replace(base, why_not=why)
+    verification = verify(verification_plan, checkout, tools, setup.leftovers, user=user)
+    verification = replace(verification, output=scrub(verification.output, config.github_token))
+    say(f"verification: {verification.describe()}")
+    if snapshot.changed():  # the verify commands ran the PR's tools too
+        snapshot.restore()
+        reason = (
+            "The verify commands changed git's configuration, which could make git run programs while the "
+            "change is committed and pushed; the change was set aside and the configuration restored."
+        )
+        return _replace(base, why_not=reason, refused=True)
+    delivery = hand_over(gh, checkout, ctx, diff, verification, _replace(base, verification=verification))
+    return _replace(base, delivered=True, verification=verification, delivery=delivery)
+
+
+def _staged_reader(checkout: Checkout) -> Callable[[str, bool], str | None]:
+    """The guard's view of a changed file: the PR head's version (``HEAD``) or the staged one (the index)."""
+
+    def read(path: str, new: bool) -> str | None:
+        try:
+            return checkout.git("show", f"{':' if new else 'HEAD:'}{path}")
+        except (GitError, UnicodeDecodeError):
+            return None
+
+    return read
+
+
+def _tampered(result: HealResult, snapshot: ConfigSnapshot, who: str) -> HealResult:
+    """Refuse the change of a checkout whose git configuration was rewritten, and restore it."""
+    where = ", ".join(code(p.name) for p in snapshot.changed())
+    snapshot.restore()
+    reason = (
+        f"{who} changed git's configuration ({where}), which could make git run programs while the change "
+        "is committed and pushed; the change was set aside and the configuration restored."
+    )
+    return _replace(result, why_not=reason, refused=True)
+
+
+def _replace(result: HealResult, **changes: object) -> HealResult:
+    return replace(result, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,76 @@
+"""What one heal receives (:class:`HealContext`) and what it returns (:class:`HealResult`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from healer.config import Config
+from healer.heal.agent import ProcessResult, Verification
+from healer.heal.deliver import Delivery
+from healer.heal.prepare import SetupResult
+from healer.model import Account, CheckPlan, PullRequest
+from healer.text.frames import Frames
+
+
+@dataclass(frozen=True)
+class HealContext:
+    """Everything a heal needs besides the GitHub client and the repository."""
+
+    repository: str
+    pr: PullRequest
+    head_sha: str
+    run_id: int
+    run_url: str
+    server_url: str
+    checks: tuple[CheckPlan, ...]
+    config: Config
+    frames: Frames
+    temp_dir: Path
+    base_env: Mapping[str, str]  # the runner's environment, before scrubbing
+    # fix PRs recorded earlier for these checks (closed as superseded when a new one opens)
+    previous_fix_prs: tuple[int, ...] = ()
+    # what the earlier attempts of these checks did (memory across attempts), oldest first
+    earlier: tuple[Account, ...] = ()
+    # whether the token is the workflow's GITHUB_TOKEN (no CI runs on what it pushes); None: unknown
+    workflow_token: bool | None = None
+
+
+@dataclass(frozen=True)
+class HealResult:
+    """What a heal did and established."""
+
+    delivered: bool
+    frame: str = ""
+    frame_path: str = ""
+    fix_commands: tuple[str, ...] = ()  # fix commands that ran
+    fixed_checks: tuple[str, ...] = ()  # checks handed to fix commands
+    agent_checks: tuple[str, ...] = ()  # checks handed to the agent
+    agent: ProcessResult | None = None
+    verification: Verification | None = None
+    delivery: Delivery | None = None
+    why_not: str = ""  # Markdown from the healer (guard reasons, missing tools)
+    notes: str = ""  # untrusted output of the fix or agent
+    diffstat: str = ""
+    refused: bool = False  # set aside before the diff was even read (see ConfigSnapshot)
+    allowed: tuple[str, ...] = ()  # changed paths the guard let through only because of `guard: allow`
+    setup: SetupResult | None = None
+    files: tuple[str, ...] = ()  # the files the change touches ("M\tpath" lines of git's name-status)
+    diff: str = ""  # the staged change (for the next attempt's memory)
+    log: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def result(self) -> str:
+        """A one-word result for the ledger: verified, unverified, verify-failed, verify-timed-out (a change
+        was delivered), timed-out, refused, no-change (nothing was), framed (delivery: none)."""
+        if self.frame_path and self.delivery is None and not self.agent and not self.fix_commands:
+            return "framed"
+        if self.delivered:
+            state = self.verification.state if self.verification else "unverified"
+            return {"passed": "verified", "failed": "verify-failed", "timed-out": "verify-timed-out"}.get(
+                state, "unverified"
+            )
+        if self.agent is not None and self.agent.timed_out:
+            return "timed-out"  # whatever it left half-done was set aside, not judged
+        return "refused" if self.diffstat or self.refused else "no-change"

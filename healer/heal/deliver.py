@@ -1,0 +1,226 @@
+"""Delivery: turn a staged change in the PR-head checkout into a fix pull request, a push, or a patch.
+
+It composes the two doors it needs, git (:mod:`healer.heal.workspace`) and GitHub
+(:class:`healer.github.GitHub`),
+and decides nothing: what to deliver, and whether it was verified, is settled by the caller.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from healer.github import GitHub, GitHubError
+from healer.heal.workspace import Checkout, Identity
+from healer.model import PullRequest
+
+FIX_BRANCH_PREFIX = "ci-healer/"
+_TITLE_LIMIT = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class DeliveryError(Exception):
+    """The change could not be delivered; the message says what failed and what to check."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What was delivered, and where."""
+
+    mode: str  # pull-request, push, comment
+    branch: str = ""
+    commit: str = ""
+    pull: PullRequest | None = None
+    draft: bool = False
+    superseded: tuple[int, ...] = ()
+    patch: str = ""
+
+    @property
+    def url(self) -> str:
+        return self.pull.html_url if self.pull else ""
+
+
+def fix_branch(pr_number: int, head_sha: str) -> str:
+    """``ci-healer/<pr>-<sha7>``: one fix branch per PR commit, so a re-run of the same commit reuses it."""
+    return f"{FIX_BRANCH_PREFIX}{pr_number}-{head_sha[:7]}"
+
+
+def is_fix_branch(ref: str) -> bool:
+    """Whether a branch is one of the healer's own (the loop guard: never heal a fix PR)."""
+    return ref.startswith(FIX_BRANCH_PREFIX)
+
+
+def fix_title(pr: PullRequest, checks: Sequence[str], attempt: int = 0, max_attempts: int = 0) -> str:
+    """The fix PR's title (and commit subject): plain text, one line, bounded; it names the attempt
+    (``attempt 2/3``), so that successive fix PRs can be told apart in a list."""
+    # str.split() leaves NUL and other control characters in place; a NUL cannot even pass to `git commit`
+    names = ", ".join(" ".join(_CONTROL.sub(" ", c).split()) for c in checks) or "CI"
+    suffix = f" (attempt {attempt}/{max_attempts})" if attempt else ""
+    title = f"ci-healer: fix {names} for #{pr.number}"
+    if len(title) + len(suffix) > _TITLE_LIMIT:
+        title = title[: _TITLE_LIMIT - len(suffix) - 1] + "…"
+    return title + suffix
+
+
+def commit_message(
+    pr: PullRequest, head_sha: str, checks: Sequence[str], attempt: int, max_attempts: int
+) -> str:
+    return (
+        f"{fix_title(pr, checks, attempt, max_attempts)}\n\n"
+        f"Heal attempt {attempt} of {max_attempts} for the failure at {head_sha[:7]}.\n"
+        "Made by ci-healer; review it like any other change."
+    )
+
+
+def deliver_pull_request(
+    gh: GitHub,
+    checkout: Checkout,
+    *,
+    pr: PullRequest,
+    head_sha: str,
+    checks: Sequence[str],
+    attempt: int,
+    max_attempts: int,
+    body: str,
+    draft: bool,
+    identity: Identity,
+    token: str,
+    server_url: str,
+    previous_fix_prs: Sequence[int] = (),
+) -> Delivery:
+    """Commit, push ``ci-healer/<pr>-<sha7>`` and open (or update) a PR into the PR's head branch.
+
+    Earlier fix PRs of the same checks that are still open are closed as superseded by this one."""
+    branch = fix_branch(pr.number, head_sha)
+    commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
+    # The branch is the healer's own; a leftover from an interrupted run of this commit is overwritten.
+    checkout.push(branch, token=token, server_url=server_url, force=True)
+    title = fix_title(pr, checks, attempt, max_attempts)
+    try:
+        try:
+            pull = gh.create_pull(head=branch, base=pr.head_ref, title=title, body=body, draft=draft)
+        except GitHubError as exc:
+            if not (draft and exc.status == 422 and DRAFTS_REFUSED in str(exc)):
+                raise
+            # Private repositories on the Free and Pro plans refuse drafts (BEHAVIOUR.md): open it ready for
+            # review, and say plainly in its title and body that the change is unverified. One retry.
+            draft = False
+            pull = gh.create_pull(
+                head=branch,
+                base=pr.head_ref,
+                title=unverified_title(title),
+                body=UNVERIFIED_NOTE + body,
+                draft=False,
+            )
+    except GitHubError as exc:
+        # A fix branch without its pull request would be an orphan nobody reviews: delete it.
+        deleted = delete_fix_branch(gh, branch)
+        left = "the branch was deleted again" if deleted else f"delete the branch {branch} by hand"
+        message = f"pushed {branch} but could not open the fix pull request: {exc}; {left}"
+        raise DeliveryError(message) from None
+    superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull)
+    return Delivery("pull-request", branch, commit, pull, draft, superseded)
+
+
+DRAFTS_REFUSED = "Draft pull requests are not supported in this repository"
+UNVERIFIED_NOTE = (
+    "> [!WARNING]\n"
+    "> **Unverified.** This repository does not accept draft pull requests, so this fix is open for review "
+    "although nothing verified it. Read and test it before merging.\n\n"
+)
+
+
+def unverified_title(title: str) -> str:
+    """The fix PR's title marked unverified (for a repository that refuses drafts), still bounded."""
+    marked = title.replace("ci-healer:", "ci-healer (unverified):", 1)
+    if marked == title:
+        marked = f"(unverified) {title}"
+    return marked if len(marked) <= _TITLE_LIMIT else marked[: _TITLE_LIMIT - 1] + "…"
+
+
+def delete_fix_branch(gh: GitHub, branch: str) -> bool:
+    """Delete one of the healer's own branches; True when it is gone. Never raises (tidying up)."""
+    if not is_fix_branch(branch):
+        return False
+    try:
+        gh.delete_branch(branch)
+    except GitHubError:
+        return False
+    return True
+
+
+def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullRequest) -> tuple[int, ...]:
+    """Close the still-open fix PRs among ``numbers`` with a note naming the one that replaces them, and
+    delete their branches (and those of earlier fix PRs that were merged or closed)."""
+    owner = by.head_ref.removeprefix(FIX_BRANCH_PREFIX).partition("-")[0]
+    return retire_fix_pulls(
+        gh,
+        [n for n in numbers if n != keep],
+        owner=int(owner) if owner.isdigit() else -1,
+        why=f"Superseded by #{by.number}, a newer attempt on a newer commit.",
+    )
+
+
+def retire_fix_pulls(
+    gh: GitHub,
+    numbers: Iterable[int],
+    *,
+    owner: int,
+    why: str,
+    known: Mapping[int, PullRequest] | None = None,
+) -> tuple[int, ...]:
+    """A fix PR never outlives its reason: close the open ones among ``numbers`` with ``why`` (one sentence)
+    at the top of the body, and delete the ``ci-healer/<owner>-…`` branch of every one, merged ones included.
+
+    Only fix PRs of pull request ``owner`` (head ``ci-healer/<owner>-…`` in this repository) are touched.
+    Returns the numbers closed. Never raises: tidying up must not fail what already happened.
+    """
+    closed: list[int] = []
+    for number in dict.fromkeys(numbers):
+        try:
+            fix = (known or {}).get(number) or gh.get_pull(number)
+            if fix.is_fork or not fix.head_ref.startswith(f"{FIX_BRANCH_PREFIX}{owner}-"):
+                continue  # not one of this pull request's fix PRs
+            if fix.state == "open":
+                # one request, no notification: the note goes at the top of the body as the PR is closed
+                gh.update_pull(number, state="closed", body=(f"> {why}\n\n{fix.body}")[:60_000])
+                closed.append(number)
+        except GitHubError:
+            continue
+        # GitHub retargets PRs based on a deleted branch, never a fix PR based on this one: it has no PRs
+        delete_fix_branch(gh, fix.head_ref)
+    return tuple(closed)
+
+
+def deliver_push(
+    checkout: Checkout,
+    *,
+    pr: PullRequest,
+    head_sha: str,
+    checks: Sequence[str],
+    attempt: int,
+    max_attempts: int,
+    identity: Identity,
+    token: str,
+    server_url: str,
+) -> Delivery:
+    """Commit onto the PR branch itself (same-repository PRs only; never forced: a moved branch fails)."""
+    if pr.is_fork:
+        raise DeliveryError(
+            "`delivery: push` cannot push to a fork's branch; use `pull-request` or `comment`"
+        )
+    if pr.default_branch and pr.head_ref == pr.default_branch:
+        # A release PR's head is the default branch: a commit there would skip every review.
+        raise DeliveryError(
+            f"`delivery: push` never pushes to the default branch (`{pr.default_branch}`); "
+            "use `pull-request` or `comment`"
+        )
+    commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
+    checkout.push(pr.head_ref, token=token, server_url=server_url, force=False)
+    return Delivery("push", pr.head_ref, commit)
+
+
+def deliver_comment(diff: str) -> Delivery:
+    """The patch itself, for the run's comment (nothing is pushed)."""
+    return Delivery("comment", patch=diff)

@@ -1,0 +1,88 @@
+"""Handing a heal's change over: a fix pull request with a body that says what ran, a push, or a patch.
+
+:mod:`healer.heal.attempt` decides whether a change is delivered; this module only turns it into the delivery
+the
+configuration asks for (the git and GitHub work is :mod:`healer.heal.deliver`'s).
+"""
+
+from __future__ import annotations
+
+from healer.github import GitHub
+from healer.heal.agent import Verification
+from healer.heal.context import HealContext, HealResult
+from healer.heal.deliver import Delivery, deliver_comment, deliver_pull_request, deliver_push
+from healer.heal.workspace import Checkout, identity_for
+from healer.text.frames import render_fix_pr_body
+from healer.text.tokens import scrub
+
+# Files listed in a fix PR's body; the rest are counted.
+FILES_SHOWN = 50
+
+
+def hand_over(
+    gh: GitHub,
+    checkout: Checkout,
+    ctx: HealContext,
+    diff: str,
+    verification: Verification,
+    result: HealResult,
+) -> Delivery:
+    """Deliver the staged, verified (or not) change as ``delivery`` says: a fix PR with its body, a push onto
+    the PR branch, or a patch for the comment."""
+    config = ctx.config
+    names = [p.check for p in ctx.checks]
+    attempt = max(p.attempt for p in ctx.checks)
+    identity = identity_for(config.bot_login)
+    # A push lands on the PR branch with no review step, so only a change that did not fail verification is
+    # pushed; one that fails is posted as a patch instead.
+    failed = verification.state in ("failed", "timed-out")
+    if config.delivery == "comment" or (config.delivery == "push" and failed):
+        return deliver_comment(diff)
+    if config.delivery == "push" and not ctx.pr.is_fork:
+        return deliver_push(
+            checkout,
+            pr=ctx.pr,
+            head_sha=ctx.head_sha,
+            checks=names,
+            attempt=attempt,
+            max_attempts=config.max_attempts,
+            identity=identity,
+            token=config.github_token,
+            server_url=ctx.server_url,
+        )
+    body = render_fix_pr_body(
+        ctx.frames,
+        pr=ctx.pr,
+        head_sha=ctx.head_sha,
+        run_url=ctx.run_url,
+        checks=ctx.checks,
+        fix_commands=result.fix_commands,
+        agent_ran=result.agent is not None,
+        agent_exit=result.agent.returncode if result.agent else None,
+        verification=verification,
+        diffstat=result.diffstat,
+        notes=result.notes,
+        setup=result.setup,
+        files=result.files[:FILES_SHOWN],
+        more_files=max(0, len(result.files) - FILES_SHOWN),
+        workflow_token=ctx.workflow_token,
+        attempt=attempt,
+        max_attempts=config.max_attempts,
+        allowed=result.allowed,
+    )
+    body = scrub(body, config.github_token)
+    return deliver_pull_request(
+        gh,
+        checkout,
+        pr=ctx.pr,
+        head_sha=ctx.head_sha,
+        checks=names,
+        attempt=attempt,
+        max_attempts=config.max_attempts,
+        body=body,
+        draft=not verification.passed,
+        identity=identity,
+        token=config.github_token,
+        server_url=ctx.server_url,
+        previous_fix_prs=ctx.previous_fix_prs,
+    )

@@ -1,0 +1,1 @@
+"""One run and one command, stage by stage (the only place that knows the order of the stages)."""

@@ -1,0 +1,246 @@
+"""``healer run``: one workflow run, start to end. The only module that knows the order of the stages.
+
+1. config from the environment, token masked, event loaded; a green run resets budgets (by editing the
+   previous healer comment), a cancelled or skipped one is no verdict;
+2. the pull request (none → skipped), and a stale head (the PR moved on) → skipped, nothing written;
+3. the config file from the default branch (never the PR head);
+4. evidence → diagnoses → ledger → plan;
+5. one claim comment, re-read, act only if this run's claim wins; the same comment later carries the outcome;
+6. re-run / heal (fix rules, one agent call, guard, verify, deliver) / diagnose (forks);
+7. escalate; 8. job summary and step outputs.
+
+Every decision ends with exit code 0; only a mistake a person must fix (config, event, permissions) exits 1,
+with one ``::error::`` line naming it.
+
+:class:`Run` is built in layers, one module each, each on top of the one before: :mod:`healer.run.stage`
+(what a
+run knows and says), :mod:`healer.run.planning` (pull request, which runs count, config, evidence, plan),
+:mod:`healer.run.lifecycle` (the paths that heal nothing: resets, closed pull requests, startup failures) and
+:mod:`healer.run.acting` (claim, re-run, heal, escalate). This module keeps the sequence and the shell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from healer.config import ConfigError, config_from_env
+from healer.diagnosis.rules import RuleError
+from healer.github import GitHub, GitHubError
+from healer.heal.agent import ProcessError
+from healer.heal.deliver import DeliveryError
+from healer.heal.isolation import IsolationError
+from healer.heal.workspace import GitError
+from healer.run.acting import Acting, category_of
+from healer.run.event import PULL_REQUEST_EVENTS, EventError, load_event
+from healer.run.policy import acting
+from healer.text.frames import FrameError
+from healer.text.report import (
+    Actions,
+    Outcome,
+    Reporter,
+    SetupError,
+    render_job_summary,
+    write_outputs,
+    write_summary,
+)
+from healer.text.tokens import forms, protect_process, receive, scrub
+
+DECISIONS = ("healed", "rerun", "escalated", "skipped", "none")
+# The mistakes a person fixes (inputs, config, event, permissions, …), and how the error line names them.
+MISTAKES: dict[type[Exception], str] = {
+    SetupError: "setup",
+    ConfigError: "configuration",
+    EventError: "event",
+    RuleError: "rules in the config file",
+    FrameError: "templates",
+    DeliveryError: "delivery",
+    GitError: "git",
+    ProcessError: "command",
+    IsolationError: "isolation",
+    GitHubError: "GitHub API",
+}
+# Conclusions that are a verdict on the code; cancelled, skipped, neutral, stale, … say nothing about it.
+# A cancelled run may hold a job stopped by its time limit (GitHub ends those `cancelled` too): read it first.
+FAILED = frozenset({"failure", "timed_out", "cancelled"})
+
+
+GitHubFactory = Callable[..., GitHub]
+
+
+class Run(Acting):
+    """One run of the healer over one ``workflow_run`` event."""
+
+    # -- the sequence ----------------------------------------------------------------------------------------
+
+    def execute(self) -> Outcome:
+        if self.actions.event_name in PULL_REQUEST_EVENTS:
+            with self.reporter.group("A closed pull request: retire its fix pull requests"):
+                self.on_pull_request_event()
+            return self.outcome
+        with self.reporter.group("Event"):
+            event = load_event(
+                self.actions.event_name, self.actions.event_path, repository=self.actions.repository
+            )
+            self.event = event
+            self.say(
+                f"run {event.run_id} (attempt {event.run_attempt}) of {event.workflow_name!r}: "
+                f"{event.conclusion}, head {event.head_sha[:7]}"
+            )
+        if event.conclusion == "success":
+            with self.reporter.group("Green run: reset budgets"):
+                self.on_success(event)
+            return self.outcome
+        if event.conclusion == "startup_failure":
+            with self.reporter.group("A workflow that could not start"):
+                self.on_startup_failure(event)
+            return self.outcome
+        if event.conclusion not in FAILED:
+            self.say(f"conclusion {event.conclusion!r} is not a verdict on the code; nothing to do")
+            return self.outcome
+        if event.conclusion == "cancelled":
+            with self.reporter.group("Cancelled run"):
+                if not self.cancelled_by_a_time_limit(event):
+                    return self.outcome
+        with self.reporter.group("Pull request"):
+            pr = self.find_pull(event)
+            if pr is None:
+                return self.outcome
+        with self.reporter.group("Diagnosis and plan"):
+            config = self.load_repository_config(event)
+            if not self.counts(event, pr, config):
+                return self.outcome
+            plan, ledger = self.plan(event, pr, config)
+        self.outcome.plan = plan
+        if self.dry_run:
+            with self.reporter.group("Plan (dry run: nothing is written)"):
+                self.print_plan(plan)
+                self.dry_run_frame(event, pr, config, plan)
+            # A dry run only plans: the output says nothing was done, the log and summary say what would be.
+            self.outcome.planned = self.decision_of(plan, healed=bool(self.heal_checks(plan, pr)))
+            self.outcome.decision = "none"
+            self.outcome.category = self.outcome.category or next((category_of(c) for c in acting(plan)), "")
+            return self.outcome
+        with self.reporter.group("Act"):
+            self.act(event, pr, config, plan, ledger)
+        return self.outcome
+
+
+# -- the shell -------------------------------------------------------------------------------------------
+
+
+def summary_markdown(run: Run, seconds: float) -> str:
+    event = getattr(run, "event", None)
+    return render_job_summary(
+        run.frames,
+        run.outcome,
+        head_sha=event.head_sha if event else "",
+        run_url=event.html_url if event else "",
+        dry_run=run.dry_run,
+        workflow_token=run.actions.workflow_token,
+        requests=_request_count(run.gh),
+        seconds=seconds,
+    )
+
+
+def _request_count(gh: GitHub) -> int:
+    try:
+        return gh.request_count
+    except (NotImplementedError, AttributeError):
+        return 0
+
+
+def main(
+    env: Mapping[str, str],
+    *,
+    dry_run: bool = False,
+    reporter: Reporter | None = None,
+    github: GitHubFactory = GitHub,
+) -> int:
+    """Run the healer for the event in ``env``; returns the exit code (0 for every decision)."""
+    reporter = reporter or Reporter()
+    started = time.monotonic()
+    token = ""
+    run: Run | None = None
+    try:
+        config = config_from_env(env)
+        token = config.github_token
+        if token:
+            reporter.mask(token)
+            for form in (f for f in forms(token) if f != token):
+                reporter.mask(form)  # its base64 forms too (a basic-auth header in a trace)
+        if config.ledger_key:
+            reporter.mask(config.ledger_key)
+        actions = Actions.from_env(env)
+        if not token:
+            raise SetupError(
+                "input `github-token` is empty: pass `github-token: ${{ secrets.GITHUB_TOKEN }}` "
+                "or a GitHub App token"
+            )
+        gh = github(token, actions.repository, api_url=actions.api_url)
+        runner: type[Run] = Run
+        if actions.event_name == "issue_comment":
+            from healer.run.commandrun import CommandRun  # builds on Run: imported here, not at the top
+
+            runner = CommandRun
+        run = runner(config, actions, gh, reporter, env, dry_run=dry_run)
+        try:
+            run.execute()
+        finally:
+            gh.close()
+    except tuple(MISTAKES) as exc:
+        kind = next(label for cls, label in MISTAKES.items() if isinstance(exc, cls))
+        message = f"{kind}: {scrub(str(exc), token)}"
+        reporter.error(message)
+        _finish_after_error(run, message, started)
+        return 1
+    except Exception as exc:  # a bug: say so in one line, keep the details folded for a report
+        message = f"internal error ({type(exc).__name__}); please report it with the log of this step"
+        reporter.error(message)
+        with reporter.group("Details for a bug report"):
+            reporter.untrusted(scrub(traceback.format_exc(), token))
+        _finish_after_error(run, message, started)
+        return 1
+    outcome = run.outcome
+    if dry_run or config.dry_run:
+        reporter.info(
+            f"dry run: the decision would be {outcome.planned or outcome.decision}; nothing was written"
+        )
+    write_outputs(actions.output, outcome.outputs())
+    write_summary(actions.summary, summary_markdown(run, time.monotonic() - started))
+    reporter.info(f"decision: {outcome.decision}")
+    return 0
+
+
+def _finish_after_error(run: Run | None, message: str, started: float) -> None:
+    """Outputs and a job summary even for a run that stopped on an error: what was done before it stands
+    (a comment posted, a fix PR opened), and the summary is where a maintainer looks first."""
+    if run is None:
+        return
+    run.outcome.lines.append(f"stopped: {message}")
+    with contextlib.suppress(OSError, FrameError):
+        write_outputs(run.actions.output, run.outcome.outputs())
+        write_summary(run.actions.summary, summary_markdown(run, time.monotonic() - started))
+
+
+def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    # Before anything else (and before any code from the pull request can run): no process of this user may
+    # read this one's memory, and the token leaves the process environment (see healer.text.tokens).
+    protect_process()
+    return main(receive(env, reexec=True), dry_run=bool(args.dry_run))
+
+
+def register(subparsers: Any) -> None:
+    """Add ``healer run [--dry-run]``."""
+    parser = subparsers.add_parser(
+        "run",
+        help="heal the pull request of the workflow_run event in the Actions environment",
+        description="Read the workflow_run event from the Actions environment (GITHUB_EVENT_PATH, …) and the "
+        "inputs from HEALER_* variables; re-run, heal, or escalate.",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="do every read, write nothing, print the plan")
+    parser.set_defaults(func=_command)

@@ -1,0 +1,68 @@
+"""gh run view --log-failed captures: split by job, the first real failure first."""
+
+from __future__ import annotations
+
+from healer.diagnosis.capture import split_capture
+from healer.diagnosis.classify import classify, diagnose_jobs
+from healer.diagnosis.rules import load_rules
+from healer.model import Category, Evidence, Job, LogTail
+
+
+def _job(name: str, step: str, lines: list[str]) -> str:
+    return "".join(f"{name}\t{step}\t2026-11-03T10:02:11.0000000Z {line}\n" for line in lines)
+
+
+def _step(command: str, output: list[str], last: str) -> list[str]:
+    return [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]", *output, last]
+
+
+CANCELLED = _job(
+    "test (3.11)",
+    "Run pytest",
+    _step("pytest", ["collected 4 items"], "##[error]The operation was canceled."),
+)
+FAILED = _job(
+    "test (3.12)",
+    "Run pytest",
+    _step(
+        "pytest",
+        [
+            "E       assert 3 == 2",
+            "FAILED tests/test_a.py::test_reserve - assert 3 == 2",
+            "1 failed in 0.02s",
+        ],
+        "##[error]Process completed with exit code 1.",
+    ),
+)
+DEPLOY = _job(
+    "docs",
+    "Run mkdocs gh-deploy",
+    _step(
+        "mkdocs gh-deploy",
+        ["fatal: unable to access 'https://github.com/o/r.git/': The requested URL returned error: 403"],
+        "##[error]Process completed with exit code 1.",
+    ),
+)
+
+
+def test_a_capture_is_split_by_job_in_order() -> None:
+    parts = split_capture(CANCELLED + FAILED + DEPLOY)
+    assert [name for name, _ in parts] == ["test (3.11)", "test (3.12)", "docs"]
+    assert "assert 3 == 2" in parts[1][1] and "403" not in parts[1][1]
+
+
+def test_plain_logs_are_not_captures() -> None:
+    assert split_capture("2026-11-03T10:02:11.0000000Z hello\nplain line\n") == []
+
+
+def test_the_first_real_failure_decides_not_a_cancelled_sibling_nor_a_later_job() -> None:
+    text = CANCELLED + FAILED + DEPLOY
+    jobs = diagnose_jobs(text, load_rules())
+    assert [name for name, _ in jobs] == ["test (3.12)", "docs", "test (3.11)"]
+    assert jobs[-1][1].category is Category.CANCELLED
+    job = Job(id=1, name="ci", status="completed", conclusion="failure")
+    tail = LogTail(text=text, bytes_read=len(text), truncated=False)
+    diagnosis = classify(Evidence(job=job, log=tail), load_rules())
+    assert diagnosis.category is Category.TEST
+    assert diagnosis.job == "test (3.12)"
+    assert any("assert 3 == 2" in line for line in diagnosis.excerpt)

@@ -1,0 +1,166 @@
+"""Failing test ids read from logs: the shared corpus, real tool output, and each runner's documented
+lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from healer.diagnosis.testids import MAX_TEST_ID_CHARS, MAX_TEST_IDS, failing_test_ids
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CORPUS = FIXTURES / "corpus"
+REAL = FIXTURES / "testids"
+
+
+def ids_of(path: Path) -> tuple[str, ...]:
+    return failing_test_ids(path.read_text(encoding="utf-8", errors="replace"))
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        pytest.param("tool-pytest-exception.log", ("tests/test_d.py::test_zero",), id="pytest-failed"),
+        pytest.param("tool-pytest-fixture-error.log", ("tests/test_f.py::test_uses_db",), id="pytest-error"),
+        pytest.param(
+            "pytorch-pytest-failure.log",
+            ("distributed/test_c10d_spawn_gloo.py::TestDistributedNNFunctionsGloo::test_all_gather",),
+            id="pytest-verbose-and-rerun-plugin",
+        ),
+        pytest.param("tool-node-test-fail.log", ("multiplies",), id="node-test-tap"),
+        pytest.param(
+            "cidiff-breakages-cidiff-57.log", ("ConsoleClientTest.testClassicParsing",), id="gradle"
+        ),
+        pytest.param(
+            "cidiff-breakages-dump-build-terraform-cli-packages-run380.log",
+            ("TestProviderTampering/cache_dir_totally_gone",),
+            id="go-subtest-not-its-parent",
+        ),
+        pytest.param(
+            "cidiff-breakages-dump-quick-checks-run376.log",
+            (
+                "TestRemote_VerifyWorkspaceTerraformVersion/local_0.14.0,_remote_1.2.0",
+                "TestCloud_VerifyWorkspaceTerraformVersion/local_0.14.0,_remote_1.2.0",
+            ),
+            id="go-two-packages",
+        ),
+        pytest.param("tool-ruff-many-rules.log", (), id="a-lint-log-names-no-test"),
+        pytest.param("tool-tsc-missing-prop.log", (), id="a-build-log-names-no-test"),
+        pytest.param("pytorch-gha-timeout.log", (), id="a-timeout-names-no-test"),
+    ],
+)
+def test_corpus_logs(log: str, expected: tuple[str, ...]) -> None:
+    assert ids_of(CORPUS / log) == expected
+
+
+def test_go_keeps_top_level_tests_and_drops_parents_of_failed_subtests() -> None:
+    ids = ids_of(CORPUS / "cidiff-breakages-dump-quick-checks-run104.log")
+    assert "TestCloud_config" in ids  # failed by itself, no subtest
+    assert "TestCloud_configWithEnvVars" not in ids  # failed because its subtests did
+    assert "TestCloud_configWithEnvVars/with_no_hostname_specified" in ids
+    assert len(ids) == 10
+
+
+@pytest.mark.parametrize(
+    ("fixture", "expected"),
+    [
+        pytest.param("cargo-test.txt", ("tests::nested::fails_too", "tests::adds"), id="cargo-test"),
+        pytest.param(
+            "unittest.txt",
+            ("pkg.test_calc.TestCalc.test_boom", "pkg.test_calc.TestCalc.test_add"),
+            id="unittest",
+        ),
+        pytest.param("node-test-tap.txt", ("multiplies", "inner case"), id="node-test-subtest-not-parent"),
+    ],
+)
+def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
+    assert ids_of(REAL / fixture) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "FAILED tests/test_a.py::TestX::test_y[a-1] - assert 1 == 2\n",
+            ("tests/test_a.py::TestX::test_y[a-1]",),
+            id="pytest-param",
+        ),
+        pytest.param(
+            "ERROR tests/test_b.py - ModuleNotFoundError: No module named 'x'\n",
+            ("tests/test_b.py",),
+            id="pytest-collection-error",
+        ),
+        pytest.param(
+            "2026-01-01T00:00:00.1234567Z tests/t.py::test_a FAILED                [ 50%]\n",
+            ("tests/t.py::test_a",),
+            id="pytest-verbose-with-timestamp",
+        ),
+        pytest.param(
+            "FAIL: test_add (calc_test.TestCalc)\n",
+            ("calc_test.TestCalc.test_add",),
+            id="unittest-before-3.11",
+        ),
+        pytest.param(
+            "FAIL src/sum.test.js\n  Math\n    ✕ adds (3 ms)\n\n  ● Math › adds\n\n"
+            "    expect(received).toBe(3)\n  ● Console\n\n    console.log\n",
+            ("src/sum.test.js › Math › adds",),
+            id="jest",
+        ),
+        pytest.param(
+            "FAIL src/broken.test.js\n  ● Test suite failed to run\n\n    Cannot find module './x'\n",
+            ("src/broken.test.js",),
+            id="jest-suite-failed-to-run",
+        ),
+        pytest.param(
+            " FAIL  src/sum.test.ts > Math > adds\nAssertionError: expected 1 to be 3\n",
+            ("src/sum.test.ts > Math > adds",),
+            id="vitest",
+        ),
+        pytest.param(
+            "[ERROR] com.example.CalcTest.testAdd -- Time elapsed: 0.012 s <<< FAILURE!\n"
+            "[ERROR] com.example.CalcTest.testDiv -- Time elapsed: 0.001 s <<< ERROR!\n",
+            ("com.example.CalcTest.testAdd", "com.example.CalcTest.testDiv"),
+            id="surefire-3",
+        ),
+        pytest.param(
+            "[ERROR] testAdd(com.example.CalcTest)  Time elapsed: 0.012 sec  <<< FAILURE!\n",
+            ("com.example.CalcTest.testAdd",),
+            id="surefire-2",
+        ),
+        pytest.param(
+            "com.example.CalcTest > testAdd FAILED\n    java.lang.AssertionError at CalcTest.java:12\n"
+            "> Task :app:test FAILED\n",
+            ("com.example.CalcTest.testAdd",),
+            id="gradle-junit4",
+        ),
+        pytest.param(
+            "\x1b[31mFAILED\x1b[0m tests/t.py::test_colour - x\n", ("tests/t.py::test_colour",), id="ansi"
+        ),
+        pytest.param("BUILD FAILED in 13s\nFAIL\tgithub.com/x/y\t0.01s\n", (), id="summaries-are-not-tests"),
+        pytest.param(
+            "FAILED tests/t.py::test_a - x\nFAILED tests/t.py::test_a - x\n",
+            ("tests/t.py::test_a",),
+            id="once",
+        ),
+    ],
+)
+def test_runner_lines(text: str, expected: tuple[str, ...]) -> None:
+    assert failing_test_ids(text) == expected
+
+
+def test_bounded_in_count_and_length() -> None:
+    many = "".join(f"FAILED tests/t.py::test_{n} - x\n" for n in range(100))
+    assert failing_test_ids(many) == tuple(f"tests/t.py::test_{n}" for n in range(MAX_TEST_IDS))
+    long = failing_test_ids(f"test {'a' * 5000} ... FAILED\n")
+    assert len(long) == 1 and len(long[0]) == MAX_TEST_ID_CHARS and long[0].endswith("…")
+
+
+@given(st.lists(st.text(max_size=300), max_size=50))
+def test_any_text_gives_bounded_single_line_ids(lines: list[str]) -> None:
+    ids = failing_test_ids(lines)
+    assert len(ids) <= MAX_TEST_IDS
+    assert len(set(ids)) == len(ids)
+    assert all(0 < len(i) <= MAX_TEST_ID_CHARS and "\n" not in i and "\x1b" not in i for i in ids)
