@@ -422,7 +422,7 @@ def test_agent_token_opt_in(world: World) -> None:
 
 AGENT_DELETES_TEST = """
 import pathlib
-pathlib.Path("tests/run/test_app.py").unlink()
+pathlib.Path("tests/test_app.py").unlink()
 print("Removed the failing test @alice")
 """
 
