@@ -82,7 +82,7 @@ def test_the_lock_pins_and_hashes_every_runtime_dependency() -> None:
 def test_every_package_under_healer_is_listed_for_installation() -> None:
     # setuptools installs only the packages pyproject.toml lists; a package left out works in an editable
     # checkout and is missing from `pip install .`
-    line = re.search(r"^packages = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.M)
+    line = re.search(r"^packages = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
     assert line is not None
     listed = set(re.findall(r'"([\w.]+)"', line.group(1)))
     found = {
