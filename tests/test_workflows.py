@@ -17,12 +17,14 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 EXAMPLE = ROOT / "examples" / "ci-healer.yml"
+CALLER = ROOT / "examples" / "caller.yml"
 ACTION = ROOT / "action.yml"
-ALL_WORKFLOWS = [*WORKFLOWS, EXAMPLE]
+ALL_WORKFLOWS = [*WORKFLOWS, EXAMPLE, CALLER]
 
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
-# The example names the healer itself by a placeholder the maintainer replaces (it has no release yet).
-PLACEHOLDER = "your-org/ci-healer@"
+# The examples name the healer itself (its action, its reusable workflow) by a placeholder the maintainer
+# replaces (it has no release yet).
+PLACEHOLDER = "your-org/ci-healer"
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 # Contexts an attacker can fill (a branch name, a PR title, a comment, an input the caller passed through).
 UNTRUSTED = re.compile(r"\b(?:github\.event\b|github\.head_ref\b|inputs\.|steps\.[\w-]+\.outputs\.|env\.)")
@@ -63,8 +65,20 @@ def uses_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 def test_the_files_exist() -> None:
     names = {p.name for p in WORKFLOWS}
-    assert {"ci.yml", "selftest.yml"} <= names
-    assert EXAMPLE.is_file()
+    assert {"ci.yml", "selftest.yml", "ci-healer.yml"} <= names
+    assert EXAMPLE.is_file() and CALLER.is_file()
+
+
+def time_limit(data: dict[str, Any], job: dict[str, Any]) -> Any:
+    """A job's ``timeout-minutes``: a number, or in a reusable workflow ``${{ inputs.NAME }}`` of a number
+    input, whose default then counts (a caller may raise it, as it may raise `agent-timeout-minutes`)."""
+    timeout = job.get("timeout-minutes")
+    match = re.fullmatch(r"\$\{\{ inputs\.([\w-]+) \}\}", str(timeout))
+    if match:
+        spec = data["on"]["workflow_call"]["inputs"][match.group(1)]
+        assert spec["type"] == "number", f"{timeout}: not a number input"
+        return spec["default"]
+    return timeout
 
 
 @pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=ids(ALL_WORKFLOWS))
@@ -77,8 +91,13 @@ def test_every_job_has_a_time_limit_and_explicit_commented_permissions(path: Pat
     data = load(path)
     text = path.read_text(encoding="utf-8").splitlines()
     for job_id, job in data["jobs"].items():
-        timeout = job.get("timeout-minutes")
-        assert isinstance(timeout, int) and 0 < timeout <= 60, f"job {job_id}: timeout-minutes {timeout!r}"
+        if "uses" in job:
+            # a job that calls a reusable workflow takes no `timeout-minutes` (GitHub's "Supported keywords
+            # for jobs that call a reusable workflow"): the called jobs have their own; it still grants them
+            assert "timeout-minutes" not in job and "steps" not in job, f"job {job_id}"
+        else:
+            timeout = time_limit(data, job)
+            assert isinstance(timeout, int) and 0 < timeout <= 60, f"job {job_id}: timeout {timeout!r}"
         assert isinstance(job.get("permissions"), dict), f"job {job_id}: no explicit permissions"
         for scope, level in job["permissions"].items():
             assert level in ("read", "write", "none"), f"job {job_id}: {scope}: {level}"
@@ -94,7 +113,10 @@ def test_remote_actions_are_pinned_by_commit_sha_with_a_version_comment(path: Pa
     if not path.exists():
         pytest.skip(f"{path.name} does not exist yet")
     found = 0
-    for _, step in steps(load(path)):
+    data = load(path)
+    called = [job["uses"] for job in data.get("jobs", {}).values() if "uses" in job]
+    found += sum(not target.startswith(("./", PLACEHOLDER)) for target in called)
+    for _, step in steps(data):
         target = step.get("uses")
         if target is None or target.startswith(("./", "docker://")) or target.startswith(PLACEHOLDER):
             continue
@@ -106,7 +128,7 @@ def test_remote_actions_are_pinned_by_commit_sha_with_a_version_comment(path: Pa
             continue
         assert SHA_PIN.match(target), f"line {number}: {target} is not pinned by a full commit SHA"
         assert re.search(r"#\s*v\d+\.\d+\.\d+\b", line), f"line {number}: no `# vX.Y.Z` comment"
-    if path != ACTION:
+    if path not in (ACTION, CALLER):  # the caller's only `uses:` is the healer's own placeholder
         assert found, "expected at least one remote action"
 
 
@@ -141,6 +163,10 @@ def test_checkouts_leave_no_credentials_behind(path: Path) -> None:
 @pytest.mark.parametrize("path", WORKFLOWS, ids=ids(WORKFLOWS))
 def test_runs_are_grouped(path: Path) -> None:
     data = load(path)
+    if "workflow_call" in data["on"]:
+        # the healer's reusable workflow: its runs must not share a group (see the next test)
+        assert "concurrency" not in data and not any("concurrency" in job for job in data["jobs"].values())
+        return
     assert "concurrency" in data or all("concurrency" in job for job in data["jobs"].values())
 
 
