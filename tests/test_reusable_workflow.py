@@ -256,6 +256,18 @@ def test_the_caller_grants_what_the_called_jobs_ask_for_and_passes_only_what_the
     assert not any("${{" in str(value) for value in job.get("with", {}).values())
 
 
+def test_the_docs_list_every_input_and_secret_with_its_default() -> None:
+    text = (ROOT / "docs" / "reusable-workflow.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([\w-]+)` \|.*$", text, re.MULTILINE)}
+    for name, spec in CALL["inputs"].items():
+        assert name in rows, f"docs/reusable-workflow.md: no row for the input {name}"
+        default = str(spec["default"]).lower() if isinstance(spec["default"], bool) else str(spec["default"])
+        assert f"| {spec['type']} | " in rows[name], name
+        assert (f"`{default}`" if default else "|  |") in rows[name], name
+    for name in CALL["secrets"]:
+        assert f"`{name}`" in text, f"docs/reusable-workflow.md: the secret {name} is not listed"
+
+
 def test_zizmor_finds_nothing_in_the_reusable_workflow_and_the_caller() -> None:
     zizmor = shutil.which("zizmor") or shutil.which("zizmor", path=str(Path(sys.executable).parent))
     if zizmor is None:
