@@ -1,4 +1,4 @@
-"""The README's inputs table and config-file example are the real ones."""
+"""The README's inputs table and the config-file example in docs/configuration.md are the real ones."""
 
 import re
 from pathlib import Path
@@ -6,7 +6,9 @@ from pathlib import Path
 from healer.config import INPUTS, Config, load_config_file
 from healer.diagnosis.rules import load_rules
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
 
 
 def test_the_inputs_table_lists_every_input_with_its_default():
@@ -17,8 +19,8 @@ def test_the_inputs_table_lists_every_input_with_its_default():
 
 
 def test_the_config_file_example_loads():
-    block = re.search(r"## The config file.*?```yaml\n(.*?)```", README, re.DOTALL)
-    assert block, "the README has no config-file example"
+    block = re.search(r"## The config file.*?```yaml\n(.*?)```", CONFIGURATION, re.DOTALL)
+    assert block, "docs/configuration.md has no config-file example"
     config = load_config_file(block.group(1), Config(), source=".github/ci-healer.yml")
     assert config.max_attempts == 2 and config.rules
     load_rules(config.rules, source=".github/ci-healer.yml")

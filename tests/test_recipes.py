@@ -1,5 +1,5 @@
-"""The README's agent recipes, run as written through stand-ins that check the flags and the environment each
-tool's documentation asks for (``tests/fixtures/agents/standin.py``)."""
+"""The agent recipes of docs/agents.md, run as written through stand-ins that check the flags and the
+environment each tool's documentation asks for (``tests/fixtures/agents/standin.py``)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ FRAME = "# Heal a failing CI check\n\nYou are fixing the CI of pull request #7.\
 _ROW = re.compile(r"^\| (Claude Code|Codex CLI|aider) \| `([^`]+)` \| (.+) \|$", re.MULTILINE)
 
 
-def readme_recipes() -> dict[str, tuple[str, str]]:
-    """agent → (command, the variables the table says to set)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def documented_recipes() -> dict[str, tuple[str, str]]:
+    """agent → (command, the variables the table in docs/agents.md says to set)."""
+    text = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
     return {name: (command, env) for name, command, env in _ROW.findall(text)}
 
 
@@ -51,15 +51,15 @@ def run_recipe(command: str, tmp_path: Path, env_names: list[str]) -> tuple[int 
     return result.returncode, result.output, checkout
 
 
-def test_the_readme_has_a_recipe_for_each_agent() -> None:
-    assert set(readme_recipes()) == {"Claude Code", "Codex CLI", "aider"}
+def test_the_docs_have_a_recipe_for_each_agent() -> None:
+    assert set(documented_recipes()) == {"Claude Code", "Codex CLI", "aider"}
 
 
 @pytest.mark.parametrize("agent", ["Claude Code", "Codex CLI", "aider"])
 def test_each_recipe_runs_its_tool_with_the_documented_flags_and_environment(
     agent: str, tmp_path: Path
 ) -> None:
-    command, env_column = readme_recipes()[agent]
+    command, env_column = documented_recipes()[agent]
     names = re.findall(r"`([A-Z_]+)`", env_column)
     code, output, checkout = run_recipe(command, tmp_path, names)
     assert code == 0, output
@@ -96,6 +96,6 @@ def test_the_standins_refuse_the_old_recipes(
 def test_the_example_workflow_uses_the_claude_recipe_and_its_key() -> None:
     workflow = yaml.safe_load((ROOT / "examples" / "ci-healer.yml").read_text(encoding="utf-8"))
     [step] = [s for s in workflow["jobs"]["heal"]["steps"] if s.get("id") == "heal"]
-    assert step["with"]["agent-command"] == readme_recipes()["Claude Code"][0]
+    assert step["with"]["agent-command"] == documented_recipes()["Claude Code"][0]
     assert "ANTHROPIC_API_KEY" in step["env"]
     assert "$HEALER_PATH" in step["with"]["setup-command"]

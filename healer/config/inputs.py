@@ -148,7 +148,7 @@ INPUTS: tuple[Input, ...] = (
         "ledger-key",
         "",
         "Secret that signs the healer's comment markers (HMAC); with it, markers it did not sign are "
-        'ignored. See README, "Signed ledger".',
+        'ignored. See docs/configuration.md, "Signed ledger".',
         text,
         secret=True,
     ),

@@ -11,7 +11,7 @@
    :class:`healer.run.app.Run` on that run with :func:`healer.run.retry.plan_retry` (a fork PR gets
    the diagnosis only).
 
-Requests per command are listed in the README ("Commands in pull-request comments").
+Requests per command are listed in docs/commands.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""End to end: the README's aider recipe through the healer, with a stand-in `aider` on PATH that leaves
-aider's side files behind: the fix PR holds the fix and none of them."""
+"""End to end: the aider recipe of docs/agents.md through the healer, with a stand-in `aider` on PATH that
+leaves aider's side files behind: the fix PR holds the fix and none of them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from harness import failing_test_pull, heal
-from test_recipes import install_standins, readme_recipes  # type: ignore[import-not-found]
+from test_recipes import documented_recipes, install_standins  # type: ignore[import-not-found]
 
 from healer.demo.sandbox import Sandbox, git
 
@@ -17,7 +17,7 @@ def test_the_aider_recipe_delivers_the_fix_without_aiders_side_files(box: Sandbo
     install_standins(tmp_path / "bin")
     box.path = os.pathsep.join([str(tmp_path / "bin"), str(Path(sys.executable).parent), os.environ["PATH"]])
     pull, run = failing_test_pull(box)
-    command, _ = readme_recipes()["aider"]
+    command, _ = documented_recipes()["aider"]
 
     result = heal(box, run, inputs={"agent-command": f"ANTHROPIC_API_KEY=sk-test {command}"})
 
