@@ -24,7 +24,7 @@ from healer.github.convert import (
 )
 from healer.github.errors import GitHubError
 from healer.github.logdownload import LOG_KEEP_LIMIT
-from healer.github.transport import PER_PAGE, last_page
+from healer.github.transport import PER_PAGE, Transport, last_page
 from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
 
@@ -33,7 +33,7 @@ _PR_READ = "pull-requests: read"
 _PR_WRITE = "pull-requests: write"
 
 
-class GitHub(CommandCalls):
+class GitHub(CommandCalls, Transport):
     """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json.
 
     Single objects are read and written through PyGithub's typed objects on a lazy repository (no request

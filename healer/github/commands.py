@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from healer.github.errors import GitHubError
 from healer.github.transport import Transport
+
+# A mixin: :class:`healer.github.GitHub` brings the transport (its bases are this and Transport); the type
+# checker reads it as a Transport so the calls below are checked against it.
+_Calls = Transport if TYPE_CHECKING else object
 
 # The reactions GitHub accepts on a comment (``reactions/create-for-issue-comment``).
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
@@ -49,7 +53,7 @@ class FailedCheck:
     completed_at: str
 
 
-class CommandCalls(Transport):
+class CommandCalls(_Calls):
     """Operations used by the comment commands (mixed into :class:`healer.github.GitHub`)."""
 
     def get_permission(self, login: str) -> Permission:
