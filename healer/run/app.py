@@ -12,11 +12,14 @@
 Every decision ends with exit code 0; only a mistake a person must fix (config, event, permissions) exits 1,
 with one ``::error::`` line naming it.
 
-:class:`Run` is built in layers, one module each, each on top of the one before: :mod:`healer.run.stage`
-(what a
-run knows and says), :mod:`healer.run.planning` (pull request, which runs count, config, evidence, plan),
-:mod:`healer.run.lifecycle` (the paths that heal nothing: resets, closed pull requests, startup failures) and
-:mod:`healer.run.acting` (claim, re-run, heal, escalate). This module keeps the sequence and the shell.
+The run is composed, not inherited: :func:`execute` is its table of contents, and each stage is a function
+that receives the :class:`healer.run.context.RunContext` (config, clients, reporter, outcome) and the values
+the stages before it returned: :mod:`healer.run.planning` (pull request, which runs count, config,
+:func:`~healer.run.planning.diagnose` → ``Diagnosed``, :func:`~healer.run.planning.plan` → ``Planned``),
+:mod:`healer.run.lifecycle` (the paths that heal nothing: resets, closed pull requests, startup failures),
+:mod:`healer.run.acting` (claim, re-plan, re-run, escalate, settle the claim) and :mod:`healer.run.healing`
+(the heal attempt). A ``/ci-healer`` command (:mod:`healer.run.commandrun`) composes the same stages. This
+module keeps the sequence and the shell.
 """
 
 from __future__ import annotations
@@ -35,8 +38,13 @@ from healer.heal.agent import ProcessError
 from healer.heal.deliver import DeliveryError
 from healer.heal.isolation import IsolationError
 from healer.heal.workspace import GitError
-from healer.run.acting import Acting, category_of
+from healer.run.acting import act, decision_of, print_plan
+from healer.run.commandrun import execute_command
+from healer.run.context import RunContext
 from healer.run.event import PULL_REQUEST_EVENTS, EventError, load_event
+from healer.run.healing import category_of, dry_run_frame, heal_checks
+from healer.run.lifecycle import on_pull_request_event, on_startup_failure, on_success
+from healer.run.planning import counts, diagnose, find_pull, load_repository_config, plan, read_cancelled_run
 from healer.run.policy import acting
 from healer.text.frames import FrameError
 from healer.text.report import (
@@ -72,77 +80,75 @@ FAILED = frozenset({"failure", "timed_out", "cancelled"})
 GitHubFactory = Callable[..., GitHub]
 
 
-class Run(Acting):
-    """One run of the healer over one ``workflow_run`` event."""
-
-    # -- the sequence ----------------------------------------------------------------------------------------
-
-    def execute(self) -> Outcome:
-        if self.actions.event_name in PULL_REQUEST_EVENTS:
-            with self.reporter.group("A closed pull request: retire its fix pull requests"):
-                self.on_pull_request_event()
-            return self.outcome
-        with self.reporter.group("Event"):
-            event = load_event(
-                self.actions.event_name, self.actions.event_path, repository=self.actions.repository
-            )
-            self.event = event
-            self.say(
-                f"run {event.run_id} (attempt {event.run_attempt}) of {event.workflow_name!r}: "
-                f"{event.conclusion}, head {event.head_sha[:7]}"
-            )
-        if event.conclusion == "success":
-            with self.reporter.group("Green run: reset budgets"):
-                self.on_success(event)
-            return self.outcome
-        if event.conclusion == "startup_failure":
-            with self.reporter.group("A workflow that could not start"):
-                self.on_startup_failure(event)
-            return self.outcome
-        if event.conclusion not in FAILED:
-            self.say(f"conclusion {event.conclusion!r} is not a verdict on the code; nothing to do")
-            return self.outcome
-        if event.conclusion == "cancelled":
-            with self.reporter.group("Cancelled run"):
-                if not self.cancelled_by_a_time_limit(event):
-                    return self.outcome
-        with self.reporter.group("Pull request"):
-            pr = self.find_pull(event)
-            if pr is None:
-                return self.outcome
-        with self.reporter.group("Diagnosis and plan"):
-            config = self.load_repository_config(event)
-            if not self.counts(event, pr, config):
-                return self.outcome
-            plan, ledger = self.plan(event, pr, config)
-        self.outcome.plan = plan
-        if self.dry_run:
-            with self.reporter.group("Plan (dry run: nothing is written)"):
-                self.print_plan(plan)
-                self.dry_run_frame(event, pr, config, plan)
-            # A dry run only plans: the output says nothing was done, the log and summary say what would be.
-            self.outcome.planned = self.decision_of(plan, healed=bool(self.heal_checks(plan, pr)))
-            self.outcome.decision = "none"
-            self.outcome.category = self.outcome.category or next((category_of(c) for c in acting(plan)), "")
-            return self.outcome
-        with self.reporter.group("Act"):
-            self.act(event, pr, config, plan, ledger)
-        return self.outcome
+def execute(ctx: RunContext) -> Outcome:
+    """One ``workflow_run`` (or ``pull_request_target``) event, stage by stage; returns the outcome."""
+    outcome, reporter = ctx.outcome, ctx.reporter
+    if ctx.actions.event_name in PULL_REQUEST_EVENTS:
+        with reporter.group("A closed pull request: retire its fix pull requests"):
+            on_pull_request_event(ctx)
+        return outcome
+    with reporter.group("Event"):
+        event = load_event(ctx.actions.event_name, ctx.actions.event_path, repository=ctx.actions.repository)
+        outcome.run = event
+        ctx.say(
+            f"run {event.run_id} (attempt {event.run_attempt}) of {event.workflow_name!r}: "
+            f"{event.conclusion}, head {event.head_sha[:7]}"
+        )
+    if event.conclusion == "success":
+        with reporter.group("Green run: reset budgets"):
+            on_success(ctx, event)
+        return outcome
+    if event.conclusion == "startup_failure":
+        with reporter.group("A workflow that could not start"):
+            on_startup_failure(ctx, event)
+        return outcome
+    if event.conclusion not in FAILED:
+        ctx.say(f"conclusion {event.conclusion!r} is not a verdict on the code; nothing to do")
+        return outcome
+    cancelled = None
+    if event.conclusion == "cancelled":
+        with reporter.group("Cancelled run"):
+            cancelled = read_cancelled_run(ctx, event)
+            if cancelled is None:
+                return outcome
+    with reporter.group("Pull request"):
+        pr = find_pull(ctx, event)
+        if pr is None:
+            return outcome
+    with reporter.group("Diagnosis and plan"):
+        config = load_repository_config(ctx, event)
+        if not counts(ctx, event, pr, config):
+            return outcome
+        diagnosed = diagnose(ctx, event, config, cancelled)
+        planned = plan(ctx, event, pr, config, diagnosed)
+    outcome.plan = planned.plan
+    if ctx.dry_run:
+        with reporter.group("Plan (dry run: nothing is written)"):
+            print_plan(ctx, planned.plan)
+            dry_run_frame(ctx, event, pr, config, planned.plan, planned.comments)
+        # A dry run only plans: the output says nothing was done, the log and summary say what would be.
+        outcome.planned = decision_of(planned.plan, healed=bool(heal_checks(planned.plan, pr)))
+        outcome.decision = "none"
+        outcome.category = outcome.category or next((category_of(c) for c in acting(planned.plan)), "")
+        return outcome
+    with reporter.group("Act"):
+        act(ctx, event, pr, config, planned)
+    return outcome
 
 
 # -- the shell -------------------------------------------------------------------------------------------
 
 
-def summary_markdown(run: Run, seconds: float) -> str:
-    event = getattr(run, "event", None)
+def summary_markdown(ctx: RunContext, seconds: float) -> str:
+    event = ctx.outcome.run
     return render_job_summary(
-        run.frames,
-        run.outcome,
+        ctx.frames,
+        ctx.outcome,
         head_sha=event.head_sha if event else "",
         run_url=event.html_url if event else "",
-        dry_run=run.dry_run,
-        workflow_token=run.actions.workflow_token,
-        requests=_request_count(run.gh),
+        dry_run=ctx.dry_run,
+        workflow_token=ctx.actions.workflow_token,
+        requests=_request_count(ctx.gh),
         seconds=seconds,
     )
 
@@ -165,7 +171,7 @@ def main(
     reporter = reporter or Reporter()
     started = time.monotonic()
     token = ""
-    run: Run | None = None
+    run: RunContext | None = None
     try:
         config = config_from_env(env)
         token = config.github_token
@@ -182,14 +188,9 @@ def main(
                 "or a GitHub App token"
             )
         gh = github(token, actions.repository, api_url=actions.api_url)
-        runner: type[Run] = Run
-        if actions.event_name == "issue_comment":
-            from healer.run.commandrun import CommandRun  # builds on Run: imported here, not at the top
-
-            runner = CommandRun
-        run = runner(config, actions, gh, reporter, env, dry_run=dry_run)
+        run = RunContext.create(config, actions, gh, reporter, env, dry_run=dry_run)
         try:
-            run.execute()
+            (execute_command if actions.event_name == "issue_comment" else execute)(run)
         finally:
             gh.close()
     except tuple(MISTAKES) as exc:
@@ -216,7 +217,7 @@ def main(
     return 0
 
 
-def _finish_after_error(run: Run | None, message: str, started: float) -> None:
+def _finish_after_error(run: RunContext | None, message: str, started: float) -> None:
     """Outputs and a job summary even for a run that stopped on an error: what was done before it stands
     (a comment posted, a fix PR opened), and the summary is where a maintainer looks first."""
     if run is None:

@@ -1,4 +1,10 @@
-"""The stages of ``healer run`` that heal nothing: resets, fix-PR retirement, startup failures."""
+"""The stages of ``healer run`` that heal nothing: resets, fix-PR retirement, startup failures.
+
+Each is a function of the :class:`healer.run.context.RunContext` and the event: a green run resets budgets
+(:func:`on_success`), a closed pull request retires its fix pull requests (:func:`on_pull_request_event`,
+which hands a closed fix pull request to :func:`on_fix_pull_closed`), a workflow that could not start is
+reported once per commit (:func:`on_startup_failure`).
+"""
 
 from __future__ import annotations
 
@@ -17,180 +23,188 @@ from healer.ledger.ledger import (
 from healer.ledger.ledger import reset_markers as make_reset_markers
 from healer.ledger.markers import flaky_marker, workflow_key
 from healer.model import PullRequest, RunEvent
+from healer.run.context import RunContext
 from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs
-from healer.run.planning import Planning
+from healer.run.planning import counts, find_pull, load_repository_config
 from healer.text.frames import render_comment
 from healer.text.spans import code
 
 
-class Lifecycle(Planning):
-    """The paths that heal nothing: a green run resets budgets, a closed pull request retires its fix pull
-    requests, a workflow that could not start is reported once per commit."""
+def on_success(ctx: RunContext, event: RunEvent) -> None:
+    """Every check of a green run passed: reset their budgets by editing the newest healer comment."""
+    pr = ctx.gh.find_pull_request(event)
+    if pr is None or pr.head_sha != event.head_sha:
+        ctx.say("no open pull request at this head; nothing to reset")
+        return
+    ctx.outcome.pr = pr
+    comments = ctx.gh.list_comments(pr.number)
+    ledger = Ledger.from_comments(
+        comments, ctx.config.bot_login, ctx.signer(pr), workflow=workflow_key(event)
+    )
+    if not any(ledger.has_history(c) for c in ledger.checks):
+        # the common green run: nothing to reset, so the jobs are not even listed
+        ctx.say("no healer history on this pull request; nothing to reset")
+        return
+    passed = select_jobs(ctx.gh.list_jobs(event.run_id, event.run_attempt)).passed
+    resets = [name for name in dict.fromkeys(passed) if ledger.has_history(name)]
+    if not resets:
+        ctx.say("no healer history for these checks; nothing to reset")
+        return
+    # tests that failed on this very commit and passed now are flaky: recorded with the reset
+    flaky = flaky_on_green(ledger, resets, event.head_sha)
+    edit_resets(ctx, ledger, resets, event, pr, flaky=flaky)
 
-    def on_success(self, event: RunEvent) -> None:
-        """Every check of a green run passed: reset their budgets by editing the newest healer comment."""
-        pr = self.gh.find_pull_request(event)
-        if pr is None or pr.head_sha != event.head_sha:
-            self.say("no open pull request at this head; nothing to reset")
-            return
-        self.outcome.pr = pr
-        comments = self.gh.list_comments(pr.number)
-        ledger = Ledger.from_comments(
-            comments, self.config.bot_login, self.signer(pr), workflow=workflow_key(event)
-        )
-        if not any(ledger.has_history(c) for c in ledger.checks):
-            # the common green run: nothing to reset, so the jobs are not even listed
-            self.say("no healer history on this pull request; nothing to reset")
-            return
-        passed = select_jobs(self.gh.list_jobs(event.run_id, event.run_attempt)).passed
-        resets = [name for name in dict.fromkeys(passed) if ledger.has_history(name)]
-        if not resets:
-            self.say("no healer history for these checks; nothing to reset")
-            return
-        # tests that failed on this very commit and passed now are flaky: recorded with the reset
-        flaky = flaky_on_green(ledger, resets, event.head_sha)
-        self.edit_resets(ledger, resets, event, pr, flaky=flaky)
 
-    def edit_resets(
-        self,
-        ledger: Ledger,
-        checks: Sequence[str],
-        event: RunEvent,
-        pr: PullRequest,
-        *,
-        flaky: Sequence[tuple[str, tuple[str, ...]]] = (),
-    ) -> None:
-        if not checks:
-            return
-        latest = ledger.latest_comment
-        signer = self.signer(pr)
-        workflow = workflow_key(event)
-        markers = make_reset_markers(checks, event.head_sha, event.run_id, event.run_attempt, workflow)
-        markers += [
-            flaky_marker(c, event.head_sha, t, event.run_id, event.run_attempt, workflow) for c, t in flaky
-        ]
-        note = render_comment(
-            self.frames,
-            state="reset",
-            head_sha=event.head_sha,
-            run_url=event.html_url,
-            markers="",
-            resets=tuple(checks),
-            workflow=event.workflow_name,
-        )
-        if flaky:
-            note = f"{note.strip()}\n\n{flaky_line(flaky, event.head_sha)}"
-            self.note(f"recorded as flaky: {', '.join(t for _, tests in flaky for t in tests)}")
-        if latest is None:
-            # Every healer comment holds a claim another run is still acting on: that run replaces its
-            # comment's body when it finishes, so the reset gets a comment of its own instead.
-            self.note(f"reset the budget of {', '.join(map(code, checks))} (in a new comment)")
-            if not self.dry_run:
-                self.gh.create_comment(pr.number, comment_body(markers, note.strip(), signer))
-            return
-        body = add_markers(latest.body, markers, note.strip(), signer)
-        if len(body) > 65_536:
-            body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
-        self.note(f"reset the budget of {', '.join(map(code, checks))} (edited the previous comment)")
-        if not self.dry_run:
-            self.gh.update_comment(latest.id, body)
-        for check in checks:
-            self.retire(
-                pr, ledger.fix_prs(check), f"`{check}` passed on {event.head_sha[:7]} without this fix."
-            )
+def edit_resets(
+    ctx: RunContext,
+    ledger: Ledger,
+    checks: Sequence[str],
+    event: RunEvent,
+    pr: PullRequest,
+    *,
+    flaky: Sequence[tuple[str, tuple[str, ...]]] = (),
+) -> None:
+    if not checks:
+        return
+    latest = ledger.latest_comment
+    signer = ctx.signer(pr)
+    workflow = workflow_key(event)
+    markers = make_reset_markers(checks, event.head_sha, event.run_id, event.run_attempt, workflow)
+    markers += [
+        flaky_marker(c, event.head_sha, t, event.run_id, event.run_attempt, workflow) for c, t in flaky
+    ]
+    note = render_comment(
+        ctx.frames,
+        state="reset",
+        head_sha=event.head_sha,
+        run_url=event.html_url,
+        markers="",
+        resets=tuple(checks),
+        workflow=event.workflow_name,
+    )
+    if flaky:
+        note = f"{note.strip()}\n\n{flaky_line(flaky, event.head_sha)}"
+        ctx.note(f"recorded as flaky: {', '.join(t for _, tests in flaky for t in tests)}")
+    if latest is None:
+        # Every healer comment holds a claim another run is still acting on: that run replaces its
+        # comment's body when it finishes, so the reset gets a comment of its own instead.
+        ctx.note(f"reset the budget of {', '.join(map(code, checks))} (in a new comment)")
+        if not ctx.dry_run:
+            ctx.gh.create_comment(pr.number, comment_body(markers, note.strip(), signer))
+        return
+    body = add_markers(latest.body, markers, note.strip(), signer)
+    if len(body) > 65_536:
+        body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
+    ctx.note(f"reset the budget of {', '.join(map(code, checks))} (edited the previous comment)")
+    if not ctx.dry_run:
+        ctx.gh.update_comment(latest.id, body)
+    for check in checks:
+        retire(ctx, pr, ledger.fix_prs(check), f"`{check}` passed on {event.head_sha[:7]} without this fix.")
 
-    def retire(self, pr: PullRequest, numbers: Sequence[int], why: str) -> None:
-        """Close the fix PRs among ``numbers`` that are still open (``why`` at the top), delete their
-        branches, and the branches of merged ones: a fix PR never outlives its reason."""
-        if not numbers or self.dry_run:
-            return
-        closed = retire_fix_pulls(self.gh, numbers, owner=pr.number, why=why)
-        if closed:
-            self.note(f"closed fix pull request(s) {', '.join(f'#{n}' for n in closed)}: {why}")
 
-    def on_pull_request_event(self) -> None:
-        """``pull_request_target: [closed]``: the PR was merged or closed, so its fix PRs have nothing left to
-        go into (and GitHub would retarget them to the default branch once its branch is deleted). Nothing of
-        the PR is checked out or run."""
-        event = load_pull_request_event(
-            self.actions.event_name, self.actions.event_path, repository=self.actions.repository
-        )
-        pr = event.pull
-        self.outcome.pr = pr
-        if event.action != "closed":
-            self.say(f"a `{event.action}` pull request event: only `closed` is handled; nothing to do")
-            return
-        if is_fix_branch(pr.head_ref):
-            self.skip(f"#{pr.number} is one of the healer's own fix pull requests")
-            return
-        how = "merged" if pr.merged else "closed"
-        self.say(f"pull request #{pr.number} was {how}")
-        comments = self.gh.list_comments(pr.number)
-        ledger = Ledger.from_comments(comments, self.config.bot_login, self.signer(pr))
-        numbers = [n for check in ledger.checks for n in ledger.fix_prs(check)]
-        known: dict[int, PullRequest] = {}
-        if not pr.is_fork:
-            # fix PRs the ledger lost track of (a deleted comment) are still based on the PR's branch
-            prefix = f"{FIX_BRANCH_PREFIX}{pr.number}-"
-            for fix in self.gh.list_pulls(base=pr.head_ref, state="open"):
-                if fix.head_ref.startswith(prefix):
-                    known[fix.number] = fix
-        numbers = list(dict.fromkeys([*numbers, *known]))
-        if not numbers:
-            self.say(f"no fix pull request of #{pr.number}; nothing to do")
-            self.outcome.decision = "none"
-            return
-        why = f"#{pr.number} was {how}, so this fix has no pull request left to go into."
-        if self.dry_run:
-            self.note(f"would close #{pr.number}'s fix pull requests and delete their branches (dry run)")
-            return
-        closed = retire_fix_pulls(self.gh, numbers, owner=pr.number, why=why, known=known)
-        self.note(
-            f"closed {len(closed)} fix pull request(s) of #{pr.number} and deleted the healer's branches"
-            if closed
-            else f"deleted the branches of #{pr.number}'s fix pull requests"
-        )
-        self.outcome.decision = "none"
+def retire(ctx: RunContext, pr: PullRequest, numbers: Sequence[int], why: str) -> None:
+    """Close the fix PRs among ``numbers`` that are still open (``why`` at the top), delete their
+    branches, and the branches of merged ones: a fix PR never outlives its reason."""
+    if not numbers or ctx.dry_run:
+        return
+    closed = retire_fix_pulls(ctx.gh, numbers, owner=pr.number, why=why)
+    if closed:
+        ctx.note(f"closed fix pull request(s) {', '.join(f'#{n}' for n in closed)}: {why}")
 
-    def on_startup_failure(self, event: RunEvent) -> None:
-        """A run that could not start has no jobs to read: say so once per commit, naming the file."""
-        pr = self.find_pull(event)
-        if pr is None:
-            return
-        config = self.load_repository_config(event)
-        if not self.counts(event, pr, config):
-            return
-        path = event.workflow_path or event.workflow_name
-        comments = self.gh.list_comments(pr.number)
-        signer = self.signer(pr)
-        notices = Ledger.from_comments(comments, config.bot_login, signer).startup_notices(event.head_sha)
-        if any(entry.marker.check == check_key(path) for entry in notices):
-            self.skip(f"the startup failure of {code(path)} on {event.head_sha[:7]} was reported already")
-            return
-        marker = Marker(
-            Kind.STARTUP, event.head_sha, path, run_id=event.run_id, run_attempt=event.run_attempt
-        )
-        text = render_comment(
-            self.frames,
-            state="startup",
-            head_sha=event.head_sha,
-            run_url=event.html_url,
-            markers="",
-            workflow_path=path,
-        ).strip()
-        self.outcome.category = "config"
-        if self.dry_run:
-            # a dry run only plans: the output says nothing was done, the log and summary say what would be
-            self.outcome.planned, self.outcome.decision = "escalated", "none"
-            self.note(f"would report that {code(path)} could not start (dry run)")
-            return
-        self.outcome.decision = "escalated"
-        if notices:
-            # one comment per commit: a second workflow that could not start joins the first notice (an edit,
-            # which notifies nobody again)
-            comment = next(c for c in comments if c.id == notices[0].comment_id)
-            self.gh.update_comment(comment.id, add_markers(comment.body, [marker], text, signer))
-        else:
-            self.gh.create_comment(pr.number, comment_body([marker], text, signer))
-        self.note(f"reported that the workflow {code(path)} could not start on {event.head_sha[:7]}")
+
+def on_pull_request_event(ctx: RunContext) -> None:
+    """``pull_request_target: [closed]``: the PR was merged or closed, so its fix PRs have nothing left to
+    go into (and GitHub would retarget them to the default branch once its branch is deleted). Nothing of
+    the PR is checked out or run."""
+    event = load_pull_request_event(
+        ctx.actions.event_name, ctx.actions.event_path, repository=ctx.actions.repository
+    )
+    pr = event.pull
+    ctx.outcome.pr = pr
+    if event.action != "closed":
+        ctx.say(f"a `{event.action}` pull request event: only `closed` is handled; nothing to do")
+        return
+    if is_fix_branch(pr.head_ref):
+        on_fix_pull_closed(ctx, pr)
+        return
+    retire_fix_pulls_of(ctx, pr)
+
+
+def on_fix_pull_closed(ctx: RunContext, pr: PullRequest) -> None:
+    """One of the healer's own fix pull requests was merged or closed: it has no fix pull requests of its
+    own, so there is nothing to retire."""
+    ctx.skip(f"#{pr.number} is one of the healer's own fix pull requests")
+
+
+def retire_fix_pulls_of(ctx: RunContext, pr: PullRequest) -> None:
+    """Close the open fix pull requests of ``pr`` (merged or closed) and delete the healer's branches."""
+    how = "merged" if pr.merged else "closed"
+    ctx.say(f"pull request #{pr.number} was {how}")
+    comments = ctx.gh.list_comments(pr.number)
+    ledger = Ledger.from_comments(comments, ctx.config.bot_login, ctx.signer(pr))
+    numbers = [n for check in ledger.checks for n in ledger.fix_prs(check)]
+    known: dict[int, PullRequest] = {}
+    if not pr.is_fork:
+        # fix PRs the ledger lost track of (a deleted comment) are still based on the PR's branch
+        prefix = f"{FIX_BRANCH_PREFIX}{pr.number}-"
+        for fix in ctx.gh.list_pulls(base=pr.head_ref, state="open"):
+            if fix.head_ref.startswith(prefix):
+                known[fix.number] = fix
+    numbers = list(dict.fromkeys([*numbers, *known]))
+    if not numbers:
+        ctx.say(f"no fix pull request of #{pr.number}; nothing to do")
+        ctx.outcome.decision = "none"
+        return
+    why = f"#{pr.number} was {how}, so this fix has no pull request left to go into."
+    if ctx.dry_run:
+        ctx.note(f"would close #{pr.number}'s fix pull requests and delete their branches (dry run)")
+        return
+    closed = retire_fix_pulls(ctx.gh, numbers, owner=pr.number, why=why, known=known)
+    ctx.note(
+        f"closed {len(closed)} fix pull request(s) of #{pr.number} and deleted the healer's branches"
+        if closed
+        else f"deleted the branches of #{pr.number}'s fix pull requests"
+    )
+    ctx.outcome.decision = "none"
+
+
+def on_startup_failure(ctx: RunContext, event: RunEvent) -> None:
+    """A run that could not start has no jobs to read: say so once per commit, naming the file."""
+    pr = find_pull(ctx, event)
+    if pr is None:
+        return
+    config = load_repository_config(ctx, event)
+    if not counts(ctx, event, pr, config):
+        return
+    path = event.workflow_path or event.workflow_name
+    comments = ctx.gh.list_comments(pr.number)
+    signer = ctx.signer(pr)
+    notices = Ledger.from_comments(comments, config.bot_login, signer).startup_notices(event.head_sha)
+    if any(entry.marker.check == check_key(path) for entry in notices):
+        ctx.skip(f"the startup failure of {code(path)} on {event.head_sha[:7]} was reported already")
+        return
+    marker = Marker(Kind.STARTUP, event.head_sha, path, run_id=event.run_id, run_attempt=event.run_attempt)
+    text = render_comment(
+        ctx.frames,
+        state="startup",
+        head_sha=event.head_sha,
+        run_url=event.html_url,
+        markers="",
+        workflow_path=path,
+    ).strip()
+    ctx.outcome.category = "config"
+    if ctx.dry_run:
+        # a dry run only plans: the output says nothing was done, the log and summary say what would be
+        ctx.outcome.planned, ctx.outcome.decision = "escalated", "none"
+        ctx.note(f"would report that {code(path)} could not start (dry run)")
+        return
+    ctx.outcome.decision = "escalated"
+    if notices:
+        # one comment per commit: a second workflow that could not start joins the first notice (an edit,
+        # which notifies nobody again)
+        comment = next(c for c in comments if c.id == notices[0].comment_id)
+        ctx.gh.update_comment(comment.id, add_markers(comment.body, [marker], text, signer))
+    else:
+        ctx.gh.create_comment(pr.number, comment_body([marker], text, signer))
+    ctx.note(f"reported that the workflow {code(path)} could not start on {event.head_sha[:7]}")

@@ -1,8 +1,16 @@
-"""The planning stages of ``healer run``: pull request, which runs count, config, evidence, plan."""
+"""The planning stages of ``healer run``: pull request, which runs count, config, evidence, diagnoses, plan.
+
+Each stage is a function of the :class:`healer.run.context.RunContext` and the values the stages before it
+returned; none writes to GitHub. A cancelled run's job listing (:func:`read_cancelled_run`) goes into
+:func:`diagnose`, whose :class:`Diagnosed` goes into :func:`plan`, whose :class:`Planned` the act stage
+acts on (and re-plans from, once its claim is written).
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from healer.config import Config, explicit_inputs, load_config_file
 from healer.diagnosis.classify import classify
@@ -12,147 +20,193 @@ from healer.heal.agent import missing_tools
 from healer.heal.deliver import is_fix_branch
 from healer.heal.fixes import install_hint
 from healer.heal.prepare import setup_commands
-from healer.ledger.ledger import (
-    Ledger,
-)
+from healer.ledger.ledger import Ledger
 from healer.ledger.markers import workflow_key
-from healer.model import Action, CheckPlan, Diagnosis, Plan, PullRequest, RunEvent, Verdict
-from healer.run.evidence import cancelled_jobs, collect_run_jobs, select_jobs
-from healer.run.stage import Stage
+from healer.model import Action, CheckPlan, Comment, Diagnosis, Job, Plan, PullRequest, RunEvent, Verdict
+from healer.run.context import RunContext
+from healer.run.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
+from healer.run.policy import decide
 from healer.text.spans import code
 
+Planner = Callable[..., Plan]  # `decide`; a `/ci-healer retry` plans with `plan_retry`
 
-class Planning(Stage):
-    """From the event to a plan: the pull request, whether the run counts, the repository's config, the
-    evidence and the decision."""
 
-    def cancelled_by_a_time_limit(self, event: RunEvent) -> bool:
-        """Whether a ``cancelled`` run may hold a timeout: a job stopped by ``timeout-minutes`` ends
-        ``cancelled``, like one cancelled by a person, a newer push or a concurrency group. The job listing
-        and one annotations request per started job tell them apart; the answers are kept for the diagnosis.
-        """
-        listing = self.gh.list_jobs(event.run_id, event.run_attempt)
-        selection = select_jobs(listing, max_jobs=self.config.max_jobs)
-        cancelled = cancelled_jobs(self.gh, selection)
-        if not selection.failed and not cancelled.to_read:
-            self.say(
-                "cancelled by a person, a newer push or a concurrency group (no job hit a time limit): "
-                "not a verdict on the code; nothing to do"
-            )
-            return False
-        self.listing, self.cancelled = listing, cancelled
-        return True
+@dataclass(frozen=True)
+class CancelledRun:
+    """A cancelled run's job listing and annotations, read to tell a timeout from a cancellation (and kept,
+    so the diagnosis does not read them again)."""
 
-    def counts(self, event: RunEvent, pr: PullRequest, config: Config) -> bool:
-        """Whether the run is this PR's CI (its event, its branch); else skip with the reason."""
-        why = event_skip_reason(event, config.events) or pull_skip_reason(event, pr, event.default_branch)
-        if why:
-            self.skip(why)
-            return False
-        return True
+    jobs: list[Job]
+    cancelled: CancelledJobs
 
-    def find_pull(self, event: RunEvent) -> PullRequest | None:
-        pr = self.gh.find_pull_request(event)
-        if pr is None:
-            self.skip("no open pull request has this run's head commit")
-            return None
-        self.outcome.pr = pr
-        self.say(f"pull request #{pr.number} ({'fork' if pr.is_fork else 'same repository'})")
-        if pr.head_sha.lower() != event.head_sha.lower():
-            self.skip(
-                f"stale head: #{pr.number} is now at {pr.head_sha[:7]}, the run tested {event.head_sha[:7]}"
-            )
-            return None
-        if is_fix_branch(pr.head_ref):
-            self.skip(f"#{pr.number} is one of the healer's own fix pull requests")
-            return None
-        return pr
 
-    def load_repository_config(self, event: RunEvent) -> Config:
-        branch = event.default_branch or self.gh.get_repository().default_branch
-        text = self.gh.get_file(self.config.config_file, branch)
-        if text is None:
-            return self.config
-        self.say(f"config file {self.config.config_file} from {branch}")
-        return load_config_file(
-            text, self.config, source=self.config.config_file, explicit=explicit_inputs(self.env)
+@dataclass(frozen=True)
+class Diagnosed:
+    """The failed run's evidence, classified: one diagnosis per failed check, and what acting on it needs."""
+
+    diagnoses: Mapping[str, Diagnosis]
+    passed: tuple[str, ...]  # the checks that passed (their budgets reset)
+    job_ids: Mapping[str, int]  # check name → the id of its failed job (re-runs are per job)
+    fix_hints: Mapping[str, str]  # check → why its fix rule cannot run here (a missing tool)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The plan, the ledger it was made from, and what the act stage re-plans with once it holds the claim."""
+
+    plan: Plan
+    ledger: Ledger
+    diagnosed: Diagnosed
+    comments: Sequence[Comment]  # the PR's comments as read for the plan (ledger and attempt memory)
+    planner: Planner
+
+    def again(self, ledger: Ledger, **inputs: Any) -> Plan:
+        """The plan made again from the same diagnoses on a newer ``ledger`` (after the claim)."""
+        return planned_with(self.planner, self.diagnosed, ledger=ledger, **inputs)
+
+
+def read_cancelled_run(ctx: RunContext, event: RunEvent) -> CancelledRun | None:
+    """Whether a ``cancelled`` run may hold a timeout: a job stopped by ``timeout-minutes`` ends
+    ``cancelled``, like one cancelled by a person, a newer push or a concurrency group. The job listing and
+    one annotations request per started job tell them apart; None when no job hit a time limit.
+    """
+    listing = ctx.gh.list_jobs(event.run_id, event.run_attempt)
+    selection = select_jobs(listing, max_jobs=ctx.config.max_jobs)
+    cancelled = cancelled_jobs(ctx.gh, selection)
+    if not selection.failed and not cancelled.to_read:
+        ctx.say(
+            "cancelled by a person, a newer push or a concurrency group (no job hit a time limit): "
+            "not a verdict on the code; nothing to do"
         )
+        return None
+    return CancelledRun(listing, cancelled)
 
-    def plan(self, event: RunEvent, pr: PullRequest, config: Config) -> tuple[Plan, Ledger]:
-        rules = load_rules(config.rules, source=config.config_file)
-        jobs = collect_run_jobs(
-            self.gh,
-            event,
-            max_jobs=config.max_jobs,
-            read_limit=config.log_read_limit,
-            jobs=self.listing,
-            cancelled=self.cancelled,
-        )
-        for note in jobs.notes:
-            self.say(note)
-        if jobs.uninspected:
-            self.note(f"not inspected (over `max-jobs`): {', '.join(map(code, jobs.uninspected))}")
-        passed = jobs.passed
-        diagnoses: dict[str, Diagnosis] = {}
-        for item in jobs.failed:
-            diagnosis = classify(item, rules)
-            if diagnosis.job is None:
-                diagnosis = replace(diagnosis, job=item.job.name)
-            rule = rules.get(diagnosis.rule)
-            if rule is not None and rule.description and not diagnosis.description:
-                diagnosis = replace(diagnosis, description=rule.description)
-            if not setup_commands(config, [CheckPlan(item.job.name, Verdict.SKIP)]):
-                # with a set-up command the tool may come from set-up: the heal checks after it ran
-                diagnosis = self.without_missing_fixers(diagnosis)
-            diagnoses.setdefault(item.job.name, diagnosis)  # a check is a job name: the first one counts
-            self.job_ids.setdefault(item.job.name, item.job.id)
-            self.say(
-                f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, "
-                f"{diagnosis.action.value})"
-            )
-        self.diagnoses, self.passed = diagnoses, passed
-        self.comments = self.gh.list_comments(pr.number)
-        skipped = getattr(self.gh, "comments_skipped", 0)
-        if skipped:
-            self.note(
-                f"This pull request has more comments than the healer reads: {skipped} in the middle were "
-                "not read, so an attempt recorded only there is not counted."
-            )
-        ledger = Ledger.from_comments(
-            self.comments, config.bot_login, self.signer(pr), workflow=workflow_key(event)
-        )
-        plan = self.with_fix_hints(
-            self.planner(
-                diagnoses, passed=passed, ledger=ledger, config=config, pull=pr, run=event, now=self.started
-            )
-        )
-        for note in plan.notes:
-            self.reporter.warning(note)
-        return plan, ledger
 
-    def without_missing_fixers(self, diagnosis: Diagnosis) -> Diagnosis:
-        """A fix rule whose tool is not on this runner's PATH becomes an agent task, decided before
-        planning, so that with no `agent-command` the check is escalated instead of spending attempts that
-        cannot fix anything."""
-        if diagnosis.action is not Action.FIX or not diagnosis.fix_commands:
-            return diagnosis
-        path = self.env.get("PATH")
-        missing = missing_tools(diagnosis.fix_commands, path)
-        if not missing:
-            return diagnosis
-        why = (
-            f"its fix rule needs `{missing[0].split()[0]}`, which is not on PATH: {install_hint(missing[0])}"
-        )
-        self.fix_hints[diagnosis.job or ""] = why
-        self.say(f"{diagnosis.job!r}: {why}; the check goes to the agent")
-        return replace(diagnosis, action=Action.AGENT)
+def find_pull(ctx: RunContext, event: RunEvent) -> PullRequest | None:
+    """The open pull request whose head the run tested; None (skipped, with the reason) otherwise."""
+    pr = ctx.gh.find_pull_request(event)
+    if pr is None:
+        ctx.skip("no open pull request has this run's head commit")
+        return None
+    ctx.outcome.pr = pr
+    ctx.say(f"pull request #{pr.number} ({'fork' if pr.is_fork else 'same repository'})")
+    if pr.head_sha.lower() != event.head_sha.lower():
+        ctx.skip(f"stale head: #{pr.number} is now at {pr.head_sha[:7]}, the run tested {event.head_sha[:7]}")
+        return None
+    if is_fix_branch(pr.head_ref):
+        ctx.skip(f"#{pr.number} is one of the healer's own fix pull requests")
+        return None
+    return pr
 
-    def with_fix_hints(self, plan: Plan) -> Plan:
-        """An escalation for want of an agent says which step would let the check's fix rule run instead."""
-        checks = tuple(
-            replace(c, detail=f"{c.detail} Also, {self.fix_hints[c.check]}.")
-            if c.verdict is Verdict.ESCALATE and c.check in self.fix_hints and "agent-command" in c.detail
-            else c
-            for c in plan.checks
+
+def load_repository_config(ctx: RunContext, event: RunEvent) -> Config:
+    """The config file from the default branch (never the PR head) over the inputs."""
+    branch = event.default_branch or ctx.gh.get_repository().default_branch
+    text = ctx.gh.get_file(ctx.config.config_file, branch)
+    if text is None:
+        return ctx.config
+    ctx.say(f"config file {ctx.config.config_file} from {branch}")
+    return load_config_file(
+        text, ctx.config, source=ctx.config.config_file, explicit=explicit_inputs(ctx.env)
+    )
+
+
+def counts(ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config) -> bool:
+    """Whether the run is this PR's CI (its event, its branch); else skip with the reason."""
+    why = event_skip_reason(event, config.events) or pull_skip_reason(event, pr, event.default_branch)
+    if why:
+        ctx.skip(why)
+        return False
+    return True
+
+
+def diagnose(
+    ctx: RunContext, event: RunEvent, config: Config, cancelled: CancelledRun | None = None
+) -> Diagnosed:
+    """Read the failed jobs' logs and classify each failed check."""
+    rules = load_rules(config.rules, source=config.config_file)
+    jobs = collect_run_jobs(
+        ctx.gh,
+        event,
+        max_jobs=config.max_jobs,
+        read_limit=config.log_read_limit,
+        jobs=cancelled.jobs if cancelled else None,
+        cancelled=cancelled.cancelled if cancelled else None,
+    )
+    for note in jobs.notes:
+        ctx.say(note)
+    if jobs.uninspected:
+        ctx.note(f"not inspected (over `max-jobs`): {', '.join(map(code, jobs.uninspected))}")
+    diagnoses: dict[str, Diagnosis] = {}
+    job_ids: dict[str, int] = {}
+    fix_hints: dict[str, str] = {}
+    for item in jobs.failed:
+        diagnosis = classify(item, rules)
+        if diagnosis.job is None:
+            diagnosis = replace(diagnosis, job=item.job.name)
+        rule = rules.get(diagnosis.rule)
+        if rule is not None and rule.description and not diagnosis.description:
+            diagnosis = replace(diagnosis, description=rule.description)
+        if not setup_commands(config, [CheckPlan(item.job.name, Verdict.SKIP)]):
+            # with a set-up command the tool may come from set-up: the heal checks after it ran
+            diagnosis = _without_missing_fixers(ctx, diagnosis, fix_hints)
+        diagnoses.setdefault(item.job.name, diagnosis)  # a check is a job name: the first one counts
+        job_ids.setdefault(item.job.name, item.job.id)
+        ctx.say(
+            f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, {diagnosis.action.value})"
         )
-        return replace(plan, checks=checks)
+    return Diagnosed(diagnoses, tuple(jobs.passed), job_ids, fix_hints)
+
+
+def plan(
+    ctx: RunContext,
+    event: RunEvent,
+    pr: PullRequest,
+    config: Config,
+    diagnosed: Diagnosed,
+    *,
+    planner: Planner = decide,
+) -> Planned:
+    """The PR's comments → the ledger → the plan (``planner``: :func:`healer.run.policy.decide` unless a
+    command says otherwise)."""
+    comments = ctx.gh.list_comments(pr.number)
+    skipped = getattr(ctx.gh, "comments_skipped", 0)
+    if skipped:
+        ctx.note(
+            f"This pull request has more comments than the healer reads: {skipped} in the middle were "
+            "not read, so an attempt recorded only there is not counted."
+        )
+    ledger = Ledger.from_comments(comments, config.bot_login, ctx.signer(pr), workflow=workflow_key(event))
+    made = planned_with(planner, diagnosed, ledger=ledger, config=config, pull=pr, run=event, now=ctx.started)
+    for note in made.notes:
+        ctx.reporter.warning(note)
+    return Planned(made, ledger, diagnosed, comments, planner)
+
+
+def planned_with(planner: Planner, diagnosed: Diagnosed, **inputs: Any) -> Plan:
+    """``planner`` on the diagnoses; an escalation for want of an agent says which step would let the
+    check's fix rule run instead."""
+    made = planner(diagnosed.diagnoses, passed=diagnosed.passed, **inputs)
+    hints = diagnosed.fix_hints
+    checks = tuple(
+        replace(c, detail=f"{c.detail} Also, {hints[c.check]}.")
+        if c.verdict is Verdict.ESCALATE and c.check in hints and "agent-command" in c.detail
+        else c
+        for c in made.checks
+    )
+    return replace(made, checks=checks)
+
+
+def _without_missing_fixers(ctx: RunContext, diagnosis: Diagnosis, fix_hints: dict[str, str]) -> Diagnosis:
+    """A fix rule whose tool is not on this runner's PATH becomes an agent task, decided before
+    planning, so that with no `agent-command` the check is escalated instead of spending attempts that
+    cannot fix anything (why goes into ``fix_hints``)."""
+    if diagnosis.action is not Action.FIX or not diagnosis.fix_commands:
+        return diagnosis
+    missing = missing_tools(diagnosis.fix_commands, ctx.env.get("PATH"))
+    if not missing:
+        return diagnosis
+    why = f"its fix rule needs `{missing[0].split()[0]}`, which is not on PATH: {install_hint(missing[0])}"
+    fix_hints[diagnosis.job or ""] = why
+    ctx.say(f"{diagnosis.job!r}: {why}; the check goes to the agent")
+    return replace(diagnosis, action=Action.AGENT)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from healer.model import Plan, PullRequest
+from healer.model import Plan, PullRequest, RunEvent
 from healer.text.frames import Frames, clip_summary, render_summary
 from healer.text.spans import needs_stop_commands
 
@@ -91,6 +91,7 @@ class Outcome:
     frame: str = ""
     planned: str = ""  # a dry run's decision had it acted
     pushed: bool = False  # a commit was pushed onto the PR branch (delivery: push)
+    run: RunEvent | None = None  # the workflow run acted on (its head and link head the job summary)
 
     def outputs(self) -> dict[str, str]:
         return {

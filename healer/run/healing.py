@@ -1,0 +1,126 @@
+"""The heal stage of ``healer run``: one attempt at the checks the plan heals (fix rules, the agent, the
+guard, verification, delivery) through :func:`healer.heal.attempt.heal`, and what the run says about it.
+
+:func:`heal_checks` picks the checks, :func:`heal_context` is what the attempt receives, :func:`heal_once`
+runs it and returns its :class:`healer.heal.attempt.HealResult`; a dry run renders the frame the agent
+would get (:func:`dry_run_frame`) instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from textwrap import indent
+
+from healer.config import Config
+from healer.heal.attempt import HealContext, HealResult, frame_for, heal
+from healer.heal.workspace import Repo
+from healer.ledger.ledger import Ledger
+from healer.ledger.memory import earlier_accounts
+from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
+from healer.run.context import RunContext
+from healer.text.frames import fence
+from healer.text.spans import code
+
+
+def heal_checks(plan: Plan, pr: PullRequest) -> list[CheckPlan]:
+    """The checks the plan heals. Fork code is never checked out or run: a fork's heal becomes a diagnosis
+    (policy normally says so)."""
+    if pr.is_fork:
+        return []
+    return [c for c in plan.checks if c.verdict is Verdict.HEAL]
+
+
+def heal_context(
+    ctx: RunContext,
+    event: RunEvent,
+    pr: PullRequest,
+    config: Config,
+    heals: Sequence[CheckPlan],
+    comments: Sequence[Comment],
+    previous_fix_prs: tuple[int, ...] = (),
+) -> HealContext:
+    """What one attempt receives; ``comments`` hold the earlier attempts' accounts (its memory)."""
+    return HealContext(
+        repository=event.repository,
+        pr=pr,
+        head_sha=event.head_sha,
+        run_id=event.run_id,
+        run_url=event.html_url,
+        server_url=ctx.actions.server_url,
+        checks=tuple(heals),
+        config=config,
+        frames=ctx.frames,
+        temp_dir=ctx.actions.temp,
+        base_env=ctx.env,
+        previous_fix_prs=previous_fix_prs,
+        earlier=earlier_accounts(comments, config.bot_login, heals, ctx.signer(pr)),
+        workflow_token=ctx.actions.workflow_token,
+    )
+
+
+def heal_once(
+    ctx: RunContext,
+    event: RunEvent,
+    pr: PullRequest,
+    config: Config,
+    ledger: Ledger,
+    heals: list[CheckPlan],
+    comments: Sequence[Comment],
+) -> HealResult:
+    """One attempt at ``heals``; the outcome and the summary say what it delivered."""
+    previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
+    attempt = heal_context(ctx, event, pr, config, heals, comments, previous)
+    if config.isolation == "none":
+        ctx.note(
+            "warning: `isolation: none`: code from the pull request ran as the healer's own user, which "
+            "holds the write token (see SECURITY.md)"
+        )
+    result = heal(ctx.gh, Repo(ctx.actions.workspace), attempt, say=ctx.say)
+    outcome = ctx.outcome
+    if result.setup is not None and result.setup.ran and not result.setup.ok:
+        ctx.note(f"{result.setup.describe()}; the heal went on without it")
+        if result.setup.output:
+            # the set-up ran the PR's code: its output is fenced in the summary, printed with commands off
+            tail = "\n".join(result.setup.output.splitlines()[-15:])
+            outcome.lines.append("the end of its output:\n\n" + indent(fence(tail, "text"), "  "))
+            ctx.reporter.untrusted(result.setup.output)
+    if result.frame_path:
+        outcome.frame_path = result.frame_path
+        outcome.frame = result.frame
+    if result.delivery and result.delivery.pull:
+        outcome.fix_pull_request = result.delivery.url
+        ctx.say(f"opened fix pull request {result.delivery.url}{' (draft)' if result.delivery.draft else ''}")
+    elif result.delivery:
+        outcome.pushed = result.delivery.mode == "push"
+        ctx.note(f"delivered the change by {result.delivery.mode}")
+    elif config.delivery == "none":
+        ctx.note(f"rendered the heal frame for {names(heals)} (delivery: none) at {result.frame_path}")
+    else:
+        ctx.note(f"nothing delivered for {names(heals)}: {result.why_not}")
+    if result.delivered and result.allowed:
+        # never silently: the summary names what only the repository's allow list let through
+        ctx.note(f"the change touches {', '.join(map(code, result.allowed))}, let through by `guard: allow`")
+    return result
+
+
+def dry_run_frame(
+    ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config, plan: Plan, comments: Sequence[Comment]
+) -> None:
+    """A dry run prints the heal frame the agent would get (and puts it in the outcome)."""
+    heals = heal_checks(plan, pr)
+    if not heals:
+        return
+    frame = frame_for(heal_context(ctx, event, pr, config, heals, comments), heals)
+    ctx.outcome.frame = frame
+    ctx.outcome.attempt = max(c.attempt for c in heals)
+    ctx.outcome.category = category_of(heals[0])
+    ctx.say("the heal frame:")
+    ctx.reporter.untrusted(frame)
+
+
+def category_of(plan: CheckPlan) -> str:
+    return plan.diagnosis.category.value if plan.diagnosis else "unknown"
+
+
+def names(plans: Sequence[CheckPlan]) -> str:
+    return ", ".join(code(p.check) for p in plans)
