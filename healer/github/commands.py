@@ -13,7 +13,10 @@ from healer.github.transport import Transport
 
 # A mixin: :class:`healer.github.GitHub` brings the transport (its bases are this and Transport); the type
 # checker reads it as a Transport so the calls below are checked against it.
-_Calls = Transport if TYPE_CHECKING else object
+if TYPE_CHECKING:
+    _Calls = Transport
+else:
+    _Calls = object
 
 # The reactions GitHub accepts on a comment (``reactions/create-for-issue-comment``).
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
