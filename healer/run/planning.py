@@ -3,7 +3,9 @@
 Each stage is a function of the :class:`healer.run.context.RunContext` and the values the stages before it
 returned; none writes to GitHub. A cancelled run's job listing (:func:`read_cancelled_run`) goes into
 :func:`diagnose`, whose :class:`Diagnosed` goes into :func:`plan`, whose :class:`Planned` the act stage
-acts on (and re-plans from, once its claim is written).
+acts on (and re-plans from, once its claim is written). A check that must run before any heal is planned
+(one that looks at the default branch, say) takes a ``Diagnosed`` and returns one, between :func:`diagnose`
+and :func:`plan`: in :func:`healer.run.app.execute` and in a ``/ci-healer retry``.
 """
 
 from __future__ import annotations
