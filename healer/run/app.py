@@ -171,7 +171,7 @@ def main(
     reporter = reporter or Reporter()
     started = time.monotonic()
     token = ""
-    run: RunContext | None = None
+    ctx: RunContext | None = None
     try:
         config = config_from_env(env)
         token = config.github_token
@@ -188,44 +188,47 @@ def main(
                 "or a GitHub App token"
             )
         gh = github(token, actions.repository, api_url=actions.api_url)
-        run = RunContext.create(config, actions, gh, reporter, env, dry_run=dry_run)
+        ctx = RunContext.create(config, actions, gh, reporter, env, dry_run=dry_run)
         try:
-            (execute_command if actions.event_name == "issue_comment" else execute)(run)
+            if actions.event_name == "issue_comment":
+                execute_command(ctx)
+            else:
+                execute(ctx)
         finally:
             gh.close()
     except tuple(MISTAKES) as exc:
         kind = next(label for cls, label in MISTAKES.items() if isinstance(exc, cls))
         message = f"{kind}: {scrub(str(exc), token)}"
         reporter.error(message)
-        _finish_after_error(run, message, started)
+        _finish_after_error(ctx, message, started)
         return 1
     except Exception as exc:  # a bug: say so in one line, keep the details folded for a report
         message = f"internal error ({type(exc).__name__}); please report it with the log of this step"
         reporter.error(message)
         with reporter.group("Details for a bug report"):
             reporter.untrusted(scrub(traceback.format_exc(), token))
-        _finish_after_error(run, message, started)
+        _finish_after_error(ctx, message, started)
         return 1
-    outcome = run.outcome
+    outcome = ctx.outcome
     if dry_run or config.dry_run:
         reporter.info(
             f"dry run: the decision would be {outcome.planned or outcome.decision}; nothing was written"
         )
     write_outputs(actions.output, outcome.outputs())
-    write_summary(actions.summary, summary_markdown(run, time.monotonic() - started))
+    write_summary(actions.summary, summary_markdown(ctx, time.monotonic() - started))
     reporter.info(f"decision: {outcome.decision}")
     return 0
 
 
-def _finish_after_error(run: RunContext | None, message: str, started: float) -> None:
+def _finish_after_error(ctx: RunContext | None, message: str, started: float) -> None:
     """Outputs and a job summary even for a run that stopped on an error: what was done before it stands
     (a comment posted, a fix PR opened), and the summary is where a maintainer looks first."""
-    if run is None:
+    if ctx is None:
         return
-    run.outcome.lines.append(f"stopped: {message}")
+    ctx.outcome.lines.append(f"stopped: {message}")
     with contextlib.suppress(OSError, FrameError):
-        write_outputs(run.actions.output, run.outcome.outputs())
-        write_summary(run.actions.summary, summary_markdown(run, time.monotonic() - started))
+        write_outputs(ctx.actions.output, ctx.outcome.outputs())
+        write_summary(ctx.actions.summary, summary_markdown(ctx, time.monotonic() - started))
 
 
 def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
