@@ -1,0 +1,339 @@
+"""The model proxy: the agent reaches its model through the healer, which holds the key.
+
+For the duration of the agent command, the healer serves HTTP on a loopback port (``127.0.0.1``, a port the
+kernel picks) from a thread of its own process. The agent is given the proxy's address in the variables its
+CLI reads (``ANTHROPIC_BASE_URL`` for Claude Code, ``OPENAI_BASE_URL`` for Codex CLI, ``ANTHROPIC_API_BASE``
+and ``OPENAI_API_BASE`` for aider's litellm) and, in place of each key it was configured with, a random
+token made for this heal. The proxy accepts only that token (in ``x-api-key`` or ``Authorization:
+Bearer``), and no longer once the agent command has ended. It forwards Anthropic Messages (``/v1/messages``),
+OpenAI Responses (``/v1/responses``) and Chat Completions (``/v1/chat/completions``) to the provider (or to
+``model-api-url``, a gateway's base URL), with the real key added, and relays the answer as it arrives:
+server-sent events chunk by chunk, each flushed at once. Before forwarding it asks the
+:class:`~healer.heal.usage.Meter`; past a budget it answers ``403`` in the provider's error shape, a status
+that neither the Anthropic and OpenAI SDKs, nor Codex CLI, nor litellm retry (they retry 408, 409, 429 and
+5xx), with ``x-should-retry: false`` for the SDKs that honour it.
+
+Why a thread of the healer rather than a process of its own: the key must be where the code from the pull
+request cannot read it. That code runs as the throwaway user, another uid. Linux lets a process read another's
+``/proc/<pid>/environ``, ``mem`` and ``maps`` (and ``/proc/<pid>/task/<tid>/…``, the same memory) only with
+ptrace access (``PTRACE_MODE_ATTACH_FSCREDS``): same uid and a dumpable target, or ``CAP_SYS_PTRACE``. The
+throwaway user has neither (another uid, no sudo), and the healer makes itself non-dumpable before any code
+of the pull request runs (:func:`healer.text.tokens.protect_process`), which closes those files even to
+processes of its own uid: they belong to root. A thread shares exactly that protection; a child process would
+have to re-establish it (``exec`` resets the dumpable flag) and would put the key in a second place. The proxy
+writes no file and puts no key on any command line. What every user can do is connect to the loopback port:
+without the heal's token that gets a ``401``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import http.client
+import json
+import secrets
+import socket
+import threading
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from healer.heal.modelkeys import ModelKeys
+from healer.heal.usage import Limits, Meter, Spend, UsageReader
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+OPENAI_URL = "https://api.openai.com"
+MAX_REQUEST_BYTES = 32 * 1024 * 1024  # Anthropic's own request limit
+MAX_IN_FLIGHT = 4  # concurrent upstream requests: the token budget is exceeded by at most these responses
+UPSTREAM_TIMEOUT = 600.0  # seconds without a byte from the provider (a long generation streams all along)
+_HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+     "transfer-encoding", "upgrade", "host", "content-length"}
+)  # fmt: skip
+# never forwarded: the agent's token (replaced by the key) and encodings the usage reader could not read
+_REQUEST_DROPPED = _HOP_BY_HOP | {"x-api-key", "authorization", "api-key", "accept-encoding", "cookie"}
+_RESPONSE_DROPPED = _HOP_BY_HOP | {"content-encoding", "set-cookie"}
+
+
+class ProxyError(Exception):
+    """The proxy could not be set up (a bad ``model-api-url``); the message names the input."""
+
+
+def upstream_base(url: str) -> tuple[str, str, int, str]:
+    """``(scheme, host, port, path prefix)`` of ``model-api-url``: https, or http to a loopback address
+    only (the key must not cross a network in clear text)."""
+    parsed = urllib.parse.urlsplit(url.strip())
+    host = parsed.hostname or ""
+    if parsed.scheme not in ("https", "http") or not host or parsed.query or parsed.fragment:
+        raise ProxyError(
+            f"input `model-api-url` must be an https URL such as https://gateway.example, not {url!r}"
+        )
+    if parsed.scheme == "http" and host not in ("127.0.0.1", "localhost", "::1"):
+        raise ProxyError("input `model-api-url` must use https (http only to a loopback address)")
+    if parsed.username or parsed.password:
+        raise ProxyError("input `model-api-url` must not hold credentials; pass the key as `agent-api-key`")
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return parsed.scheme, host, port, parsed.path.rstrip("/")
+
+
+def route(method: str, path: str, headers: Mapping[str, str]) -> str:
+    """Which API a request is for (``anthropic``, ``openai``), or ``""`` for anything else (refused)."""
+    bare = path.split("?", 1)[0]
+    if method == "POST" and (bare == "/v1/messages" or bare == "/v1/messages/count_tokens"):
+        return "anthropic"
+    if method == "POST" and bare == "/v1/chat/completions":
+        return "openai"
+    if method in ("POST", "GET") and (bare == "/v1/responses" or bare.startswith("/v1/responses/")):
+        return "openai"
+    if method == "GET" and (bare == "/v1/models" or bare.startswith("/v1/models/")):
+        return "anthropic" if "anthropic-version" in {k.lower() for k in headers} else "openai"
+    return ""
+
+
+def error_body(api: str, kind: str, message: str) -> bytes:
+    """An error in the provider's own shape, so that the agent's CLI shows the message."""
+    if api == "anthropic":
+        return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
+    return json.dumps({"error": {"message": message, "type": kind, "param": None, "code": kind}}).encode()
+
+
+def with_stream_usage(body: bytes) -> bytes:
+    """A streamed Chat Completions request with ``stream_options.include_usage`` on: without it the stream
+    carries no usage, and the budget could not count it."""
+    try:
+        request = json.loads(body)
+    except (ValueError, RecursionError):
+        return body
+    if not isinstance(request, dict) or request.get("stream") is not True:
+        return body
+    options = request.get("stream_options")
+    request["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
+    return json.dumps(request, separators=(",", ":")).encode()
+
+
+@dataclass(frozen=True)
+class Upstreams:
+    """Where each API is forwarded to, and the header that carries its key."""
+
+    anthropic: tuple[str, str, int, str]
+    openai: tuple[str, str, int, str]
+    anthropic_key: tuple[str, str] | None
+    openai_key: tuple[str, str] | None
+
+    @classmethod
+    def of(cls, keys: ModelKeys, model_api_url: str = "") -> Upstreams:
+        anthropic = upstream_base(model_api_url or ANTHROPIC_URL)
+        openai = upstream_base(model_api_url or OPENAI_URL)
+        return cls(anthropic, openai, keys.anthropic(), keys.openai())
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def __init__(self, proxy: ModelProxy) -> None:
+        self.proxy = proxy
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+
+class ModelProxy:
+    """One heal's proxy: its address, its token, what it has spent. Start with :func:`model_proxy`."""
+
+    def __init__(self, upstreams: Upstreams, limits: Limits) -> None:
+        self.upstreams = upstreams
+        self.meter = Meter(limits)
+        self.token = f"ci-healer-{secrets.token_urlsafe(32)}"
+        self.retired = False
+        self.in_flight = threading.BoundedSemaphore(MAX_IN_FLIGHT)
+        self._server = _Server(self)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Refuse the token from now on, then stop serving."""
+        self.retired = True
+        self._server.shutdown()
+        self._server.server_close()
+
+    def accepts(self, headers: Mapping[str, str]) -> bool:
+        given = headers.get("x-api-key") or headers.get("api-key") or ""
+        auth = headers.get("authorization") or ""
+        if not given and auth[:7].lower() == "bearer ":
+            given = auth[7:].strip()
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+    def spend(self) -> Spend:
+        return self.meter.spend()
+
+    def agent_variables(self, key_names: tuple[str, ...]) -> dict[str, str]:
+        """What the agent's environment gets: the proxy's address where each CLI looks for its endpoint, and
+        the heal's token in place of every key it was configured with."""
+        variables = {
+            "ANTHROPIC_BASE_URL": self.url,  # Claude Code, the Anthropic SDKs (they add /v1/messages)
+            "ANTHROPIC_API_BASE": self.url,  # litellm (aider)
+            "OPENAI_BASE_URL": f"{self.url}/v1",  # Codex CLI, the OpenAI SDKs, litellm
+            "OPENAI_API_BASE": f"{self.url}/v1",  # aider, older litellm
+            "HEALER_MODEL_URL": self.url,  # for a script of your own
+            "HEALER_MODEL_TOKEN": self.token,
+        }
+        variables.update({name: self.token for name in key_names})
+        return variables
+
+
+@contextlib.contextmanager
+def model_proxy(keys: ModelKeys, limits: Limits, model_api_url: str = "") -> Iterator[ModelProxy]:
+    """A proxy for one agent command: serving on entry, its token refused and the port closed on exit."""
+    proxy = ModelProxy(Upstreams.of(keys, model_api_url), limits)
+    proxy.start()
+    try:
+        yield proxy
+    finally:
+        proxy.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+    server_version = "ci-healer-proxy"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass  # the agent's requests are not the job log's business
+
+    def setup(self) -> None:
+        super().setup()
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_POST(self) -> None:  # noqa: N802 - the base class's name
+        self._serve()
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._serve()
+
+    def _reply(self, api: str, status: int, kind: str, message: str) -> None:
+        body = error_body(api or "openai", kind, message)
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.send_header("x-should-retry", "false")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _body(self) -> bytes | None:
+        if self.headers.get("transfer-encoding", "").lower() == "chunked":
+            data = bytearray()
+            while True:
+                size = int(self.rfile.readline(64).split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline(1024).strip():
+                        pass  # trailers
+                    return bytes(data)
+                if len(data) + size > MAX_REQUEST_BYTES:
+                    return None
+                data += self.rfile.read(size)
+                self.rfile.readline(4)
+        length = int(self.headers.get("content-length") or 0)
+        if length > MAX_REQUEST_BYTES:
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _serve(self) -> None:
+        proxy = self.server.proxy
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        api = route(self.command, self.path, headers)
+        try:
+            body = self._body()
+        except ValueError:
+            body = None
+        if body is None:
+            self.close_connection = True
+            return self._reply(api, 413, "request_too_large", "ci-healer: the request is too large")
+        if proxy.retired:
+            return self._reply(
+                api, 403, "permission_error", "ci-healer: this heal is over; its token is void"
+            )
+        if not proxy.accepts(headers):
+            return self._reply(api, 401, "authentication_error", "ci-healer: not this heal's token")
+        if not api:
+            return self._reply(api, 404, "not_found_error", "ci-healer: the proxy serves /v1/messages, "
+                               "/v1/responses and /v1/chat/completions only")  # fmt: skip
+        key = proxy.upstreams.anthropic_key if api == "anthropic" else proxy.upstreams.openai_key
+        if key is None:
+            return self._reply(api, 403, "permission_error", f"ci-healer: no key for the {api} API is set")
+        refusal = proxy.meter.admit()
+        if refusal:
+            return self._reply(api, 403, "permission_error", refusal)
+        if api == "openai" and self.path.split("?", 1)[0] == "/v1/chat/completions":
+            body = with_stream_usage(body)
+        with proxy.in_flight:
+            self._forward(api, key, headers, body)
+
+    def _forward(self, api: str, key: tuple[str, str], headers: Mapping[str, str], body: bytes) -> None:
+        proxy = self.server.proxy
+        scheme, host, port, prefix = (
+            proxy.upstreams.anthropic if api == "anthropic" else proxy.upstreams.openai
+        )
+        sent = {k: v for k, v in headers.items() if k not in _REQUEST_DROPPED}
+        sent.update(
+            {
+                key[0]: key[1],
+                "accept-encoding": "identity",
+                "host": host if port in (80, 443) else f"{host}:{port}",
+            }
+        )
+        if self.command == "POST":
+            sent["content-length"] = str(len(body))
+        connection_class = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+        upstream = connection_class(host, port, timeout=UPSTREAM_TIMEOUT)
+        try:
+            try:
+                payload = body if self.command == "POST" else None
+                upstream.request(self.command, prefix + self.path, body=payload, headers=sent)
+                response = upstream.getresponse()
+            except (OSError, http.client.HTTPException) as exc:
+                self.close_connection = True
+                return self._reply(
+                    api,
+                    502,
+                    "api_error",
+                    f"ci-healer: the model API could not be reached ({type(exc).__name__})",
+                )
+            streamed = "text/event-stream" in (response.getheader("content-type") or "")
+            reader = UsageReader(streamed=streamed)
+            self.send_response(response.status, response.reason)
+            for name, value in response.getheaders():
+                if name.lower() not in _RESPONSE_DROPPED:
+                    self.send_header(name, value)
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            client_gone = False
+            try:
+                while chunk := response.read1(65536):
+                    reader.feed(chunk)
+                    if not client_gone:
+                        try:
+                            # one write per chunk (size line, data, end): no Nagle delay between them
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                        except OSError:
+                            # read on to the end: the tokens are spent whether or not the agent listens
+                            client_gone = True
+            except (OSError, http.client.HTTPException):
+                client_gone = True
+            # counted before the agent sees the end of the answer: its next request finds the budget updated
+            proxy.meter.add(reader.finish(len(body), ok=200 <= response.status < 300))
+            if client_gone:
+                self.close_connection = True
+            else:
+                with contextlib.suppress(OSError):
+                    self.wfile.write(b"0\r\n\r\n")
+        finally:
+            upstream.close()
