@@ -38,8 +38,15 @@ def test_every_input_reaches_the_healer_as_its_env_variable() -> None:
             assert env[spec.env] == f"${{{{ inputs.{spec.name} }}}}"
 
 
-def test_outputs_are_the_documented_five_and_come_from_the_run_step() -> None:
-    assert list(ACTION["outputs"]) == ["decision", "attempt", "category", "fix-pull-request", "frame-path"]
+def test_outputs_are_the_documented_six_and_come_from_the_run_step() -> None:
+    assert list(ACTION["outputs"]) == [
+        "decision",
+        "attempt",
+        "category",
+        "fix-pull-request",
+        "frame-path",
+        "agent-tokens",
+    ]
     for name, output in ACTION["outputs"].items():
         assert output["value"] == f"${{{{ steps.run.outputs.{name} }}}}"
     assert all(f"`{d}`" in ACTION["outputs"]["decision"]["description"] for d in DECISIONS)

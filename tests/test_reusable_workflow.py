@@ -28,6 +28,7 @@ ACTION_INPUTS: dict[str, dict[str, Any]] = yaml.safe_load((ROOT / "action.yml").
 AS_SECRETS = {
     "github-token": "CI_HEALER_TOKEN",  # a token is a secret; the App's token, when configured, comes first
     "ledger-key": "CI_HEALER_LEDGER_KEY",  # the signing key is a secret (README, "Signed ledger")
+    "agent-api-key": "CI_HEALER_AGENT_API_KEY",  # a model key is a secret (SECURITY.md, "Model keys")
 }
 # Action inputs the reusable workflow deliberately does not offer, each with its reason. None today: a
 # repository sets every one of them in the copied example, so the called workflow offers every one too.
@@ -89,6 +90,7 @@ def test_every_offered_input_and_secret_reaches_the_action_under_its_own_name(jo
     for name in set(ACTION_INPUTS) - set(AS_SECRETS) - set(NOT_OFFERED):
         assert given[name] == f"${{{{ inputs.{name} }}}}", name
     assert given["ledger-key"] == "${{ secrets.CI_HEALER_LEDGER_KEY }}"
+    assert given["agent-api-key"] == "${{ secrets.CI_HEALER_AGENT_API_KEY }}"
     # the App's token when the App is configured, else the caller's token, else the job's own
     token = "${{ steps.app-token.outputs.token || secrets.CI_HEALER_TOKEN || github.token }}"
     assert given["github-token"] == token

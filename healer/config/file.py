@@ -31,6 +31,8 @@ WORKFLOW_ONLY: Mapping[str, str] = {
     "ledger-key": "a secret never belongs in a file of the repository; pass it in the workflow's `with:`",
     "isolation": "whether code from a pull request shares a user with the token is decided in the workflow's "
     "`with:`",
+    "agent-api-key": "a secret never belongs in a file of the repository; pass it in the workflow's `with:`",
+    "model-api-url": "where the model key is sent is decided in the workflow's `with:`",
 }
 FILE_SECTIONS = ("rules", "checks", "guard", "flaky-tests")
 CHECK_KEYS = ("enabled", "max-attempts", "max-reruns", "action", "setup-command", "verify-command")

@@ -16,6 +16,7 @@ from healer.config.values import (
     FORK_POLICIES,
     UNKNOWN_ACTIONS,
     ConfigError,
+    api_url,
     boolean,
     byte_size,
     choice,
@@ -173,6 +174,42 @@ INPUTS: tuple[Input, ...] = (
         "token).",
         choice("user", "none"),
     ),
+    Input(
+        "agent-api-key",
+        "",
+        "The agent's model key, when your agent reads it under a name the healer does not know (the known "
+        "ones, `ANTHROPIC_API_KEY`, `CODEX_API_KEY`, `OPENAI_API_KEY`, …, are found in the step's `env:`). "
+        "Like them it stays with the healer's model proxy and never reaches code from the pull request.",
+        text,
+        secret=True,
+    ),
+    Input(
+        "model-api-url",
+        "",
+        "Where the model proxy forwards the agent's requests (a gateway's base URL, https); empty: the "
+        "provider's own API (`https://api.anthropic.com`, `https://api.openai.com`).",
+        api_url,
+    ),
+    Input(
+        "agent-token-budget",
+        "2000000",
+        "Model tokens (input, cached input included, plus output, as the provider counts them) the agent may "
+        "spend in one heal; past it the proxy refuses its requests. 0: no limit.",
+        whole_number(0, 10**12),
+    ),
+    Input(
+        "agent-request-budget",
+        "300",
+        "Model requests the agent may make in one heal. 0: no limit.",
+        whole_number(0, 10**9),
+    ),
+    Input(
+        "max-agent-tokens-per-pr",
+        "6000000",
+        "Model tokens the agent may spend over all heal attempts of one pull request (read from the "
+        "attempts' markers). 0: no limit.",
+        whole_number(0, 10**12),
+    ),
 )
 
 
@@ -209,6 +246,11 @@ class Config:
     # paths the repository lets a fix change on purpose although the guard would refuse them (`guard: allow`)
     guard_allow: tuple[str, ...] = ()
     isolation: str = "user"
+    agent_api_key: str = field(default="", repr=False)
+    model_api_url: str = ""
+    agent_token_budget: int = 2_000_000
+    agent_request_budget: int = 300
+    max_agent_tokens_per_pr: int = 6_000_000
     # repository rules from the config file (raw mappings, validated by ``healer.diagnosis.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}

@@ -7,6 +7,7 @@ Every parser takes the input's name (for the message) and the raw text, and retu
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Callable
 
 
@@ -99,3 +100,26 @@ def event_names(name: str, raw: str) -> tuple[str, ...]:
                 f"input `{name}` lists {item!r}, which is not an event name such as `pull_request` or `push`"
             )
     return items
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def api_url(name: str, raw: str) -> str:
+    """A base URL the model key may be sent to: https (http only to a loopback address), no credentials,
+    query or fragment; empty for the provider's own."""
+    value = raw.strip()
+    if not value:
+        return ""
+    parsed = urllib.parse.urlsplit(value)
+    if parsed.scheme not in ("https", "http") or not parsed.hostname or parsed.query or parsed.fragment:
+        raise ConfigError(
+            f"input `{name}` must be an https URL such as `https://gateway.example`, not {raw!r}"
+        )
+    if parsed.scheme == "http" and parsed.hostname not in _LOOPBACK:
+        raise ConfigError(
+            f"input `{name}` must use https: the model key must not cross a network in clear text"
+        )
+    if parsed.username or parsed.password:
+        raise ConfigError(f"input `{name}` must not hold credentials; pass the key as `agent-api-key`")
+    return value

@@ -16,13 +16,16 @@ from pathlib import Path
 
 from healer.config import Config
 from healer.github import GitHub
-from healer.heal.agent import run, scrubbed_env
+from healer.heal.agent import ProcessResult, run, scrubbed_env
 from healer.heal.context import HealContext, HealResult
 from healer.heal.fixes import plan_fixes
 from healer.heal.guard import judge_diff
 from healer.heal.handover import hand_over
 from healer.heal.isolation import ThrowawayUser, availability, throwaway_user
+from healer.heal.modelkeys import ModelKeys, find_keys, without_keys
 from healer.heal.prepare import SetupResult, run_setup, setup_commands, with_path
+from healer.heal.proxy import model_proxy
+from healer.heal.usage import Limits, Meter, Spend
 from healer.heal.verify import VerifyPlan, plan_verification, verify
 from healer.heal.workspace import Checkout, ConfigSnapshot, GitError, Repo
 from healer.model import CheckPlan
@@ -41,7 +44,11 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
     if result.fix_commands:
         how.append(f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}")
     if result.agent is not None:
-        how.append("ran the agent command")
+        how.append(
+            f"ran the agent command ({result.spend.describe()})" if result.spend else "ran the agent command"
+        )
+    elif result.spend is not None:
+        how.append(f"did not run the agent command, its budget being spent ({result.spend.describe()})")
     if config.delivery == "none":
         how.append("handed the heal frame to a later step of the workflow")
     delivery = result.delivery
@@ -103,9 +110,17 @@ def write_frame(ctx: HealContext, frame: str) -> Path:
     return path
 
 
+def model_keys(ctx: HealContext) -> ModelKeys:
+    """The model keys in the runner's environment and the ``agent-api-key`` input (see healer.modelkeys)."""
+    return find_keys(ctx.base_env, ctx.config.agent_api_key)
+
+
 def agent_env(ctx: HealContext, frame_path: Path, checks: Sequence[CheckPlan]) -> dict[str, str]:
-    """The agent's environment: the runner's, without credentials (unless `agent-token`), plus the frame."""
-    base = {k: v for k, v in ctx.base_env.items() if not k.startswith("HEALER_")}
+    """The agent's environment: the runner's, without credentials (unless `agent-token`) and without model
+    keys (the proxy's variables stand in for them), plus the frame."""
+    base = {
+        k: v for k, v in without_keys(ctx.base_env, model_keys(ctx)).items() if not k.startswith("HEALER_")
+    }
     env = scrubbed_env(base, token=ctx.config.github_token, pass_token=ctx.config.agent_token)
     categories = dict.fromkeys(p.diagnosis.category.value if p.diagnosis else "unknown" for p in checks)
     env.update(
@@ -126,8 +141,10 @@ def _one_line(name: str) -> str:
 
 
 def tool_env(ctx: HealContext) -> dict[str, str]:
-    """Fix and verify commands never get a token."""
-    base = {k: v for k, v in ctx.base_env.items() if not k.startswith("HEALER_")}
+    """Set-up, fix and verify commands never get a token, nor a model key."""
+    base = {
+        k: v for k, v in without_keys(ctx.base_env, model_keys(ctx)).items() if not k.startswith("HEALER_")
+    }
     return scrubbed_env(base, token=ctx.config.github_token)
 
 
@@ -196,22 +213,19 @@ def _heal_in(
             say(f"fix command `{shown}` exited with {result.returncode}")
             if not result.ok and result.output:
                 notes.append(f"$ {shown}\n{result.output}")
-    frame, frame_path, agent = "", "", None
+    frame, frame_path, agent, spend = "", "", None, None
     if agents and config.agent_command:
         frame = frame_for(ctx, agents, setup, verification_plan)
         path = write_frame(ctx, frame)
         frame_path = str(path)
-        agent = run(
-            config.agent_command,
-            cwd=where,
-            env=with_path(agent_env(ctx, user.share(path) if user else path, agents), setup.path),
-            timeout=config.agent_timeout_minutes * 60,
-            stdin=frame,
-            isolation=user,
-        )
-        state = "timed out" if agent.timed_out else f"exited with {agent.returncode}"
-        say(f"agent command {state} after {agent.seconds:.0f} s")
-        notes.append(agent.stdout.strip() or agent.stderr.strip())
+        env = with_path(agent_env(ctx, user.share(path) if user else path, agents), setup.path)
+        agent, spend = run_agent(ctx, frame, env, where, user)
+        if spend is not None:
+            say(f"the agent's model requests: {spend.describe().replace('`', '')}")
+        if agent is not None:
+            state = "timed out" if agent.timed_out else f"exited with {agent.returncode}"
+            say(f"agent command {state} after {agent.seconds:.0f} s")
+            notes.append(agent.stdout.strip() or agent.stderr.strip())
     note_text = scrub("\n\n".join(n for n in notes if n), config.github_token)[-_NOTES_LIMIT:]
     base = HealResult(
         False,
@@ -223,6 +237,7 @@ def _heal_in(
         agent=agent,
         notes=note_text,
         setup=setup,
+        spend=spend,
     )
     if user is not None:
         # every process of the user is gone before its tree is read back: what is judged is what is committed
@@ -269,6 +284,47 @@ def _heal_in(
         return _replace(base, why_not=reason, refused=True)
     delivery = hand_over(gh, checkout, ctx, diff, verification, _replace(base, verification=verification))
     return _replace(base, delivered=True, verification=verification, delivery=delivery)
+
+
+def agent_limits(ctx: HealContext) -> Limits:
+    """The budgets of this heal's agent (the pull request's own counts what its earlier attempts spent)."""
+    config = ctx.config
+    return Limits(
+        tokens=config.agent_token_budget,
+        requests=config.agent_request_budget,
+        pr_tokens=config.max_agent_tokens_per_pr,
+        pr_spent=ctx.agent_tokens_spent,
+    )
+
+
+def run_agent(
+    ctx: HealContext, frame: str, env: dict[str, str], where: Path, user: ThrowawayUser | None
+) -> tuple[ProcessResult | None, Spend | None]:
+    """Run the agent command with its model behind the proxy: the proxy holds the keys for as long as the
+    command runs (every process it started included), and the agent gets the proxy's address and the heal's
+    token. Without a model key there is nothing to hold: the command runs as it is. Returns the command's
+    result (None when a budget was spent before it could start) and what it spent."""
+    config = ctx.config
+    keys = model_keys(ctx)
+    timeout = config.agent_timeout_minutes * 60
+    if not keys:
+        return run(
+            config.agent_command, cwd=where, env=env, timeout=timeout, stdin=frame, isolation=user
+        ), None
+    limits = agent_limits(ctx)
+    before = Meter(limits)
+    if before.admit():
+        return None, before.spend()  # e.g. the pull request's earlier attempts spent its budget
+    with model_proxy(keys, limits, config.model_api_url) as proxy:
+        agent = run(
+            config.agent_command,
+            cwd=where,
+            env={**env, **proxy.agent_variables(keys.names)},
+            timeout=timeout,
+            stdin=frame,
+            isolation=user,
+        )
+    return agent, proxy.spend()
 
 
 def _staged_reader(checkout: Checkout) -> Callable[[str, bool], str | None]:

@@ -10,6 +10,7 @@ from healer.config import Config
 from healer.heal.agent import ProcessResult, Verification
 from healer.heal.deliver import Delivery
 from healer.heal.prepare import SetupResult
+from healer.heal.usage import Spend
 from healer.model import Account, CheckPlan, PullRequest
 from healer.text.frames import Frames
 
@@ -35,6 +36,8 @@ class HealContext:
     earlier: tuple[Account, ...] = ()
     # whether the token is the workflow's GITHUB_TOKEN (no CI runs on what it pushes); None: unknown
     workflow_token: bool | None = None
+    # model tokens the pull request's earlier heal attempts spent (their markers), for max-agent-tokens-per-pr
+    agent_tokens_spent: int = 0
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,15 @@ class HealResult:
     files: tuple[str, ...] = ()  # the files the change touches ("M\tpath" lines of git's name-status)
     diff: str = ""  # the staged change (for the next attempt's memory)
     log: tuple[str, ...] = field(default_factory=tuple)
+    spend: Spend | None = None  # what the agent spent through the model proxy (None: no proxy ran)
 
     @property
     def result(self) -> str:
         """A one-word result for the ledger: verified, unverified, verify-failed, verify-timed-out (a change
-        was delivered), timed-out, refused, no-change (nothing was), framed (delivery: none)."""
+        was delivered), timed-out, refused, no-change (nothing was), framed (delivery: none), budget (a
+        budget stopped the agent; what it changed went the usual way)."""
+        if self.spend is not None and self.spend.stopped:
+            return "budget"
         if self.frame_path and self.delivery is None and not self.agent and not self.fix_commands:
             return "framed"
         if self.delivered:

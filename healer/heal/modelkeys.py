@@ -99,6 +99,15 @@ def without_keys(env: Mapping[str, str], keys: ModelKeys) -> dict[str, str]:
     }
 
 
+def scrub_keys(text: str, keys: ModelKeys) -> str:
+    """``text`` with every model key replaced by ``***`` (what is posted; a key cannot reach the agent under
+    ``isolation: user``, but with ``none`` the code of the pull request could print one)."""
+    for value in sorted(keys.values, key=len, reverse=True):
+        if len(value) >= _MIN_KEY_CHARS:
+            text = text.replace(value, "***")
+    return text
+
+
 def reachable_warning(names: Iterable[str]) -> str:
     """The summary's sentence for ``isolation: none``, naming the keys by variable (never by value)."""
     listed = tuple(names)

@@ -100,6 +100,7 @@ class Marker:
     tests: tuple[str, ...] = ()  # failing test ids (attempts, re-runs) or the flaky ones (flaky)
     by: str = ""  # who granted an attempt beyond the budget (``/ci-healer retry``)
     workflow: str = ""  # the workflow the check ran in (:func:`workflow_key`); "" in markers older than it
+    tokens: int = 0  # model tokens the attempt's agent spent (the proxy's count); 0 in markers older than it
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -117,9 +118,9 @@ class Marker:
             raise ValueError(f"a {self.kind.value} marker needs a check name")
         object.__setattr__(self, "check", check_key(self.check))
         object.__setattr__(self, "workflow", check_key(self.workflow))
-        for name in ("attempt", "run_id", "run_attempt", "fix_pr"):
+        for name in ("attempt", "run_id", "run_attempt", "fix_pr", "tokens"):
             value = getattr(self, name)
-            optional = name != "attempt"
+            optional = name not in ("attempt", "tokens")
             if value is None and optional:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_INT:
@@ -183,6 +184,7 @@ _FIELDS = (  # (attribute, JSON key), in the order they are written
     # Last, and left out when empty like every field: a marker without a workflow keeps the canonical record
     # (and so the signature) it had before the field existed, while a signature over a new one covers it.
     ("workflow", "workflow"),
+    ("tokens", "tokens"),  # after it, for the same reason
 )
 _NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
 
@@ -206,7 +208,7 @@ def _record(marker: Marker) -> dict[str, Any]:
             value = value.value
         if isinstance(value, tuple):
             value = list(value)
-        if value is None or value in ("", []) or (attr == "attempt" and value == 0):
+        if value is None or value in ("", []) or (attr in ("attempt", "tokens") and value == 0):
             continue
         record[key] = value
     return record
@@ -339,7 +341,13 @@ _KIND_OF_VERDICT = {Verdict.HEAL: Kind.ATTEMPT, Verdict.RERUN: Kind.RERUN, Verdi
 
 
 def record(
-    plan: CheckPlan, run: RunEvent, *, fix_pr: int | None = None, result: str = "", by: str = ""
+    plan: CheckPlan,
+    run: RunEvent,
+    *,
+    fix_pr: int | None = None,
+    result: str = "",
+    by: str = "",
+    tokens: int = 0,
 ) -> Marker | None:
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
@@ -363,6 +371,7 @@ def record(
         tests=diagnosis.test_ids if diagnosis else (),
         by=by,
         workflow=workflow_key(run),
+        tokens=tokens,
     )
 
 

@@ -18,11 +18,11 @@ import binascii
 import json
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
-from healer.ledger.markers import Kind, Signer, check_key, decode_markers
+from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
 from healer.model import Account, CheckPlan, Comment
 from healer.text.clip import head, tail
 
@@ -57,6 +57,10 @@ def account_of(result: Any, heals: Sequence[CheckPlan], sha: str, word: str, fix
         why = verification.describe()
     if result.setup is not None and not result.setup.ok:
         why = f"{result.setup.describe()}:\n{result.setup.output}\n{why}".strip()
+    spend = getattr(result, "spend", None)
+    if spend is not None and spend.stopped:
+        # the change it made before the budget stopped it is in `diff`: the next attempt can start from it
+        why = f"the agent was stopped by its budget: {spend.describe()}\n{why}".strip()
     return encode(
         Account(
             checks=tuple(p.check for p in heals),
@@ -70,6 +74,18 @@ def account_of(result: Any, heals: Sequence[CheckPlan], sha: str, word: str, fix
             why=why,
         )
     )
+
+
+def tokens_spent(markers: Iterable[Marker]) -> int:
+    """The model tokens the pull request's heal attempts spent, from their markers: one heal records the same
+    figure in the marker of each check it healed, so each run (commit, run id and attempt) counts once.
+    Markers older than the ``tokens`` field count 0."""
+    runs: dict[tuple[str, int | None, int | None], int] = {}
+    for marker in markers:
+        if marker.kind is Kind.ATTEMPT and marker.tokens:
+            key = (marker.sha, marker.run_id, marker.run_attempt)
+            runs[key] = max(runs.get(key, 0), marker.tokens)
+    return sum(runs.values())
 
 
 def decode(body: str) -> Account | None:

@@ -19,6 +19,7 @@ from healer.heal.agent import ProcessError
 from healer.heal.attempt import HealResult, heal_note
 from healer.heal.deliver import DeliveryError
 from healer.heal.isolation import IsolationError
+from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.heal.workspace import GitError, Repo, StaleHeadError
 from healer.ledger.ledger import Ledger, Marker, claim_body, claim_marker, encode_marker, record
 from healer.ledger.ledger import reset_markers as make_reset_markers
@@ -26,7 +27,7 @@ from healer.ledger.markers import Kind, workflow_key
 from healer.ledger.memory import account_of
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
-from healer.run.healing import category_of, heal_checks, heal_once, names
+from healer.run.healing import category_of, heal_checks, heal_once, names, spent_tokens
 from healer.run.lifecycle import edit_resets
 from healer.run.planning import Planned
 from healer.run.policy import acting
@@ -131,7 +132,9 @@ def act(
     if done.account:
         block += "\n" + done.account  # right under the markers: the next attempt's memory
     # scrubbed once more as a whole: the comment quotes agent notes, verification output and patches
-    posted = scrub(done.text(block), ctx.config.github_token)
+    posted = scrub_keys(
+        scrub(done.text(block), ctx.config.github_token), find_keys(ctx.env, config.agent_api_key)
+    )
     if config.escalation_mention and any(c.verdict is Verdict.ESCALATE for c in plan.checks):
         # GitHub notifies a mention only when the comment is created, not when an edit adds it: the
         # result goes into a new comment (its markers settle the claim), then the claim is withdrawn.
@@ -194,7 +197,7 @@ def carry_out(
         fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
         word = "failed" if failure else result.result
         account = account_of(result, heals, sha, word, fix_pr)
-        markers += _records(heals, event, fix_pr=fix_pr, result=word)
+        markers += _records(heals, event, fix_pr=fix_pr, result=word, tokens=spent_tokens(result))
         # `healed` promises a delivered change (or a frame handed on with delivery: none); a refused or
         # empty change spent the attempt but delivered nothing, so a later step must not look for one.
         if result.delivered or result.result == "framed":

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -37,6 +38,7 @@ from healer.github import GitHub, GitHubError
 from healer.heal.agent import ProcessError
 from healer.heal.deliver import DeliveryError
 from healer.heal.isolation import IsolationError
+from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.heal.workspace import GitError
 from healer.run.acting import act, decision_of, print_plan
 from healer.run.commandrun import execute_command
@@ -141,7 +143,7 @@ def execute(ctx: RunContext) -> Outcome:
 
 def summary_markdown(ctx: RunContext, seconds: float) -> str:
     event = ctx.outcome.run
-    return render_job_summary(
+    markdown = render_job_summary(
         ctx.frames,
         ctx.outcome,
         head_sha=event.head_sha if event else "",
@@ -151,6 +153,7 @@ def summary_markdown(ctx: RunContext, seconds: float) -> str:
         requests=_request_count(ctx.gh),
         seconds=seconds,
     )
+    return scrub_keys(markdown, find_keys(ctx.env, ctx.config.agent_api_key))
 
 
 def _request_count(gh: GitHub) -> int:
@@ -181,6 +184,7 @@ def main(
                 reporter.mask(form)  # its base64 forms too (a basic-auth header in a trace)
         if config.ledger_key:
             reporter.mask(config.ledger_key)
+        hide_model_keys(env, config.agent_api_key, reporter)
         actions = Actions.from_env(env)
         if not token:
             raise SetupError(
@@ -229,6 +233,16 @@ def _finish_after_error(ctx: RunContext | None, message: str, started: float) ->
     with contextlib.suppress(OSError, FrameError):
         write_outputs(ctx.actions.output, ctx.outcome.outputs())
         write_summary(ctx.actions.summary, summary_markdown(ctx, time.monotonic() - started))
+
+
+def hide_model_keys(env: Mapping[str, str], agent_api_key: str, reporter: Reporter) -> None:
+    """Mask the model keys, and take them out of this process's environment, which the processes it starts
+    (git) would inherit: they stay in ``env``, for the model proxy alone (see healer.heal.proxy)."""
+    keys = find_keys(env, agent_api_key)
+    for value in keys.values:
+        reporter.mask(value)
+    for name in keys.names:
+        os.environ.pop(name, None)
 
 
 def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:

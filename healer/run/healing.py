@@ -9,13 +9,15 @@ would get (:func:`dry_run_frame`) instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from textwrap import indent
 
 from healer.config import Config
-from healer.heal.attempt import HealContext, HealResult, frame_for, heal
+from healer.heal.attempt import HealContext, HealResult, frame_for, heal, model_keys
+from healer.heal.modelkeys import reachable_warning
 from healer.heal.workspace import Repo
 from healer.ledger.ledger import Ledger
-from healer.ledger.memory import earlier_accounts
+from healer.ledger.memory import earlier_accounts, tokens_spent
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
 from healer.text.frames import fence
@@ -70,12 +72,16 @@ def heal_once(
     """One attempt at ``heals``; the outcome and the summary say what it delivered."""
     previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
     attempt = heal_context(ctx, event, pr, config, heals, comments, previous)
+    attempt = replace(attempt, agent_tokens_spent=tokens_spent(e.marker for e in ledger.entries))
     if config.isolation == "none":
         ctx.note(
             "warning: `isolation: none`: code from the pull request ran as the healer's own user, which "
             "holds the write token (see SECURITY.md)"
         )
+        if model_keys(attempt):
+            ctx.note(reachable_warning(model_keys(attempt).names))
     result = heal(ctx.gh, Repo(ctx.actions.workspace), attempt, say=ctx.say)
+    report_spend(ctx, result)
     outcome = ctx.outcome
     if result.setup is not None and result.setup.ran and not result.setup.ok:
         ctx.note(f"{result.setup.describe()}; the heal went on without it")
@@ -101,6 +107,22 @@ def heal_once(
         # never silently: the summary names what only the repository's allow list let through
         ctx.note(f"the change touches {', '.join(map(code, result.allowed))}, let through by `guard: allow`")
     return result
+
+
+def report_spend(ctx: RunContext, result: HealResult) -> None:
+    """What the agent spent through the model proxy: the step output, and a line of the summary."""
+    spend = result.spend
+    if spend is None:
+        return
+    ctx.outcome.agent_tokens = str(spend.tokens)
+    ctx.note(f"the agent's model use: {spend.describe()}")
+    if spend.stopped:
+        ctx.reporter.warning(f"the agent was stopped at {spend.stopped}: {spend.describe().replace('`', '')}")
+
+
+def spent_tokens(result: HealResult) -> int:
+    """The tokens an attempt's marker records (0 when no agent ran through the proxy)."""
+    return result.spend.tokens if result.spend is not None else 0
 
 
 def dry_run_frame(

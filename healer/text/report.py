@@ -92,6 +92,7 @@ class Outcome:
     planned: str = ""  # a dry run's decision had it acted
     pushed: bool = False  # a commit was pushed onto the PR branch (delivery: push)
     run: RunEvent | None = None  # the workflow run acted on (its head and link head the job summary)
+    agent_tokens: str = ""  # model tokens the agent spent through the proxy ("": none ran through it)
 
     def outputs(self) -> dict[str, str]:
         return {
@@ -100,6 +101,7 @@ class Outcome:
             "category": self.category,
             "fix-pull-request": self.fix_pull_request,
             "frame-path": self.frame_path,
+            "agent-tokens": self.agent_tokens,
         }
 
 

@@ -15,6 +15,13 @@ def test_defaults_table_matches_config_defaults():
         pytest.param({"HEALER_DELIVERY": "email"}, "delivery", id="bad-choice"),
         pytest.param({"HEALER_DRY_RUN": "maybe"}, "dry-run", id="bad-bool"),
         pytest.param({"HEALER_MAX_ATTEMPTS": "99"}, "from 0 to 20", id="out-of-range"),
+        pytest.param(
+            {"HEALER_MODEL_API_URL": "http://gateway.example"}, "model-api-url", id="clear-text-url"
+        ),
+        pytest.param(
+            {"HEALER_MODEL_API_URL": "https://u:p@gw.example"}, "model-api-url", id="url-credentials"
+        ),
+        pytest.param({"HEALER_AGENT_TOKEN_BUDGET": "-1"}, "agent-token-budget", id="negative-budget"),
     ],
 )
 def test_bad_inputs_name_the_input(env, message):
@@ -68,3 +75,23 @@ def test_bad_log_read_limit_names_the_input(raw, message):
     with pytest.raises(ConfigError, match="log-read-limit") as caught:
         config_from_env({"HEALER_LOG_READ_LIMIT": raw})
     assert message in str(caught.value)
+
+
+def test_the_model_inputs_parse_and_the_key_stays_out_of_repr():
+    config = config_from_env(
+        {
+            "HEALER_AGENT_API_KEY": "gw-SecretKey-123",
+            "HEALER_MODEL_API_URL": "https://gateway.example/v0/anthropic",
+            "HEALER_AGENT_TOKEN_BUDGET": "0",
+            "HEALER_AGENT_REQUEST_BUDGET": "12",
+            "HEALER_MAX_AGENT_TOKENS_PER_PR": "5000",
+        }
+    )
+    assert config.model_api_url == "https://gateway.example/v0/anthropic"
+    assert (config.agent_token_budget, config.agent_request_budget, config.max_agent_tokens_per_pr) == (
+        0,
+        12,
+        5000,
+    )
+    assert "gw-SecretKey-123" not in repr(config)
+    assert config_from_env({"HEALER_MODEL_API_URL": "http://127.0.0.1:8080"}).model_api_url

@@ -81,6 +81,11 @@ EVERY_INPUT = {
     "events": "pull_request, push",
     "log-read-limit": "8MiB",
     "isolation": "none",
+    "agent-api-key": "a-model-key-only-for-this-test",
+    "model-api-url": "https://gateway.example/anthropic",
+    "agent-token-budget": "1000",
+    "agent-request-budget": "10",
+    "max-agent-tokens-per-pr": "5000",
 }
 
 
@@ -178,6 +183,7 @@ def test_a_lint_failure_is_healed_through_every_step_of_the_action(
         "category": "lint",
         "fix-pull-request": f"{box.standin.server_url}/{box.repo}/pull/{fix.number}",
         "frame-path": "",
+        "agent-tokens": "",  # a fix rule healed it: no agent ran through the model proxy
     }
     assert fix.base_ref == pull.head_ref and not fix.draft
     assert box.origin_refs()[f"refs/heads/{fix.head_ref}"] == fix.head_sha

@@ -145,13 +145,18 @@ def test_every_input_the_caller_sets_reaches_the_action(box: Sandbox) -> None:
     # every action input, none at its default (test_action_steps), as a caller writes them: numbers as
     # numbers, switches as booleans; the token and the ledger key as secrets
     typed = {"max-attempts", "max-reruns", "max-diff-lines", "agent-timeout-minutes", "max-jobs"}
+    typed |= {"agent-token-budget", "agent-request-budget", "max-agent-tokens-per-pr"}
     switches = {"dry-run", "agent-token", "rerun-timeouts"}
     inputs: dict[str, Any] = {
         name: int(value) if name in typed else value == "true" if name in switches else value
         for name, value in EVERY_INPUT.items()
-        if name not in ("github-token", "ledger-key")
+        if name not in ("github-token", "ledger-key", "agent-api-key")
     }
-    secrets = {"CI_HEALER_TOKEN": TOKEN, "CI_HEALER_LEDGER_KEY": EVERY_INPUT["ledger-key"]}
+    secrets = {
+        "CI_HEALER_TOKEN": TOKEN,
+        "CI_HEALER_LEDGER_KEY": EVERY_INPUT["ledger-key"],
+        "CI_HEALER_AGENT_API_KEY": EVERY_INPUT["agent-api-key"],
+    }
 
     result = heal(box, run, inputs, secrets, github_token=WORKFLOW_TOKEN)
 
@@ -160,13 +165,21 @@ def test_every_input_the_caller_sets_reaches_the_action(box: Sandbox) -> None:
     assert not box.standin.created_pulls(box.repo)
 
 
-def test_the_agent_gets_the_model_key_and_the_heal_its_fix(box: Sandbox, tmp_path: Path) -> None:
+def test_the_model_key_reaches_the_healers_proxy_and_the_agent_a_token_for_it(
+    box: Sandbox, tmp_path: Path
+) -> None:
     _, run = failing_test_pull(box)
-    agent = write_agent(tmp_path / "agent", f"report(key=os.environ.get('ANTHROPIC_API_KEY'))\n{FIX_ADD}")
+    agent = write_agent(
+        tmp_path / "agent",
+        "report(key=os.environ.get('ANTHROPIC_API_KEY'), url=os.environ.get('ANTHROPIC_BASE_URL'))\n"
+        + FIX_ADD,
+    )
 
     result = heal(box, run, {**BASE, "agent-command": agent}, {"ANTHROPIC_API_KEY": MODEL_KEY})
 
-    assert agent_reports(tmp_path / "agent") == [{"key": MODEL_KEY}]
+    [seen] = agent_reports(tmp_path / "agent")
+    assert seen["key"] != MODEL_KEY and str(seen["key"]).startswith("ci-healer-")  # the heal's token
+    assert str(seen["url"]).startswith("http://127.0.0.1:")  # the model proxy
     assert result.action.outputs["decision"] == "healed"
 
 
