@@ -214,11 +214,13 @@ class RunsHealer:
         dry_run: bool = False,
         timeout: float = 120.0,
         tag: str = "",
+        secrets: Mapping[str, str] | None = None,
     ) -> HealerRun:
-        """Write the event of ``run`` and run ``python -m healer run`` as a child, as the action does."""
+        """Write the event of ``run`` and run ``python -m healer run`` as a child, as the action does.
+        ``secrets``: variables the step's ``env:`` would set (the agent's model key)."""
         tag = tag or f"{run.id}-{run.run_attempt}-{len(self.standin.requests)}"
         event = self.write_event(run, f"event-{tag}.json")
-        env = self.environment(event, inputs or {}, tag=tag)
+        env = {**self.environment(event, inputs or {}, tag=tag), **(secrets or {})}
         return self._run_child(env, dry_run=dry_run, timeout=timeout)
 
     def _run_child(self, env: dict[str, str], *, dry_run: bool, timeout: float) -> HealerRun:
