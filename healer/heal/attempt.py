@@ -199,7 +199,7 @@ def _heal_in(
     tools = with_path(tool_env(ctx), setup.path)
     fixes, agents, problems = plan_fixes(ctx.checks, tools.get("PATH"), checkout.path)
     if agents and not config.agent_command:
-        say(f"no agent command is configured for {', '.join(p.check for p in agents)}")
+        say(f"no agent command is configured for {', '.join(code(p.check) for p in agents)}")
     verification_plan = plan_verification(config, ctx.checks, tools.get("PATH"))
     ran: list[str] = []
     notes: list[str] = []

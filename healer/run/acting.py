@@ -295,7 +295,7 @@ def rerun(
                 ctx.gh.rerun_job(job_id)
         except GitHubError as exc:
             if exc.refused:
-                ctx.note(f"could not re-run `{check.check}`: {exc}")
+                ctx.note(f"could not re-run {code(check.check)}: {exc}")
                 refused.append(replace(check, verdict=Verdict.ESCALATE, detail=f"{exc}."))
                 continue
             if not done_before and not done:
@@ -303,7 +303,7 @@ def rerun(
             # What happened before (a heal, a re-run) must reach the PR, or it would be done again;
             # the step fails afterwards with this error.
             failure = failure or exc
-            ctx.note(f"could not re-run `{check.check}`")
+            ctx.note(f"could not re-run {code(check.check)}")
             continue
         done.append(check)
     return done, refused, failure

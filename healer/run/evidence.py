@@ -144,12 +144,13 @@ def collect_run_jobs(
             problems.append(f"log unavailable: {exc}")
         note = "; ".join(problems)
         if note:
-            notes.append(f"{job.name}: {note}")
+            # job names are the pull request's to choose: quoted, on one line (see healer.spans)
+            notes.append(f"{job.name!r}: {note}")
         evidence.append(Evidence(job=job, log=log, annotations=annotations, note=note))
     if selection.uninspected:
         notes.append(
             f"{len(selection.uninspected)} more failed job(s) not inspected (at most {max_jobs} per run): "
-            + ", ".join(selection.uninspected)
+            + ", ".join(map(repr, selection.uninspected))
         )
     return RunJobs(
         failed=tuple(evidence),

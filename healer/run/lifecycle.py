@@ -100,7 +100,9 @@ def edit_resets(
     if not ctx.dry_run:
         ctx.gh.update_comment(latest.id, body)
     for check in checks:
-        retire(ctx, pr, ledger.fix_prs(check), f"`{check}` passed on {event.head_sha[:7]} without this fix.")
+        retire(
+            ctx, pr, ledger.fix_prs(check), f"{code(check)} passed on {event.head_sha[:7]} without this fix."
+        )
 
 
 def retire(ctx: RunContext, pr: PullRequest, numbers: Sequence[int], why: str) -> None:

@@ -19,7 +19,7 @@ from typing import TextIO
 
 from healer.model import Plan, PullRequest, RunEvent
 from healer.text.frames import Frames, clip_summary, render_summary
-from healer.text.spans import needs_stop_commands
+from healer.text.spans import needs_stop_commands, one_line
 
 
 def escape_data(text: str) -> str:
@@ -122,8 +122,10 @@ class Reporter:
 
     def info(self, message: str) -> None:
         """A line for the log. Messages quote names from the PR (job, branch, file names): one that the runner
-        could read as a workflow command (a line starting with ``::``, ``##[``, a stray line break) is printed
-        with commands off."""
+        could read as a workflow command (a line starting with ``::``, ``##[``) is printed with commands off,
+        and every line break in it is a space first: a name from the pull request that holds one cannot start
+        a line of the log, with or without commands."""
+        message = one_line(message)
         if needs_stop_commands(message):
             self.untrusted(message)
         else:

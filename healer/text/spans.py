@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["code", "defuse", "fence", "needs_stop_commands"]
+__all__ = ["code", "defuse", "fence", "needs_stop_commands", "one_line"]
 
 _ZWSP = "\u200b"
 _BACKTICKS = re.compile(r"`+")
@@ -41,6 +41,12 @@ _COMMAND = re.compile(r"^\s*::|##\[")
 def _fold(text: str) -> str:
     """Every non-printable character (newlines, NUL, bidi and zero-width marks) as a space; runs collapsed."""
     return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: every character that is not printable (line breaks of every kind, NUL, bidi and
+    zero-width marks) becomes a space, so no part of it starts a line of the job log."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
 def defuse(text: str) -> str:

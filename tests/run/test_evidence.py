@@ -158,7 +158,7 @@ def test_one_broken_log_does_not_lose_the_others() -> None:
     result = collect_run_jobs(gh, event())
     assert [e.log is not None for e in result.failed] == [True, False, True]
     assert "log unavailable" in result.failed[1].note and "expired" in result.failed[1].note
-    assert result.notes == (f"b: {result.failed[1].note}",)
+    assert result.notes == (f"'b': {result.failed[1].note}",)
 
 
 def test_missing_checks_permission_keeps_the_log() -> None:
