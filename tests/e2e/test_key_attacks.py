@@ -20,12 +20,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import BROKEN_ADD, LINT_PASSED, assert_no_token, failing_test_log
 from test_attacks import HOW, PYTHON, pytestmark  # noqa: F401 - the same skips
 
 from healer.demo.fakemodel import FakeModel
+from healer.demo.running import HealerRun
 from healer.demo.sample import BASE_FILES
 from healer.demo.sandbox import Sandbox
 from healer.demo.standin import StandIn
@@ -183,7 +185,7 @@ def public_box(standin: StandIn) -> Iterator[Sandbox]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _attack(box: Sandbox, isolation: str) -> tuple[object, list[dict[str, object]], FakeModel, Path]:
+def _attack(box: Sandbox, isolation: str) -> tuple[HealerRun, list[dict[str, Any]], FakeModel, Path]:
     box.isolation = isolation
     report_dir = Path(tempfile.mkdtemp(prefix="ci-healer-report-", dir=box.root))
     report_dir.chmod(0o777)  # the one place the attack may write: its report
@@ -223,8 +225,8 @@ def test_under_isolation_user_no_code_of_the_pull_request_finds_the_key_and_the_
 ) -> None:
     box = public_box
     result, reports, fake, report_dir = _attack(box, "user")
-    detail = f"\n--- stdout ---\n{result.stdout[-6000:]}\n--- stderr ---\n{result.stderr[-3000:]}"  # type: ignore[attr-defined]
-    assert result.returncode == 0, detail  # type: ignore[attr-defined]
+    detail = f"\n--- stdout ---\n{result.stdout[-6000:]}\n--- stderr ---\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, detail
     phases = [r["phase"] for r in reports]
     assert set(phases) == {"setup", "agent", "agent-child", "daemon", "conftest"}, phases
     for report in reports:
@@ -249,30 +251,30 @@ def test_under_isolation_user_no_code_of_the_pull_request_finds_the_key_and_the_
     time.sleep(0.5)
     assert beat.stat().st_mtime_ns == before, "the daemon is still running"
     # the work done before the budget stopped it went through the guard and verification and was delivered
-    assert result.outputs["decision"] == "healed", detail  # type: ignore[attr-defined]
-    assert result.outputs["agent-tokens"] == "600"  # type: ignore[attr-defined]
+    assert result.outputs["decision"] == "healed", detail
+    assert result.outputs["agent-tokens"] == "600"
     [comment] = [c for c in box.standin.comments(box.repo, 1) if '"kind":"attempt"' in c.body]
     assert '"result":"budget"' in comment.body and '"tokens":600' in comment.body
     assert "stopped at `agent-token-budget` (500 tokens)" in comment.body
-    assert "agent-token-budget" in result.summary  # type: ignore[attr-defined]
-    assert "ANTHROPIC_API_KEY" not in result.summary  # type: ignore[attr-defined]  # no warning to give
-    everything = result.stdout + result.stderr + result.summary + comment.body  # type: ignore[attr-defined]
+    assert "agent-token-budget" in result.summary
+    assert "ANTHROPIC_API_KEY" not in result.summary  # no warning to give
+    everything = result.stdout + result.stderr + result.summary + comment.body
     assert KEY not in "\n".join(
         line for line in everything.splitlines() if not line.startswith("::add-mask::")
     )
-    assert f"::add-mask::{KEY}" in result.stdout  # type: ignore[attr-defined]
-    assert_no_token(box, result)  # type: ignore[arg-type]
+    assert f"::add-mask::{KEY}" in result.stdout
+    assert_no_token(box, result)
 
 
 def test_under_isolation_none_the_same_attack_finds_the_key_and_the_summary_names_it(
     public_box: Sandbox,
 ) -> None:
     result, reports, _, _ = _attack(public_box, "none")
-    assert result.returncode == 0, result.stdout[-4000:]  # type: ignore[attr-defined]
-    found = [place for report in reports for place in report["found"]]  # type: ignore[union-attr]
+    assert result.returncode == 0, result.stdout[-4000:]
+    found = [place for report in reports for place in report["found"]]
     assert found, "under isolation: none the attack should reach the key (as the healer's user, or with sudo)"
-    assert "`ANTHROPIC_API_KEY`" in result.summary and "isolation: none" in result.summary  # type: ignore[attr-defined]
-    assert KEY not in result.summary  # type: ignore[attr-defined]
+    assert "`ANTHROPIC_API_KEY`" in result.summary and "isolation: none" in result.summary
+    assert KEY not in result.summary
 
 
 def _ask(url: str, token: str) -> tuple[int, str]:

@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,10 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the recipes' hel
 from test_recipes import FRAME, documented_recipes, install_standins  # type: ignore[import-not-found]  # noqa: E402
 
 from healer.demo.fakemodel import FakeModel  # noqa: E402
-from healer.heal.agent import run  # noqa: E402
+from healer.heal.agent import ProcessResult, run  # noqa: E402
 from healer.heal.modelkeys import find_keys, without_keys  # noqa: E402
 from healer.heal.proxy import model_proxy  # noqa: E402
-from healer.heal.usage import Limits  # noqa: E402
+from healer.heal.usage import Limits, Spend  # noqa: E402
 
 REAL = {
     "ANTHROPIC_API_KEY": "sk-ant-api03-RealAnthropicKeyOfTheRepository-000",
@@ -31,7 +32,7 @@ REAL = {
 
 def _run_through_proxy(
     command: str, names: list[str], tmp_path: Path, limits: Limits | None = None
-) -> tuple[object, FakeModel, list[dict[str, object]], object]:
+) -> tuple[ProcessResult, FakeModel, list[dict[str, Any]], Spend]:
     bin_dir = tmp_path / "bin"
     install_standins(bin_dir)
     checkout = tmp_path / "checkout"
@@ -66,7 +67,7 @@ def test_each_recipe_reaches_its_model_through_the_proxy_and_never_holds_the_key
     command, env_column = documented_recipes()[agent]
     names = re.findall(r"`([A-Z_]+)`", env_column)
     result, fake, seen, spend = _run_through_proxy(command, names, tmp_path)
-    assert result.ok, result.output  # type: ignore[attr-defined]
+    assert result.ok, result.output
     [request] = fake.requests
     key = REAL[names[0]]
     assert key in (
@@ -74,27 +75,27 @@ def test_each_recipe_reaches_its_model_through_the_proxy_and_never_holds_the_key
         request.headers.get("authorization", "").removeprefix("Bearer "),
     )
     [report] = seen
-    assert not [name for name, value in report["env"].items() if key in value], "the agent saw the key"  # type: ignore[union-attr]
-    assert report["env"][names[0]].startswith("ci-healer-")  # type: ignore[index]  # the heal's token instead
-    assert spend.tokens == 120 and spend.requests == 1  # type: ignore[attr-defined]
+    assert not [name for name, value in report["env"].items() if key in value], "the agent saw the key"
+    assert report["env"][names[0]].startswith("ci-healer-")  # the heal's token instead
+    assert spend.tokens == 120 and spend.requests == 1
 
 
 def test_aider_on_an_openai_model_streams_chat_completions_with_its_usage(tmp_path: Path) -> None:
     command, _ = documented_recipes()["aider"]
     result, fake, seen, spend = _run_through_proxy(command, ["OPENAI_API_KEY"], tmp_path)
-    assert result.ok, result.output  # type: ignore[attr-defined]
+    assert result.ok, result.output
     [request] = fake.requests
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {REAL['OPENAI_API_KEY']}"
     assert request.body["stream_options"] == {"include_usage": True}  # added by the proxy, counted by it
-    assert spend.tokens == 120  # type: ignore[attr-defined]
+    assert spend.tokens == 120
 
 
 def test_a_cli_stopped_by_the_budget_exits_with_the_budgets_message(tmp_path: Path) -> None:
     command, _ = documented_recipes()["Claude Code"]
     spent = Limits(pr_tokens=1000, pr_spent=1000)  # the pull request's earlier attempts spent it all
     result, fake, _, spend = _run_through_proxy(command, ["ANTHROPIC_API_KEY"], tmp_path, spent)
-    assert result.returncode == 1 and fake.requests == []  # type: ignore[attr-defined]
-    assert "model error 403" in result.output  # type: ignore[attr-defined]
-    assert "pull request's token budget is spent (1,000 of 1,000 tokens" in result.output  # type: ignore[attr-defined]
-    assert spend.stopped == "max-agent-tokens-per-pr" and spend.refused == 1  # type: ignore[attr-defined]
+    assert result.returncode == 1 and fake.requests == []
+    assert "model error 403" in result.output
+    assert "pull request's token budget is spent (1,000 of 1,000 tokens" in result.output
+    assert spend.stopped == "max-agent-tokens-per-pr" and spend.refused == 1
