@@ -1,8 +1,8 @@
 """Print what the model proxy adds to the agent's model requests, in milliseconds.
 
 The model API stand-in (:mod:`healer.demo.fakemodel`) serves on loopback; each figure is measured once
-straight to it and once through the proxy (:mod:`healer.proxy`), over a fresh connection per request as an
-agent's HTTP client may open one:
+straight to it and once through the proxy (:mod:`healer.heal.proxy`), over a fresh connection per request
+as an agent's HTTP client may open one:
 
 * **request**: a plain (non-streamed) Anthropic Messages request and its JSON answer, round trip;
 * **stream**: a streamed request whose answer is 8 events ``--delay`` ms apart: the time to the first event
@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 
 from healer.demo.fakemodel import FakeModel
-from healer.modelkeys import find_keys
-from healer.proxy import model_proxy
-from healer.usage import Limits
+from healer.heal.modelkeys import find_keys
+from healer.heal.proxy import model_proxy
+from healer.heal.usage import Limits
 
 KEY = "sk-ant-bench-0123456789abcdef"
 

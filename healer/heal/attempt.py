@@ -111,7 +111,7 @@ def write_frame(ctx: HealContext, frame: str) -> Path:
 
 
 def model_keys(ctx: HealContext) -> ModelKeys:
-    """The model keys in the runner's environment and the ``agent-api-key`` input (see healer.modelkeys)."""
+    """The model keys in the runner's environment and the ``agent-api-key`` input (:mod:`.modelkeys`)."""
     return find_keys(ctx.base_env, ctx.config.agent_api_key)
 
 
