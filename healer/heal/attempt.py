@@ -64,11 +64,21 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
         pushed=bool(delivery and delivery.mode == "push"),
         frame_path=result.frame_path if config.delivery == "none" else "",
         patch=delivery.patch if delivery else "",
-        why_not=result.why_not,
+        why_not=result.why_not if result.delivered else _with_spend(result, result.spend),
         notes=result.notes if not result.delivered or result.agent is not None else "",
         agent_ran=result.agent is not None,
         setup_output=result.setup.output if result.setup and not result.setup.ok else "",
     )
+
+
+def _with_spend(result: HealResult, spend: Spend | None) -> str:
+    """Why nothing was delivered, and what the agent spent (the budget that stopped it, if one did)."""
+    if spend is None:
+        return result.why_not
+    if result.agent is None:
+        return f"the agent command did not run, its budget being spent ({spend.describe()})"
+    use = f"the agent's model use: {spend.describe()}"
+    return f"{result.why_not.rstrip('. ')} ({use})" if result.why_not else use
 
 
 def healer_protected_paths(config: Config) -> tuple[str, ...]:

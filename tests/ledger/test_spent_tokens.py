@@ -51,3 +51,18 @@ def test_a_heal_of_several_checks_counts_once_and_every_attempt_of_the_pull_requ
     ]
     assert tokens_spent(markers) == 1250
     assert tokens_spent([]) == 0
+
+
+def test_an_attempt_a_budget_stopped_is_recorded_as_budget_and_its_change_is_remembered() -> None:
+    from healer.heal.context import HealResult
+    from healer.heal.usage import Spend
+    from healer.ledger.memory import account_of, decode
+
+    spend = Spend(tokens=600, requests=5, refused=1, stopped="agent-token-budget", limit=500)
+    result = HealResult(False, diff="+    return a + b  # noqa\n", diffstat="1 file changed", spend=spend)
+    assert result.result == "budget"
+    assert HealResult(False, diffstat="1 file changed", spend=Spend(tokens=5, requests=1)).result == "refused"
+    account = decode(account_of(result, (), SHA, result.result, None))
+    assert account is not None and account.result == "budget"
+    assert "return a + b" in account.diff
+    assert "stopped by its budget" in account.why and "600 tokens in 5 requests" in account.why
