@@ -9,6 +9,7 @@ The tests of the model proxy and the benchmark use it as the provider behind ``m
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ class ModelRequest:
     path: str
     headers: dict[str, str]
     body: dict[str, Any] = field(default_factory=dict)
+    port: int = 0  # the client's port: one connection, one port
 
 
 class FakeModel:
@@ -187,9 +189,15 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        # as the providers' servers do: each event leaves at once, not when the last one was acknowledged
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def do_GET(self) -> None:  # noqa: N802
         model: FakeModel = self.server.model  # type: ignore[attr-defined]
-        model.record(ModelRequest("GET", self.path, {k.lower(): v for k, v in self.headers.items()}))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        model.record(ModelRequest("GET", self.path, headers, port=self.client_address[1]))
         self._json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
 
     def do_POST(self) -> None:  # noqa: N802
@@ -200,7 +208,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
-        model.record(ModelRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        model.record(ModelRequest("POST", self.path, headers, body, port=self.client_address[1]))
         bare = self.path.split("?", 1)[0]
         shape = {
             "/v1/messages": model.anthropic,

@@ -128,6 +128,57 @@ class Upstreams:
         return cls(anthropic, openai, keys.anthropic(), keys.openai())
 
 
+class _Pool:
+    """Idle connections to the provider, kept for the next request: a TLS handshake per request would add tens
+    of milliseconds to each of the agent's turns."""
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[str, str, int], list[http.client.HTTPConnection]] = {}
+        self._lock = threading.Lock()
+
+    def _take(self, where: tuple[str, str, int]) -> http.client.HTTPConnection | None:
+        with self._lock:
+            idle = self._idle.get(where)
+            return idle.pop() if idle else None
+
+    def send(
+        self, where: tuple[str, str, int], method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        """Send one request: on an idle connection if there is one (again on a new one when the provider had
+        closed it meanwhile: nothing of the request was answered), else on a new connection."""
+        connection = self._take(where)
+        if connection is not None:
+            try:
+                connection.request(method, path, body=body, headers=headers)
+                return connection, connection.getresponse()
+            except (OSError, http.client.HTTPException):
+                connection.close()
+        scheme, host, port = where
+        factory = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+        connection = factory(host, port, timeout=UPSTREAM_TIMEOUT)
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            return connection, connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
+
+    def give_back(self, where: tuple[str, str, int], connection: http.client.HTTPConnection) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(where, [])
+            if len(idle) < MAX_IN_FLIGHT:
+                idle.append(connection)
+                return
+        connection.close()
+
+    def close(self) -> None:
+        with self._lock:
+            connections = [c for idle in self._idle.values() for c in idle]
+            self._idle.clear()
+        for connection in connections:
+            connection.close()
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False
@@ -146,6 +197,7 @@ class ModelProxy:
         self.token = f"ci-healer-{secrets.token_urlsafe(32)}"
         self.retired = False
         self.in_flight = threading.BoundedSemaphore(MAX_IN_FLIGHT)
+        self.pool = _Pool()
         self._server = _Server(self)
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
@@ -161,6 +213,7 @@ class ModelProxy:
         self.retired = True
         self._server.shutdown()
         self._server.server_close()
+        self.pool.close()
 
     def accepts(self, headers: Mapping[str, str]) -> bool:
         given = headers.get("x-api-key") or headers.get("api-key") or ""
@@ -291,21 +344,18 @@ class _Handler(BaseHTTPRequestHandler):
         )
         if self.command == "POST":
             sent["content-length"] = str(len(body))
-        connection_class = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-        upstream = connection_class(host, port, timeout=UPSTREAM_TIMEOUT)
+        payload = body if self.command == "POST" else None
         try:
-            try:
-                payload = body if self.command == "POST" else None
-                upstream.request(self.command, prefix + self.path, body=payload, headers=sent)
-                response = upstream.getresponse()
-            except (OSError, http.client.HTTPException) as exc:
-                self.close_connection = True
-                return self._reply(
-                    api,
-                    502,
-                    "api_error",
-                    f"ci-healer: the model API could not be reached ({type(exc).__name__})",
-                )
+            upstream, response = proxy.pool.send(
+                (scheme, host, port), self.command, prefix + self.path, payload, sent
+            )
+        except (OSError, http.client.HTTPException) as exc:
+            self.close_connection = True
+            return self._reply(
+                api, 502, "api_error", f"ci-healer: the model API could not be reached ({type(exc).__name__})"
+            )
+        released = False
+        try:
             streamed = "text/event-stream" in (response.getheader("content-type") or "")
             reader = UsageReader(streamed=streamed)
             self.send_response(response.status, response.reason)
@@ -331,8 +381,16 @@ class _Handler(BaseHTTPRequestHandler):
             proxy.meter.add(reader.finish(len(body), ok=200 <= response.status < 300))
             if client_gone:
                 self.close_connection = True
-            else:
-                with contextlib.suppress(OSError):
-                    self.wfile.write(b"0\r\n\r\n")
+                return None
+            if not response.will_close and (response.isclosed() or response.length == 0):
+                # read to its end: back in the pool before the agent sees the end, so that its next request
+                # finds it there
+                response.close()
+                proxy.pool.give_back((scheme, host, port), upstream)
+                released = True
+            with contextlib.suppress(OSError):
+                self.wfile.write(b"0\r\n\r\n")
         finally:
-            upstream.close()
+            if not released:
+                upstream.close()
+        return None

@@ -326,3 +326,12 @@ def test_the_agent_is_told_the_proxy_in_each_clis_variables(fake: FakeModel) -> 
     assert variables["OPENAI_BASE_URL"] == variables["OPENAI_API_BASE"] == f"{url}/v1"
     assert variables["ANTHROPIC_API_KEY"] == variables["CODEX_API_KEY"] == token
     assert KEY not in json.dumps(variables) and OPENAI_KEY not in json.dumps(variables)
+
+
+def test_the_proxy_keeps_its_connection_to_the_provider_for_the_next_request(fake: FakeModel) -> None:
+    with model_proxy(_keys(), Limits(), fake.url) as proxy:  # type: ignore[arg-type]
+        answers = [
+            post(proxy, "/v1/messages", {"model": "m", "stream": stream})[0] for stream in (True, False, True)
+        ]
+    assert answers == [200, 200, 200]
+    assert len({r.port for r in fake.requests}) == 1  # one connection (and one TLS handshake) for all three
