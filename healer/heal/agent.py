@@ -48,6 +48,7 @@ KILL_GRACE = 5.0
 SECRET_VARIABLES = (
     "HEALER_GITHUB_TOKEN",
     "HEALER_LEDGER_KEY",
+    "HEALER_AGENT_API_KEY",  # a model key (healer.heal.modelkeys): it stays with the model proxy
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "GITHUB_PAT",

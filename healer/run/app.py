@@ -241,7 +241,7 @@ def hide_model_keys(env: Mapping[str, str], agent_api_key: str, reporter: Report
     keys = find_keys(env, agent_api_key)
     for value in keys.values:
         reporter.mask(value)
-    for name in keys.names:
+    for name in (*keys.names, "HEALER_AGENT_API_KEY"):
         os.environ.pop(name, None)
 
 

@@ -34,6 +34,7 @@ def test_scrubbed_env_drops_every_credential() -> None:
         "ACTIONS_ID_TOKEN_REQUEST_URL": "https://x",
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "t5",
         "SOME_COPY": "secret-token",
+        "HEALER_AGENT_API_KEY": "sk-model-key",
         "HOME": "/home/runner",
     }
     clean = scrubbed_env(env, token="secret-token")

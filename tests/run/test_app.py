@@ -992,3 +992,18 @@ def test_a_reset_with_no_comment_free_to_edit_gets_a_comment_of_its_own(world: W
     assert [w.split()[0] for w in world.gh.writes] == ["create_comment"]
     assert [m.kind for m in decode_markers(world.gh.comments[1].body)] == [Kind.RESET]
     assert "in a new comment" in log
+
+
+def test_the_model_keys_are_masked_and_leave_the_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from healer.run.app import hide_model_keys
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-KeyOfTheRunner-0123456789")
+    monkeypatch.setenv("HEALER_AGENT_API_KEY", "gw-OtherKey-0123456789")
+    monkeypatch.setenv("LLM_GATEWAY_KEY", "gw-OtherKey-0123456789")
+    out = io.StringIO()
+    hide_model_keys(dict(os.environ), "gw-OtherKey-0123456789", Reporter(out))
+    assert out.getvalue().splitlines() == [
+        "::add-mask::sk-ant-KeyOfTheRunner-0123456789",
+        "::add-mask::gw-OtherKey-0123456789",
+    ]
+    assert not {"ANTHROPIC_API_KEY", "HEALER_AGENT_API_KEY", "LLM_GATEWAY_KEY"} & set(os.environ)
