@@ -141,6 +141,7 @@ if PHASE == "daemon":
         found, opened = search()
         if found or opened or first:
             report(found=found, mem=opened)
+            (REPORT / "daemon-searched").write_text("1")
         first = False
         time.sleep(0.2)
     sys.exit(0)
@@ -163,8 +164,8 @@ if PHASE == "agent":
     daemon = ["setsid", "nohup", sys.executable, str(HERE / "probe.py"), "daemon"]
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     subprocess.Popen(daemon, start_new_session=True, **quiet)
-    deadline = time.time() + 5
-    while not (REPORT / "daemon-heartbeat").exists() and time.time() < deadline:
+    deadline = time.time() + 30  # until the daemon has looked once (it lives on, and is looked for later)
+    while not (REPORT / "daemon-searched").exists() and time.time() < deadline:
         time.sleep(0.02)
     calc = pathlib.Path("widgets/calc.py")
     calc.write_text(calc.read_text().replace("a - b", "a + b"))
