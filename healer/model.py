@@ -183,6 +183,7 @@ class Comment:
     created_at: str = ""
     updated_at: str = ""
     html_url: str = ""
+    issue: int = 0  # the issue or pull request it belongs to (repository-wide listings); 0 when not known
 
 
 @dataclass(frozen=True)
@@ -270,3 +271,17 @@ class Account:
     diff: str = ""  # the change, clipped (untrusted: the agent wrote it)
     notes: str = ""  # the agent's or the fix command's output, clipped (untrusted)
     why: str = ""  # verification output or the reason nothing was delivered, clipped
+
+
+@dataclass(frozen=True)
+class BranchRun:
+    """A completed workflow run on a branch (the base branch's latest, for the broken-trunk check)."""
+
+    id: int
+    run_attempt: int
+    head_sha: str
+    head_branch: str
+    conclusion: str | None
+    html_url: str = ""
+    created_at: str = ""
+
