@@ -214,6 +214,7 @@ class SkipReason(str, Enum):
     DISABLED = "disabled"
     CLAIMED_ELSEWHERE = "claimed-elsewhere"
     HEAL_PLANNED = "heal-planned"  # a re-run is pointless: a heal of the same commit brings a new one
+    BROKEN_TRUNK = "broken-trunk"  # the base branch fails the same way: not this pull request's fault
 
 
 @dataclass(frozen=True)
