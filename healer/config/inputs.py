@@ -19,6 +19,7 @@ from healer.config.values import (
     boolean,
     byte_size,
     choice,
+    days,
     event_names,
     text,
     text_list,
@@ -173,6 +174,19 @@ INPUTS: tuple[Input, ...] = (
         "token).",
         choice("user", "none"),
     ),
+    Input(
+        "dashboard",
+        "false",
+        "On `schedule` and `workflow_dispatch` events the action reports (`healer report`); with this on, "
+        'it also keeps one issue, "CI healer dashboard", up to date in place (needs `issues: write`).',
+        boolean,
+    ),
+    Input(
+        "report-window",
+        "30d",
+        "How far back a report reads the healer's comments (days, e.g. `30d`, or weeks, `4w`).",
+        days(1, 366),
+    ),
 )
 
 
@@ -209,6 +223,8 @@ class Config:
     # paths the repository lets a fix change on purpose although the guard would refuse them (`guard: allow`)
     guard_allow: tuple[str, ...] = ()
     isolation: str = "user"
+    dashboard: bool = False
+    report_window: int = 30  # days
     # repository rules from the config file (raw mappings, validated by ``healer.diagnosis.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}

@@ -46,6 +46,7 @@ from healer.run.healing import category_of, dry_run_frame, heal_checks
 from healer.run.lifecycle import on_pull_request_event, on_startup_failure, on_success
 from healer.run.planning import counts, diagnose, find_pull, load_repository_config, plan, read_cancelled_run
 from healer.run.policy import acting
+from healer.run.report_command import REPORT_EVENTS, run_in_actions
 from healer.run.trunk import check_trunk, notice_trunk
 from healer.text.frames import FrameError
 from healer.text.report import (
@@ -191,6 +192,11 @@ def main(
                 "or a GitHub App token"
             )
         gh = github(token, actions.repository, api_url=actions.api_url)
+        if actions.event_name in REPORT_EVENTS:  # a scheduled or manual run of the workflow: the report
+            try:
+                return run_in_actions(config, actions, gh, reporter, env, dry_run=dry_run)
+            finally:
+                gh.close()
         ctx = RunContext.create(config, actions, gh, reporter, env, dry_run=dry_run)
         try:
             if actions.event_name == "issue_comment":
