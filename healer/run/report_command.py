@@ -161,7 +161,7 @@ def run_in_actions(
     summary = report.summary
     if report.issue is not None:
         summary += f"\nThe dashboard: {report.issue.html_url or '#' + str(report.issue.number)}\n"
-    summary += f"\n<sub>{report.requests} API requests</sub>\n"
+    summary += f"\n<sub>{gh.request_count} API requests</sub>\n"
     write_summary(actions.summary, summary)
     for note in report.figures.notes:
         reporter.warning(note)

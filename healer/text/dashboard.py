@@ -167,8 +167,7 @@ def render_dashboard(figures: Figures, *, repository: str) -> str:
     lines = [
         DASHBOARD_MARKER,
         f"This issue is the healer's dashboard for {code(repository)}: a scheduled `healer report` keeps it "
-        f"up to date in place (last update {figures.until}); edits to it are overwritten. The figures cover "
-        f"{_day(figures.since)} to {_day(figures.until)}.",
+        f"up to date in place (last on {_day(figures.until)}); edits to it are overwritten.",
         "",
         "## Open fix pull requests",
         "",
@@ -190,7 +189,7 @@ def render_dashboard(figures: Figures, *, repository: str) -> str:
         "",
         *(trunk or ["None."]),
         "",
-        "## This month's figures",
+        f"## Figures, {_day(figures.since)} to {_day(figures.until)}",
         "",
         render_figures(figures),
     ]

@@ -262,7 +262,7 @@ def test_on_schedule_the_action_keeps_one_dashboard_issue_in_place(box: Sandbox)
     assert "`/ci-healer retry test (3.12)`" in issue.body
     assert "@here" not in issue.body and "![x](" not in issue.body
     summary = (box.root / "runner-temp-one" / "summary.md").read_text()
-    assert "```mermaid" in summary and "API requests" in summary
+    assert "```mermaid" in summary and "<sub>7 API requests</sub>" in summary
 
     # a week later: the same issue, edited in place; a person removed its label: still found, by its creator
     issue.labels.clear()
