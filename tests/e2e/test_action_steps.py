@@ -81,6 +81,8 @@ EVERY_INPUT = {
     "events": "pull_request, push",
     "log-read-limit": "8MiB",
     "isolation": "none",
+    "dashboard": "true",
+    "report-window": "14d",
 }
 
 
