@@ -5,9 +5,9 @@ branch names) are untrusted: they enter Markdown only through :func:`~healer.tex
 with mentions and links defused.
 
 GitHub renders Mermaid in fenced ``mermaid`` blocks wherever it renders Markdown (issues, comments, files;
-github.com/github/roadmap#372, and "Creating diagrams" in GitHub's docs), job summaries included ("Supercharging
-GitHub Actions with Job Summaries", The GitHub Blog, 2022-05-09). Each chart repeats figures the table above it
-already gives, so a viewer that shows the block as code loses nothing.
+github.com/github/roadmap#372, and "Creating diagrams" in GitHub's docs), job summaries included
+("Supercharging GitHub Actions with Job Summaries", The GitHub Blog, 2022-05-09). Each chart repeats figures
+the table above it already gives, so a viewer that shows the block as code loses nothing.
 """
 
 from __future__ import annotations
