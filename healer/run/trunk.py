@@ -134,8 +134,8 @@ def without_broken(planner: Callable[..., Plan], trunk: TrunkCheck) -> Callable[
                 verdict=Verdict.SKIP,
                 diagnosis=diagnosis,
                 reason=SkipReason.BROKEN_TRUNK,
-                detail=f"It fails on {trunk.branch} the same way (run {run_id}); no attempt is spent until "
-                "that branch is green.",
+                detail=f"It fails on {code(trunk.branch)} the same way (run {run_id}); no attempt is spent "
+                "until that branch is green.",
             )
             for name, diagnosis in diagnoses.items()
             if name in trunk.broken
