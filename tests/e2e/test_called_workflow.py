@@ -145,7 +145,7 @@ def test_every_input_the_caller_sets_reaches_the_action(box: Sandbox) -> None:
     # every action input, none at its default (test_action_steps), as a caller writes them: numbers as
     # numbers, switches as booleans; the token and the ledger key as secrets
     typed = {"max-attempts", "max-reruns", "max-diff-lines", "agent-timeout-minutes", "max-jobs"}
-    switches = {"dry-run", "agent-token", "rerun-timeouts"}
+    switches = {"dry-run", "agent-token", "rerun-timeouts", "dashboard"}
     inputs: dict[str, Any] = {
         name: int(value) if name in typed else value == "true" if name in switches else value
         for name, value in EVERY_INPUT.items()
