@@ -43,8 +43,9 @@ def render_trunk_notice(
     if lifted:
         if lines:
             lines.append("")
+        it = "it" if len(lifted) == 1 else "them"
         lines.append(
-            f"{_names(lifted)}: {code(branch)} passes again, so the healer heals "
-            f"{'it' if len(lifted) == 1 else 'them'} here as usual."
+            f"{_names(lifted)}: no longer the failure of {code(branch)} ({code(branch)} passes again, or "
+            f"this pull request fails {it} another way), so the healer heals {it} here as usual."
         )
     return "\n".join(lines)

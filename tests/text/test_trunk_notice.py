@@ -38,4 +38,7 @@ def test_hostile_check_and_branch_names_stay_in_code_spans_and_ping_nobody() -> 
 
 def test_a_lifted_check_is_said_to_be_healed_again() -> None:
     text = render(lifted=("lint",))
-    assert text == "`lint`: `main` passes again, so the healer heals it here as usual."
+    assert text == (
+        "`lint`: no longer the failure of `main` (`main` passes again, or this pull request fails it another "
+        "way), so the healer heals it here as usual."
+    )
