@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "run": "healer.run.app",
     "diagnose": "healer.diagnosis.diagnose",
     "demo": "healer.demo",
+    "report": "healer.run.report_command",
 }
 
 

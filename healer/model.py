@@ -7,8 +7,10 @@ what two or more rooms exchange lives here so that each room can be read and tes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from statistics import median
 
 
 class Category(str, Enum):
@@ -183,6 +185,7 @@ class Comment:
     created_at: str = ""
     updated_at: str = ""
     html_url: str = ""
+    issue: int = 0  # the issue or pull request it belongs to (repository-wide listings); 0 when not known
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,7 @@ class SkipReason(str, Enum):
     DISABLED = "disabled"
     CLAIMED_ELSEWHERE = "claimed-elsewhere"
     HEAL_PLANNED = "heal-planned"  # a re-run is pointless: a heal of the same commit brings a new one
+    BROKEN_TRUNK = "broken-trunk"  # the base branch fails the same way: not this pull request's fault
 
 
 @dataclass(frozen=True)
@@ -270,3 +274,103 @@ class Account:
     diff: str = ""  # the change, clipped (untrusted: the agent wrote it)
     notes: str = ""  # the agent's or the fix command's output, clipped (untrusted)
     why: str = ""  # verification output or the reason nothing was delivered, clipped
+
+
+@dataclass(frozen=True)
+class BranchRun:
+    """A completed workflow run on a branch (the base branch's latest, for the broken-trunk check)."""
+
+    id: int
+    run_attempt: int
+    head_sha: str
+    head_branch: str
+    conclusion: str | None
+    html_url: str = ""
+    created_at: str = ""
+
+
+# -- the report (``healer report``): what the healer did across a repository over a window ------------------
+
+
+@dataclass(frozen=True)
+class OpenEscalation:
+    """An escalation with no reset after it, on a pull request still open (or of unknown state)."""
+
+    pull: int
+    check: str
+    sha: str
+    at: str
+    url: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class FixPull:
+    """A pull request of the healer: a fix PR, or a rule PR (``ci-healer/rule-…``)."""
+
+    number: int
+    title: str
+    url: str
+    state: str  # open, merged, closed
+    for_pull: int = 0  # the pull request it fixes (0 for a rule PR)
+    head_ref: str = ""
+
+
+@dataclass(frozen=True)
+class TrunkEpisode:
+    """A check the base branch failed (one base-branch run), and the pull requests it held."""
+
+    check: str
+    base_run: int | None
+    pulls: tuple[int, ...]
+    lifted: bool
+
+
+# Result words of a heal attempt that delivered a change (``healer.heal.context``), and the verified one.
+VERIFIED = "verified"
+DELIVERED = frozenset({"verified", "unverified", "verify-failed", "verify-timed-out"})
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What the healer did in the window ``since`` … ``until``."""
+
+    since: str
+    until: str
+    pulls: int = 0  # pull requests with a healer marker in the window
+    attempts: int = 0
+    attempt_results: Mapping[str, int] = field(default_factory=dict)  # result word → attempts
+    fix_pulls: tuple[FixPull, ...] = ()  # fix PRs (recorded in markers or found by branch)
+    reruns: int = 0
+    rerun_outcomes: Mapping[str, int] = field(default_factory=dict)  # passed, flaky, failed-again, pending
+    escalations: int = 0
+    open_escalations: tuple[OpenEscalation, ...] = ()
+    hours_to_green: tuple[float, ...] = ()  # first failure the healer saw → the check passed, per episode
+    flaky_tests: Mapping[str, int] = field(default_factory=dict)  # test id → times recorded
+    tokens: int = 0  # agent tokens recorded
+    attempts_with_tokens: int = 0
+    rule_pulls: tuple[FixPull, ...] = ()
+    trunk_episodes: tuple[TrunkEpisode, ...] = ()
+    notes: tuple[str, ...] = ()  # what could not be read
+
+    @property
+    def verified(self) -> int:
+        return self.attempt_results.get(VERIFIED, 0)
+
+    @property
+    def delivered(self) -> int:
+        return sum(n for word, n in self.attempt_results.items() if word in DELIVERED)
+
+    def fix_count(self, state: str) -> int:
+        return sum(1 for p in self.fix_pulls if p.state == state)
+
+    def rule_count(self, state: str) -> int:
+        return sum(1 for p in self.rule_pulls if p.state == state)
+
+    @property
+    def median_hours_to_green(self) -> float | None:
+        return round(median(self.hours_to_green), 1) if self.hours_to_green else None
+
+    @property
+    def tokens_unknown(self) -> int:
+        return self.attempts - self.attempts_with_tokens

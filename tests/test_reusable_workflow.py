@@ -34,7 +34,7 @@ AS_SECRETS = {
 # repository sets every one of them in the copied example, so the called workflow offers every one too.
 NOT_OFFERED: dict[str, str] = {}
 # The workflow's own inputs (the job around the action), and where each one must arrive.
-OWN_INPUTS = {"runs-on", "timeout-minutes", "python-version", "agent-install", "dashboard"}
+OWN_INPUTS = {"runs-on", "timeout-minutes", "python-version", "agent-install"}
 # The agents' keys, as the README's agent recipes name them; each reaches the action step's environment.
 MODEL_KEYS = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY"}
 HEALER_PATH = ".ci-healer"  # where each job checks the action out, at the workflow's own commit
@@ -165,7 +165,7 @@ def test_the_jobs_without_a_heal_check_out_nothing_of_the_caller_and_run_no_comm
     assert [c["with"].get("path") for c in checkouts] == [HEALER_PATH], "only the action itself"
     assert [s["name"] for s in steps if "run" in s] == [LOCATE]
     given = set(healer_step(JOBS[job_id])["with"])
-    assert given <= {"github-token", "config-file", "bot-login", "ledger-key"}
+    assert given <= {"github-token", "config-file", "bot-login", "ledger-key", "dashboard", "report-window"}
 
 
 def test_the_jobs_run_on_the_same_events_and_with_the_same_grants_as_the_copied_example() -> None:
@@ -173,8 +173,15 @@ def test_the_jobs_run_on_the_same_events_and_with_the_same_grants_as_the_copied_
     for job_id in ("heal", "close-fix-prs", "command"):
         assert JOBS[job_id]["if"] == example[job_id]["if"], job_id
         assert JOBS[job_id]["permissions"] == example[job_id]["permissions"], job_id
-    assert not {"contents", "pull-requests", "actions", "checks"} ^ set(JOBS["dashboard"]["permissions"])
-    assert set(JOBS["dashboard"]["permissions"].values()) == {"read"}
+    grants = JOBS["dashboard"]["permissions"]
+    # reads everything it reports on; writes only the dashboard issue
+    assert grants == {
+        "contents": "read",
+        "pull-requests": "read",
+        "actions": "read",
+        "checks": "read",
+        "issues": "write",
+    }
 
 
 def _locate(env: dict[str, str]) -> subprocess.CompletedProcess[str]:

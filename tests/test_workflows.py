@@ -358,3 +358,16 @@ def test_the_readme_shows_the_audited_workflows() -> None:
         assert data["permissions"] == example["permissions"] == {}
         for name, job in data["jobs"].items():
             assert job["permissions"] == example["jobs"][name]["permissions"], name
+
+
+def test_the_example_reports_weekly_and_keeps_its_dashboard_without_running_any_code() -> None:
+    data = load(EXAMPLE)
+    assert data["on"]["schedule"] == [{"cron": "17 6 * * 1"}] and "workflow_dispatch" in data["on"]
+    job = data["jobs"]["dashboard"]
+    assert job["if"] == "github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'"
+    assert job["permissions"] == {"contents": "read", "pull-requests": "read", "issues": "write"}
+    [step] = job["steps"]
+    assert str(step["uses"]).startswith(PLACEHOLDER) and step["with"]["dashboard"] is True
+    # the other jobs stay on their own events: a scheduled run heals nothing and obeys no command
+    for other in ("heal", "close-fix-prs", "command"):
+        assert "schedule" not in data["jobs"][other]["if"]

@@ -20,6 +20,7 @@ from healer.config.values import (
     boolean,
     byte_size,
     choice,
+    days,
     event_names,
     text,
     text_list,
@@ -210,6 +211,19 @@ INPUTS: tuple[Input, ...] = (
         "attempts' markers). 0: no limit.",
         whole_number(0, 10**12),
     ),
+    Input(
+        "dashboard",
+        "false",
+        "On `schedule` and `workflow_dispatch` events the action reports (`healer report`); with this on, "
+        'it also keeps one issue, "CI healer dashboard", up to date in place (needs `issues: write`).',
+        boolean,
+    ),
+    Input(
+        "report-window",
+        "30d",
+        "How far back a report reads the healer's comments (days, e.g. `30d`, or weeks, `4w`).",
+        days(1, 366),
+    ),
 )
 
 
@@ -251,6 +265,8 @@ class Config:
     agent_token_budget: int = 2_000_000
     agent_request_budget: int = 300
     max_agent_tokens_per_pr: int = 6_000_000
+    dashboard: bool = False
+    report_window: int = 30  # days
     # repository rules from the config file (raw mappings, validated by ``healer.diagnosis.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}

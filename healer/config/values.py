@@ -123,3 +123,20 @@ def api_url(name: str, raw: str) -> str:
     if parsed.username or parsed.password:
         raise ConfigError(f"input `{name}` must not hold credentials; pass the key as `agent-api-key`")
     return value
+
+
+def days(low: int, high: int) -> Callable[[str, str], int]:
+    """A number of days: ``30d`` or ``30``, or weeks ``4w``."""
+
+    def parse(name: str, raw: str) -> int:
+        found = re.fullmatch(r"\s*(\d+)\s*([dw]?)\s*", raw.lower())
+        if found is None:
+            raise ConfigError(
+                f"input `{name}` must be a number of days such as `30d` (or weeks: `4w`), not {raw!r}"
+            )
+        value = int(found.group(1)) * (7 if found.group(2) == "w" else 1)
+        if not low <= value <= high:
+            raise ConfigError(f"input `{name}` must be from {low} to {high} days, not {raw.strip()!r}")
+        return value
+
+    return parse

@@ -16,6 +16,7 @@ from typing import Any
 
 from healer.demo import shapes
 from healer.demo.commandops import CommandOps
+from healer.demo.historyops import HistoryOps
 from healer.demo.issueops import MAX_COMMENT, IssueOps
 from healer.demo.pullops import PullOps
 from healer.demo.routes import Reply, error, match_route
@@ -25,7 +26,7 @@ from healer.demo.state import Repo
 __all__ = ["MAX_COMMENT", "Api"]
 
 
-class Api(CommandOps, PullOps, RunOps, IssueOps):
+class Api(HistoryOps, CommandOps, PullOps, RunOps, IssueOps):
     """Serves one :class:`StandIn`'s state."""
 
     # -- dispatch --------------------------------------------------------------------------------------------

@@ -39,7 +39,10 @@ class PullOps(Views):
         if "base" in query:
             pulls = [p for p in pulls if p.base_ref == query["base"]]
         newest_first = query.get("direction", "desc") == "desc"
-        pulls.sort(key=lambda p: p.number, reverse=newest_first)
+        if query.get("sort") == "updated":
+            pulls.sort(key=lambda p: (p.updated_at, p.number), reverse=newest_first)
+        else:
+            pulls.sort(key=lambda p: p.number, reverse=newest_first)
         page, links = paginate([self.pull_shape(p) for p in pulls], query, self._url(repo, "/pulls"))
         return Reply(200, page, headers=links)
 

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from healer.demo.state import Comment, Job, Pull, Repo, Run
+from healer.demo.state import Comment, Issue, Job, Pull, Repo, Run
 
 
 class StandInError(Exception):
@@ -27,6 +27,7 @@ class Seeding:
     runs: dict[int, Run]
     jobs: dict[int, Job]
     comment_store: dict[int, Comment]
+    issue_store: dict[tuple[str, int], Issue]
     permissions: dict[tuple[str, str], str]
     files: dict[tuple[str, str | None, str], bytes]
     _ids: itertools.count[int]
@@ -88,8 +89,8 @@ class Seeding:
         with self._lock:
             base = self._repo(repo)
             pulls = self.pulls_by_repo[base.full_name.lower()]
-            number = number if number is not None else max(pulls, default=0) + 1
-            if number in pulls:
+            number = number if number is not None else self.next_number(base.full_name)
+            if number in pulls or (base.full_name, number) in self.issue_store:
                 raise StandInError(f"pull request #{number} already exists in {repo}")
             now = self._now()
             pull = Pull(
@@ -283,11 +284,45 @@ class Seeding:
             run.status = "completed"
             return run
 
-    def add_comment(self, repo: str, number: int, body: str, *, author: str) -> Comment:
-        """A comment on issue/PR ``number`` by anyone (e.g. a forged marker by a stranger)."""
+    def next_number(self, repo: str) -> int:
+        """The number the next issue or pull request of ``repo`` gets (they share one sequence)."""
+        with self._lock:
+            base = self._repo(repo)
+            taken = [
+                *self.pulls_by_repo[base.full_name.lower()],
+                *(n for r, n in self.issue_store if r == base.full_name),
+            ]
+            return max(taken, default=0) + 1
+
+    def add_issue(
+        self, repo: str, *, title: str, body: str = "", author: str = "mona", labels: Iterable[str] = ()
+    ) -> Issue:
+        """An issue (numbered with the pull requests)."""
         with self._lock:
             base = self._repo(repo)
             now = self._now()
+            issue = Issue(
+                self.next_number(base.full_name),
+                self.next_id(),
+                base.full_name,
+                title,
+                body,
+                author,
+                now,
+                now,
+                labels=list(labels),
+            )
+            self.issue_store[(base.full_name, issue.number)] = issue
+            return issue
+
+    def add_comment(
+        self, repo: str, number: int, body: str, *, author: str, at: str | None = None
+    ) -> Comment:
+        """A comment on issue/PR ``number`` by anyone (e.g. a forged marker by a stranger); ``at`` sets its
+        time (ISO 8601), else the stand-in's clock."""
+        with self._lock:
+            base = self._repo(repo)
+            now = at or self._now()
             comment = Comment(self.next_id() * 100 + 3, base.full_name, number, body, author, now, now)
             self.comment_store[comment.id] = comment
             return comment

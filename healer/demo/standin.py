@@ -28,7 +28,7 @@ from typing import Any
 from healer.demo.commandops import Reaction
 from healer.demo.seeding import Seeding, StandInError
 from healer.demo.server import make_handler
-from healer.demo.state import Comment, Fault, Job, Pull, RecordedRequest, Repo, Rerun, Review, Run
+from healer.demo.state import Comment, Fault, Issue, Job, Pull, RecordedRequest, Repo, Rerun, Review, Run
 
 __all__ = ["StandIn", "StandInError"]
 
@@ -70,6 +70,7 @@ class StandIn(Seeding):
         self.runs: dict[int, Run] = {}
         self.jobs: dict[int, Job] = {}
         self.comment_store: dict[int, Comment] = {}
+        self.issue_store: dict[tuple[str, int], Issue] = {}  # (repository, number), issues only
         self.permissions: dict[tuple[str, str], str] = {}
         self.files: dict[tuple[str, str | None, str], bytes] = {}
         self._faults: dict[str, list[Fault]] = {}
@@ -132,6 +133,7 @@ class StandIn(Seeding):
             self.runs.clear()
             self.jobs.clear()
             self.comment_store.clear()
+            self.issue_store.clear()
             self.permissions.clear()
             self.files.clear()
             self._faults.clear()
@@ -179,6 +181,12 @@ class StandIn(Seeding):
                 for c in self.comment_store.values()
                 if c.repo == name and c.number == number and not c.deleted
             ]
+
+    def issues(self, repo: str) -> list[Issue]:
+        """The issues (not pull requests) of ``repo``, by number."""
+        with self._lock:
+            name = self._repo(repo).full_name
+            return sorted((i for i in self.issue_store.values() if i.repo == name), key=lambda i: i.number)
 
     def pulls(self, repo: str) -> list[Pull]:
         with self._lock:

@@ -124,6 +124,22 @@ class Comment:
     deleted: bool = False
 
 
+@dataclass
+class Issue:
+    """An issue (not a pull request); issues and pull requests of a repository share their numbers."""
+
+    number: int
+    id: int
+    repo: str
+    title: str
+    body: str
+    author: str
+    created_at: str
+    updated_at: str
+    state: str = "open"
+    labels: list[str] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Rerun:
     """A re-run request the stand-in accepted."""

@@ -23,6 +23,7 @@ from healer.github.convert import (
     pull_from,
 )
 from healer.github.errors import GitHubError
+from healer.github.history import HistoryCalls
 from healer.github.logdownload import LOG_KEEP_LIMIT
 from healer.github.transport import PER_PAGE, Transport, last_page
 from healer.logsource import DEFAULT_READ_LIMIT
@@ -33,7 +34,7 @@ _PR_READ = "pull-requests: read"
 _PR_WRITE = "pull-requests: write"
 
 
-class GitHub(CommandCalls, Transport):
+class GitHub(HistoryCalls, CommandCalls, Transport):
     """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json.
 
     Single objects are read and written through PyGithub's typed objects on a lazy repository (no request

@@ -198,6 +198,8 @@ class Ledger:
         if marker.kind is Kind.STARTUP:  # a notice about a workflow, not a check's history
             self._startups[marker.sha].append(entry)
             return
+        if marker.kind is Kind.TRUNK:  # the base branch's failure: no attempt, read by healer.ledger.trunk
+            return
         if marker.kind is not Kind.RESET:  # a reset is bookkeeping, not the outcome a claim waits for
             # claims cover the whole commit: any workflow's outcome settles its run's claim
             self._outcomes.add((marker.sha, marker.run_id, marker.run_attempt))

@@ -81,6 +81,9 @@ class Kind(str, Enum):
     DIAGNOSIS = "diagnosis"  # a diagnosis-only comment (fork PRs), once per (check, commit)
     FLAKY = "flaky"  # tests that failed and then passed on a re-run of the same commit
     STARTUP = "startup"  # a workflow could not start on a commit; ``check`` is its file, said once per commit
+    # the base branch fails a check the same way: no attempt spent; ``run`` is the base branch's run,
+    # ``result`` ``broken`` (the notice) or ``lifted`` (the base branch passed again)
+    TRUNK = "trunk"
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,8 @@ from healer.run.healing import category_of, dry_run_frame, heal_checks
 from healer.run.lifecycle import on_pull_request_event, on_startup_failure, on_success
 from healer.run.planning import counts, diagnose, find_pull, load_repository_config, plan, read_cancelled_run
 from healer.run.policy import acting
+from healer.run.report_command import REPORT_EVENTS, run_in_actions
+from healer.run.trunk import check_trunk, notice_trunk
 from healer.text.frames import FrameError
 from healer.text.report import (
     Actions,
@@ -123,6 +125,7 @@ def execute(ctx: RunContext) -> Outcome:
             return outcome
         diagnosed = diagnose(ctx, event, config, cancelled)
         planned = plan(ctx, event, pr, config, diagnosed)
+        planned, trunk = check_trunk(ctx, event, pr, config, planned)  # does the base branch fail it too?
     outcome.plan = planned.plan
     if ctx.dry_run:
         with reporter.group("Plan (dry run: nothing is written)"):
@@ -135,6 +138,7 @@ def execute(ctx: RunContext) -> Outcome:
         return outcome
     with reporter.group("Act"):
         act(ctx, event, pr, config, planned)
+        notice_trunk(ctx, event, pr, trunk, planned.comments)  # the broken-trunk notice, added or edited
     return outcome
 
 
@@ -192,6 +196,11 @@ def main(
                 "or a GitHub App token"
             )
         gh = github(token, actions.repository, api_url=actions.api_url)
+        if actions.event_name in REPORT_EVENTS:  # a scheduled or manual run of the workflow: the report
+            try:
+                return run_in_actions(config, actions, gh, reporter, env, dry_run=dry_run)
+            finally:
+                gh.close()
         ctx = RunContext.create(config, actions, gh, reporter, env, dry_run=dry_run)
         try:
             if actions.event_name == "issue_comment":

@@ -11,12 +11,12 @@ and :func:`plan`: in :func:`healer.run.app.execute` and in a ``/ci-healer retry`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from healer.config import Config, explicit_inputs, load_config_file
 from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
+from healer.diagnosis.rules import RuleSet, load_rules
 from healer.diagnosis.triage import event_skip_reason, pull_skip_reason
 from healer.heal.agent import missing_tools
 from healer.heal.deliver import is_fix_branch
@@ -24,7 +24,18 @@ from healer.heal.fixes import install_hint
 from healer.heal.prepare import setup_commands
 from healer.ledger.ledger import Ledger
 from healer.ledger.markers import workflow_key
-from healer.model import Action, CheckPlan, Comment, Diagnosis, Job, Plan, PullRequest, RunEvent, Verdict
+from healer.model import (
+    Action,
+    CheckPlan,
+    Comment,
+    Diagnosis,
+    Evidence,
+    Job,
+    Plan,
+    PullRequest,
+    RunEvent,
+    Verdict,
+)
 from healer.run.context import RunContext
 from healer.run.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
 from healer.run.policy import decide
@@ -50,6 +61,9 @@ class Diagnosed:
     passed: tuple[str, ...]  # the checks that passed (their budgets reset)
     job_ids: Mapping[str, int]  # check name → the id of its failed job (re-runs are per job)
     fix_hints: Mapping[str, str]  # check → why its fix rule cannot run here (a missing tool)
+    # what the broken-trunk check compares with the base branch (healer.run.trunk)
+    evidence: Mapping[str, Evidence] = field(default_factory=dict)  # check → the evidence it was read from
+    rules: RuleSet | None = None
 
 
 @dataclass(frozen=True)
@@ -157,7 +171,8 @@ def diagnose(
         ctx.say(
             f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, {diagnosis.action.value})"
         )
-    return Diagnosed(diagnoses, tuple(jobs.passed), job_ids, fix_hints)
+    evidence = {item.job.name: item for item in reversed(jobs.failed)}  # the first of a name, as above
+    return Diagnosed(diagnoses, tuple(jobs.passed), job_ids, fix_hints, evidence, rules)
 
 
 def plan(

@@ -95,3 +95,34 @@ def test_the_model_inputs_parse_and_the_key_stays_out_of_repr():
     )
     assert "gw-SecretKey-123" not in repr(config)
     assert config_from_env({"HEALER_MODEL_API_URL": "http://127.0.0.1:8080"}).model_api_url
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param("30d", 30, id="days"),
+        pytest.param("4w", 28, id="weeks"),
+        pytest.param(" 7 ", 7, id="plain"),
+    ],
+)
+def test_report_window_accepts_days_and_weeks(raw, expected):
+    assert config_from_env({"HEALER_REPORT_WINDOW": raw}).report_window == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        pytest.param("30 days", "a number of days such as `30d`", id="words"),
+        pytest.param("0d", "from 1 to 366 days", id="zero"),
+        pytest.param("60w", "from 1 to 366 days", id="too-long"),
+    ],
+)
+def test_bad_report_window_names_the_input(raw, message):
+    with pytest.raises(ConfigError, match="report-window") as caught:
+        config_from_env({"HEALER_REPORT_WINDOW": raw})
+    assert message in str(caught.value)
+
+
+def test_the_dashboard_is_off_unless_asked_for():
+    assert not config_from_env({}).dashboard
+    assert config_from_env({"HEALER_DASHBOARD": "true"}).dashboard

@@ -86,6 +86,8 @@ EVERY_INPUT = {
     "agent-token-budget": "1000",
     "agent-request-budget": "10",
     "max-agent-tokens-per-pr": "5000",
+    "dashboard": "true",
+    "report-window": "14d",
 }
 
 

@@ -1,0 +1,234 @@
+"""``healer report``: what the healer did across the repository over a window, from its own markers.
+
+Few requests, whatever the number of pull requests: the repository's settings and the config file (2), every
+issue and PR comment updated in the window in one listing (``GET /issues/comments?since=…``, 100 a page,
+newest first, at most 30 pages), kept when written by the bot login, and the pull requests updated in the
+window (``GET /pulls?state=all``, most recently updated first, at most 5 pages) for the states of fix and
+rule PRs. With ``dashboard`` the issue "CI healer dashboard" is found by its hidden marker among the bot's
+issues (1 listing, 2 when its label is gone) and edited in place, or opened once.
+
+A listing that fails is said in the report ("could not read …") and the rest is still reported. The action
+runs this on ``schedule`` and ``workflow_dispatch`` events (see ``healer.run.app``); ``healer report`` runs it
+from a shell with a token in ``GITHUB_TOKEN``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
+from healer.config.values import days
+from healer.github import GitHub, GitHubError
+from healer.github.history import REPORT_COMMENT_PAGES, Issue
+from healer.ledger.stats import figures
+from healer.model import Figures
+from healer.text.dashboard import (
+    DASHBOARD_MARKER,
+    DASHBOARD_TITLE,
+    figures_json,
+    render_dashboard,
+    render_summary,
+)
+from healer.text.report import Actions, Reporter, write_summary
+from healer.text.tokens import scrub
+
+REPORT_EVENTS = frozenset({"schedule", "workflow_dispatch"})
+DASHBOARD_LABEL = "ci-healer"
+
+
+@dataclass(frozen=True)
+class Report:
+    figures: Figures
+    summary: str
+    dashboard: str
+    issue: Issue | None = None  # the dashboard issue, when kept
+    requests: int = 0
+
+
+def window(text: str, now: datetime) -> str:
+    """A window's start: days (``30d``, ``4w``) back from ``now``, or a date (``2026-11-01``); ISO 8601."""
+    if re.fullmatch(r"\s*\d+\s*[dw]?\s*", text.lower()):
+        start = now - timedelta(days=days(1, 3660)("since", text))
+    else:
+        try:
+            start = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ConfigError(
+                f"--since must be a number of days (`30d`) or a date (`2026-11-01`), not {text!r}"
+            ) from None
+        start = start if start.tzinfo else start.replace(tzinfo=timezone.utc)
+    return start.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def build_report(
+    gh: GitHub,
+    config: Config,
+    *,
+    repository: str,
+    since: str,
+    until: str,
+    keep_dashboard: bool = False,
+    dry_run: bool = False,
+    say: Callable[[str], None] = lambda line: None,
+) -> Report:
+    """Read, aggregate, render and (with ``keep_dashboard``) keep the dashboard issue."""
+    before = gh.request_count
+    notes: list[str] = []
+    comments: tuple[Any, ...] = ()
+    pulls: tuple[Any, ...] = ()
+    try:
+        listing = gh.list_repository_comments(since, authors=[config.bot_login])
+        comments = listing.items
+        if not listing.complete:
+            notes.append(
+                f"More than {REPORT_COMMENT_PAGES * 100:,} comments were updated in the window: only the "
+                "newest were read, so the oldest part of the window is missing. Report on a shorter window."
+            )
+    except GitHubError as exc:
+        notes.append(f"Could not read the repository's comments: {exc}.")
+    try:
+        pull_listing = gh.list_recent_pulls(since)
+        pulls = pull_listing.items
+        if not pull_listing.complete:
+            notes.append(
+                "Not every pull request updated in the window was read: some fix PR states are unknown."
+            )
+    except GitHubError as exc:
+        notes.append(f"Could not read the pull requests: {exc}; fix and rule PR states are unknown.")
+    say(f"read {len(comments)} comment(s) by {config.bot_login} and {len(pulls)} pull request(s)")
+    found = figures(comments, pulls, bot_login=config.bot_login, since=since, until=until, notes=notes)
+    summary = render_summary(found, repository=repository)
+    body = render_dashboard(found, repository=repository)
+    issue: Issue | None = None
+    if keep_dashboard and not dry_run:
+        issue = keep_dashboard_issue(gh, body, bot_login=config.bot_login, say=say)
+    return Report(found, summary, body, issue, gh.request_count - before)
+
+
+def keep_dashboard_issue(gh: GitHub, body: str, *, bot_login: str, say: Callable[[str], None]) -> Issue:
+    """Edit the dashboard issue in place (when its body changed), or open it when there is none.
+
+    It is found by the hidden marker at the top of its body, in an issue the bot opened: the label first,
+    then the bot's issues, so a removed label does not make a second dashboard. A closed dashboard is kept
+    up to date and left closed: the maintainer closed it.
+    """
+    found = gh.find_issue(DASHBOARD_MARKER, creator=bot_login, label=DASHBOARD_LABEL)
+    if found is None:
+        issue = gh.create_issue(DASHBOARD_TITLE, body, [DASHBOARD_LABEL])
+        say(f"opened the dashboard issue #{issue.number}")
+        return issue
+    if found.body == body:
+        say(f"the dashboard issue #{found.number} is up to date")
+        return found
+    issue = gh.update_issue(found.number, body=body)
+    say(f"updated the dashboard issue #{found.number}{' (closed)' if found.state == 'closed' else ''}")
+    return issue
+
+
+def repository_config(gh: GitHub, config: Config, env: Mapping[str, str]) -> Config:
+    """The config with the file from the default branch (2 requests), as ``healer run`` reads it."""
+    branch = gh.get_repository().default_branch
+    text = gh.get_file(config.config_file, branch)
+    if text is None:
+        return config
+    return load_config_file(text, config, source=config.config_file, explicit=explicit_inputs(env))
+
+
+def run_in_actions(
+    config: Config, actions: Actions, gh: GitHub, reporter: Reporter, env: Mapping[str, str], *, dry_run: bool
+) -> int:
+    """The action on ``schedule`` / ``workflow_dispatch``: the report as the job summary, and the dashboard
+    issue with ``dashboard: true``."""
+    now = datetime.now(timezone.utc)
+    with reporter.group("Report"):
+        config = repository_config(gh, config, env)
+        report = build_report(
+            gh,
+            config,
+            repository=actions.repository,
+            since=window(f"{config.report_window}d", now),
+            until=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            keep_dashboard=config.dashboard,
+            dry_run=dry_run or config.dry_run,
+            say=reporter.info,
+        )
+    summary = report.summary
+    if report.issue is not None:
+        summary += f"\nThe dashboard: {report.issue.html_url or '#' + str(report.issue.number)}\n"
+    summary += f"\n<sub>{gh.request_count} API requests</sub>\n"
+    write_summary(actions.summary, summary)
+    for note in report.figures.notes:
+        reporter.warning(note)
+    return 0
+
+
+# -- the command ------------------------------------------------------------------------------------------
+
+
+def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    reporter = Reporter()
+    token = env.get("HEALER_GITHUB_TOKEN") or env.get("GITHUB_TOKEN") or ""
+    repository = args.repository or env.get("GITHUB_REPOSITORY", "")
+    try:
+        if not token:
+            raise ConfigError(
+                "set GITHUB_TOKEN (a token that can read the repository's issues and pull requests)"
+            )
+        if not repository:
+            raise ConfigError("name the repository: --repository owner/name (or GITHUB_REPOSITORY)")
+        reporter.mask(token)
+        config = config_from_env(env)
+        now = datetime.now(timezone.utc)
+        until = window(args.until, now) if args.until else now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        since = window(args.since or f"{config.report_window}d", now)
+        gh = GitHub(token, repository, api_url=env.get("GITHUB_API_URL") or "https://api.github.com")
+        try:
+            report = build_report(
+                gh,
+                config,
+                repository=repository,
+                since=since,
+                until=until,
+                keep_dashboard=args.dashboard,
+                dry_run=args.dry_run,
+            )
+        finally:
+            gh.close()
+    except (ConfigError, GitHubError) as exc:
+        reporter.error(scrub(str(exc), token))
+        return 1
+    if args.format == "json":
+        text = json.dumps(
+            figures_json(report.figures, repository=repository) | {"requests": report.requests}, indent=2
+        )
+    elif args.format == "dashboard":
+        text = report.dashboard
+    else:
+        text = report.summary
+    # names from pull requests are in it: printed with workflow commands off, whatever they hold
+    reporter.untrusted(text)
+    write_summary(env.get("GITHUB_STEP_SUMMARY"), report.summary)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``healer report``."""
+    parser = subparsers.add_parser(
+        "report",
+        help="what the healer did across the repository (job summary, JSON, the dashboard issue)",
+        description="Read the healer's markers in every comment of the repository over a window and report "
+        "heals, fix PRs, re-runs, escalations, flaky tests, tokens, rules learned and broken-trunk episodes.",
+    )
+    parser.add_argument("--since", default="", help="a number of days (30d, 4w) or a date (2026-11-01)")
+    parser.add_argument("--until", default="", help="the end of the window (a date); default: now")
+    parser.add_argument("--format", choices=("markdown", "json", "dashboard"), default="markdown")
+    parser.add_argument("--repository", default="", help="owner/name (default: GITHUB_REPOSITORY)")
+    parser.add_argument("--dashboard", action="store_true", help="keep the issue 'CI healer dashboard'")
+    parser.add_argument("--dry-run", action="store_true", help="read and render, write nothing")
+    parser.set_defaults(func=_command)

@@ -1,0 +1,250 @@
+"""``healer report`` as text: the job summary (a table and Mermaid charts), the dashboard issue, and JSON.
+
+Pure functions of :class:`~healer.model.Figures`. Names from pull requests (titles, check and test names,
+branch names) are untrusted: they enter Markdown only through :func:`~healer.text.spans.code`, on one line,
+with mentions and links defused.
+
+GitHub renders Mermaid in fenced ``mermaid`` blocks wherever it renders Markdown (issues, comments, files;
+github.com/github/roadmap#372, and "Creating diagrams" in GitHub's docs), job summaries included
+("Supercharging GitHub Actions with Job Summaries", The GitHub Blog, 2022-05-09). Each chart repeats figures
+the table above it already gives, so a viewer that shows the block as code loses nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from healer.model import Figures, FixPull
+from healer.text.spans import code
+
+DASHBOARD_MARKER = "<!-- ci-healer:dashboard -->"
+DASHBOARD_TITLE = "CI healer dashboard"
+MAX_LISTED = 50  # entries per list in the issue (bodies are capped at 65,536 characters)
+_FLAKY_SHOWN = 15
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+def _title(pull: FixPull | Any) -> str:
+    title = getattr(pull, "title", "")
+    return f" {code(title, 80)}" if title else ""
+
+
+def _pie(title: str, slices: Sequence[tuple[str, int]]) -> list[str]:
+    shown = [(label, value) for label, value in slices if value > 0]
+    if not shown:
+        return []
+    lines = ["```mermaid", f"pie showData title {title}"]
+    lines += [f'    "{label}" : {value}' for label, value in shown]
+    return [*lines, "```"]
+
+
+def _rerun_text(figures: Figures) -> str:
+    words = {
+        "passed": "passed",
+        "flaky": "passed (flaky)",
+        "failed-again": "failed again",
+        "pending": "no verdict",
+    }
+    parts = [f"{words.get(k, k)} {v}" for k, v in figures.rerun_outcomes.items() if v]
+    return f"{figures.reruns}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def figure_rows(figures: Figures) -> list[tuple[str, str]]:
+    """The figures as (label, value) rows, the order the summary and the issue show them."""
+    not_delivered = figures.attempts - figures.delivered
+    hours = figures.median_hours_to_green
+    tokens = (
+        f"{figures.tokens:,} over {figures.attempts_with_tokens} attempt(s)"
+        + (f"; {figures.tokens_unknown} attempt(s) unknown" if figures.tokens_unknown else "")
+        if figures.attempts_with_tokens
+        else ("unknown (no attempt recorded tokens)" if figures.attempts else "0")
+    )
+    return [
+        ("pull requests the healer acted on", str(figures.pulls)),
+        ("heal attempts", str(figures.attempts)),
+        ("… verified (ready fix PR)", str(figures.verified)),
+        ("… delivered, not verified", str(figures.delivered - figures.verified)),
+        ("… nothing delivered (refused, no change, timed out)", str(not_delivered)),
+        ("fix PRs merged", str(figures.fix_count("merged"))),
+        ("fix PRs closed unmerged", str(figures.fix_count("closed"))),
+        ("fix PRs open", str(figures.fix_count("open"))),
+        ("re-runs", _rerun_text(figures)),
+        ("escalations", f"{figures.escalations} ({len(figures.open_escalations)} still open)"),
+        (
+            "first failure → green",
+            f"median {hours} h over {len(figures.hours_to_green)} check(s)"
+            if hours is not None
+            else "none yet",
+        ),
+        ("flaky tests", str(len(figures.flaky_tests))),
+        ("agent tokens", tokens),
+        ("rules learned", f"{figures.rule_count('merged')} merged, {figures.rule_count('open')} pending"),
+        ("broken-trunk episodes", str(len(figures.trunk_episodes))),
+    ]
+
+
+def render_figures(figures: Figures) -> str:
+    """The table of figures and the charts (Markdown)."""
+    lines = ["| | |", "| --- | ---: |"]
+    lines += [f"| {label} | {value} |" for label, value in figure_rows(figures)]
+    charts = [
+        *_pie(
+            "Heal attempts",
+            [
+                ("verified", figures.verified),
+                ("delivered, not verified", figures.delivered - figures.verified),
+                ("nothing delivered", figures.attempts - figures.delivered),
+            ],
+        ),
+        *_pie(
+            "Fix pull requests",
+            [(state, figures.fix_count(state)) for state in ("merged", "closed", "open", "unknown")],
+        ),
+    ]
+    out = "\n".join(lines)
+    if charts:
+        out += "\n\n" + "\n".join(charts)
+    if figures.notes:
+        out += "\n\n" + "\n".join(f"> {note}" for note in figures.notes)
+    return out
+
+
+def _flaky(figures: Figures) -> list[str]:
+    tests = list(figures.flaky_tests.items())[:_FLAKY_SHOWN]
+    if not tests:
+        return ["None recorded."]
+    lines = ["| test | times |", "| --- | ---: |"]
+    # a `|` splits a table cell even inside a code span (GitHub Flavored Markdown): escape it there
+    lines += [f"| {code(test, 120).replace('|', chr(92) + '|')} | {times} |" for test, times in tests]
+    if len(figures.flaky_tests) > _FLAKY_SHOWN:
+        lines.append(f"| … and {len(figures.flaky_tests) - _FLAKY_SHOWN} more | |")
+    return lines
+
+
+def render_summary(figures: Figures, *, repository: str) -> str:
+    """The job summary of ``healer report``."""
+    lines = [
+        f"## CI healer report: {code(repository)}, {_day(figures.since)} to {_day(figures.until)}",
+        "",
+        render_figures(figures),
+        "",
+        "### Flaky tests",
+        "",
+        *_flaky(figures),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _commands(check: str) -> str:
+    return (
+        f"{code('/ci-healer retry ' + check)} for one more attempt, {code('/ci-healer explain ' + check)} "
+        "for the diagnosis, `/ci-healer stop` to leave the pull request alone"
+    )
+
+
+def render_dashboard(figures: Figures, *, repository: str) -> str:
+    """The body of the dashboard issue; its first line is the hidden marker that finds it again."""
+    open_fixes = [p for p in figures.fix_pulls if p.state == "open"][:MAX_LISTED]
+    fixes = [
+        f"- #{p.number}{_title(p)}" + (f" (fixes #{p.for_pull})" if p.for_pull else "") for p in open_fixes
+    ]
+    escalations = [
+        f"- #{e.pull}{_title(e)}: {code(e.check, 100)} on `{e.sha[:7]}` since {_day(e.at)}. Comment there: "
+        f"{_commands(e.check)}."
+        for e in figures.open_escalations[:MAX_LISTED]
+    ]
+    rules = [f"- #{p.number}{_title(p)}" for p in figures.rule_pulls if p.state == "open"][:MAX_LISTED]
+    trunk = [
+        f"- {code(t.check, 100)}: base-branch run {t.base_run or '?'}, held "
+        + ", ".join(f"#{n}" for n in t.pulls[:20])
+        + (" (lifted: green again)" if t.lifted else "")
+        for t in figures.trunk_episodes[:MAX_LISTED]
+    ]
+    lines = [
+        DASHBOARD_MARKER,
+        f"This issue is the healer's dashboard for {code(repository)}: a scheduled `healer report` keeps it "
+        f"up to date in place (last on {_day(figures.until)}); edits to it are overwritten.",
+        "",
+        "## Open fix pull requests",
+        "",
+        *(fixes or ["None."]),
+        "",
+        "## Escalations waiting for a person",
+        "",
+        *(escalations or ["None."]),
+        "",
+        "## Flaky tests",
+        "",
+        *_flaky(figures),
+        "",
+        "## Rule pull requests waiting for review",
+        "",
+        *(rules or ["None."]),
+        "",
+        "## Failures of the base branch",
+        "",
+        *(trunk or ["None."]),
+        "",
+        f"## Figures, {_day(figures.since)} to {_day(figures.until)}",
+        "",
+        render_figures(figures),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
+    """The figures as plain JSON values (``healer report --format json``)."""
+    return {
+        "repository": repository,
+        "since": figures.since,
+        "until": figures.until,
+        "pull_requests": figures.pulls,
+        "attempts": {
+            "total": figures.attempts,
+            "verified": figures.verified,
+            "delivered": figures.delivered,
+            "by_result": dict(figures.attempt_results),
+        },
+        "fix_pull_requests": {
+            state: figures.fix_count(state) for state in ("merged", "closed", "open", "unknown")
+        }
+        | {
+            "open_list": [
+                {"number": p.number, "title": p.title, "fixes": p.for_pull}
+                for p in figures.fix_pulls
+                if p.state == "open"
+            ]
+        },
+        "reruns": {"total": figures.reruns, **figures.rerun_outcomes},
+        "escalations": {
+            "total": figures.escalations,
+            "open": [
+                {"pull_request": e.pull, "check": e.check, "sha": e.sha, "since": e.at}
+                for e in figures.open_escalations
+            ],
+        },
+        "hours_to_green": {
+            "median": figures.median_hours_to_green,
+            "checks": len(figures.hours_to_green),
+        },
+        "flaky_tests": dict(figures.flaky_tests),
+        "agent_tokens": {
+            "total": figures.tokens if figures.attempts_with_tokens else None,
+            "attempts_with_tokens": figures.attempts_with_tokens,
+            "attempts_unknown": figures.tokens_unknown,
+        },
+        "rules": {
+            "merged": figures.rule_count("merged"),
+            "pending": figures.rule_count("open"),
+            "closed": figures.rule_count("closed"),
+        },
+        "broken_trunk": [
+            {"check": t.check, "base_run": t.base_run, "pull_requests": list(t.pulls), "lifted": t.lifted}
+            for t in figures.trunk_episodes
+        ],
+        "could_not_read": list(figures.notes),
+    }

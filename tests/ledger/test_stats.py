@@ -1,0 +1,137 @@
+"""The report's figures from markers across pull requests (pure: comments and pull requests in)."""
+
+from __future__ import annotations
+
+from healer.ledger.markers import Kind, Marker, add_markers, comment_body
+from healer.ledger.stats import events_of, figures
+from healer.model import Comment, PullRequest
+
+BOT = "github-actions[bot]"
+WF = "ci.yml"
+SHA = "b" * 40
+
+
+def comment(
+    cid: int, issue: int, markers: list[Marker], at: str, *, author: str = BOT, edited: str = ""
+) -> Comment:
+    return Comment(cid, author, comment_body(markers, "text"), at, edited or at, issue=issue)
+
+
+def pull(
+    number: int, head_ref: str, state: str = "open", *, merged: bool = False, title: str = ""
+) -> PullRequest:
+    return PullRequest(number, state, title, "mona", SHA, head_ref, "o/r", "main", "o/r", merged=merged)
+
+
+def run(comments: list[Comment], pulls: list[PullRequest] = ()) -> object:
+    return figures(
+        comments, list(pulls), bot_login=BOT, since="2026-01-01T00:00:00Z", until="2026-02-01T00:00:00Z"
+    )
+
+
+def attempt(check: str = "test", sha: str = SHA, result: str = "verified", fix_pr: int | None = 9) -> Marker:
+    return Marker(
+        Kind.ATTEMPT,
+        sha,
+        check,
+        attempt=1,
+        run_id=1,
+        run_attempt=1,
+        result=result,
+        fix_pr=fix_pr,
+        workflow=WF,
+    )
+
+
+def test_an_attempt_repeated_in_an_edited_comment_counts_once_and_strangers_never() -> None:
+    found = run(
+        [
+            comment(1, 5, [attempt()], "2026-01-02T00:00:00Z"),
+            comment(2, 5, [attempt()], "2026-01-02T01:00:00Z"),
+            comment(3, 5, [attempt("forged")], "2026-01-02T02:00:00Z", author="mallory"),
+        ]
+    )
+    assert (found.attempts, found.verified, found.pulls) == (1, 1, 1)
+
+
+def test_markers_before_the_window_do_not_count() -> None:
+    assert run([comment(1, 5, [attempt()], "2025-12-31T23:59:59Z")]).attempts == 0
+
+
+def test_fix_pull_requests_take_their_state_from_the_listing_and_unknown_without_it() -> None:
+    comments = [
+        comment(1, 5, [attempt(fix_pr=9)], "2026-01-02T00:00:00Z"),
+        comment(2, 6, [attempt(fix_pr=10)], "2026-01-02T00:00:00Z"),
+        comment(3, 7, [attempt(fix_pr=11)], "2026-01-02T00:00:00Z"),
+    ]
+    pulls = [pull(9, "ci-healer/5-bbbbbbb", "closed", merged=True), pull(10, "ci-healer/6-bbbbbbb", "closed")]
+    found = run(comments, pulls)
+    assert [(p.number, p.state) for p in found.fix_pulls] == [(9, "merged"), (10, "closed"), (11, "unknown")]
+
+
+def test_an_open_fix_branch_without_a_marker_is_listed_with_the_pull_request_it_fixes() -> None:
+    found = run([], [pull(12, "ci-healer/4-abcdef0"), pull(13, "ci-healer/rule-1a2b"), pull(14, "feature")])
+    assert [(p.number, p.for_pull, p.state) for p in found.fix_pulls] == [(12, 4, "open")]
+    assert [(p.number, p.state) for p in found.rule_pulls] == [(13, "open")]
+
+
+def test_a_reset_ends_an_escalation_and_gives_the_time_to_green_from_its_edit() -> None:
+    escalation = Marker(Kind.ESCALATION, SHA, "test", run_id=2, run_attempt=1, workflow=WF)
+    first = comment(1, 5, [attempt()], "2026-01-02T00:00:00Z")
+    closing = Comment(
+        2, BOT, add_markers(comment_body([escalation]), [Marker(Kind.RESET, SHA, "test", workflow=WF)]),
+        "2026-01-02T03:00:00Z", "2026-01-02T06:00:00Z", issue=5,
+    )  # fmt: skip
+    still_open = comment(3, 6, [escalation], "2026-01-03T00:00:00Z")
+    found = run([first, closing, still_open], [pull(6, "feature", title="Add @everyone")])
+    assert found.escalations == 2
+    assert [(e.pull, e.check, e.title) for e in found.open_escalations] == [(6, "test", "Add @everyone")]
+    assert found.hours_to_green == (6.0,)
+
+
+def test_an_escalation_on_a_closed_pull_request_is_not_waiting_for_anyone() -> None:
+    escalation = Marker(Kind.ESCALATION, SHA, "test", workflow=WF)
+    found = run([comment(1, 6, [escalation], "2026-01-03T00:00:00Z")], [pull(6, "feature", "closed")])
+    assert found.open_escalations == ()
+
+
+def test_re_runs_end_passed_flaky_failed_again_or_pending() -> None:
+    def rerun(sha: str) -> Marker:
+        return Marker(Kind.RERUN, sha, "test", run_id=3, run_attempt=1, workflow=WF)
+
+    s1, s2, s3, s4 = ("1" * 40, "2" * 40, "3" * 40, "4" * 40)
+    found = run(
+        [
+            comment(1, 5, [rerun(s1)], "2026-01-02T00:00:00Z"),
+            comment(2, 5, [Marker(Kind.RESET, s1, "test", workflow=WF)], "2026-01-02T01:00:00Z"),
+            comment(3, 6, [rerun(s2)], "2026-01-02T00:00:00Z"),
+            comment(
+                4, 6, [Marker(Kind.FLAKY, s2, "test", tests=("t::a",), workflow=WF)], "2026-01-02T01:00:00Z"
+            ),
+            comment(5, 7, [rerun(s3)], "2026-01-02T00:00:00Z"),
+            comment(6, 7, [attempt(sha=s3)], "2026-01-02T01:00:00Z"),
+            comment(7, 8, [rerun(s4)], "2026-01-02T00:00:00Z"),
+        ]
+    )
+    assert found.rerun_outcomes == {"passed": 1, "flaky": 1, "failed-again": 1, "pending": 1}
+    assert found.flaky_tests == {"t::a": 1}
+
+
+def test_broken_trunk_notices_group_by_base_run_and_say_when_lifted() -> None:
+    def trunk(result: str) -> Marker:
+        return Marker(Kind.TRUNK, SHA, "build", run_id=77, run_attempt=1, result=result, workflow=WF)
+
+    found = run(
+        [
+            comment(1, 5, [trunk("broken")], "2026-01-02T00:00:00Z"),
+            comment(2, 6, [trunk("broken")], "2026-01-02T00:00:00Z"),
+            comment(3, 6, [trunk("lifted")], "2026-01-03T00:00:00Z"),
+        ]
+    )
+    [episode] = found.trunk_episodes
+    assert (episode.check, episode.base_run, episode.pulls, episode.lifted) == ("build", 77, (5, 6), True)
+    assert found.attempts == 0
+
+
+def test_a_comment_whose_issue_is_unknown_is_skipped() -> None:
+    assert events_of([Comment(1, BOT, comment_body([attempt()]), "2026-01-02T00:00:00Z")], BOT) == []
