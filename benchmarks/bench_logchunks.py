@@ -37,9 +37,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from healer.diagnose import diagnose_tail, read_file
-from healer.logs import DEFAULT_TAIL_BYTES
-from healer.rules import load_rules
+from healer.diagnosis.diagnose import diagnose_tail, read_file
+from healer.diagnosis.logs import DEFAULT_TAIL_BYTES
+from healer.diagnosis.rules import load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "logchunks-dev"
