@@ -4,7 +4,9 @@ A GitHub Actions job log is plain text, one line per output line, each prefixed 
 runner adds its own markers: ``##[group]Run <command>`` opens a step (the echoed script follows, then
 ``shell:``/``env:``/``with:`` and ``##[endgroup]``), ``##[error]``/``##[warning]`` carry annotations, and a
 failed ``run:`` step ends with ``##[error]Process completed with exit code N.``. A log that has none of
-these markers (a plain tool output, or a window cut from the middle of a job) is one anonymous section.
+these markers (a plain tool output, or a window cut from the middle of a job) is one anonymous section, unless
+another CI framed its commands (:mod:`healer.diagnosis.framing`: Travis, GitLab): then the failing command's
+output is the failing step.
 
 What decides a failure is at the end of the log, so a file is read backwards from its end
 (:func:`read_tail`) and a download stream keeps a bounded tail (:class:`TailBuffer`): the cost does not grow
@@ -18,6 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from healer.diagnosis.framing import failing_span
 from healer.logsource import (  # noqa: F401 - re-exported: the log model's readers know them from here
     DEFAULT_TAIL_BYTES,
     PARTIAL_LINE_KEEP,
@@ -233,6 +236,11 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
             current_name = SETUP_STEP
     close(len(lines))
     failing = _failing_step(steps, exit_line, runner_errors, error_lines)
+    if not markers and (span := failing_span(lines)) is not None:
+        # another CI's frame (Travis, GitLab): its failing command is the failing step
+        name = span.command.split("\n", 1)[0] if span.command else span.kind
+        failing = Section(name[:300], span.start, span.end, span.command, span.start)
+        steps, exit_code = [failing], span.exit_code
     return JobLog(
         lines=lines,
         steps=tuple(steps),

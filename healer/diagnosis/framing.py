@@ -1,0 +1,106 @@
+"""Where the failing command's output is in a log that is not a GitHub Actions job log.
+
+The Actions runner's markers are read by :mod:`healer.diagnosis.logs`. Other CIs frame a command their own
+way, and a log copied from them keeps it:
+
+* Travis CI echoes each command (``$ make test``) and closes it with ``The command "make test" exited
+  with 1.`` (``failed and exited with N during .`` in the install phase); a multi-line command is closed by a
+  line that ends ``" exited with N.``. The first command that exited with anything but 0 failed the build:
+  the ones after it ran anyway or clean up.
+* GitLab CI opens sections with ``section_start:<time>:<name>`` and ends a failed job with ``ERROR: Job
+  failed: exit code N``; a job's script stops at its first failing command, the last ``$ …`` echo.
+
+:func:`failing_span` finds that command's output in the cleaned lines; None when the log shows no such frame
+(a plain log is read whole).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_TRAVIS_END = re.compile(r'^The command "(.*)" (?:failed and )?exited with (-?\d+)')
+_TRAVIS_TAIL = re.compile(r'^(.*)" (?:failed and )?exited with (-?\d+)(?: during \.?)?\.?$')
+_TRAVIS_OPEN = re.compile(r'^The command "(.*)$')
+_GITLAB_FAILED = re.compile(r"^ERROR: Job failed: exit code (-?\d+)")
+_GITLAB_SECTION = re.compile(r"^section_(?:start|end):\d+:([\w.-]+)")
+_ECHO = re.compile(r"^\$ (.+)$")
+# how far back the opening of a multi-line Travis command, or its echo, is looked for
+_BACK = 400
+_MULTILINE_BACK = 60
+
+
+@dataclass(frozen=True)
+class Span:
+    """The failing command's output: lines ``[start, end)``, the command as the CI echoed it, and its exit
+    code; ``kind`` names the framing (``travis``, ``gitlab``)."""
+
+    start: int
+    end: int
+    command: str | None
+    exit_code: int | None
+    kind: str
+
+    def indexes(self) -> range:
+        return range(self.start, self.end)
+
+
+def failing_span(lines: Sequence[str]) -> Span | None:
+    """The first failed command's output in a Travis or GitLab log, or None when the log has no such frame."""
+    return _travis(lines) or _gitlab(lines)
+
+
+def _travis(lines: Sequence[str]) -> Span | None:
+    ends: list[tuple[int, int, str]] = []  # (line, exit code, command) of each closing line
+    for index, line in enumerate(lines):
+        if "exited with" not in line:
+            continue
+        found = _TRAVIS_END.match(line)
+        if found:
+            ends.append((index, int(found.group(2)), found.group(1)))
+            continue
+        tail = _TRAVIS_TAIL.match(line)
+        if tail:
+            for back in range(index - 1, max(-1, index - _MULTILINE_BACK), -1):
+                opening = _TRAVIS_OPEN.match(lines[back])
+                if opening:
+                    text = "\n".join([opening.group(1), *lines[back + 1 : index], tail.group(1)])
+                    ends.append((index, int(tail.group(2)), text.strip()))
+                    break
+    failed = [(n, end) for n, end in enumerate(ends) if end[1] != 0]
+    if not failed:
+        return None
+    n, (end, code, command) = failed[0]
+    floor = ends[n - 1][0] + 1 if n > 0 else max(0, end - _BACK * 10)
+    first = command.split("\n", 1)[0].strip()
+    start = floor
+    for back in range(end - 1, max(floor, end - _BACK * 10) - 1, -1):
+        echo = _ECHO.match(lines[back])
+        if echo and echo.group(1).strip() == first:
+            start = back + 1
+            break
+    return Span(start, end + 1, command, code, "travis")
+
+
+def _gitlab(lines: Sequence[str]) -> Span | None:
+    failed_at = None
+    code = None
+    sections = False
+    for index, line in enumerate(lines):
+        if line.startswith("section_"):
+            sections = sections or bool(_GITLAB_SECTION.match(line))
+        found = _GITLAB_FAILED.match(line)
+        if found:
+            failed_at, code = index, int(found.group(1))
+            break
+    if failed_at is None or not sections:
+        return None
+    start = 0
+    command = None
+    for back in range(failed_at - 1, -1, -1):
+        echo = _ECHO.match(lines[back])
+        if echo:
+            start, command = back + 1, echo.group(1)
+            break
+    return Span(start, failed_at + 1, command, code, "gitlab")
