@@ -1,0 +1,213 @@
+"""Failure evidence by its shape: which lines of a failing command's output say what went wrong, in any
+language.
+
+A rule knows one tool's words; these shapes know how tools in general print a failure: error and failure
+words as tools print them (``error:``, ``ERROR!``, ``[error]``, ``FAILED``, ``failed on line 5``), a
+``file:line[:col]`` reference with an error after it, assertion shapes (expected/actual, ``not ok``, ``✗``,
+``FAIL``), exception, panic and traceback headers, compiler diagnostics and "N failed" summaries. Each line
+gets a strength (0: no evidence; 1: weak, a consequence such as ``make: *** Error 2``; 2: an error; 3: a
+failure's own report) and, when its shape says so, a category hint (a compiler diagnostic is ``build``,
+"3 examples, 1 failure" is ``test``).
+
+What looks like a failure but is not one is recognised first: warnings (``[WARN]``, ``warning:``), "0 failed",
+a passing test whose name holds the word *error*, compiler flags such as ``-Werror``, file names such as
+``errors.go``, and the shell's echo of a command (``$ …``, ``+ …``).
+
+Cheap by design: one combined expression rules out most lines before any of the shapes is tried.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from healer.model import Category
+
+# Most lines hold none of these: they are not read further.
+_CANDIDATE = re.compile(
+    r"(?i)err|fail|fatal|exception|panic|traceback|abort|assert|expected|not ok|denied|not found|no such"
+    r"|cannot|can't|could not|couldn't|unable|invalid|missing|undefined|unknown|unavailable|not available"
+    r"|not installed|segmentation|core dumped|killed|timed? ?out|timeout|crash|refused|unresolved|conflict"
+    r"|violation|problem|illegal|unexpected|[✗✖×❌⨯✘]|\bFAIL|\bE\d{3}\b|^E +|offen[cs]e|incorrect|mismatch"
+    r"|wrong|doesn't|does not|did not|didn't|no version|not supported|unsupported|requires?\b|\bdiff\b"
+    r"|^[-+]{3} "
+    r"|would reformat|reformatted|not formatted|needs? formatting|^\s*\d+:\d+\s|\bno \w+ found|not defined"
+    r"|not allowed|not permitted|rejected|unrecogni[sz]ed|provided but|parse|parsing|scanning|syntax"
+    r"|on line \d"
+)
+
+# Lines that look like failures and are not (checked before the shapes).
+_NOT_EVIDENCE = re.compile(
+    r"(?i)^\s*(?:\[(?:warn(?:ing)?|info|debug|notice)\]|warn(?:ing)?\b[:!]?|w:|info\b|debug\b"
+    r"|note: (?!.*error))"
+    r"|\bwarning\b(?![^:]{0,40}treated as errors?)(?!.*\berror\b)"
+    r"|(?<![\d.])0 (?:errors?|failures?|failed|failing)\b(?!.*\b[1-9]\d* (?:errors?|failures?|failed))"
+    r"|\b(?:no|zero) (?:errors?|failures?|offen[cs]es|problems)\b(?: found| detected)?\s*\.?$"
+    r"|\bskipp(?:ed|ing)\b|\.\.\. ?ok$|\bok \d+\b(?! - .*# TODO)|\bPASS(?:ED)?\b|✓|✔"
+    r"|\bpassed\b(?!.*\b(?:fail|error))"
+    r"|^\s*(?:\$|\+{1,3}) \S|^\s*>\s*\S+ --|-Werror|-Wno-error|--no-?fail|--fail-fast|allow_failures"
+    r"|^\s*(?:Downloading|Downloaded|Fetching|Installing|Collecting|Requirement already|Unpacking|Setting up"
+    r"|Preparing|Selecting|Get:\d|Hit:\d|Ign:\d|Reading|Building wheel|Compiling|Checking|Running setup)\b"
+)
+
+# Lines that frame the output rather than explain it: a CI's or a script runner's closing words.
+FRAMING = re.compile(
+    r"^(?:##\[error\])?Process completed with exit code|^The command \".*\" (?:failed and )?exited with"
+    r"|^Done\. Your build exited with|^ERROR: Job failed|^(?:npm ERR!|npm error) (?:code|errno|A complete log"
+    r"|This is probably not a problem|Failed at the|Exit status|\s*$|npm ERR!\s*$)"
+    r"|^error Command failed with exit code|^info Visit https://yarnpkg|ELIFECYCLE|^make(?:\[\d+\])?: \*\*\*"
+    r"|^\s*(?:Error: )?Process exited with|^Exited with code|^Script failed|exit status \d+$"
+)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    pattern: re.Pattern[str]
+    strength: int
+    category: Category | None = None
+
+
+def _shape(pattern: str, strength: int, category: Category | None = None) -> _Shape:
+    return _Shape(re.compile(pattern), strength, category)
+
+
+_B, _T, _L, _F = Category.BUILD, Category.TEST, Category.LINT, Category.FORMAT
+_D, _N, _C, _TY = Category.DEPENDENCY, Category.TRANSIENT, Category.CONFIG, Category.TYPECHECK
+
+# From the most telling to the least; the first that matches decides the line's strength and hint.
+SHAPES: tuple[_Shape, ...] = (
+    # the network or a server: a retry would likely pass
+    _shape(
+        r"(?i)could not resolve host|temporary failure in name resolution|name or service not known"
+        r"|connection (?:refused|reset|timed out)|could not create connection|network is unreachable"
+        r"|\b(?:502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b|ETIMEDOUT|ECONNRESET"
+        r"|ECONNREFUSED|EAI_AGAIN|TLS handshake timeout|Failed to connect to|Read timed out"
+        r"|no certificate subject alternative name matches|SSL certificate problem",
+        3,
+        _N,
+    ),
+    # resolution and installation of packages
+    _shape(
+        r"(?i)PackagesNotFoundError|package(?:s)? (?:required but )?not available|there is no package called"
+        r"|no matching (?:distribution|version|package)|could not find (?:a version|gem|package|artifact"
+        r"|any version)"
+        r"|could not resolve (?:dependencies|dependency|artifact|all (?:files|dependencies))"
+        r"|unable to resolve dependency"
+        r"|version solving failed|\bERESOLVE\b|no version of .{1,80} is available|is unavailable\b"
+        r"|unsatisfiable|conflicting (?:requirements|dependencies)|dependency conflict|requires .{1,80}, but"
+        r"|Failed to (?:download|fetch|install) (?:package|dependency|artifact)|\bE404\b|404 Not Found"
+        r"|Installation failed|failed to build gem|Unable to locate package|has no installation candidate"
+        r"|md5sum did not match|checksum (?:mismatch|did not match)",
+        3,
+        _D,
+    ),
+    # the environment or the workflow: a command or a file that is not there, a permission
+    _shape(
+        r"(?i)command not found|: not found$|No such file or directory|Permission denied"
+        r"|is (?:currently )?not installed|is not recognized as (?:an internal|the name of a cmdlet)"
+        r"|Unable to find a destination matching|No Rakefile found|No (?:such )?(?:task|target) (?:named )?"
+        r"|don't know how to (?:make|build) task|No rule to make target|Unknown (?:command|task|target)"
+        r"|error while loading shared libraries|cannot open shared object file|Missing script:"
+        r"|(?:secret|environment variable|env var)s? .{0,40}(?:not set|missing|is empty)",
+        3,
+        _C,
+    ),
+    # a compiler's diagnostic: file:line[:col]: error, error[E0432], ❌ file:line, [error] file.scala:1:2
+    _shape(
+        r"^\s*(?:\[error\] |❌ |ERROR: |e: )?(?:file://)?[\w./\\~@+-]*[\w+-]\.\w{1,12}"
+        r"(?::\d+(?::\d+)?:? ?|\(\d+(?:,\d+)?\):? ?|, line \d+(?:, col(?:umn)? \d+)?:? )(?:fatal )?error\b"
+        r"|^\s*error(?:\[E\d+\])?: |^\s*(?:\[error\] |❌ )\S*[\w.]+\.\w{1,12}:\d+(?::\d+)?:"
+        r"|\berror (?:CS|TS|C|LNK|FS|BC)\d{3,5}\b|^\s*\*\* \((?:CompileError|SyntaxError|TokenMissingError)\)"
+        r"|\bCOMPILATION ERROR\b|\bcompilation (?:failed|terminated)|\bUnable to compile\b|\bSyntaxError\b"
+        r"|\bcould not compile\b|\bBUILD FAILED\b|\bBuild failed\b|\bCMake Error\b|\bconfigure: error\b"
+        r"|\bundefined reference to\b|\bld: .*(?:not found|undefined)|\bcollect2: error"
+        r"|(?i:\b(?:syntax|parse|parser|parsing|scanning)\b.{0,200}\b(?:line|column) \d+"
+        r"|\bon line \d+ of \S)",
+        3,
+        _B,
+    ),
+    # a test's failure report, an assertion, a runner's summary
+    _shape(
+        r"^\s*(?:not ok \d+|--- FAIL:|FAIL:|FAIL\b|✗|✖|×|✘|\d+\) (?:test )?\S)"
+        r"|\bFAILED\b|\bFAILURES?\b!?$|\bfailed on line \d+|\bAssertion(?:Error| failed)"
+        r"|\bassert(?:ion)? failed"
+        r"|\bexpected:? .{1,200}(?:\bgot\b|\bbut (?:was|got)\b|\bactual\b|\breceived\b|\binstead\b)"
+        r"|^\s*(?:Expected|Actual|Received)\b.{0,3}:|\bExpected .{1,200} to (?:be|equal|have|throw|contain"
+        r"|match)"
+        r"|\b[1-9]\d* (?:examples?|tests?|specs?|assertions?|scenarios?)?,? ?[1-9]\d* (?:failures?|failed"
+        r"|errors?)\b"
+        r"|\b[1-9]\d* (?:tests? )?(?:failed|failures?|failing)\b|Failed \d+/\d+ (?:subtests|test programs)"
+        r"|\bDubious, test returned|Tests run: \d+, Failures: [1-9]|\bTest Suites?:? .*\b[1-9]\d* failed"
+        r"|^_{3,} .+ _{3,}$|^=+ (?:FAILURES|ERRORS) =+$|\bTEST(?:S)? FAILED\b|\btest(?:s)? failed\b"
+        r"|\bTimeout of \d+ms exceeded|\btimetrap_timeout\b|Running .{1,80} failed|\bcrashed\b",
+        3,
+        _T,
+    ),
+    # lint and format reports: file:line[:col] followed by a rule code, stylelint's col ✖, a formatter's check
+    _shape(
+        r"^\s*\S+?:\s?\d+(?::\d+)?:?\s+(?:[A-Z]{1,4}\d{2,4}\b|[A-Z]\w+/[\w-]+|[a-z]+(?:-[a-z]+)+\b)"
+        r"|^\s*\d+:\d+\s+(?:[✖⚠×]|error)\s|\bwould reformat\b|\bnot (?:properly )?formatted\b"
+        r"|\bneeds? (?:formatting|to be formatted)\b|\bcheck-formatted\b|\bformat(?:ting)? (?:check )?failed"
+        r"|\b\d+ (?:offen[cs]es?|problems?|violations?|lint errors?) (?:detected|found)?"
+        r"|\bCode style issues\b|\bfailed indent_\w+",
+        3,
+        _L,
+    ),
+    # exception, panic and traceback headers (the category comes from the command)
+    _shape(
+        r"Traceback \(most recent call last\)|\bpanicked at\b|^panic: |Exception in thread"
+        r"|^\s*(?:\*\* )?\(?(?:[\w$]+[.:])*[A-Z]\w*(?:Error|Exception|Failure)\)?(?::|$| in | at )"
+        r"|\bUnhandled (?:exception|rejection)|\bUncaught\b|Segmentation fault|core dumped|\bAborted\b"
+        r"|^\s*\*\* .{0,80}(?:crashed|exited|error)|^\s*signal\(error\b|\{'EXIT',",
+        3,
+    ),
+    # an error in the words tools print it with
+    _shape(
+        r"^\s*(?:\[[\w:. -]{0,30}\] ?)?(?:\*\*\* )?(?:fatal|FATAL|ERROR|Error|error|E)(?:\[[\w-]+\])?(?:!|:"
+        r"| -|\s*$)"
+        r"|^\s*\[(?:error|ERROR|fatal|FATAL)\]|^\s*\w[\w/.-]{0,60}: (?:fatal )?error\b|\bERROR!"
+        r"|(?<![\w./-])(?:[Ee]rror|ERROR)(?:\[\w+\])?: |\bfatal: ",
+        2,
+    ),
+    _shape(
+        r"(?i)(?<![\w./-])(?:error|fail(?:ed|ure)?|fatal|cannot|can't|could not|couldn't|unable to"
+        r"|invalid|illegal|unexpected|undefined|missing|not found|does not|did not|problem|aborted"
+        r"|not defined"
+        r"|unrecogni[sz]ed|rejected|not allowed|unknown option|no \w+ found)(?![\w-])",
+        1,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One line's evidence: its index in the log, how telling it is (1–3), and the category its shape
+    implies, when one does."""
+
+    index: int
+    strength: int
+    category: Category | None
+
+
+_XTRACE = re.compile(r"^\++ ?")
+
+
+def read_line(line: str) -> tuple[int, Category | None]:
+    """The strength (0 when the line is no evidence) and the category hint of one cleaned log line."""
+    if not _CANDIDATE.search(line):
+        return 0, None
+    trace = _XTRACE.match(line)
+    if trace:
+        # the shell's trace of a command (set -x) is the command, not its output; a message the trace
+        # shows (``+ ERROR! checksum did not match``) is read as the message
+        line = line[trace.end() :]
+        if not line[:1].isupper():
+            return 0, None
+    if FRAMING.search(line):
+        return 0, None
+    if _NOT_EVIDENCE.search(line):
+        return 0, None
+    for shape in SHAPES:
+        if shape.pattern.search(line):
+            return shape.strength, shape.category
+    return 0, None
