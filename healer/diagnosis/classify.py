@@ -9,7 +9,7 @@ code N`` line explains nothing and is never the decisive line when anything bett
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,8 +24,10 @@ from healer.diagnosis.excerpt import (
     priority,
     render,
 )
+from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
 from healer.diagnosis.logs import SETUP_STEP, JobLog, parse_log
+from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import Rule, RuleSet
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
@@ -68,34 +70,42 @@ class _Found:
     confidence: float
 
 
-def classify(evidence: Evidence, rules: RuleSet) -> Diagnosis:
+def classify(evidence: Evidence, rules: RuleSet, *, scripts: Mapping[str, str] | None = None) -> Diagnosis:
     """Diagnose one failed job from its log, its annotations and its step list.
 
     A ``gh run view --log-failed`` capture of several jobs is diagnosed job by job, and the first job that
-    really failed decides (a sibling cancelled by fail-fast does not).
+    really failed decides (a sibling cancelled by fail-fast does not). ``scripts``: the pull request's script
+    files (``package.json``, ``Makefile`` … name → text), when the caller has its tree: a failure no rule
+    explains takes its category from the script the failing command ran (:mod:`healer.diagnosis.scripts`).
     """
     job = evidence.job
     text = evidence.log.text if evidence.log is not None else ""
     truncated = evidence.log.truncated if evidence.log is not None else False
-    jobs = diagnose_jobs(text, rules, truncated=truncated)
+    jobs = diagnose_jobs(text, rules, truncated=truncated, scripts=scripts)
     if len(jobs) > 1:
         return jobs[0][1]
     log = parse_log(text, truncated=truncated)
-    return diagnose(log, rules, job=job, annotations=evidence.annotations)
+    return diagnose(log, rules, job=job, annotations=evidence.annotations, scripts=scripts)
 
 
-def diagnose_jobs(text: str, rules: RuleSet, *, truncated: bool = False) -> list[tuple[str, Diagnosis]]:
-    """The jobs of a ``gh run view --log-failed`` capture, each diagnosed, the first real failure first
-    (then the others in the capture's order; cancelled jobs last). Empty when ``text`` is not a capture of
-    several jobs."""
+def diagnose_jobs(
+    text: str, rules: RuleSet, *, truncated: bool = False, scripts: Mapping[str, str] | None = None
+) -> list[tuple[str, Diagnosis]]:
+    """The jobs of a ``gh run view --log-failed`` (or ``--log``) capture, each diagnosed, the first real
+    failure first: then the other failed jobs in the capture's order, then the jobs whose log shows no
+    failure (a full-run capture holds the jobs that passed too), cancelled jobs last. Empty when ``text`` is
+    not a capture of several jobs."""
     parts = split_capture(text)
     if len(parts) < 2:
         return []
-    found: list[tuple[str, Diagnosis]] = []
+    found: list[tuple[str, Diagnosis, bool]] = []
     for n, (name, part) in enumerate(parts):
         record = Job(id=0, name=name, status="completed", conclusion="failure")
-        found.append((name, diagnose(parse_log(part, truncated=truncated and n == 0), rules, job=record)))
-    return sorted(found, key=lambda item: item[1].category is Category.CANCELLED)
+        log = parse_log(part, truncated=truncated and n == 0)
+        failed = log.exit_code not in (None, 0) or bool(log.error_lines)
+        found.append((name, diagnose(log, rules, job=record, scripts=scripts), failed))
+    ranked = sorted(found, key=lambda item: (item[1].category is Category.CANCELLED, not item[2]))
+    return [(name, diagnosis) for name, diagnosis, _ in ranked]
 
 
 def diagnose_text(text: str, rules: RuleSet, *, job: str | None = None) -> Diagnosis:
@@ -105,9 +115,15 @@ def diagnose_text(text: str, rules: RuleSet, *, job: str | None = None) -> Diagn
 
 
 def diagnose(
-    log: JobLog, rules: RuleSet, *, job: Job | None = None, annotations: Sequence[Annotation] = ()
+    log: JobLog,
+    rules: RuleSet,
+    *,
+    job: Job | None = None,
+    annotations: Sequence[Annotation] = (),
+    scripts: Mapping[str, str] | None = None,
 ) -> Diagnosis:
-    """Diagnose a parsed log. ``job`` (its conclusion and steps) and ``annotations`` sharpen the reading."""
+    """Diagnose a parsed log. ``job`` (its conclusion and steps) and ``annotations`` sharpen the reading;
+    ``scripts`` (see :func:`classify`) the category of a failure no rule explains."""
     lines = list(log.lines)
     annotation_start = len(lines)
     lines.extend(_annotation_lines(annotations))
@@ -178,21 +194,15 @@ def diagnose(
             base,
             hide=hide,
         )
+    evidence = find_evidence(lines, primary)
     if found is None:
-        return _diagnosis(
-            Category.UNKNOWN,
-            0.0,
-            "none",
-            DEFAULT_ACTIONS[Category.UNKNOWN],
-            lines,
-            [],
-            (0, 0),
-            end_of_step,
-            base,
-            hide=hide,
+        # no rule: the failure finder reads the step by the shapes of failures, and the category comes from
+        # the tool, the script or the evidence
+        return rule_free_diagnosis(
+            lines, evidence, primary, end_of_step, base, job=job_name, scripts=scripts, hide=hide
         )
     rule = found.rule
-    return _diagnosis(
+    diagnosis = _diagnosis(
         rule.category,
         found.confidence,
         rule.id,
@@ -206,7 +216,16 @@ def diagnose(
         rival=near_failure(rival.lines, first)[:1] if rival else (),
         hide=hide,
         first=first,
+        evidence=_strong_first(evidence.first, evidence.evidence),
     )
+    if rule.category is Category.UNKNOWN:
+        return derived_for_unknown(diagnosis, evidence, job=job_name, scripts=scripts)
+    return diagnosis
+
+
+def _strong_first(first: int | None, found: Sequence[Any]) -> int | None:
+    """The finder's first real failure when it is a failure's own report (strength 3), else None."""
+    return next((e.index for e in found if e.index == first and e.strength >= 3), None)
 
 
 def _step_is_known(log: JobLog) -> bool:
@@ -353,9 +372,13 @@ def _diagnosis(
     rival: Sequence[int] = (),
     hide: frozenset[int] = frozenset(),
     first: int | None = None,
+    evidence: int | None = None,
 ) -> Diagnosis:
     order = priority(decisive, first)
-    chosen = build_excerpt(lines, order, context, end_of_step, rival=rival)
+    # the finder's first real failure follows the rule's lead when the rule's lines are elsewhere (a
+    # summary at the end, while the compiler's error sits far above it)
+    claims = order[:1] + [evidence] + order[1:] if evidence is not None and evidence not in order else order
+    chosen = build_excerpt(lines, claims, context, end_of_step, rival=rival)
     if hide:
         # the runner's own post-job lines ("Post job cleanup.", the checkout's git calls) explain nothing;
         # a decisive line among them stays
