@@ -154,7 +154,10 @@ def diagnose(
 
     step_names = [name for name in (failed_job_step, log.step_name) if name]
     first = first_failure(lines, log.failing_lines())
-    primary = scan_scope(lines, _primary_scope(log, annotation_start, len(lines)), first)
+    scope = _primary_scope(log, annotation_start, len(lines))
+    # the finder reads the whole scope (one cheap pass); where it saw the first failure, the rules read too
+    evidence = find_evidence(lines, scope)
+    primary = scan_scope(lines, scope, first if first is not None else evidence.first)
     ranked = _ranked(rules, lines, primary, step_names, log, job_name)
     if not ranked and log.failing_step is not None and not _step_is_known(log):
         # the failing step was only guessed: what the rest of the log says may still explain it
@@ -194,12 +197,11 @@ def diagnose(
             base,
             hide=hide,
         )
-    evidence = find_evidence(lines, primary)
     if found is None:
         # no rule: the failure finder reads the step by the shapes of failures, and the category comes from
         # the tool, the script or the evidence
         return rule_free_diagnosis(
-            lines, evidence, primary, end_of_step, base, job=job_name, scripts=scripts, hide=hide
+            lines, evidence, scope, end_of_step, base, job=job_name, scripts=scripts, hide=hide
         )
     rule = found.rule
     diagnosis = _diagnosis(

@@ -167,8 +167,8 @@ def _from_reading(reading: Reading, scripts: Mapping[str, str] | None, depth: in
                 return _Said(hint, f"script name: {reading.tool} {script}", False)
         if reading.category == RUN:
             return None
-        return _Said(Category(reading.category), f"tool table: {reading.tool}", True)
-    return _Said(Category(reading.category), f"tool table: {reading.tool}", False)
+        return _Said(Category(reading.category), f"tool table: {reading.words}", True)
+    return _Said(Category(reading.category), f"tool table: {reading.words}", False)
 
 
 def evidence_category(evidence: Sequence[Evidence], first: int | None) -> Category | None:

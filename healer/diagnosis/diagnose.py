@@ -191,9 +191,11 @@ def diagnose_file(
     return diagnose_tail(read_file(path, window=max_bytes), rules, job=job)[0][1]
 
 
-def _description(rules: RuleSet | None, rule_id: str) -> str:
-    rule = rules.get(rule_id) if rules is not None else None
-    return " ".join(rule.description.split()) if rule is not None else ""
+def _description(rules: RuleSet | None, diagnosis: Diagnosis) -> str:
+    """The rule's description; a diagnosis without a rule (or whose category was derived) says its own."""
+    rule = rules.get(diagnosis.rule) if rules is not None else None
+    text = diagnosis.description or (rule.description if rule is not None else "")
+    return " ".join(text.split())
 
 
 def to_json(
@@ -206,7 +208,7 @@ def to_json(
         "category": diagnosis.category.value,
         "confidence": diagnosis.confidence,
         "rule": diagnosis.rule,
-        "description": _description(rules, diagnosis.rule),
+        "description": _description(rules, diagnosis),
         "action": diagnosis.action.value,
         "step": diagnosis.step,
         "command": diagnosis.command,
@@ -234,7 +236,7 @@ def render_text(name: str, diagnosis: Diagnosis, *, rules: RuleSet | None = None
         f"{_printable(name)}: {diagnosis.category.value} (rule {diagnosis.rule}, "
         f"confidence {diagnosis.confidence:.2f}) → {diagnosis.action.value}"
     ]
-    description = _description(rules, diagnosis.rule)
+    description = _description(rules, diagnosis)
     if description:
         lines.append(f"  why:       {_printable(description)}")
     if diagnosis.step:

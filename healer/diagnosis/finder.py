@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from healer.diagnosis.shapes import Evidence, read_line
+from healer.diagnosis.shapes import Evidence, candidates, read_line
 
 RULE_FREE_BYTES = 8 * 1024
 RULE_FREE_LINES = 120
@@ -32,6 +32,8 @@ TAIL_LINES = 8
 # At most this many evidence lines get a window of their own.
 MAX_WINDOWS = 40
 MAX_DECISIVE = 20
+# The finder reads at most this many lines of a step (its start and its end), so its cost stays bounded.
+MAX_FINDER_LINES = 30_000
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,13 @@ class Found:
 def find_evidence(lines: Sequence[str], scope: Iterable[int]) -> Found:
     """Every evidence line of ``scope`` (indexes into ``lines``), and the first real failure among them."""
     found = []
-    for index in scope:
-        strength, category = read_line(lines[index])
+    scope = list(scope)
+    if len(scope) > MAX_FINDER_LINES:
+        # a huge step: its start (where the first failure usually is) and its end (the summary)
+        half = MAX_FINDER_LINES // 2
+        scope = scope[:half] + scope[-half:]
+    for index in candidates(lines, scope):
+        strength, category = read_line(lines[index], candidate=True)
         if strength:
             found.append(Evidence(index, strength, category))
     return Found(tuple(found), first_real_failure(found))

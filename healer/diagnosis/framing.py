@@ -26,8 +26,7 @@ _TRAVIS_OPEN = re.compile(r'^The command "(.*)$')
 _GITLAB_FAILED = re.compile(r"^ERROR: Job failed: exit code (-?\d+)")
 _GITLAB_SECTION = re.compile(r"^section_(?:start|end):\d+:([\w.-]+)")
 _ECHO = re.compile(r"^\$ (.+)$")
-# how far back the opening of a multi-line Travis command, or its echo, is looked for
-_BACK = 400
+# how far back the opening of a multi-line Travis command is looked for
 _MULTILINE_BACK = 60
 
 
@@ -72,10 +71,10 @@ def _travis(lines: Sequence[str]) -> Span | None:
     if not failed:
         return None
     n, (end, code, command) = failed[0]
-    floor = ends[n - 1][0] + 1 if n > 0 else max(0, end - _BACK * 10)
+    floor = ends[n - 1][0] + 1 if n > 0 else 0
     first = command.split("\n", 1)[0].strip()
     start = floor
-    for back in range(end - 1, max(floor, end - _BACK * 10) - 1, -1):
+    for back in range(end - 1, floor - 1, -1):
         echo = _ECHO.match(lines[back])
         if echo and echo.group(1).strip() == first:
             start = back + 1

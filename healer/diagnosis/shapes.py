@@ -19,22 +19,134 @@ Cheap by design: one combined expression rules out most lines before any of the 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from healer.model import Category
 
-# Most lines hold none of these: they are not read further.
-_CANDIDATE = re.compile(
-    r"(?i)err|fail|fatal|exception|panic|traceback|abort|assert|expected|not ok|denied|not found|no such"
-    r"|cannot|can't|could not|couldn't|unable|invalid|missing|undefined|unknown|unavailable|not available"
-    r"|not installed|segmentation|core dumped|killed|timed? ?out|timeout|crash|refused|unresolved|conflict"
-    r"|violation|problem|illegal|unexpected|[✗✖×❌⨯✘]|\bFAIL|\bE\d{3}\b|^E +|offen[cs]e|incorrect|mismatch"
-    r"|wrong|doesn't|does not|did not|didn't|no version|not supported|unsupported|requires?\b|\bdiff\b"
-    r"|^[-+]{3} "
-    r"|would reformat|reformatted|not formatted|needs? formatting|^\s*\d+:\d+\s|\bno \w+ found|not defined"
-    r"|not allowed|not permitted|rejected|unrecogni[sz]ed|provided but|parse|parsing|scanning|syntax"
-    r"|on line \d"
+# Most lines hold none of these words (looked for in the lower-cased line, as plain substrings: one
+# case-insensitive alternation of them costs ten times more) nor these shapes: they are not read further.
+_WORDS = (
+    "err",
+    "fail",
+    "fatal",
+    "exception",
+    "panic",
+    "traceback",
+    "abort",
+    "assert",
+    "expected",
+    "not ok",
+    "denied",
+    "not found",
+    "no such",
+    "cannot",
+    "can't",
+    "could not",
+    "couldn't",
+    "unable",
+    "invalid",
+    "missing",
+    "undefined",
+    "unknown",
+    "unavailable",
+    "not available",
+    "not installed",
+    "segmentation",
+    "core dumped",
+    "killed",
+    "timed out",
+    "time out",
+    "timeout",
+    "crash",
+    "refused",
+    "unresolved",
+    "conflict",
+    "violation",
+    "problem",
+    "illegal",
+    "unexpected",
+    "✗",
+    "✖",
+    "×",
+    "❌",
+    "⨯",
+    "✘",
+    "offence",
+    "offense",
+    "incorrect",
+    "mismatch",
+    "wrong",
+    "doesn't",
+    "does not",
+    "did not",
+    "didn't",
+    "no version",
+    "not supported",
+    "unsupported",
+    "require",
+    "diff",
+    "--- ",
+    "+++ ",
+    "reformat",
+    "not formatted",
+    "formatting",
+    " found",
+    "not defined",
+    "not allowed",
+    "not permitted",
+    "rejected",
+    "unrecogni",
+    "provided but",
+    "pars",
+    "scanning",
+    "syntax",
+    "on line ",
 )
+_CODE = re.compile(r"\bE\d{3}\b")  # flake8's E501
+_LINE_COL = re.compile(r"\s*\d+:\d+\s")  # stylelint's and eslint's "12:5  ✖ …"
+# Shapes are read in a line's first characters only: what a long line says is at its start.
+SHAPE_CHARS = 600
+
+
+def candidates(lines: Sequence[str], scope: Iterable[int]) -> list[int]:
+    """The indexes of ``scope`` whose line may be evidence, found in one pass per word over the scope's
+    lower-cased text (a plain substring search, far cheaper than testing each line for each word)."""
+    indexes = list(scope)
+    texts = [lines[i][:SHAPE_CHARS] for i in indexes]
+    block = "\n".join(texts).lower()
+    starts = []
+    offset = 0
+    for text in texts:
+        starts.append(offset)
+        offset += len(text) + 1
+    marked: set[int] = set()
+    for word in _WORDS:
+        at = block.find(word)
+        while at != -1:
+            n = bisect_right(starts, at) - 1
+            marked.add(n)
+            # the rest of this line is marked already: go on from the next one
+            at = block.find(word, starts[n + 1]) if n + 1 < len(starts) else -1
+    for n, text in enumerate(texts):
+        if n not in marked and (
+            text.startswith("E ") or ("E" in text and _CODE.search(text)) or _LINE_COL.match(text)
+        ):
+            marked.add(n)
+    return [indexes[n] for n in sorted(marked)]
+
+
+def _candidate(line: str) -> bool:
+    low = line.lower()
+    if any(word in low for word in _WORDS):
+        return True
+    return (
+        line.startswith("E ")
+        or ("E" in line and _CODE.search(line) is not None)
+        or bool(_LINE_COL.match(line))
+    )
+
 
 # Lines that look like failures and are not (checked before the shapes).
 _NOT_EVIDENCE = re.compile(
@@ -65,10 +177,20 @@ class _Shape:
     pattern: re.Pattern[str]
     strength: int
     category: Category | None = None
+    # the shape is tried only on a line whose lower-cased text holds one of these (all lines when empty):
+    # a cheap look that spares most lines the expression's many branches
+    words: tuple[str, ...] = ()
+
+    def found(self, line: str, low: str) -> bool:
+        if self.words and not any(word in low for word in self.words):
+            return False
+        return self.pattern.search(line) is not None
 
 
-def _shape(pattern: str, strength: int, category: Category | None = None) -> _Shape:
-    return _Shape(re.compile(pattern), strength, category)
+def _shape(
+    pattern: str, strength: int, category: Category | None = None, words: tuple[str, ...] = ()
+) -> _Shape:
+    return _Shape(re.compile(pattern), strength, category, words)
 
 
 _B, _T, _L, _F = Category.BUILD, Category.TEST, Category.LINT, Category.FORMAT
@@ -85,6 +207,20 @@ SHAPES: tuple[_Shape, ...] = (
         r"|no certificate subject alternative name matches|SSL certificate problem",
         3,
         _N,
+        (
+            "resolv",
+            "connect",
+            "unreachable",
+            "gateway",
+            "unavailable",
+            "etimedout",
+            "econn",
+            "eai_again",
+            "tls",
+            "timed out",
+            "certificate",
+            "ssl",
+        ),
     ),
     # resolution and installation of packages
     _shape(
@@ -100,6 +236,30 @@ SHAPES: tuple[_Shape, ...] = (
         r"|md5sum did not match|checksum (?:mismatch|did not match)",
         3,
         _D,
+        (
+            "packagesnotfound",
+            "not available",
+            "no package",
+            "no matching",
+            "could not find",
+            "could not resolve",
+            "unable to resolve",
+            "version solving",
+            "eresolve",
+            "no version",
+            "unavailable",
+            "unsatisfiable",
+            "conflict",
+            "requires ",
+            "failed to",
+            "e404",
+            "404",
+            "installation failed",
+            "unable to locate",
+            "candidate",
+            "md5sum",
+            "checksum",
+        ),
     ),
     # the environment or the workflow: a command or a file that is not there, a permission
     _shape(
@@ -111,12 +271,34 @@ SHAPES: tuple[_Shape, ...] = (
         r"|(?:secret|environment variable|env var)s? .{0,40}(?:not set|missing|is empty)",
         3,
         _C,
+        (
+            "not found",
+            "no such file",
+            "permission denied",
+            "not installed",
+            "not recognized",
+            "unable to find a destination",
+            "no rakefile",
+            "no task",
+            "no such",
+            "no target",
+            "don't know how",
+            "no rule to make",
+            "unknown",
+            "shared librar",
+            "shared object",
+            "missing script",
+            "secret",
+            "environment variable",
+            "env var",
+        ),
     ),
     # a compiler's diagnostic: file:line[:col]: error, error[E0432], ❌ file:line, [error] file.scala:1:2
     _shape(
         r"^\s*(?:\[error\] |❌ |ERROR: |e: )?(?:file://)?[\w./\\~@+-]*[\w+-]\.\w{1,12}"
         r"(?::\d+(?::\d+)?:? ?|\(\d+(?:,\d+)?\):? ?|, line \d+(?:, col(?:umn)? \d+)?:? )(?:fatal )?error\b"
-        r"|^\s*error(?:\[E\d+\])?: |^\s*(?:\[error\] |❌ )\S*[\w.]+\.\w{1,12}:\d+(?::\d+)?:"
+        r"|^\s*error(?:\[E\d+\])?: |^\s*\[error\] \S*[\w.]+\.\w{1,12}:\d+(?::\d+)?:"
+        r"|❌\s+\S*[\w.]+\.\w{1,12}:\d+(?::\d+)?:"
         r"|\berror (?:CS|TS|C|LNK|FS|BC)\d{3,5}\b|^\s*\*\* \((?:CompileError|SyntaxError|TokenMissingError)\)"
         r"|\bCOMPILATION ERROR\b|\bcompilation (?:failed|terminated)|\bUnable to compile\b|\bSyntaxError\b"
         r"|\bcould not compile\b|\bBUILD FAILED\b|\bBuild failed\b|\bCMake Error\b|\bconfigure: error\b"
@@ -125,23 +307,41 @@ SHAPES: tuple[_Shape, ...] = (
         r"|\bon line \d+ of \S)",
         3,
         _B,
+        (
+            "error",
+            "compil",
+            "syntax",
+            "build failed",
+            "undefined reference",
+            "ld: ",
+            "pars",
+            "scanning",
+            "on line",
+            "❌",
+        ),
     ),
-    # a test's failure report, an assertion, a runner's summary
+    # a test's failure report, an assertion, a runner's summary: the shapes at a line's start first
     _shape(
-        r"^\s*(?:not ok \d+|--- FAIL:|FAIL:|FAIL\b|✗|✖|×|✘|\d+\) (?:test )?\S)"
-        r"|\bFAILED\b|\bFAILURES?\b!?$|\bfailed on line \d+|\bAssertion(?:Error| failed)"
+        r"^\s*(?:not ok \d+|--- FAIL:|FAIL:|FAIL\b|✗|✖|×|✘|\d+\) (?:test )?\S|(?:Expected|Actual"
+        r"|Received)\b.{0,3}:)"
+        r"|^_{3,} .+ _{3,}$|^=+ (?:FAILURES|ERRORS) =+$",
+        3,
+        _T,
+    ),
+    _shape(
+        r"\bFAILED\b|\bFAILURES?\b!?$|\bfailed on line \d+|\bAssertion(?:Error| failed)"
         r"|\bassert(?:ion)? failed"
         r"|\bexpected:? .{1,200}(?:\bgot\b|\bbut (?:was|got)\b|\bactual\b|\breceived\b|\binstead\b)"
-        r"|^\s*(?:Expected|Actual|Received)\b.{0,3}:|\bExpected .{1,200} to (?:be|equal|have|throw|contain"
-        r"|match)"
+        r"|\bExpected .{1,200} to (?:be|equal|have|throw|contain|match)"
         r"|\b[1-9]\d* (?:examples?|tests?|specs?|assertions?|scenarios?)?,? ?[1-9]\d* (?:failures?|failed"
         r"|errors?)\b"
         r"|\b[1-9]\d* (?:tests? )?(?:failed|failures?|failing)\b|Failed \d+/\d+ (?:subtests|test programs)"
         r"|\bDubious, test returned|Tests run: \d+, Failures: [1-9]|\bTest Suites?:? .*\b[1-9]\d* failed"
-        r"|^_{3,} .+ _{3,}$|^=+ (?:FAILURES|ERRORS) =+$|\bTEST(?:S)? FAILED\b|\btest(?:s)? failed\b"
+        r"|\bTEST(?:S)? FAILED\b|\btest(?:s)? failed\b"
         r"|\bTimeout of \d+ms exceeded|\btimetrap_timeout\b|Running .{1,80} failed|\bcrashed\b",
         3,
         _T,
+        ("fail", "assert", "expected", "error", "dubious", "timeout of", "timetrap", "crash"),
     ),
     # lint and format reports: file:line[:col] followed by a rule code, stylelint's col ✖, a formatter's check
     _shape(
@@ -152,6 +352,7 @@ SHAPES: tuple[_Shape, ...] = (
         r"|\bCode style issues\b|\bfailed indent_\w+",
         3,
         _L,
+        (":", "✖", "⚠", "×", "error", "format", "offen", "problem", "violation", "code style", "indent_"),
     ),
     # exception, panic and traceback headers (the category comes from the command)
     _shape(
@@ -192,9 +393,11 @@ class Evidence:
 _XTRACE = re.compile(r"^\++ ?")
 
 
-def read_line(line: str) -> tuple[int, Category | None]:
-    """The strength (0 when the line is no evidence) and the category hint of one cleaned log line."""
-    if not _CANDIDATE.search(line):
+def read_line(line: str, *, candidate: bool = False) -> tuple[int, Category | None]:
+    """The strength (0 when the line is no evidence) and the category hint of one cleaned log line
+    (``candidate``: :func:`candidates` already found it worth reading)."""
+    line = line[:SHAPE_CHARS]
+    if not candidate and not _candidate(line):
         return 0, None
     trace = _XTRACE.match(line)
     if trace:
@@ -207,7 +410,8 @@ def read_line(line: str) -> tuple[int, Category | None]:
         return 0, None
     if _NOT_EVIDENCE.search(line):
         return 0, None
+    low = line.lower()
     for shape in SHAPES:
-        if shape.pattern.search(line):
+        if shape.found(line, low):
             return shape.strength, shape.category
     return 0, None

@@ -200,6 +200,11 @@ class Reading:
     category: str
     script: str | None = None
     default: bool = False  # the category is the runner's default, not what a subcommand says
+    said: str = ""  # the words the table read (``cargo clippy``, ``prettier --check``)
+
+    @property
+    def words(self) -> str:
+        return self.said or self.tool
 
 
 def _categories() -> set[str]:
@@ -320,12 +325,12 @@ def read_command(words: Sequence[str], table: Mapping[str, Tool] | None = None) 
     args = rest[1:]
     for flag, category in tool.flags.items():
         if flag in args:
-            return Reading(name, category)
+            return Reading(name, category, said=f"{name} {flag}")
     subs = _subcommand_words(args) if tool.subcommands else []
     if name.lower() in _GOALS and tool.subcommands:
         known = [w for w in _subcommand_words(args, MAX_WORDS) if w in tool.subcommands]
         if known and tool.subcommands[known[-1]] != RUN:
-            return Reading(name, tool.subcommands[known[-1]])
+            return Reading(name, tool.subcommands[known[-1]], said=f"{name} {known[-1]}")
     for size in (3, 2, 1):
         if len(subs) >= size:
             key = " ".join(subs[:size])
@@ -336,7 +341,7 @@ def read_command(words: Sequence[str], table: Mapping[str, Tool] | None = None) 
                 script = None
                 if category == RUN:
                     script = _script_after(args, key)
-                return Reading(name, category, script)
+                return Reading(name, category, script, said=f"{name} {key}")
     if tool.category == RUN:
         return Reading(name, RUN, subs[0] if subs else None)
     if name.lower() in _SCRIPTED:
