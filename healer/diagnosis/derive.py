@@ -90,8 +90,8 @@ def _from_command(command: str, scripts: Mapping[str, str] | None, depth: int = 
     said = [s for s in (_from_reading(r, scripts, depth) for r in reversed(read_line(command))) if s]
     if said and not _last_is_known(command):
         # ``javac x.java && java Main``: what failed ran last, and the table does not know it; the tools
-        # before it passed
-        said = [_Said(s.category, s.source, True) for s in said]
+        # before it passed, so they say nothing of the failure
+        said = []
     strong = [s for s in said if not s.weak]
     if strong:
         if len({s.category for s in strong}) > 1:

@@ -29,8 +29,8 @@ LEAD_WINDOW = (3, 14)
 SUMMARY_WINDOW = (3, 6)
 OTHER_WINDOW = (1, 4)
 TAIL_LINES = 8
-# At most this many evidence lines get a window of their own.
-MAX_WINDOWS = 40
+# At most this many evidence lines get a window of their own (the budget usually ends it first).
+MAX_WINDOWS = 400
 MAX_DECISIVE = 20
 # The finder reads at most this many lines of a step (its start and its end), so its cost stays bounded.
 MAX_FINDER_LINES = 30_000
@@ -112,12 +112,10 @@ def rule_free_excerpt(
         chosen.update(fresh)
         return True
 
-    def add_window(index: int, span: tuple[int, int]) -> None:
+    def add_window(index: int, span: tuple[int, int]) -> bool:
         window = _window(index, span, low, high)
         ordered = sorted(window, key=lambda i: (abs(i - index), i))
-        for n in range(len(ordered), 0, -1):
-            if add(ordered[:n]):
-                return
+        return any(add(ordered[:n]) for n in range(len(ordered), 0, -1))
 
     strong = found.strong() or list(found.evidence)
     decisive: list[int] = []
@@ -129,9 +127,11 @@ def rule_free_excerpt(
         decisive.append(strong[-1].index)
     after = [e.index for e in strong if found.first is None or e.index > found.first]
     for index in after[:MAX_WINDOWS]:
-        if index not in decisive:
-            add_window(index, OTHER_WINDOW)
-            decisive.append(index)
+        if index in decisive:
+            continue
+        if index not in chosen and not add_window(index, OTHER_WINDOW):
+            break  # the budget is spent
+        decisive.append(index)
     ending = [i for i in (tail or scope[-TAIL_LINES * 4 :]) if lines[i].strip()][-TAIL_LINES:]
     if tail and tail[0] not in ending and lines[tail[0]].startswith("##[group]Run "):
         ending.insert(0, tail[0])  # a step that said little: its header says what it ran

@@ -99,6 +99,7 @@ _WORDS = (
     "rejected",
     "unrecogni",
     "provided but",
+    "dubious",
     "pars",
     "scanning",
     "syntax",
@@ -106,6 +107,8 @@ _WORDS = (
 )
 _CODE = re.compile(r"\bE\d{3}\b")  # flake8's E501
 _LINE_COL = re.compile(r"\s*\d+:\d+\s")  # stylelint's and eslint's "12:5  ✖ …"
+# a numbered failure report (ExUnit's, mocha's "  1) …") and a linter's "file:line[:col]: CODE"
+_STRUCTURE = re.compile(r"\s*\d+\) \S|\s*\S+?:\s?\d+(?::\d+)?:?\s+(?:[A-Z]{1,4}\d{2,4}\b|[A-Z]\w+/)")
 # Shapes are read in a line's first characters only: what a long line says is at its start.
 SHAPE_CHARS = 600
 
@@ -130,9 +133,7 @@ def candidates(lines: Sequence[str], scope: Iterable[int]) -> list[int]:
             # the rest of this line is marked already: go on from the next one
             at = block.find(word, starts[n + 1]) if n + 1 < len(starts) else -1
     for n, text in enumerate(texts):
-        if n not in marked and (
-            text.startswith("E ") or ("E" in text and _CODE.search(text)) or _LINE_COL.match(text)
-        ):
+        if n not in marked and _shaped(text):
             marked.add(n)
     return [indexes[n] for n in sorted(marked)]
 
@@ -141,11 +142,13 @@ def _candidate(line: str) -> bool:
     low = line.lower()
     if any(word in low for word in _WORDS):
         return True
-    return (
-        line.startswith("E ")
-        or ("E" in line and _CODE.search(line) is not None)
-        or bool(_LINE_COL.match(line))
-    )
+    return _shaped(line)
+
+
+def _shaped(line: str) -> bool:
+    if line.startswith("E ") or ("E" in line and _CODE.search(line) is not None):
+        return True
+    return bool(_LINE_COL.match(line) or _STRUCTURE.match(line))
 
 
 # Lines that look like failures and are not (checked before the shapes).
@@ -155,7 +158,8 @@ _NOT_EVIDENCE = re.compile(
     r"|\bwarning\b(?![^:]{0,40}treated as errors?)(?!.*\berror\b)"
     r"|(?<![\d.])0 (?:errors?|failures?|failed|failing)\b(?!.*\b[1-9]\d* (?:errors?|failures?|failed))"
     r"|\b(?:no|zero) (?:errors?|failures?|offen[cs]es|problems)\b(?: found| detected)?\s*\.?$"
-    r"|\bskipp(?:ed|ing)\b|\.\.\. ?ok$|\bok \d+\b(?! - .*# TODO)|\bPASS(?:ED)?\b|✓|✔"
+    r"|\.{2,} ?skipped\b|\bskipping\b|^\s*skipped\b|\.\.\. ?ok$|(?<!not )\bok \d+\b(?! - .*# TODO)"
+    r"|(?-i:\bPASS(?:ED)?\b)(?!.*\bfail)|✓|✔"
     r"|\bpassed\b(?!.*\b(?:fail|error))"
     r"|^\s*(?:\$|\+{1,3}) \S|^\s*>\s*\S+ --|-Werror|-Wno-error|--no-?fail|--fail-fast|allow_failures"
     r"|^\s*(?:Downloading|Downloaded|Fetching|Installing|Collecting|Requirement already|Unpacking|Setting up"

@@ -326,7 +326,7 @@ def read_command(words: Sequence[str], table: Mapping[str, Tool] | None = None) 
     for flag, category in tool.flags.items():
         if flag in args:
             return Reading(name, category, said=f"{name} {flag}")
-    subs = _subcommand_words(args) if tool.subcommands else []
+    subs = _subcommand_words(args)
     if name.lower() in _GOALS and tool.subcommands:
         known = [w for w in _subcommand_words(args, MAX_WORDS) if w in tool.subcommands]
         if known and tool.subcommands[known[-1]] != RUN:
