@@ -30,7 +30,11 @@ RUN = "run"
 TABLE = Path(__file__).with_name("tools.yml")
 MAX_COMMAND_CHARS = 4000
 MAX_WORDS = 40
-_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\||\n|\bthen\b|\bdo\b|\belse\b)\s*")
+_SEPARATED = re.compile(r"[;\s]+")
+# what joins simple commands, outside quotes
+_JOINERS = re.compile(r"&&|\|\||;|\||\n")
+# words that open a compound command's part (``if …; then make; else …``): the command follows them
+_KEYWORDS = frozenset({"then", "do", "else", "elif", "fi", "done", "{", "}", "(", ")"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # words that run the next word: skipped before the tool
 _WRAPPERS = frozenset(
@@ -243,7 +247,7 @@ def load_table() -> dict[str, Tool]:
 def split_commands(command: str) -> list[list[str]]:
     """The simple commands of a shell line, each as its words (bounded; never raises)."""
     out: list[list[str]] = []
-    for part in _SPLIT.split(command[:MAX_COMMAND_CHARS]):
+    for part in _split_outside_quotes(command[:MAX_COMMAND_CHARS]):
         part = part.strip()
         if not part:
             continue
@@ -251,9 +255,39 @@ def split_commands(command: str) -> list[list[str]]:
             words = shlex.split(part, comments=True)
         except ValueError:
             words = part.split()
+        while words and words[0] in _KEYWORDS:
+            words = words[1:]
         if words:
             out.append(words[:MAX_WORDS])
     return out
+
+
+def _split_outside_quotes(text: str) -> list[str]:
+    """``text`` cut at ``&&``, ``||``, ``;``, ``|`` and new lines that are not inside quotes."""
+    parts: list[str] = []
+    quote = ""
+    start = 0
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if quote:
+            if char == quote:
+                quote = ""
+            elif char == "\\" and quote == '"':
+                at += 1
+        elif char in "'\"":
+            quote = char
+        elif char == "\\":
+            at += 1
+        else:
+            joiner = _JOINERS.match(text, at)
+            if joiner:
+                parts.append(text[start:at])
+                start = at = joiner.end()
+                continue
+        at += 1
+    parts.append(text[start:])
+    return parts
 
 
 def tool_name(word: str) -> str:
@@ -296,7 +330,9 @@ def _skip_wrappers(words: Sequence[str]) -> list[str]:
 def _subcommand_words(rest: Sequence[str], limit: int = 3) -> list[str]:
     words: list[str] = []
     skip = False
-    for word in rest:
+    # one quoted word may hold several commands (sbt ";update ;test:compile")
+    tokens = [t for word in rest for t in (_SEPARATED.split(word) if ";" in word else [word]) if t]
+    for word in tokens:
         if skip:
             skip = False
             continue
