@@ -285,12 +285,18 @@ def _ranked(
     found: list[_Found] = []
     scope_lines = [(i, _views(lines[i])) for i in scope if lines[i]]
     block = "\n".join(view for _, views in scope_lines for view in views)
+    lowered = block.lower()
+    low_views = [" ".join(views).lower() for _, views in scope_lines]
     for rule in rules:
         if not rule.applies_to(step=step_names, command=log.command, job=job, exit_code=log.exit_code):
             continue
-        if not rule.may_hit(block):
+        if not rule.may_hit(block, lowered):
             continue
-        hits = tuple(i for i, views in scope_lines if any(rule.hits(view) for view in views))
+        hits = tuple(
+            i
+            for (i, views), low in zip(scope_lines, low_views, strict=True)
+            if rule.line_may_hit(low) and any(rule.hits(view) for view in views)
+        )
         if not hits:
             continue
         if rule.unless and any(rule.vetoed(view) for _, views in scope_lines for view in views):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 MAX_FILE_CHARS = 512 * 1024
 MAX_COMMANDS = 20
@@ -49,6 +49,20 @@ _RUNNER_FILES = {
     "composer": ("composer.json",),
     "rake": ("Rakefile", "rakefile", "Rakefile.rb"),
 }
+
+
+def script_files(read: Callable[[str], str | None]) -> dict[str, str]:
+    """The script files of a tree, as :func:`resolve_script` and ``classify(…, scripts=…)`` take them.
+
+    ``read`` gives a file's text by its name at the tree's root, or None when there is none (the GitHub
+    client's ``get_file(name, head_sha)``, or a checkout's files); each text is cut to :data:`MAX_FILE_CHARS`.
+    """
+    found: dict[str, str] = {}
+    for name in SCRIPT_FILES:
+        text = read(name)
+        if isinstance(text, str):
+            found[name] = text[:MAX_FILE_CHARS]
+    return found
 
 
 def runs_scripts(runner: str) -> bool:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from healer.diagnosis.scripts import MAX_COMMANDS, resolve_script
+from healer.diagnosis.scripts import MAX_COMMANDS, MAX_FILE_CHARS, resolve_script, script_files
 
 MAKEFILE = """\
 .PHONY: lint test check
@@ -175,3 +175,10 @@ def test_a_hostile_file_is_read_bounded_and_never_run(tmp_path: object) -> None:
     # a noxfile is parsed as text: nothing in it is imported
     evil = 'import os\nos.system("touch pwned")\n@nox.session\ndef lint(session):\n    session.run("ruff")\n'
     assert resolve_script("nox", "lint", {"noxfile.py": evil}) == ["ruff"]
+
+
+def test_the_tree_s_script_files_are_read_by_name_and_bounded() -> None:
+    tree = {"package.json": "{}", "Makefile": "x" * (MAX_FILE_CHARS + 10), "README.md": "not a script file"}
+    files = script_files(tree.get)
+    assert set(files) == {"package.json", "Makefile"}
+    assert len(files["Makefile"]) == MAX_FILE_CHARS

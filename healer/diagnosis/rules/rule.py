@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from healer.diagnosis.rules.literals import required_words
 from healer.model import Action, Category
 
 DEFAULT_CONFIDENCE = 0.8
@@ -42,6 +43,8 @@ class Rule:
     _unless_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
     _also_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
     _match_block: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
+    # for each of ``_match_block``, the lower-cased words one of which every match holds (None: unknown)
+    _words: tuple[frozenset[str] | None, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # frozen dataclass: the derived fields are set once, here
@@ -49,6 +52,7 @@ class Rule:
         object.__setattr__(self, "_unless_any", _combined(self.unless))
         object.__setattr__(self, "_also_any", _combined(self.also))
         object.__setattr__(self, "_match_block", _multiline(self._match_any))
+        object.__setattr__(self, "_words", tuple(required_words(p) for p in self._match_block))
 
     def applies_to(
         self, *, step: Sequence[str], command: str | None, job: str | None, exit_code: int | None
@@ -66,10 +70,21 @@ class Rule:
         """Whether any ``match`` expression is found in the line."""
         return _search(self._match_any, line)
 
-    def may_hit(self, block: str) -> bool:
+    def may_hit(self, block: str, lowered: str | None = None) -> bool:
         """False when no ``match`` expression is found in ``block`` (lines joined by newlines), so that no
-        line of it can hit: one scan of the block rules a rule out before any line-by-line search."""
-        return any(pattern.search(block) is not None for pattern in self._match_block)
+        line of it can hit: one scan of the block rules a rule out before any line-by-line search.
+        ``lowered`` (the block lower-cased, once for all rules) lets an expression whose required words
+        (:mod:`healer.diagnosis.rules.literals`) the block does not hold be ruled out without running."""
+        for pattern, words in zip(self._match_block, self._words, strict=True):
+            if lowered is not None and words is not None and not any(word in lowered for word in words):
+                continue
+            if pattern.search(block) is not None:
+                return True
+        return False
+
+    def line_may_hit(self, lowered: str) -> bool:
+        """False when the lower-cased line holds none of the words some ``match`` expression requires."""
+        return any(words is None or any(word in lowered for word in words) for words in self._words)
 
     def vetoed(self, line: str) -> bool:
         """Whether any ``unless`` expression is found in the line."""
