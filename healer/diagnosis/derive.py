@@ -29,6 +29,8 @@ from healer.diagnosis.tooltable import RUN, Reading, read_line, split_commands, 
 from healer.model import Category
 
 MAX_DEPTH = 3
+# a shell line whose commands are alternatives: only one of them ran
+_CONDITIONAL = re.compile(r"\b(?:if|elif|else|case)\b|\|\|")
 # the categories whose evidence says the command never got to do its own work
 _AROUND = (Category.TRANSIENT, Category.DEPENDENCY, Category.CONFIG)
 # a script's or a script file's name → category, the first that matches
@@ -94,9 +96,10 @@ def _from_command(command: str, scripts: Mapping[str, str] | None, depth: int = 
         said = []
     strong = [s for s in said if not s.weak]
     if strong:
-        if len({s.category for s in strong}) > 1:
-            # several tools of different kinds (if …; then npm run lint; else npm test): which one failed is
-            # for the evidence to say
+        alternatives = _CONDITIONAL.search(command) is not None and len(read_line(command)) > 1
+        if len({s.category for s in strong}) > 1 or alternatives:
+            # several tools of different kinds, or the branches of a condition (if …; then npm run lint;
+            # else npm run ci; fi): which one ran and failed is for the evidence to say
             return _Said(strong[0].category, strong[0].source, True)
         return strong[0]
     if said:
@@ -196,12 +199,12 @@ def derive_category(
     ``job``: the job's (check's) name, the last hint (``lint``, ``unit-tests``)."""
     from_evidence = evidence_category(found.evidence, found.first)
     if from_evidence in _AROUND:
-        return Derived(from_evidence, "evidence", "the output's shape")
+        return Derived(from_evidence, "evidence", _shape_words(found))
     said = _from_command(command, scripts) if command else None
     if said is not None and not said.weak:
         return Derived(said.category, _kind(said.source), said.source)
     if from_evidence is not None:
-        return Derived(from_evidence, "evidence", "the output's shape")
+        return Derived(from_evidence, "evidence", _shape_words(found))
     hint = name_hint(job) if job else None
     if hint is not None:
         return Derived(hint, "job", f"job name: {job}")
@@ -212,3 +215,18 @@ def derive_category(
 
 def _kind(source: str) -> str:
     return "tool" if source.startswith("tool table") else "script"
+
+
+_SHAPE_NAMES = {
+    Category.BUILD: "a compiler's or parser's error",
+    Category.TEST: "a test's failure report",
+    Category.LINT: "a linter's report",
+    Category.TRANSIENT: "a network error",
+    Category.DEPENDENCY: "a package that cannot be resolved or installed",
+    Category.CONFIG: "a command, file or permission that is missing",
+}
+
+
+def _shape_words(found: Found) -> str:
+    category = evidence_category(found.evidence, found.first)
+    return _SHAPE_NAMES.get(category, "the output's shape") if category is not None else "the output's shape"
