@@ -65,6 +65,26 @@ def script_files(read: Callable[[str], str | None]) -> dict[str, str]:
     return found
 
 
+# At most this many files are asked for to resolve one run's scripts (each is one request to GitHub).
+MAX_FILES_READ = 3
+# The file names a runner's scripts are most often in, first (a missing one costs a request).
+_MOST_LIKELY_FIRST = {"make": ("Makefile", "makefile", "GNUmakefile"), "gmake": ("Makefile", "GNUmakefile")}
+
+
+def files_to_read(command: str) -> tuple[str, ...]:
+    """The script files that would say what the script runners in ``command`` (``npm run lint``,
+    ``make check``, ``tox -e py``, …) ran, most likely first, at most :data:`MAX_FILES_READ`; empty when the
+    command runs no script runner."""
+    from healer.diagnosis.tooltable import read_line
+
+    wanted: list[str] = []
+    for reading in read_line(command[:MAX_COMMAND_CHARS]):
+        for name in _MOST_LIKELY_FIRST.get(reading.tool, _RUNNER_FILES.get(reading.tool, ())):
+            if name not in wanted:
+                wanted.append(name)
+    return tuple(wanted[:MAX_FILES_READ])
+
+
 def runs_scripts(runner: str) -> bool:
     """Whether :func:`resolve_script` knows where ``runner`` keeps its scripts."""
     return runner in _RUNNER_FILES

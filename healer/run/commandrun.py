@@ -49,6 +49,7 @@ from healer.run.explain import explain_text
 from healer.run.planning import diagnose, plan
 from healer.run.policy import acting
 from healer.run.retry import plan_retry
+from healer.run.scripts import ScriptFiles, with_scripts
 from healer.text.frames import code
 from healer.text.report import Outcome
 
@@ -203,10 +204,11 @@ def explain(
     rules = load_rules(config.rules, source=config.config_file)
     jobs = collect_run_jobs(ctx.gh, event, max_jobs=config.max_jobs)
     found = []
+    files = ScriptFiles(ctx.gh, event.head_sha)
     for item in jobs.failed:
         if command.check is not None and item.job.name.casefold() != command.check.casefold():
             continue
-        diagnosis = replace(classify(item, rules), job=item.job.name)
+        diagnosis = replace(with_scripts(item, rules, classify(item, rules), files), job=item.job.name)
         rule = rules.get(diagnosis.rule)
         found.append((item.job.name, diagnosis, diagnosis.description or (rule.description if rule else "")))
     note = (

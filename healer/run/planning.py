@@ -39,6 +39,7 @@ from healer.model import (
 from healer.run.context import RunContext
 from healer.run.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
 from healer.run.policy import decide
+from healer.run.scripts import ScriptFiles, with_scripts
 from healer.text.spans import code
 
 Planner = Callable[..., Plan]  # `decide`; a `/ci-healer retry` plans with `plan_retry`
@@ -156,8 +157,9 @@ def diagnose(
     diagnoses: dict[str, Diagnosis] = {}
     job_ids: dict[str, int] = {}
     fix_hints: dict[str, str] = {}
+    files = ScriptFiles(ctx.gh, event.head_sha)
     for item in jobs.failed:
-        diagnosis = classify(item, rules)
+        diagnosis = with_scripts(item, rules, classify(item, rules), files)
         if diagnosis.job is None:
             diagnosis = replace(diagnosis, job=item.job.name)
         rule = rules.get(diagnosis.rule)
@@ -171,6 +173,8 @@ def diagnose(
         ctx.say(
             f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, {diagnosis.action.value})"
         )
+    if files.problem:
+        ctx.say(files.problem)
     evidence = {item.job.name: item for item in reversed(jobs.failed)}  # the first of a name, as above
     return Diagnosed(diagnoses, tuple(jobs.passed), job_ids, fix_hints, evidence, rules)
 
