@@ -79,6 +79,8 @@ class Diagnosis:
     test_ids: tuple[str, ...] = ()
     # the matching rule's description (what this kind of failure is), for people
     description: str = ""
+    # a learned rule's hint: what fixed this failure last time (untrusted: fenced in the frame)
+    hint: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class PullRequest:
     body: str = ""
     default_branch: str = ""  # the base repository's default branch ("" when not known)
     merged: bool = False
+    merged_by: str = ""  # login of who merged it ("" when not merged or not said)
 
     @property
     def is_fork(self) -> bool:
@@ -262,6 +265,23 @@ class Plan:
 
 
 @dataclass(frozen=True)
+class Lesson:
+    """What a verified heal learned (``healer.ledger.learned``): the failure's signature and what fixed it.
+
+    Everything but ``signature`` and ``category`` came from the log or the agent: untrusted text."""
+
+    signature: str  # a short hash of the category and the masked decisive lines
+    category: str
+    check: str
+    command: str = ""  # the failing command, as the log shows it
+    masked: tuple[str, ...] = ()  # the decisive lines with numbers, hashes, paths and quoted names masked
+    decisive: tuple[str, ...] = ()  # the decisive lines themselves (bounded): the rule is tested on them
+    fix_command: str = ""  # one command that reproduced the very same change, when one did
+    files: tuple[str, ...] = ()  # the files the change touched
+    summary: str = ""  # the agent's account of the fix (bounded)
+
+
+@dataclass(frozen=True)
 class Account:
     """What one attempt did, for the frames of the attempts after it."""
 
@@ -274,6 +294,7 @@ class Account:
     diff: str = ""  # the change, clipped (untrusted: the agent wrote it)
     notes: str = ""  # the agent's or the fix command's output, clipped (untrusted)
     why: str = ""  # verification output or the reason nothing was delivered, clipped
+    lesson: Lesson | None = None  # what a verified heal learned (``healer.ledger.learned``)
 
 
 @dataclass(frozen=True)

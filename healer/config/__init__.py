@@ -10,7 +10,7 @@ given in the workflow with a value other than its default wins; then the file; t
 A few inputs can only be set in the workflow (:data:`WORKFLOW_ONLY`).
 
 The package splits by concern: :mod:`.values` parses input values, :mod:`.inputs` holds the table of inputs
-and :class:`Config`, :mod:`.file` reads the config file. Import from ``healer.config``.
+and :class:`Config`, :mod:`.file` reads the config file, :mod:`.learned` the learned rules. Import from ``healer.config``.
 """
 
 from healer.config.file import (
@@ -23,6 +23,7 @@ from healer.config.file import (
     load_config_file,
 )
 from healer.config.inputs import INPUTS, Config, Input, config_from_env, explicit_inputs, with_overrides
+from healer.config.learned import LEARNED_RULES_FILE, load_learned_file
 from healer.config.values import DELIVERIES, FORK_POLICIES, UNKNOWN_ACTIONS, ConfigError
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "FILE_SECTIONS",
     "FORK_POLICIES",
     "INPUTS",
+    "LEARNED_RULES_FILE",
     "MAX_CONFIG_FILE_CHARS",
     "UNKNOWN_ACTIONS",
     "WORKFLOW_ONLY",
@@ -42,5 +44,6 @@ __all__ = [
     "config_from_env",
     "explicit_inputs",
     "load_config_file",
+    "load_learned_file",
     "with_overrides",
 ]

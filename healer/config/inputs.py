@@ -224,6 +224,13 @@ INPUTS: tuple[Input, ...] = (
         "How far back a report reads the healer's comments (days, e.g. `30d`, or weeks, `4w`).",
         days(1, 366),
     ),
+    Input(
+        "learn",
+        "true",
+        "Learn from fixes a person merged: propose each as a rule in a pull request against the default "
+        "branch (`.github/ci-healer/rules/learned.yml`; see docs/learning.md). `false`: propose none.",
+        boolean,
+    ),
 )
 
 
@@ -267,8 +274,11 @@ class Config:
     max_agent_tokens_per_pr: int = 6_000_000
     dashboard: bool = False
     report_window: int = 30  # days
+    learn: bool = True
     # repository rules from the config file (raw mappings, validated by ``healer.diagnosis.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
+    # learned rules from `.github/ci-healer/rules/learned.yml` on the default branch (raw mappings)
+    learned_rules: tuple[Mapping[str, Any], ...] = ()
     # per-check overrides or disabling from the config file: {"check name": {"enabled": False, ...}}
     checks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # known flaky tests from the config file: globs over failing test ids (``healer.ledger.flaky``)

@@ -279,7 +279,8 @@ def _primary_scope(log: JobLog, annotation_start: int, total: int) -> list[int]:
 def _ranked(
     rules: RuleSet, lines: list[str], scope: list[int], step_names: list[str], log: JobLog, job: str | None
 ) -> list[_Found]:
-    """Every rule that matches in ``scope``, best first: repository rules, then confidence, then order."""
+    """Every rule that matches in ``scope``, best first: the repository's own rules, then its learned rules,
+    then confidence, then order."""
     if not scope:
         return []
     found: list[_Found] = []
@@ -308,7 +309,7 @@ def _ranked(
         better = tuple(i for i in hits if not _GENERIC_EXIT.search(lines[i])) or hits
         found.append(_Found(rule, better, rule.confidence))
     # sorted() is stable: on equal confidence the rule listed first stays first
-    return sorted(found, key=lambda f: (not f.rule.repository, -f.confidence))
+    return sorted(found, key=lambda f: (not f.rule.repository, f.rule.learned, -f.confidence))
 
 
 def _views(line: str) -> tuple[str, ...]:

@@ -201,7 +201,7 @@ def explain(
     *,
     fork: bool,
 ) -> None:
-    rules = load_rules(config.rules, source=config.config_file)
+    rules = load_rules(config.rules, source=config.config_file, learned=config.learned_rules)
     jobs = collect_run_jobs(ctx.gh, event, max_jobs=config.max_jobs)
     found = []
     files = ScriptFiles(ctx.gh, event.head_sha)

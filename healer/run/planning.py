@@ -38,6 +38,7 @@ from healer.model import (
 )
 from healer.run.context import RunContext
 from healer.run.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
+from healer.run.learning import with_learned_rules
 from healer.run.policy import decide
 from healer.run.scripts import ScriptFiles, with_scripts
 from healer.text.spans import code
@@ -120,12 +121,13 @@ def load_repository_config(ctx: RunContext, event: RunEvent) -> Config:
     """The config file from the default branch (never the PR head) over the inputs."""
     branch = event.default_branch or ctx.gh.get_repository().default_branch
     text = ctx.gh.get_file(ctx.config.config_file, branch)
-    if text is None:
-        return ctx.config
-    ctx.say(f"config file {ctx.config.config_file} from {branch}")
-    return load_config_file(
-        text, ctx.config, source=ctx.config.config_file, explicit=explicit_inputs(ctx.env)
-    )
+    config = ctx.config
+    if text is not None:
+        ctx.say(f"config file {ctx.config.config_file} from {branch}")
+        config = load_config_file(
+            text, ctx.config, source=ctx.config.config_file, explicit=explicit_inputs(ctx.env)
+        )
+    return with_learned_rules(ctx.gh, config, branch, ctx.say)  # healer.run.learning
 
 
 def counts(ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config) -> bool:
@@ -141,7 +143,7 @@ def diagnose(
     ctx: RunContext, event: RunEvent, config: Config, cancelled: CancelledRun | None = None
 ) -> Diagnosed:
     """Read the failed jobs' logs and classify each failed check."""
-    rules = load_rules(config.rules, source=config.config_file)
+    rules = load_rules(config.rules, source=config.config_file, learned=config.learned_rules)
     jobs = collect_run_jobs(
         ctx.gh,
         event,
@@ -165,6 +167,8 @@ def diagnose(
         rule = rules.get(diagnosis.rule)
         if rule is not None and rule.description and not diagnosis.description:
             diagnosis = replace(diagnosis, description=rule.description)
+        if rule is not None and rule.hint:
+            diagnosis = replace(diagnosis, hint=rule.hint)
         if not setup_commands(config, [CheckPlan(item.job.name, Verdict.SKIP)]):
             # with a set-up command the tool may come from set-up: the heal checks after it ran
             diagnosis = _without_missing_fixers(ctx, diagnosis, fix_hints)

@@ -252,3 +252,42 @@ def test_log_read_limit_in_the_file_takes_plain_bytes_and_names_the_key_when_wro
     assert load("log-read-limit: 1048576").log_read_limit == 1024 * 1024
     with pytest.raises(ConfigError, match="`log-read-limit` must be a number of bytes"):
         load("log-read-limit: lots")
+
+
+# -- learned rules (.github/ci-healer/rules/learned.yml) -------------------------------------------------------
+
+
+def test_the_learned_rules_file_gives_its_rules_raw():
+    from healer.config import Config, load_learned_file
+
+    text = "rules:\n  - id: learned.abc\n    category: lint\n    match: '^x$'\n"
+    config = load_learned_file(text, Config())
+    assert config.learned_rules == ({"id": "learned.abc", "category": "lint", "match": "^x$"},)
+    assert load_learned_file(None, Config()) == Config()
+    assert load_learned_file("rules:\n", Config()).learned_rules == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("rules: [", "not valid YAML at line", id="yaml"),
+        pytest.param("- id: x\n", "a mapping with one key", id="bare-list"),
+        pytest.param("rules: []\nother: 1\n", "a mapping with one key", id="other-key"),
+        pytest.param("rules: [3]\n", "item 1 must be a mapping", id="item"),
+        pytest.param("rules: []\n" + "#" * (512 * 1024), "larger than 512 KiB", id="huge"),
+    ],
+)
+def test_a_broken_learned_rules_file_names_itself(text, message):
+    from healer.config import Config, ConfigError, load_learned_file
+
+    with pytest.raises(ConfigError, match=re.escape(message)) as caught:
+        load_learned_file(text, Config())
+    assert "`.github/ci-healer/rules/learned.yml`" in str(caught.value)
+
+
+def test_learn_is_an_input_and_a_file_key_defaulting_to_on():
+    from healer.config import Config, config_from_env, load_config_file
+
+    assert Config().learn is True
+    assert config_from_env({"HEALER_LEARN": "false"}).learn is False
+    assert load_config_file("learn: false\n", Config(), source="c.yml").learn is False

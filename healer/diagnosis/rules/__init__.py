@@ -47,10 +47,16 @@ A rule file holds a mapping with a ``rules:`` list (a repository's ``.github/ci-
     What this kind of failure is, in one short plain sentence (no Markdown): the escalation comment, the fix
     pull request and ``healer diagnose`` give it as the reason a check failed.
 
+``hint``
+    What fixed this failure last time, and where (only with ``action: agent``): the heal frame shows it to
+    the agent, fenced as untrusted text. Learned rules carry one (``docs/learning.md``).
+
 Unknown fields are an error (a typo must not silently disable a condition).
 
-Repository rules come first: when one of them matches, it wins over every shipped rule. The shipped packs
-live in ``healer/diagnosis/rules/*.yml``, one per ecosystem.
+Repository rules come first: when one of them matches, it wins over every shipped rule. The repository's
+learned rules (``.github/ci-healer/rules/learned.yml``, proposed by the healer and merged by a person) come
+next: a rule the repository's people wrote wins over a learned one, a learned one over every shipped rule.
+The shipped packs live in ``healer/diagnosis/rules/*.yml``, one per ecosystem.
 
 Example::
 
@@ -81,6 +87,7 @@ from healer.diagnosis.rules.rule import DEFAULT_CONFIDENCE, DEFAULT_CONTEXT, Rul
 __all__ = [
     "DEFAULT_CONFIDENCE",
     "DEFAULT_CONTEXT",
+    "LEARNED_RULES",
     "PACKS",
     "Rule",
     "RuleError",
@@ -138,17 +145,23 @@ def shipped_rules() -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+LEARNED_RULES = ".github/ci-healer/rules/learned.yml"
+
+
 def load_rules(
     extra: Sequence[Mapping[str, Any]] = (),
     *,
     files: Sequence[str | Path] = (),
     source: str = ".github/ci-healer.yml",
     shipped: bool = True,
+    learned: Sequence[Mapping[str, Any]] = (),
+    learned_source: str = LEARNED_RULES,
 ) -> RuleSet:
-    """Build the rule set: repository rules (``extra`` mappings, then ``files``) first, then the packs.
+    """Build the rule set: repository rules (``extra`` mappings, then ``files``) first, then the learned
+    rules (``learned`` mappings, from ``learned_source``), then the packs.
 
-    A repository rule whose id equals a shipped rule's replaces it. Raises :class:`RuleError` for any
-    invalid rule.
+    A repository rule whose id equals a shipped rule's replaces it; a learned rule whose id a repository
+    rule has is left out. Raises :class:`RuleError` for any invalid rule.
     """
     repository: list[Rule] = []
     if extra:
@@ -156,5 +169,9 @@ def load_rules(
     for path in files:
         repository.extend(read_rule_file(path))
     ids = {rule.id for rule in repository}
+    if learned:
+        taught = parse_rules(list(learned), source=learned_source, repository=True, learned=True)
+        repository.extend(rule for rule in taught if rule.id not in ids)
+        ids |= {rule.id for rule in taught}
     packs: Iterable[Rule] = shipped_rules() if shipped else ()
     return RuleSet(tuple(repository) + tuple(rule for rule in packs if rule.id not in ids))

@@ -30,8 +30,11 @@ _KEYS = frozenset(
         "fix",
         "context",
         "description",
+        "hint",
     }
 )
+# A hint is a short account of what fixed a failure last time (a learned rule's), not a document.
+MAX_HINT = 2000
 # A regex this long is a mistake, not a rule; keeping them short keeps matching cheap.
 _MAX_PATTERN = 2000
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$")
@@ -58,7 +61,9 @@ def _compile(pattern: Any, what: str, fail: Any) -> re.Pattern[str]:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def parse_rule(data: Any, *, source: str, position: int, repository: bool = False) -> Rule:
+def parse_rule(
+    data: Any, *, source: str, position: int, repository: bool = False, learned: bool = False
+) -> Rule:
     """Validate one rule mapping and compile it.
 
     Raises :class:`RuleError` naming the file, the rule and the problem.
@@ -143,6 +148,11 @@ def parse_rule(data: Any, *, source: str, position: int, repository: bool = Fals
     description = data.get("description", "")
     if not isinstance(description, str):
         fail("`description` must be text")
+    hint = data.get("hint", "")
+    if not isinstance(hint, str) or len(hint) > MAX_HINT:
+        fail(f"`hint` must be text of at most {MAX_HINT} characters")
+    if hint and action is not Action.AGENT:
+        fail(f"a `hint` is only shown to the agent (`action: agent`), but the action is `{action.value}`")
 
     return Rule(
         id=rule_id,
@@ -161,10 +171,12 @@ def parse_rule(data: Any, *, source: str, position: int, repository: bool = Fals
         description=description,
         source=source,
         repository=repository,
+        hint=hint,
+        learned=learned,
     )
 
 
-def parse_rules(data: Any, *, source: str, repository: bool = False) -> list[Rule]:
+def parse_rules(data: Any, *, source: str, repository: bool = False, learned: bool = False) -> list[Rule]:
     """Validate a rule file's content: a mapping with a ``rules:`` list (or the bare list)."""
     if isinstance(data, Mapping):
         if "rules" not in data:
@@ -175,7 +187,8 @@ def parse_rules(data: Any, *, source: str, repository: bool = False) -> list[Rul
     if not isinstance(data, list):
         raise RuleError(f"{source}: `rules` must be a list of rules, got {type(data).__name__}")
     rules = [
-        parse_rule(item, source=source, position=n, repository=repository) for n, item in enumerate(data, 1)
+        parse_rule(item, source=source, position=n, repository=repository, learned=learned)
+        for n, item in enumerate(data, 1)
     ]
     seen: set[str] = set()
     for rule in rules:

@@ -38,6 +38,8 @@ class Rule:
     description: str = ""
     source: str = ""
     repository: bool = False
+    hint: str = ""  # what fixed this failure last time (learned rules; shown fenced in the heal frame)
+    learned: bool = False  # from the repository's learned rules: ranked after its own rules
     # each list of expressions combined into one alternation, built once
     _match_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
     _unless_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
@@ -133,7 +135,7 @@ def _combined(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], .
 
 @dataclass(frozen=True)
 class RuleSet:
-    """An ordered set of rules: the repository's first, then the shipped packs."""
+    """An ordered set of rules: the repository's own first, then its learned rules, then the shipped packs."""
 
     rules: tuple[Rule, ...]
 
