@@ -35,7 +35,11 @@ def test_a_learned_rule_matches_before_the_shipped_ones_and_carries_its_hint() -
     assert (rule.id, rule.repository, rule.hint) == (LEARNED["id"], True, LEARNED["hint"])
     assert rules.rules[0] is rule  # before every shipped rule
     diagnosis = _diagnose(rules)
-    assert (diagnosis.rule, diagnosis.category, diagnosis.action) == (LEARNED["id"], Category.BUILD, Action.AGENT)
+    assert (diagnosis.rule, diagnosis.category, diagnosis.action) == (
+        LEARNED["id"],
+        Category.BUILD,
+        Action.AGENT,
+    )
 
 
 def test_without_the_learned_rule_no_rule_knows_the_failure() -> None:
