@@ -10,7 +10,8 @@ given in the workflow with a value other than its default wins; then the file; t
 A few inputs can only be set in the workflow (:data:`WORKFLOW_ONLY`).
 
 The package splits by concern: :mod:`.values` parses input values, :mod:`.inputs` holds the table of inputs
-and :class:`Config`, :mod:`.file` reads the config file, :mod:`.learned` the learned rules. Import from ``healer.config``.
+and :class:`Config`, :mod:`.file` reads the config file, :mod:`.learned` the learned
+rules. Import from ``healer.config``.
 """
 
 from healer.config.file import (

@@ -254,7 +254,7 @@ def test_log_read_limit_in_the_file_takes_plain_bytes_and_names_the_key_when_wro
         load("log-read-limit: lots")
 
 
-# -- learned rules (.github/ci-healer/rules/learned.yml) -------------------------------------------------------
+# -- learned rules (.github/ci-healer/rules/learned.yml) ---------------------------------------------
 
 
 def test_the_learned_rules_file_gives_its_rules_raw():

@@ -1,4 +1,4 @@
-"""Learned rules: the `hint` field, and where learned rules rank (after the repository's own, before shipped)."""
+"""Learned rules: the `hint` field, and where they rank (after the repository's own, before shipped)."""
 
 from __future__ import annotations
 
