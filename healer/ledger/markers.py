@@ -104,6 +104,7 @@ class Marker:
     by: str = ""  # who granted an attempt beyond the budget (``/ci-healer retry``)
     workflow: str = ""  # the workflow the check ran in (:func:`workflow_key`); "" in markers older than it
     tokens: int = 0  # model tokens the attempt's agent spent (the proxy's count); 0 in markers older than it
+    learned: str = ""  # the signature of what a verified heal learned (:mod:`healer.ledger.learned`)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -114,6 +115,8 @@ class Marker:
             object.__setattr__(self, "sha", self.sha.lower())
         if not isinstance(self.sha, str) or not _SHA.fullmatch(self.sha):
             raise ValueError(f"marker sha must be 4 to 64 lowercase hex digits, not {self.sha!r}")
+        if not isinstance(self.learned, str) or not re.fullmatch(r"(?:[0-9a-f]{12})?", self.learned):
+            raise ValueError("marker learned must be a signature (12 hex digits)")
         for name in ("check", "category", "mode", "result", "workflow"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"marker {name} must be text")
@@ -188,6 +191,7 @@ _FIELDS = (  # (attribute, JSON key), in the order they are written
     # (and so the signature) it had before the field existed, while a signature over a new one covers it.
     ("workflow", "workflow"),
     ("tokens", "tokens"),  # after it, for the same reason
+    ("learned", "learned"),  # after it, left out when empty, for the same reason
 )
 _NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
 
@@ -351,6 +355,7 @@ def record(
     result: str = "",
     by: str = "",
     tokens: int = 0,
+    learned: str = "",
 ) -> Marker | None:
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
@@ -375,6 +380,7 @@ def record(
         by=by,
         workflow=workflow_key(run),
         tokens=tokens,
+        learned=learned if kind is Kind.ATTEMPT else "",
     )
 
 

@@ -22,8 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
+from healer.ledger.learned import lesson_from
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
-from healer.model import Account, CheckPlan, Comment
+from healer.model import Account, CheckPlan, Comment, Lesson
 from healer.text.clip import head, tail
 
 PREFIX = "ci-healer:memory:v1"
@@ -46,7 +47,14 @@ def encode(account: Account) -> str:
     return f"<!-- {PREFIX} {base64.b64encode(data).decode()} -->"
 
 
-def account_of(result: Any, heals: Sequence[CheckPlan], sha: str, word: str, fix_pr: int | None) -> str:
+def account_of(
+    result: Any,
+    heals: Sequence[CheckPlan],
+    sha: str,
+    word: str,
+    fix_pr: int | None,
+    lesson: Lesson | None = None,
+) -> str:
     """The hidden line that tells the next attempt what ``result`` (a :class:`healer.heal.attempt.HealResult`)
     changed and why it did not (yet) work."""
     why = result.why_not
@@ -72,6 +80,7 @@ def account_of(result: Any, heals: Sequence[CheckPlan], sha: str, word: str, fix
             diff=result.diff,
             notes=result.notes,
             why=why,
+            lesson=lesson,
         )
     )
 
@@ -115,6 +124,7 @@ def decode(body: str) -> Account | None:
             values[name] = str(values[name] or "")
         values["attempt"] = int(values["attempt"] or 0)
         values["fix_pr"] = int(values["fix_pr"]) if values["fix_pr"] is not None else None
+        values["lesson"] = lesson_from(values["lesson"])
     except (TypeError, ValueError):
         return None
     return Account(**values)
