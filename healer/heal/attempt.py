@@ -22,6 +22,8 @@ from healer.heal.fixes import plan_fixes
 from healer.heal.guard import judge_diff
 from healer.heal.handover import hand_over
 from healer.heal.isolation import ThrowawayUser, availability, throwaway_user
+from healer.heal.learn import ENV_VAR as COMMAND_FILE_VAR
+from healer.heal.learn import command_file, learned_command
 from healer.heal.modelkeys import ModelKeys, find_keys, without_keys
 from healer.heal.prepare import SetupResult, run_setup, setup_commands, with_path
 from healer.heal.proxy import model_proxy
@@ -92,6 +94,8 @@ def frame_for(
     checks: Sequence[CheckPlan],
     setup: SetupResult | None = None,
     verification: VerifyPlan | None = None,
+    *,
+    learn: bool = False,
 ) -> str:
     """The heal frame for ``checks``: with the set-up's outcome and the command that will judge the change
     when the healer runs the agent itself."""
@@ -108,6 +112,7 @@ def frame_for(
         setup=setup,
         verification=verification,
         earlier=ctx.earlier,
+        learn=learn,
     )
 
 
@@ -224,11 +229,18 @@ def _heal_in(
             if not result.ok and result.output:
                 notes.append(f"$ {shown}\n{result.output}")
     frame, frame_path, agent, spend = "", "", None, None
+    # one agent check at a time is learned from: the agent may name the command that makes its change
+    fix_file = None
+    if config.learn and len(agents) == 1 and config.agent_command:
+        fix_file = command_file(user, ctx.temp_dir / "ci-healer", ctx.run_id)
     if agents and config.agent_command:
-        frame = frame_for(ctx, agents, setup, verification_plan)
+        frame = frame_for(ctx, agents, setup, verification_plan, learn=fix_file is not None)
         path = write_frame(ctx, frame)
         frame_path = str(path)
-        env = with_path(agent_env(ctx, user.share(path) if user else path, agents), setup.path)
+        env = agent_env(ctx, user.share(path) if user else path, agents)
+        if fix_file is not None:
+            env[COMMAND_FILE_VAR] = str(fix_file)
+        env = with_path(env, setup.path)
         agent, spend = run_agent(ctx, frame, env, where, user)
         if spend is not None:
             say(f"the agent's model requests: {spend.describe().replace('`', '')}")
@@ -292,8 +304,23 @@ def _heal_in(
             "change is committed and pushed; the change was set aside and the configuration restored."
         )
         return _replace(base, why_not=reason, refused=True)
+    learned = None
+    if fix_file is not None and agent is not None and verification.passed:
+        command = learned_command(
+            checkout.repo,
+            sha=ctx.head_sha,
+            fix_file=fix_file,
+            diff=diff,
+            env=tool_env(ctx),
+            setup=setup_commands(config, ctx.checks),
+            work_dir=ctx.temp_dir / "ci-healer" / f"learn-{ctx.run_id}",
+            isolated=user is not None,
+            timeout=FIX_TIMEOUT,
+            say=say,
+        )
+        learned = (agents[0].check, command)
     delivery = hand_over(gh, checkout, ctx, diff, verification, _replace(base, verification=verification))
-    return _replace(base, delivered=True, verification=verification, delivery=delivery)
+    return _replace(base, delivered=True, verification=verification, delivery=delivery, learned=learned)
 
 
 def agent_limits(ctx: HealContext) -> Limits:

@@ -61,6 +61,8 @@ class HealResult:
     setup: SetupResult | None = None
     files: tuple[str, ...] = ()  # the files the change touches ("M\tpath" lines of git's name-status)
     diff: str = ""  # the staged change (for the next attempt's memory)
+    # a verified agent heal to learn from: (its check, the command that reproduces the change or "")
+    learned: tuple[str, str] | None = None
     log: tuple[str, ...] = field(default_factory=tuple)
     spend: Spend | None = None  # what the agent spent through the model proxy (None: no proxy ran)
 

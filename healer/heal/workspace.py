@@ -190,6 +190,20 @@ class Repo:
         if fetched.lower() != expected_sha.lower():
             raise StaleHeadError(f"the branch now points at {fetched[:7]}, not {expected_sha[:7]}")
 
+    def fetch_tip(self, branch: str, *, token: str = "", server_url: str = "") -> str:
+        """Fetch the tip of ``refs/heads/<branch>`` from origin (one commit deep in a shallow clone); returns
+        its sha."""
+        _require_branch(branch, self.path)
+        shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true"
+        depth = ["--depth=1"] if shallow else []
+        _git(
+            ["fetch", "--no-tags", "--no-recurse-submodules", *depth, "--", "origin", f"refs/heads/{branch}"],
+            self.path,
+            extra_env=push_auth_env(token, server_url) if server_url else None,
+            secret=token,
+        )
+        return self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
+
     def add_worktree(self, path: Path, sha: str) -> Checkout:
         """A detached checkout of ``sha`` at ``path``, apart from the workflow's own checkout."""
         if not re.fullmatch(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}", sha):

@@ -22,13 +22,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from healer.ledger.markers import check_key
 from healer.model import Diagnosis, Lesson
 from healer.text.frames import without_runner_markup
+from healer.text.oneline import MAX_COMMAND_CHARS, one_line_command
 
 # What a lesson keeps: a few lines, a short summary, a bounded list of files.
 MAX_LINES, MAX_LINE_CHARS = 3, 300
 MAX_SUMMARY_CHARS, MAX_FILES, MAX_FILE_CHARS = 600, 20, 200
-MAX_COMMAND_CHARS = 300
 MAX_HINT_CHARS = 1800  # below the rule schema's 2000
 # A masked line must keep this much of its own text to say what the failure is.
 MIN_LITERAL_CHARS, MIN_LITERAL_WORDS = 12, 2
@@ -128,22 +129,6 @@ def signature(category: str, lines: Sequence[str]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def one_line_command(text: str) -> str:
-    """The command an agent named (untrusted): its first line, stripped; "" when it is not one plain
-    command: longer than :data:`MAX_COMMAND_CHARS`, with a control character or a shell metacharacter (it is
-    only ever run as an argv list, never through a shell, so such a character could only be a mistake or an
-    attempt)."""
-    first = text.strip().split("\n", 1)[0].strip() if text else ""
-    if not first or len(first) > MAX_COMMAND_CHARS or "\n" in text.strip():
-        return ""
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in first) or set(first) & _SHELL:
-        return ""
-    return " ".join(first.split())
-
-
-_SHELL = frozenset(";&|<>`$(){}[]*?!~#\\\"'")
-
-
 def lesson_of(
     diagnosis: Diagnosis,
     check: str,
@@ -163,7 +148,7 @@ def lesson_of(
     return Lesson(
         signature=signature(category, lines),
         category=category,
-        check=check[:MAX_LINE_CHARS],
+        check=check_key(check),  # as markers key it
         command=(diagnosis.command or "")[:MAX_COMMAND_CHARS],
         masked=tuple(mask(line) for line in lines),
         decisive=lines,

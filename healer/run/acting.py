@@ -28,6 +28,7 @@ from healer.ledger.memory import account_of
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
 from healer.run.healing import category_of, heal_checks, heal_once, names, spent_tokens
+from healer.run.learning import learned_markers, lesson_of_heal
 from healer.run.lifecycle import edit_resets
 from healer.run.planning import Planned
 from healer.run.policy import acting
@@ -196,8 +197,10 @@ def carry_out(
         note = heal_note(result, heals, config)
         fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
         word = "failed" if failure else result.result
-        account = account_of(result, heals, sha, word, fix_pr)
-        markers += _records(heals, event, fix_pr=fix_pr, result=word, tokens=spent_tokens(result))
+        lesson = lesson_of_heal(result, heals)  # what a verified agent heal learned (healer.run.learning)
+        account = account_of(result, heals, sha, word, fix_pr, lesson=lesson)
+        records = _records(heals, event, fix_pr=fix_pr, result=word, tokens=spent_tokens(result))
+        markers += learned_markers(records, lesson)
         # `healed` promises a delivered change (or a frame handed on with delivery: none); a refused or
         # empty change spent the attempt but delivered nothing, so a later step must not look for one.
         if result.delivered or result.result == "framed":

@@ -7,10 +7,24 @@ Kept apart from the stages so that they only call in: :func:`with_learned_rules`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
-from healer.config import LEARNED_RULES_FILE, Config, load_learned_file
+from healer.config import LEARNED_RULES_FILE, Config, explicit_inputs, load_config_file, load_learned_file
+from healer.diagnosis.rules import RuleError, load_rules
 from healer.github import GitHub
+from healer.heal.rulepr import LearnedFileError, deliver_rule, rule_yaml
+from healer.heal.workspace import Repo
+from healer.ledger.learned import lesson_of, rule_branch, rule_mapping
+from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
+from healer.ledger.memory import decode
+from healer.model import CheckPlan, Comment, Lesson, PullRequest
+from healer.text.frames import Frames
+from healer.text.rulepr import render_rule_pr_body, rule_title
+from healer.text.tokens import scrub
 
 
 def with_learned_rules(gh: GitHub, config: Config, branch: str, say: Callable[[str], None]) -> Config:
@@ -21,3 +35,180 @@ def with_learned_rules(gh: GitHub, config: Config, branch: str, say: Callable[[s
     config = load_learned_file(text, config)
     say(f"{len(config.learned_rules)} learned rule(s) from {LEARNED_RULES_FILE} on {branch}")
     return config
+
+
+def lesson_of_heal(result: Any, heals: Sequence[CheckPlan]) -> Lesson | None:
+    """What a heal (a :class:`healer.heal.context.HealResult`) learned: only a verified, delivered agent
+    heal of one check teaches (``learned``), with the command that reproduced its change, or else its files
+    and the agent's last paragraph."""
+    if result.learned is None or not result.delivered:
+        return None
+    check, command = result.learned
+    plan = next((p for p in heals if p.check == check), None)
+    if plan is None or plan.diagnosis is None:
+        return None
+    notes = result.notes.strip()
+    last = notes.split("\n\n")[-1] if notes else ""
+    return lesson_of(plan.diagnosis, check, fix_command=command, files=result.files, summary=last)
+
+
+def learned_markers(markers: Sequence[Marker], lesson: Lesson | None) -> list[Marker]:
+    """``markers`` with the lesson's signature on the attempt marker of the check it is about."""
+    if lesson is None:
+        return list(markers)
+    key = check_key(lesson.check)  # already a key: unchanged
+    return [
+        replace(m, learned=lesson.signature) if m.kind is Kind.ATTEMPT and m.check == key else m
+        for m in markers
+    ]
+
+
+# -- when a person merges a fix pull request ---------------------------------------------------------------
+
+_FIX_BRANCH = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
+
+
+def find_lesson(
+    comments: Sequence[Comment], *, bot_login: str, fix_pr: int, signer: Signer | None
+) -> tuple[Marker, Lesson] | None:
+    """The lesson of the attempt that opened fix pull request ``fix_pr``: the attempt marker (only in the
+    bot's own comments, verified with ``signer``) that names it and a signature, and the memory line under
+    the same marker block that holds that very lesson."""
+    login = bot_login.strip().casefold()
+    for comment in reversed(comments):
+        if comment.author.casefold() != login:
+            continue
+        for marker in decode_markers(comment.body, signer):
+            if marker.kind is not Kind.ATTEMPT or marker.fix_pr != fix_pr or not marker.learned:
+                continue
+            account = decode(comment.body)
+            lesson = account.lesson if account is not None else None
+            if lesson is not None and lesson.signature == marker.learned and lesson.check == marker.check:
+                return marker, lesson
+    return None
+
+
+def merged_by_a_person(pr: PullRequest, bot_login: str) -> bool:
+    """Only a fix a person merged teaches: merged, and not by the healer's login or any other bot."""
+    who = pr.merged_by.strip().casefold()
+    return pr.merged and bool(who) and who != bot_login.strip().casefold() and not who.endswith("[bot]")
+
+
+@dataclass
+class Proposal:
+    """What :func:`propose_rule` needs from the run, and how it reports."""
+
+    gh: GitHub
+    config: Config
+    env: Mapping[str, str]
+    repository: str
+    workspace: Path
+    server_url: str
+    temp: Path
+    frames: Frames
+    say: Callable[[str], None]
+    note: Callable[[str], None]
+    dry_run: bool = False
+
+
+def propose_rule(run: Proposal, fix: PullRequest) -> str:
+    """A fix pull request was closed: if a person merged it and its heal learned something, open the one
+    pull request that adds the rule to the learned-rules file of the default branch. Returns the decision:
+    ``healed`` when a rule pull request was opened, else ``none``. Nothing of the fix is run."""
+    found = _FIX_BRANCH.match(fix.head_ref)
+    if fix.is_fork or found is None:
+        run.say(f"#{fix.number} is not one of the healer's fix pull requests of this repository")
+        return "none"
+    if not merged_by_a_person(fix, run.config.bot_login):
+        how = f"merged by {fix.merged_by}" if fix.merged else "closed without merging"
+        run.say(f"fix pull request #{fix.number} was {how}: only a fix a person merged teaches a rule")
+        return "none"
+    branch = fix.default_branch or run.gh.get_repository().default_branch
+    config = _config(run, branch)
+    if not config.learn:
+        run.say("`learn` is off: no rule is proposed")
+        return "none"
+    number = int(found.group(1))
+    signer = Signer.for_pull(config.ledger_key, run.repository, number)
+    learned = find_lesson(
+        run.gh.list_comments(number), bot_login=config.bot_login, fix_pr=fix.number, signer=signer
+    )
+    if learned is None:
+        run.say(f"the heal behind #{fix.number} learned nothing that makes a rule (its record on #{number})")
+        return "none"
+    marker, lesson = learned
+    rule = rule_mapping(lesson, pr=number, fix_pr=fix.number, commit=fix.head_sha)
+    problem = _unsafe(rule, lesson)
+    if problem:
+        run.note(f"the rule learned from #{fix.number} is not proposed: {problem}")
+        return "none"
+    rule_pr_branch = rule_branch(lesson)
+    owner = run.repository.partition("/")[0]
+    earlier = run.gh.list_pulls(head=f"{owner}:{rule_pr_branch}", state="all")
+    if earlier:
+        run.say(f"the rule of signature {lesson.signature} was proposed before, in #{earlier[0].number}")
+        return "none"
+    repo = Repo(run.workspace)
+    if not repo.is_repository():
+        run.note("a rule was learned, but this job has no checkout of the default branch to commit it from")
+        return "none"
+    title = rule_title(lesson, fix.number)
+    body = render_rule_pr_body(
+        run.frames,
+        lesson,
+        rule_id=rule["id"],
+        hint=rule.get("hint", ""),
+        yaml_text=rule_yaml(rule),
+        pr=number,
+        fix_pr=fix.number,
+        commit=fix.head_sha,
+        merged_by=fix.merged_by,
+        path=LEARNED_RULES_FILE,
+    )
+    if run.dry_run:
+        run.note(f"would propose the rule `{rule['id']}` learned from #{fix.number} (dry run)")
+        return "none"
+    try:
+        delivered = deliver_rule(
+            run.gh,
+            repo,
+            rule=rule,
+            path=LEARNED_RULES_FILE,
+            branch=rule_pr_branch,
+            base=branch,
+            title=title,
+            body=scrub(body, config.github_token),
+            bot_login=config.bot_login,
+            token=config.github_token,
+            server_url=run.server_url,
+            work_dir=run.temp / "ci-healer" / f"rule-{lesson.signature}",
+        )
+    except LearnedFileError as exc:
+        run.note(
+            f"the rule learned from #{fix.number} is not proposed: {LEARNED_RULES_FILE} on {branch}: {exc}"
+        )
+        return "none"
+    run.note(f"proposed the rule `{rule['id']}` learned from #{fix.number} in {delivered.pull.html_url}")
+    return "healed"
+
+
+def _config(run: Proposal, branch: str) -> Config:
+    """The config file of the default branch (one request), as a heal run reads it."""
+    text = run.gh.get_file(run.config.config_file, branch)
+    if text is None:
+        return run.config
+    return load_config_file(
+        text, run.config, source=run.config.config_file, explicit=explicit_inputs(run.env)
+    )
+
+
+def _unsafe(rule: Mapping[str, Any], lesson: Lesson) -> str:
+    """Why ``rule`` must not be proposed ("" when it may): it fails the checks of every repository rule,
+    or does not match the failure it was learned from."""
+    try:
+        [compiled] = load_rules(learned=[rule], shipped=False)
+    except RuleError as exc:
+        return str(exc)
+    if not lesson.decisive or not all(compiled.hits(line) for line in lesson.decisive):
+        return "it does not match the lines of the failure it was learned from"
+    return ""

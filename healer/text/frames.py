@@ -40,6 +40,7 @@ from healer.text.markdown import (  # noqa: F401 - re-exported: templates and ca
 OVERRIDE_DIR = ".github/ci-healer"
 TEMPLATES = (
     "heal.md.j2",
+    "rule-pr.md.j2",
     "escalate.md.j2",
     "fix-pr.md.j2",
     "comment.md.j2",
@@ -132,6 +133,7 @@ class CheckView:
     description: str = ""  # the rule's description: what this kind of failure is
     flaky: tuple[str, ...] = ()  # the known flaky tests a re-run is for
     test_ids: tuple[str, ...] = ()  # the failing tests the log names (untrusted: shown in code spans)
+    hint: str = ""  # a learned rule's account of what fixed this failure before (untrusted: fenced)
 
 
 _GROUP = re.compile(r"^##\[group\]")
@@ -192,6 +194,7 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         description=getattr(diag, "description", "") if diag else "",
         flaky=plan.flaky,
         test_ids=diag.test_ids if diag else (),
+        hint=getattr(diag, "hint", "") if diag else "",
     )
 
 
@@ -209,6 +212,7 @@ def render_heal_frame(
     setup: Any = None,
     verification: Any = None,
     earlier: Sequence[Account] = (),
+    learn: bool = False,
 ) -> str:
     """The heal frame for every check the agent is to fix in one go (attempt = the highest among them).
 
@@ -234,6 +238,7 @@ def render_heal_frame(
             "verification": verification,
             "earlier": for_frame(earlier),
             "untold": _untold(checks, earlier),
+            "learn": learn,  # the agent may name the one command that makes its change
         },
     )
 
