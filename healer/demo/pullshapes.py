@@ -71,6 +71,7 @@ def pull_request(
     repo: str,
     api: str,
     web: str,
+    merged_by: str = "",
 ) -> dict[str, Any]:
     """A ``pull-request`` (the single-PR shape; a superset of the list item ``pull-request-simple``)."""
     url = f"{api}/repos/{repo}/pulls/{number}"
@@ -126,7 +127,7 @@ def pull_request(
         "mergeable": None,
         "rebaseable": None,
         "mergeable_state": "unknown",
-        "merged_by": None,
+        "merged_by": user(merged_by, api, web) if merged and merged_by else None,
         "comments": 0,
         "review_comments": 0,
         "maintainer_can_modify": False,

@@ -235,12 +235,12 @@ class Seeding:
                 else:
                     job.log, job.steps, job.annotations = b"", (), ()
 
-    def merge_pull(self, pull: Pull, *, delete_branch: bool = True) -> None:
-        """Merge ``pull`` (its base branch moves to its head) and, as "Automatically delete head branches"
-        does, delete its head branch: open PRs based on it are retargeted to ``pull``'s base."""
+    def merge_pull(self, pull: Pull, *, delete_branch: bool = True, by: str = "mona") -> None:
+        """Merge ``pull`` as ``by`` (its base branch moves to its head) and, as "Automatically delete head
+        branches" does, delete its head branch: open PRs based on it are retargeted to ``pull``'s base."""
         repo = self._repo(pull.repo)
         with self._lock:
-            pull.state, pull.merged = "closed", True
+            pull.state, pull.merged, pull.merged_by = "closed", True, by
             pull.updated_at = self._now()
         if repo.git_dir is not None and not pull.is_fork:
             _git_ok(repo.git_dir, "update-ref", f"refs/heads/{pull.base_ref}", pull.head_sha)

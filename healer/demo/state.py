@@ -74,6 +74,7 @@ class Pull:
     created_at: str = ""
     updated_at: str = ""
     created_via_api: bool = False
+    merged_by: str = ""  # who merged it (the PR's `merged_by` user)
 
     @property
     def is_fork(self) -> bool:

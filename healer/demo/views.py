@@ -72,6 +72,7 @@ class Views:
             head=head,
             base=base,
             merged=pull.merged,
+            merged_by=pull.merged_by,
             created_at=pull.created_at,
             updated_at=pull.updated_at,
             repo=pull.repo,

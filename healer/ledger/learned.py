@@ -200,7 +200,7 @@ def rule_branch(lesson: Lesson) -> str:
 
 def hint_of(lesson: Lesson, *, pr: int, fix_pr: int, commit: str) -> str:
     """What fixed the failure last time, and where: the next frame shows it (fenced, as untrusted text)."""
-    where = f"fix pull request #{fix_pr} for #{pr}, merged as {commit[:7]}" if commit else f"#{fix_pr}"
+    where = f"fix pull request #{fix_pr} for #{pr}, commit {commit[:7]}" if commit else f"#{fix_pr}"
     files = ", ".join(lesson.files) or "no file the healer could name"
     text = f"Last time ({where}) this failure was fixed by changing {files}."
     if lesson.summary:
@@ -216,8 +216,8 @@ def rule_mapping(lesson: Lesson, *, pr: int, fix_pr: int, commit: str = "") -> d
         "category": lesson.category,
         "confidence": 0.9,
         # healer-written only: descriptions reach frames and PR bodies unfenced (the log's lines are in match)
-        "description": f"A {lesson.category} failure this repository had before, learned from fix pull "
-        f"request #{fix_pr} for #{pr}.",
+        "description": f"A failure this repository had before (category {lesson.category}), learned from "
+        f"fix pull request #{fix_pr} for #{pr}.",
         "match": [pattern(line) for line in lesson.decisive],
     }
     if lesson.fix_command:

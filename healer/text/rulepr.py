@@ -12,8 +12,8 @@ RULE_TITLE_LIMIT = 200
 
 def rule_title(lesson: Lesson, fix_pr: int) -> str:
     """Plain, healer-written text only (the check name is the PR's, so it stays out of the title)."""
-    how = "fix rule" if lesson.fix_command else "hint"
-    return f"ci-healer: learn a {lesson.category} {how} from #{fix_pr}"[:RULE_TITLE_LIMIT]
+    how = "a fix rule" if lesson.fix_command else "a hint"
+    return f"ci-healer: learn {how} from fix #{fix_pr} ({lesson.category})"[:RULE_TITLE_LIMIT]
 
 
 def render_rule_pr_body(

@@ -174,7 +174,7 @@ def test_a_rule_is_fix_with_the_reproducing_command_else_agent_with_a_hint() -> 
     assert (fix["action"], fix["fix"]) == ("fix", ["python scripts/generate.py"])
     assert agent["action"] == "agent" and "hint" not in fix
     assert agent["hint"] == (
-        "Last time (fix pull request #4 for #3, merged as ccccccc) this failure was fixed by changing "
+        "Last time (fix pull request #4 for #3, commit ccccccc) this failure was fixed by changing "
         "widgets/client.py. The agent's note then: Regenerated."
     )
     # validated like any repository rule

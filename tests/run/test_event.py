@@ -242,3 +242,15 @@ def test_a_pull_request_event_of_another_repository_is_refused() -> None:
 def test_a_pull_request_payload_without_its_pull_request_is_refused() -> None:
     with pytest.raises(EventError, match="pull_request"):
         load_pull_request_event("pull_request", {"action": "closed"}, repository="octo/repo")
+
+
+def test_a_merged_pull_request_names_who_merged_it() -> None:
+    # GitHub's example PR was closed unmerged; merged, it carries `merged` and a `merged_by` user
+    schemas = json.loads((CLOSED.parent.parent / "webhook-schemas.json").read_text(encoding="utf-8"))
+    payload = json.loads(CLOSED.read_text(encoding="utf-8"))
+    payload["pull_request"].update(merged=True, merged_by=payload["sender"], merged_at="2019-05-15T15:20:40Z")
+    jsonschema.Draft7Validator(
+        {"definitions": schemas["definitions"], "$ref": "#/definitions/pull_request$closed"}
+    ).validate(payload)
+    event = load_pull_request_event("pull_request_target", payload, repository="Codertocat/Hello-World")
+    assert (event.pull.merged, event.pull.merged_by) == (True, "Codertocat")
