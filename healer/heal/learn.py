@@ -48,7 +48,10 @@ def read_command(path: Path) -> str:
         return ""
     if len(data) > _READ_LIMIT:
         return ""
-    return one_line_command(data.decode("utf-8", errors="replace"))
+    try:
+        return one_line_command(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return ""
 
 
 def reproduces(

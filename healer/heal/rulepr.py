@@ -52,7 +52,11 @@ def with_rule(existing: str | None, rule: Mapping[str, Any]) -> str:
         text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("rules:"))
         text += "rules:\n"
     text += item
-    if _rules(text) != [*old, dict(rule)]:
+    try:
+        appended = _rules(text)
+    except LearnedFileError:
+        appended = None
+    if appended != [*old, dict(rule)]:
         raise LearnedFileError("the rule cannot be appended to its `rules:` list (the list is not last)")
     return text
 

@@ -167,6 +167,14 @@ class Repo:
     def git(self, *args: str) -> str:
         return _git(list(args), self.path).stdout
 
+    @classmethod
+    def scratch(cls, path: Path, origin: str) -> Repo:
+        """An empty repository at ``path`` whose ``origin`` is ``origin`` (a job that checked out nothing)."""
+        path.mkdir(parents=True, exist_ok=True)
+        _git(["init", "--quiet"], path)
+        _git(["remote", "add", "origin", "--", origin], path)
+        return cls(path)
+
     def is_repository(self) -> bool:
         if not self.path.is_dir():
             return False

@@ -8,6 +8,7 @@ Kept apart from the stages so that they only call in: :func:`with_learned_rules`
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -150,8 +151,11 @@ def propose_rule(run: Proposal, fix: PullRequest) -> str:
         return "none"
     repo = Repo(run.workspace)
     if not repo.is_repository():
-        run.note("a rule was learned, but this job has no checkout of the default branch to commit it from")
-        return "none"
+        # the closed-PR job checks out nothing: the healer fetches the default branch into a repository of
+        # its own (the default branch only; nothing of any pull request is fetched or run)
+        scratch = run.temp / "ci-healer" / f"rule-repo-{lesson.signature}"
+        shutil.rmtree(scratch, ignore_errors=True)
+        repo = Repo.scratch(scratch, f"{run.server_url.rstrip('/')}/{run.repository}.git")
     title = rule_title(lesson, fix.number)
     body = render_rule_pr_body(
         run.frames,
