@@ -75,3 +75,23 @@ def test_invalid_hints_are_refused_like_any_rule_mistake(change: dict[str, objec
 def test_a_hint_is_an_ordinary_field_of_repository_rules_too() -> None:
     [rule] = parse_rules([LEARNED], source="x.yml", repository=True)
     assert rule.hint.startswith("Last time") and not rule.learned
+
+
+def test_healer_diagnose_shows_which_learned_rule_matched(tmp_path) -> None:
+    import argparse
+    import io
+    import json
+
+    from healer.diagnosis import diagnose
+    from healer.heal.rulepr import with_rule
+
+    learned = tmp_path / "learned.yml"
+    learned.write_text(with_rule(None, LEARNED))  # the file exactly as a rule pull request writes it
+    log = tmp_path / "client.log"
+    log.write_text(LOG)
+    parser = argparse.ArgumentParser(prog="healer")
+    diagnose.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["diagnose", "--json", "--rules", str(learned), str(log)])
+    out = io.StringIO()
+    assert diagnose.run(args, {}, out=out, err=io.StringIO()) == 0
+    assert json.loads(out.getvalue())["rule"] == LEARNED["id"]
