@@ -114,8 +114,8 @@ class Proposal:
 
 def propose_rule(run: Proposal, fix: PullRequest) -> str:
     """A fix pull request was closed: if a person merged it and its heal learned something, open the one
-    pull request that adds the rule to the learned-rules file of the default branch. Returns the decision:
-    ``healed`` when a rule pull request was opened, else ``none``. Nothing of the fix is run."""
+    pull request that adds the rule to the learned-rules file of the default branch (the job summary links
+    it). Returns the decision: ``none`` (a rule pull request heals nothing). Nothing of the fix is run."""
     found = _FIX_BRANCH.match(fix.head_ref)
     if fix.is_fork or found is None:
         run.say(f"#{fix.number} is not one of the healer's fix pull requests of this repository")
@@ -193,7 +193,7 @@ def propose_rule(run: Proposal, fix: PullRequest) -> str:
         )
         return "none"
     run.note(f"proposed the rule `{rule['id']}` learned from #{fix.number} in {delivered.pull.html_url}")
-    return "healed"
+    return "none"
 
 
 def _config(run: Proposal, branch: str) -> Config:

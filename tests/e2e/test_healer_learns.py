@@ -103,6 +103,11 @@ def failing_pull(box: Sandbox, branch: str, files: dict[str, str], job: str, scr
     return pull, run
 
 
+def learned_id(box: Sandbox) -> str:
+    [rule_pull] = created(box, "ci-healer/rule-")
+    return "learned." + rule_pull.head_ref.removeprefix("ci-healer/rule-")
+
+
 def created(box: Sandbox, prefix: str) -> list[Pull]:
     return [p for p in box.standin.created_pulls(box.repo) if p.head_ref.startswith(prefix)]
 
@@ -143,7 +148,8 @@ def test_a_fix_a_person_merged_becomes_a_rule_that_heals_the_next_failure_withou
 
     # (3) a person merges the fix; (4) a rule pull request adds a rule that matches the failure
     learned, rule_pull = merge_and_learn(box, fix)
-    assert learned.outputs["decision"] == "healed"
+    assert learned.outputs["decision"] == "none"  # a rule pull request heals nothing; the summary links it
+    assert f"proposed the rule `{learned_id(box)}`" in learned.summary
     # at merge time: the config file, the original PR's comments, the rule branch's PRs, the new PR
     assert [r.operation for r in learned.requests] == [
         "repos/get-content",
