@@ -5,18 +5,24 @@ fix, the agent's frame says what fixed it last time)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
-from harness import agent_reports, heal, write_agent
+from harness import REPO, agent_reports, heal, write_agent
 
-from healer.demo.sample import job_log
+from healer.demo.sample import BASE_FILES, job_log
 from healer.demo.sandbox import HealerRun, Sandbox, git
+from healer.demo.standin import StandIn
 from healer.demo.state import Pull, Run
 from healer.diagnosis.classify import classify
 from healer.diagnosis.rules import load_rules
+from healer.heal.isolation import availability
 from healer.model import Evidence, Job, LogTail
 
 LEARNED = ".github/ci-healer/rules/learned.yml"
@@ -258,3 +264,50 @@ def test_a_fix_merged_by_the_bot_or_closed_unmerged_teaches_nothing(box: Sandbox
     off = box.run_healer_on_pull(fix, inputs={"learn": "false"})
     assert off.returncode == 0 and "`learn` is off" in off.stdout
     assert created(box, "ci-healer/rule-") == []
+
+
+PUBLIC_PYTHON = next(
+    (p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if Path(p).exists() and os.access(p, os.X_OK)),
+    None,
+)
+
+
+@pytest.mark.skipif(
+    not availability()[0] or PUBLIC_PYTHON is None, reason="no throwaway user can be made here"
+)
+def test_under_isolation_the_agent_names_and_the_throwaway_user_reproduces_the_command(
+    standin: StandIn,
+) -> None:
+    root = Path(tempfile.mkdtemp(prefix="ci-healer-learn-"))
+    root.chmod(0o755)  # every user can traverse it, like a runner's work directory
+    try:
+        box = Sandbox.create(root / "gh", standin, repo=REPO, files=BASE_FILES)
+        box.isolation, box.path = "user", "/usr/local/bin:/usr/bin:/bin"
+        project(box)
+        agents = root / "agent"
+        agents.mkdir(mode=0o777)
+        agents.chmod(0o777)  # the agent runs as the throwaway user and writes its report here
+        script = agents / "agent.py"
+        script.write_text(
+            "import os, pathlib, subprocess, sys\n"
+            "subprocess.run([sys.executable, 'scripts/gen_client.py'], check=True)\n"
+            "named = pathlib.Path(os.environ['HEALER_FIX_COMMAND_FILE'])\n"
+            "named.write_text('python3 scripts/gen_client.py\\n')\n"
+            f"pathlib.Path({str(agents / 'ran')!r}).write_text(str(os.getuid()))\n"
+        )
+        script.chmod(0o755)
+        inputs = {
+            "agent-command": f"{PUBLIC_PYTHON} {script}",
+            "verify-command": "python3 scripts/check_client.py",
+        }
+        pull, run = failing_pull(
+            box, "feature/ping", {"spec/api.txt": "add\ncount\nping\n"}, "client", "scripts/check_client.py"
+        )
+        result = heal(box, run, inputs=inputs)
+        assert result.outputs["decision"] == "healed", result.stdout[-3000:]
+        assert int((agents / "ran").read_text()) != os.getuid()  # the agent ran as another user
+        assert "the named command reproduces the change" in result.stdout
+        [comment] = box.standin.comments(box.repo, pull.number)
+        assert '"learned":"' in comment.body
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
