@@ -739,3 +739,39 @@ def test_contract_understands_nullable_and_enterprise_prefixes() -> None:
     body = pull()
     body["body"] = None  # nullable in GitHub's description
     check_response("GET", f"{BASE}/pulls/1", 200, body)
+
+
+def test_a_rule_branchs_pull_requests_are_listed_in_every_state(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    # a signature's rule PR is proposed once: open, merged or closed, each counts (healer.run.learning)
+    closed = simple_pull(number=1400, state="closed")
+    closed["head"]["ref"] = "ci-healer/rule-0123456789ab"
+    fake(
+        rsps,
+        "GET",
+        "/pulls",
+        [closed],
+        match=(
+            matchers.query_param_matcher(
+                {
+                    "state": "all",
+                    "head": "octo-org:ci-healer/rule-0123456789ab",
+                    "per_page": "100",
+                    "page": "1",
+                }
+            ),
+        ),
+    )
+    [found] = gh.list_pulls(head="octo-org:ci-healer/rule-0123456789ab", state="all")
+    assert (found.number, found.state, found.head_ref) == (1400, "closed", "ci-healer/rule-0123456789ab")
+
+
+def test_who_merged_a_pull_request_is_read_from_its_merged_by_user(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    merged = pull(1347, state="closed")
+    merged.update(merged=True, merged_by=copy.deepcopy(merged["user"]))
+    fake(rsps, "GET", "/pulls/1347", merged)
+    pr = gh.get_pull(1347)
+    assert (pr.merged, pr.merged_by) == (True, merged["user"]["login"])
