@@ -88,6 +88,7 @@ EVERY_INPUT = {
     "max-agent-tokens-per-pr": "5000",
     "dashboard": "true",
     "report-window": "14d",
+    "learn": "false",
 }
 
 
@@ -363,6 +364,7 @@ def test_the_agent_gets_no_token_and_no_inputs(box: Sandbox, tmp_path: Path) -> 
         "HEALER_ATTEMPT",
         "HEALER_CATEGORY",
         "HEALER_CHECKS",
+        "HEALER_FIX_COMMAND_FILE",  # where it may name the one command that makes its change (learning)
         "HEALER_FRAME",
         "HEALER_MAX_ATTEMPTS",
         "HEALER_PR_NUMBER",
