@@ -227,6 +227,7 @@ def test_without_a_reproducing_command_the_next_frame_carries_the_hint(box: Sand
     assert f"fix pull request #{fix.number} for #{pull.number}" in rule["hint"]
     assert "widgets/calc.py" in rule["hint"] and "Renamed the new function" in rule["hint"]
     box.standin.merge_pull(rule_pull, by="mona")
+    print(f"\nrule PR title: {rule_pull.title}\n--- body ---\n{rule_pull.body}")
 
     thrice = twice.replace("twice", "thrice").replace("2 * a", "3 * a")
     _, other_run = failing_pull(
