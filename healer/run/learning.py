@@ -1,8 +1,10 @@
 """The run's side of learning (docs/learning.md): the learned rules read with the config, and the rule pull
 request proposed when a person merges a fix pull request.
 
-Kept apart from the stages so that they only call in: :func:`with_learned_rules` from the config stage,
-:func:`on_merged_fix` from the closed-pull-request stage.
+Kept apart from the stages so that they only call in: :func:`with_learned_rules` from the config stage
+(:func:`healer.run.planning.load_repository_config`), :func:`lesson_of_heal` and :func:`learned_markers` from
+the acting stage, :func:`propose_rule` from the closed-pull-request stage
+(:func:`healer.run.lifecycle.on_fix_pull_closed`).
 """
 
 from __future__ import annotations
@@ -10,8 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from healer.config import LEARNED_RULES_FILE, Config, explicit_inputs, load_config_file, load_learned_file
@@ -23,7 +24,7 @@ from healer.ledger.learned import lesson_of, rule_branch, rule_mapping
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
 from healer.ledger.memory import decode
 from healer.model import CheckPlan, Comment, Lesson, PullRequest
-from healer.text.frames import Frames
+from healer.run.context import RunContext
 from healer.text.rulepr import render_rule_pr_body, rule_title
 from healer.text.tokens import scrub
 
@@ -95,70 +96,53 @@ def merged_by_a_person(pr: PullRequest, bot_login: str) -> bool:
     return pr.merged and bool(who) and who != bot_login.strip().casefold() and not who.endswith("[bot]")
 
 
-@dataclass
-class Proposal:
-    """What :func:`propose_rule` needs from the run, and how it reports."""
-
-    gh: GitHub
-    config: Config
-    env: Mapping[str, str]
-    repository: str
-    workspace: Path
-    server_url: str
-    temp: Path
-    frames: Frames
-    say: Callable[[str], None]
-    note: Callable[[str], None]
-    dry_run: bool = False
-
-
-def propose_rule(run: Proposal, fix: PullRequest) -> str:
+def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
     """A fix pull request was closed: if a person merged it and its heal learned something, open the one
     pull request that adds the rule to the learned-rules file of the default branch (the job summary links
     it). Returns the decision: ``none`` (a rule pull request heals nothing). Nothing of the fix is run."""
     found = _FIX_BRANCH.match(fix.head_ref)
     if fix.is_fork or found is None:
-        run.say(f"#{fix.number} is not one of the healer's fix pull requests of this repository")
+        ctx.say(f"#{fix.number} is not one of the healer's fix pull requests of this repository")
         return "none"
-    if not merged_by_a_person(fix, run.config.bot_login):
+    if not merged_by_a_person(fix, ctx.config.bot_login):
         how = f"merged by {fix.merged_by}" if fix.merged else "closed without merging"
-        run.say(f"fix pull request #{fix.number} was {how}: only a fix a person merged teaches a rule")
+        ctx.say(f"fix pull request #{fix.number} was {how}: only a fix a person merged teaches a rule")
         return "none"
-    branch = fix.default_branch or run.gh.get_repository().default_branch
-    config = _config(run, branch)
+    branch = fix.default_branch or ctx.gh.get_repository().default_branch
+    config = _config(ctx, branch)
     if not config.learn:
-        run.say("`learn` is off: no rule is proposed")
+        ctx.say("`learn` is off: no rule is proposed")
         return "none"
     number = int(found.group(1))
-    signer = Signer.for_pull(config.ledger_key, run.repository, number)
+    signer = Signer.for_pull(config.ledger_key, ctx.actions.repository, number)
     learned = find_lesson(
-        run.gh.list_comments(number), bot_login=config.bot_login, fix_pr=fix.number, signer=signer
+        ctx.gh.list_comments(number), bot_login=config.bot_login, fix_pr=fix.number, signer=signer
     )
     if learned is None:
-        run.say(f"the heal behind #{fix.number} learned nothing that makes a rule (its record on #{number})")
+        ctx.say(f"the heal behind #{fix.number} learned nothing that makes a rule (its record on #{number})")
         return "none"
     marker, lesson = learned
     rule = rule_mapping(lesson, pr=number, fix_pr=fix.number, commit=fix.head_sha)
     problem = _unsafe(rule, lesson)
     if problem:
-        run.note(f"the rule learned from #{fix.number} is not proposed: {problem}")
+        ctx.note(f"the rule learned from #{fix.number} is not proposed: {problem}")
         return "none"
     rule_pr_branch = rule_branch(lesson)
-    owner = run.repository.partition("/")[0]
-    earlier = run.gh.list_pulls(head=f"{owner}:{rule_pr_branch}", state="all")
+    owner = ctx.actions.repository.partition("/")[0]
+    earlier = ctx.gh.list_pulls(head=f"{owner}:{rule_pr_branch}", state="all")
     if earlier:
-        run.say(f"the rule of signature {lesson.signature} was proposed before, in #{earlier[0].number}")
+        ctx.say(f"the rule of signature {lesson.signature} was proposed before, in #{earlier[0].number}")
         return "none"
-    repo = Repo(run.workspace)
+    repo = Repo(ctx.actions.workspace)
     if not repo.is_repository():
         # the closed-PR job checks out nothing: the healer fetches the default branch into a repository of
         # its own (the default branch only; nothing of any pull request is fetched or run)
-        scratch = run.temp / "ci-healer" / f"rule-repo-{lesson.signature}"
+        scratch = ctx.actions.temp / "ci-healer" / f"rule-repo-{lesson.signature}"
         shutil.rmtree(scratch, ignore_errors=True)
-        repo = Repo.scratch(scratch, f"{run.server_url.rstrip('/')}/{run.repository}.git")
+        repo = Repo.scratch(scratch, f"{ctx.actions.server_url.rstrip('/')}/{ctx.actions.repository}.git")
     title = rule_title(lesson, fix.number)
     body = render_rule_pr_body(
-        run.frames,
+        ctx.frames,
         lesson,
         rule_id=rule["id"],
         hint=rule.get("hint", ""),
@@ -169,12 +153,12 @@ def propose_rule(run: Proposal, fix: PullRequest) -> str:
         merged_by=fix.merged_by,
         path=LEARNED_RULES_FILE,
     )
-    if run.dry_run:
-        run.note(f"would propose the rule `{rule['id']}` learned from #{fix.number} (dry run)")
+    if ctx.dry_run:
+        ctx.note(f"would propose the rule `{rule['id']}` learned from #{fix.number} (dry run)")
         return "none"
     try:
         delivered = deliver_rule(
-            run.gh,
+            ctx.gh,
             repo,
             rule=rule,
             path=LEARNED_RULES_FILE,
@@ -184,25 +168,25 @@ def propose_rule(run: Proposal, fix: PullRequest) -> str:
             body=scrub(body, config.github_token),
             bot_login=config.bot_login,
             token=config.github_token,
-            server_url=run.server_url,
-            work_dir=run.temp / "ci-healer" / f"rule-{lesson.signature}",
+            server_url=ctx.actions.server_url,
+            work_dir=ctx.actions.temp / "ci-healer" / f"rule-{lesson.signature}",
         )
     except LearnedFileError as exc:
-        run.note(
+        ctx.note(
             f"the rule learned from #{fix.number} is not proposed: {LEARNED_RULES_FILE} on {branch}: {exc}"
         )
         return "none"
-    run.note(f"proposed the rule `{rule['id']}` learned from #{fix.number} in {delivered.pull.html_url}")
+    ctx.note(f"proposed the rule `{rule['id']}` learned from #{fix.number} in {delivered.pull.html_url}")
     return "none"
 
 
-def _config(run: Proposal, branch: str) -> Config:
+def _config(ctx: RunContext, branch: str) -> Config:
     """The config file of the default branch (one request), as a heal run reads it."""
-    text = run.gh.get_file(run.config.config_file, branch)
+    text = ctx.gh.get_file(ctx.config.config_file, branch)
     if text is None:
-        return run.config
+        return ctx.config
     return load_config_file(
-        text, run.config, source=run.config.config_file, explicit=explicit_inputs(run.env)
+        text, ctx.config, source=ctx.config.config_file, explicit=explicit_inputs(ctx.env)
     )
 
 

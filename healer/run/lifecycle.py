@@ -26,7 +26,7 @@ from healer.model import PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs
-from healer.run.learning import Proposal, propose_rule
+from healer.run.learning import propose_rule
 from healer.run.planning import counts, find_pull, load_repository_config
 from healer.text.frames import render_comment
 from healer.text.spans import code
@@ -138,25 +138,9 @@ def on_fix_pull_closed(ctx: RunContext, pr: PullRequest) -> None:
     """One of the healer's own fix pull requests was merged or closed: it has no fix pull requests of its
     own, so there is nothing to retire; a merged one may teach a rule (:mod:`healer.run.learning`)."""
     if pr.merged:
-        ctx.outcome.decision = propose_rule(proposal(ctx), pr)
+        ctx.outcome.decision = propose_rule(ctx, pr)
         return
     ctx.skip(f"#{pr.number} is one of the healer's own fix pull requests")
-
-
-def proposal(ctx: RunContext) -> Proposal:
-    return Proposal(
-        ctx.gh,
-        ctx.config,
-        ctx.env,
-        repository=ctx.actions.repository,
-        workspace=ctx.actions.workspace,
-        server_url=ctx.actions.server_url,
-        temp=ctx.actions.temp,
-        frames=ctx.frames,
-        say=ctx.say,
-        note=ctx.note,
-        dry_run=ctx.dry_run,
-    )
 
 
 def retire_fix_pulls_of(ctx: RunContext, pr: PullRequest) -> None:
