@@ -46,6 +46,7 @@ from healer.run.context import RunContext
 from healer.run.event import EventError, load_event
 from healer.run.evidence import collect_run_jobs
 from healer.run.explain import explain_text
+from healer.run.learning import with_learned_rules
 from healer.run.planning import diagnose, plan
 from healer.run.policy import acting
 from healer.run.retry import plan_retry
@@ -166,6 +167,8 @@ def diagnose_or_retry(
         reply(ctx, comment, nothing_reply(f"{what} at the head of #{pr.number} (`{pr.head_sha[:7]}`)."))
         return
     ctx.outcome.run = event
+    # explained and retried as a heal run would see it: with the learned rules (healer.run.learning)
+    config = with_learned_rules(ctx.gh, config, event.default_branch or pr.default_branch, ctx.say)
     if command.verb is Verb.EXPLAIN or pr.is_fork:
         fork = command.verb is Verb.RETRY
         explain(ctx, comment, command, config, event, pr, fork=fork)
