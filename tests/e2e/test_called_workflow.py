@@ -146,7 +146,7 @@ def test_every_input_the_caller_sets_reaches_the_action(box: Sandbox) -> None:
     # numbers, switches as booleans; the token and the ledger key as secrets
     typed = {"max-attempts", "max-reruns", "max-diff-lines", "agent-timeout-minutes", "max-jobs"}
     typed |= {"agent-token-budget", "agent-request-budget", "max-agent-tokens-per-pr"}
-    switches = {"dry-run", "agent-token", "rerun-timeouts", "dashboard"}
+    switches = {"dry-run", "agent-token", "rerun-timeouts", "dashboard", "learn"}
     inputs: dict[str, Any] = {
         name: int(value) if name in typed else value == "true" if name in switches else value
         for name, value in EVERY_INPUT.items()
