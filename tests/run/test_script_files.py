@@ -43,7 +43,13 @@ class FakeGitHub:
         return self.files.get(path)
 
 
-LINT_OUTPUT = ("> widgets@1.0.0 check", "> ./scripts/check-all", "src/app.js", "  3:7  something is off", "1 problem")
+LINT_OUTPUT = (
+    "> widgets@1.0.0 check",
+    "> ./scripts/check-all",
+    "src/app.js",
+    "  3:7  something is off",
+    "1 problem",
+)
 
 
 def test_a_script_runner_s_file_gives_the_category_no_rule_gave():
