@@ -91,6 +91,13 @@ _WORDS = (
     "+++ ",
     "reformat",
     "not formatted",
+    "too long",
+    "exceed",
+    "budget",
+    "longer than",
+    "trailing whitespace",
+    "trailing spaces",
+    "final newline",
     "formatting",
     " found",
     "not defined",
@@ -208,7 +215,8 @@ SHAPES: tuple[_Shape, ...] = (
         r"|connection (?:refused|reset|timed out)|could not create connection|network is unreachable"
         r"|\b(?:502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b|ETIMEDOUT|ECONNRESET"
         r"|ECONNREFUSED|EAI_AGAIN|TLS handshake timeout|Failed to connect to|Read timed out"
-        r"|no certificate subject alternative name matches|SSL certificate problem",
+        r"|no certificate subject alternative name matches|SSL certificate problem"
+        r"|(?:could not|couldn't|unable to) establish (?:an? )?(?:HTTPS? |TCP |SSL )?connection",
         3,
         _N,
         (
@@ -272,7 +280,8 @@ SHAPES: tuple[_Shape, ...] = (
         r"|Unable to find a destination matching|No Rakefile found|No (?:such )?(?:task|target) (?:named )?"
         r"|don't know how to (?:make|build) task|No rule to make target|Unknown (?:command|task|target)"
         r"|error while loading shared libraries|cannot open shared object file|Missing script:"
-        r"|(?:secret|environment variable|env var)s? .{0,40}(?:not set|missing|is empty)",
+        r"|(?:secret|environment variable|env var)s? .{0,40}(?:not set|missing|is empty)"
+        r"|executable file not found in \$PATH|\bRemote branch .{1,200} not found|invalid reference format",
         3,
         _C,
         (
@@ -295,6 +304,7 @@ SHAPES: tuple[_Shape, ...] = (
             "secret",
             "environment variable",
             "env var",
+            "invalid reference",
         ),
     ),
     # a compiler's diagnostic: file:line[:col]: error, error[E0432], ❌ file:line, [error] file.scala:1:2
@@ -305,7 +315,7 @@ SHAPES: tuple[_Shape, ...] = (
         r"|❌\s+\S*[\w.]+\.\w{1,12}:\d+(?::\d+)?:"
         r"|\berror (?:CS|TS|C|LNK|FS|BC)\d{3,5}\b|^\s*\*\* \((?:CompileError|SyntaxError|TokenMissingError)\)"
         r"|\bCOMPILATION ERROR\b|\bcompilation (?:failed|terminated)|\bUnable to compile\b|\bSyntaxError\b"
-        r"|\bcould not compile\b|\bBUILD FAILED\b|\bBuild failed\b|\bCMake Error\b|\bconfigure: error\b"
+        r"|\bcould not compile\b|\bBUILD FAILED\b|\b[Bb]uild failed\b|\bCMake Error\b|\bconfigure: error\b"
         r"|\bundefined reference to\b|\bld: .*(?:not found|undefined)|\bcollect2: error"
         r"|(?i:\b(?:syntax|parse|parser|parsing|scanning)\b.{0,200}\b(?:line|column) \d+"
         r"|\bon line \d+ of \S)",
@@ -347,16 +357,41 @@ SHAPES: tuple[_Shape, ...] = (
         _T,
         ("fail", "assert", "expected", "error", "dubious", "timeout of", "timetrap", "crash"),
     ),
+    # a size or performance budget checked like a test (size-limit, bundlesize, Angular's budgets)
+    _shape(
+        r"(?i)\bsize limit (?:has )?(?:been )?exceeded"
+        r"|\bexceed(?:s|ed)? (?:the |its |a )?(?:maximum |size |performance )?(?:limit|budget)\b"
+        r"|\bbudgets? (?:exceeded|failed)|\bover (?:the )?budget\b",
+        3,
+        _T,
+        ("exceed", "budget"),
+    ),
     # lint and format reports: file:line[:col] followed by a rule code, stylelint's col ✖, a formatter's check
     _shape(
         r"^\s*\S+?:\s?\d+(?::\d+)?:?\s+(?:[A-Z]{1,4}\d{2,4}\b|[A-Z]\w+/[\w-]+|[a-z]+(?:-[a-z]+)+\b)"
         r"|^\s*\d+:\d+\s+(?:[✖⚠×]|error)\s|\bwould reformat\b|\bnot (?:properly )?formatted\b"
         r"|\bneeds? (?:formatting|to be formatted)\b|\bcheck-formatted\b|\bformat(?:ting)? (?:check )?failed"
         r"|\b\d+ (?:offen[cs]es?|problems?|violations?|lint errors?) (?:detected|found)?"
-        r"|\bCode style issues\b|\bfailed indent_\w+",
+        r"|\bCode style issues\b|\bfailed indent_\w+"
+        r"|\b[Ll]ine (?:is )?(?:too long|longer than \d+)|\btrailing (?:whitespace|spaces)\b"
+        r"|\bmissing final newline",
         3,
         _L,
-        (":", "✖", "⚠", "×", "error", "format", "offen", "problem", "violation", "code style", "indent_"),
+        (
+            ":",
+            "✖",
+            "⚠",
+            "×",
+            "error",
+            "format",
+            "offen",
+            "problem",
+            "violation",
+            "code style",
+            "indent_",
+            "line",
+            "trailing",
+        ),
     ),
     # exception, panic and traceback headers (the category comes from the command)
     _shape(

@@ -54,6 +54,40 @@ from healer.model import Category
         pytest.param("ERROR: No matching distribution found for nosuchpkg", 3, Category.DEPENDENCY, id="pip"),
         pytest.param("Package required but not available: 'zoo'", 3, Category.DEPENDENCY, id="r-package"),
         pytest.param("./ci/run.sh: line 3: swiftlint: command not found", 3, Category.CONFIG, id="not-found"),
+        pytest.param(
+            "docs/guide.md:218: Line longer than 80 characters.", 3, Category.LINT, id="line-length"
+        ),
+        pytest.param("src/app.py:4:1: trailing whitespace", 3, Category.LINT, id="trailing-whitespace"),
+        pytest.param("  Package size limit has exceeded by 4.72 KB", 3, Category.TEST, id="size-limit"),
+        pytest.param(
+            "Error: bundle initial exceeded maximum budget. Budget 500.00 kB was not met by 1.20 MB.",
+            3,
+            Category.TEST,
+            id="ng-budget",
+        ),
+        pytest.param(
+            "cabal: Couldn't establish HTTP connection. Possible cause: HTTP proxy server is down.",
+            3,
+            Category.TRANSIENT,
+            id="cabal-http",
+        ),
+        pytest.param(
+            'docker: Error response from daemon: failed to create task: exec: "pytest": executable file'
+            " not found in $PATH: unknown.",
+            3,
+            Category.CONFIG,
+            id="docker-exec",
+        ),
+        pytest.param(
+            'invalid argument ":latest" for "-t, --tag" flag: invalid reference format',
+            3,
+            Category.CONFIG,
+            id="docker-tag",
+        ),
+        pytest.param(
+            "fatal: Remote branch feature/x not found in upstream origin", 3, Category.CONFIG, id="git-branch"
+        ),
+        pytest.param("The build failed. Fix the build errors and run again.", 3, Category.BUILD, id="dotnet"),
         pytest.param("fatal: not a git repository", 2, None, id="git-fatal"),
         pytest.param("Error: something broke", 2, None, id="error-word"),
         pytest.param("[WARN] deprecated option --foo", 0, None, id="warn"),
