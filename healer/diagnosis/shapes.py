@@ -92,6 +92,17 @@ _WORDS = (
     "reformat",
     "not formatted",
     "too long",
+    "unhealthy",
+    "health",
+    "issues found",
+    "issue found",
+    " • ",
+    "formatter would",
+    "updates to go.",
+    "not tidy",
+    "requirements could not",
+    "keystore",
+    "code style issues",
     "exceed",
     "budget",
     "longer than",
@@ -160,14 +171,15 @@ def _shaped(line: str) -> bool:
 
 # Lines that look like failures and are not (checked before the shapes).
 _NOT_EVIDENCE = re.compile(
-    r"(?i)^\s*(?:\[(?:warn(?:ing)?|info|debug|notice)\]|warn(?:ing)?\b[:!]?|w:|info\b|debug\b"
+    r"(?i)^\s*(?:\[(?:warn(?:ing)?|info|debug|notice)\](?!.*\bcode style issues\b)"
+    r"|warn(?:ing)?\b[:!]?|w:|info\b|debug\b"
     r"|note: (?!.*error))"
     r"|\bwarning\b(?![^:]{0,40}treated as errors?)(?!.*\berror\b)"
     r"|(?<![\d.])0 (?:errors?|failures?|failed|failing)\b(?!.*\b[1-9]\d* (?:errors?|failures?|failed))"
     r"|\b(?:no|zero) (?:errors?|failures?|offen[cs]es|problems)\b(?: found| detected)?\s*\.?$"
     r"|\.{2,} ?skipped\b|\bskipping\b|^\s*skipped\b|\.\.\. ?ok$|(?<!not )\bok \d+\b(?! - .*# TODO)"
     r"|(?-i:\bPASS(?:ED)?\b)(?!.*\bfail)|✓|✔"
-    r"|\bpassed\b(?!.*\b(?:fail|error))"
+    r"|^(?!.*\b(?:fail|error)).*\bpassed\b"
     r"|^\s*(?:\$|\+{1,3}) \S|^\s*>\s*\S+ --|-Werror|-Wno-error|--no-?fail|--fail-fast|allow_failures"
     r"|^\s*(?:Downloading|Downloaded|Fetching|Installing|Collecting|Requirement already|Unpacking|Setting up"
     r"|Preparing|Selecting|Get:\d|Hit:\d|Ign:\d|Reading|Building wheel|Compiling|Checking|Running setup)\b"
@@ -245,7 +257,8 @@ SHAPES: tuple[_Shape, ...] = (
         r"|unsatisfiable|conflicting (?:requirements|dependencies)|dependency conflict|requires .{1,80}, but"
         r"|Failed to (?:download|fetch|install) (?:package|dependency|artifact)|\bE404\b|404 Not Found"
         r"|Installation failed|failed to build gem|Unable to locate package|has no installation candidate"
-        r"|md5sum did not match|checksum (?:mismatch|did not match)",
+        r"|md5sum did not match|checksum (?:mismatch|did not match)"
+        r"|requirements could not be resolved to an installable set",
         3,
         _D,
         (
@@ -271,6 +284,7 @@ SHAPES: tuple[_Shape, ...] = (
             "candidate",
             "md5sum",
             "checksum",
+            "requirements could not",
         ),
     ),
     # the environment or the workflow: a command or a file that is not there, a permission
@@ -281,7 +295,8 @@ SHAPES: tuple[_Shape, ...] = (
         r"|don't know how to (?:make|build) task|No rule to make target|Unknown (?:command|task|target)"
         r"|error while loading shared libraries|cannot open shared object file|Missing script:"
         r"|(?:secret|environment variable|env var)s? .{0,40}(?:not set|missing|is empty)"
-        r"|executable file not found in \$PATH|\bRemote branch .{1,200} not found|invalid reference format",
+        r"|executable file not found in \$PATH|\bRemote branch .{1,200} not found|invalid reference format"
+        r"|\b[Kk]eystore (?:file )?.{0,200}(?:not found|does not exist|was not found)",
         3,
         _C,
         (
@@ -305,8 +320,35 @@ SHAPES: tuple[_Shape, ...] = (
             "environment variable",
             "env var",
             "invalid reference",
+            "keystore",
         ),
     ),
+    # reports of tools that name what failed: a Gradle lint task, Android lint, Dart's analyzer (lint);
+    # Biome's and Prettier's checks, go.mod drift (format); bun's, vitest's and dotnet test's failures;
+    # svelte-check (typecheck); BuildKit (build); a service's health check (from the command)
+    _shape(
+        r"^> Task \S*(?:[Ll]int|[Dd]etekt|[Kk]tlint|[Cc]heckstyle|[Ss]potless|[Pp]md)\w*\s+FAILED"
+        r"|\bLint found [1-9]\d* errors?|^\s*error • .+ • \S+:\d+(?::\d+)? • \w+|^[1-9]\d* issues? found\b",
+        3,
+        _L,
+        ("> task", "lint found", " • ", "issue"),
+    ),
+    _shape(
+        r"Formatter would have printed|\bCode style issues found\b|\bupdates to go\.(?:mod|sum) needed"
+        r"|\bgo\.(?:mod|sum) is not tidy",
+        3,
+        _F,
+        ("formatter would", "code style issues", "updates to go.", "not tidy"),
+    ),
+    _shape(
+        r"^\s*\(fail\) \S|^\s*[1-9]\d* fail$|^\s*Failed!\s+- Failed:\s+[1-9]|\bTest Files\s+[1-9]\d* failed",
+        3,
+        _T,
+        ("(fail)", " fail", "failed!", "test files"),
+    ),
+    _shape(r"\bsvelte-check found [1-9]\d* errors?", 3, _TY, ("svelte-check",)),
+    _shape(r"\bfailed to solve\b", 3, _B, ("failed to solve",)),
+    _shape(r"\bis unhealthy\b|\b[Hh]ealth ?check (?:failed|timed out)", 3, None, ("unhealthy", "health")),
     # a compiler's diagnostic: file:line[:col]: error, error[E0432], ❌ file:line, [error] file.scala:1:2
     _shape(
         r"^\s*(?:\[error\] |❌ |ERROR: |e: )?(?:file://)?[\w./\\~@+-]*[\w+-]\.\w{1,12}"

@@ -88,6 +88,57 @@ from healer.model import Category
             "fatal: Remote branch feature/x not found in upstream origin", 3, Category.CONFIG, id="git-branch"
         ),
         pytest.param("The build failed. Fix the build errors and run again.", 3, Category.BUILD, id="dotnet"),
+        pytest.param(
+            "[warn] Code style issues found in 2 files. Run Prettier with --write to fix.",
+            3,
+            Category.FORMAT,
+            id="prettier",
+        ),
+        pytest.param(
+            "  × Formatter would have printed the following content:", 3, Category.FORMAT, id="biome"
+        ),
+        pytest.param("go: updates to go.mod needed; to update it:", 3, Category.FORMAT, id="go-mod"),
+        pytest.param("(fail) parser > rejects empty input [0.31ms]", 3, Category.TEST, id="bun-test"),
+        pytest.param(" Test Files  1 failed | 12 passed (13)", 3, Category.TEST, id="vitest-summary"),
+        pytest.param(
+            "Failed!  - Failed:     1, Passed:    41, Skipped:     0, Total:    42, Duration: 3 s",
+            3,
+            Category.TEST,
+            id="dotnet-test",
+        ),
+        pytest.param(
+            "svelte-check found 2 errors and 0 warnings in 1 file", 3, Category.TYPECHECK, id="svelte-check"
+        ),
+        pytest.param("> Task :app:lintDebug FAILED", 3, Category.LINT, id="gradle-lint-task"),
+        pytest.param("Lint found 3 errors, 12 warnings. First failure:", 3, Category.LINT, id="android-lint"),
+        pytest.param(
+            "  error • Undefined name 'count' • lib/main.dart:12:5 • undefined_identifier",
+            3,
+            Category.LINT,
+            id="dart-analyze",
+        ),
+        pytest.param(
+            'ERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully: exit code: 1',
+            3,
+            Category.BUILD,
+            id="buildkit",
+        ),
+        pytest.param(
+            "Your requirements could not be resolved to an installable set of packages.",
+            3,
+            Category.DEPENDENCY,
+            id="composer",
+        ),
+        pytest.param(
+            "Keystore file '/src/app/release.jks' not found for signing config 'release'.",
+            3,
+            Category.CONFIG,
+            id="keystore",
+        ),
+        pytest.param(
+            "dependency failed to start: container web-db-1 is unhealthy", 3, None, id="health-check"
+        ),
+        pytest.param(" Tests  14 passed (14)", 0, None, id="vitest-passed"),
         pytest.param("fatal: not a git repository", 2, None, id="git-fatal"),
         pytest.param("Error: something broke", 2, None, id="error-word"),
         pytest.param("[WARN] deprecated option --foo", 0, None, id="warn"),
