@@ -285,7 +285,8 @@ def _ranked(
         return []
     found: list[_Found] = []
     scope_lines = [(i, _views(lines[i])) for i in scope if lines[i]]
-    block = "\n".join(view for _, views in scope_lines for view in views)
+    # whether a rule can hit depends on the distinct lines only: a repeated line is scanned once
+    block = "\n".join(dict.fromkeys(view for _, views in scope_lines for view in views))
     lowered = block.lower()
     low_views = [" ".join(views).lower() for _, views in scope_lines]
     for rule in rules:

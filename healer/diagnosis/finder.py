@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from healer.diagnosis.shapes import Evidence, candidates, read_line
+from healer.model import Category
 
 RULE_FREE_BYTES = 8 * 1024
 RULE_FREE_LINES = 120
@@ -55,8 +56,15 @@ def find_evidence(lines: Sequence[str], scope: Iterable[int]) -> Found:
         # a huge step: its start (where the first failure usually is) and its end (the summary)
         half = MAX_FINDER_LINES // 2
         scope = scope[:half] + scope[-half:]
+    # a line's reading depends on its text only, and long outputs repeat their lines (progress, warnings,
+    # passing tests): each distinct text is read once
+    seen: dict[str, tuple[int, Category | None]] = {}
     for index in candidates(lines, scope):
-        strength, category = read_line(lines[index], candidate=True)
+        text = lines[index]
+        reading = seen.get(text)
+        if reading is None:
+            reading = seen[text] = read_line(text, candidate=True)
+        strength, category = reading
         if strength:
             found.append(Evidence(index, strength, category))
     return Found(tuple(found), first_real_failure(found))
