@@ -8,9 +8,7 @@ code N`` line explains nothing and is never the decisive line when anything bett
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from healer.diagnosis.capture import split_capture
@@ -27,8 +25,9 @@ from healer.diagnosis.excerpt import (
 from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
 from healer.diagnosis.logs import SETUP_STEP, JobLog, parse_log
+from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
-from healer.diagnosis.rules import Rule, RuleSet
+from healer.diagnosis.rules import RuleSet
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
@@ -38,36 +37,10 @@ __all__ = ["MAX_EXCERPT_BYTES", "MAX_EXCERPT_LINES", "classify", "diagnose", "di
 OUTSIDE_STEP_FACTOR = 0.7
 # The number of lines of the failing step's end shown when no rule matched.
 UNKNOWN_TAIL_LINES = 40
-# The runner's "Process completed with exit code N" and an action's own "The process '/usr/bin/xvfb-run'
-# failed with exit code N" say only that something failed: they are decisive only when nothing better is.
-_GENERIC_EXIT = re.compile(
-    r"Process completed with exit code|^##\[error\]The process '[^']{1,300}' failed with exit code"
-)
 # The section names the log model gives to the runner's closing lines.
 _POST_SECTIONS = frozenset({"Post job cleanup", "Complete job"})
-# What wraps a tool's own line: the runner's rendering of a ``::error``/``::warning`` workflow command (ruff
-# --output-format=github, a script's annotation), BuildKit's ``#12 3.456`` step-and-time prefix around a
-# Dockerfile RUN line, Ant's right-aligned task names (``    [junit] ``, ``[ant:checkstyle] ``), and the
-# prefixes of the tools that run many others: ``docker compose`` (``app-1  | ``), ``pnpm -r``
-# (``packages/core test: ``) and turborepo (``@app/web:lint: ``). Rules written for the tool's line
-# (``^src/x.py:1:2: F401``) see it without them.
-_WRAPPER = re.compile(
-    r"^(?:##\[(?:error|warning|notice)\]"
-    r"|#\d{1,4} \d{1,6}\.\d{1,3} "
-    r"|\s{1,20}\[[\w:-]{1,40}\] |\[ant:\w{1,40}\] "
-    r"|[\w.-]{1,100}[-_]\d{1,3} {1,40}\| "
-    r"|[\w@.-]{1,100}(?:/[\w@.-]{1,100}){1,8} [\w:.-]{1,100}[:$] "
-    r"|(?:@[\w.-]{1,100}/)?[\w.-]{1,100}:[a-z][\w-]{0,100}(?::[\w-]{1,100}){0,4}: )"
-)
 # Steps the runner adds around the user's own; a job that failed in none of the others never ran user code.
 _RUNNER_STEPS = frozenset({"Set up job", "Complete job", "Initialize containers", "Stop containers"})
-
-
-@dataclass(frozen=True)
-class _Found:
-    rule: Rule
-    lines: tuple[int, ...]
-    confidence: float
 
 
 def classify(evidence: Evidence, rules: RuleSet, *, scripts: Mapping[str, str] | None = None) -> Diagnosis:
@@ -158,14 +131,14 @@ def diagnose(
     # the finder reads the whole scope (one cheap pass); where it saw the first failure, the rules read too
     evidence = find_evidence(lines, scope)
     primary = scan_scope(lines, scope, first if first is not None else evidence.first)
-    ranked = _ranked(rules, lines, primary, step_names, log, job_name)
+    ranked = rank_rules(rules, lines, primary, step_names, log, job_name)
     if not ranked and log.failing_step is not None and not _step_is_known(log):
         # the failing step was only guessed: what the rest of the log says may still explain it
         in_scope = set(_primary_scope(log, annotation_start, len(lines)))
         outside = scan_scope(lines, [i for i in range(len(lines)) if i not in in_scope], None)
         ranked = [
-            _Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
-            for f in _ranked(rules, lines, outside, step_names, log, job_name)
+            Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
+            for f in rank_rules(rules, lines, outside, step_names, log, job_name)
         ]
     found = ranked[0] if ranked else None
     # the strongest competing reading (another category) also gets a place in the excerpt if there is room
@@ -184,7 +157,7 @@ def diagnose(
     ):
         # before any user step ran, only the runner's machine can be at fault; except a download that a
         # retry fixes, and the workflow naming an action or a version that does not exist
-        decisive = [i for i in log.error_lines if not _GENERIC_EXIT.search(lines[i])] or end_of_step[-3:]
+        decisive = [i for i in log.error_lines if not GENERIC_EXIT.search(lines[i])] or end_of_step[-3:]
         return _diagnosis(
             Category.INFRASTRUCTURE,
             0.85,
@@ -276,49 +249,6 @@ def _primary_scope(log: JobLog, annotation_start: int, total: int) -> list[int]:
     return sorted(scope)
 
 
-def _ranked(
-    rules: RuleSet, lines: list[str], scope: list[int], step_names: list[str], log: JobLog, job: str | None
-) -> list[_Found]:
-    """Every rule that matches in ``scope``, best first: the repository's own rules, then its learned rules,
-    then confidence, then order."""
-    if not scope:
-        return []
-    found: list[_Found] = []
-    scope_lines = [(i, _views(lines[i])) for i in scope if lines[i]]
-    # whether a rule can hit depends on the distinct lines only: a repeated line is scanned once
-    block = "\n".join(dict.fromkeys(view for _, views in scope_lines for view in views))
-    lowered = block.lower()
-    low_views = [" ".join(views).lower() for _, views in scope_lines]
-    for rule in rules:
-        if not rule.applies_to(step=step_names, command=log.command, job=job, exit_code=log.exit_code):
-            continue
-        if not rule.may_hit(block, lowered):
-            continue
-        hits = tuple(
-            i
-            for (i, views), low in zip(scope_lines, low_views, strict=True)
-            if rule.line_may_hit(low) and any(rule.hits(view) for view in views)
-        )
-        if not hits:
-            continue
-        if rule.unless and any(rule.vetoed(view) for _, views in scope_lines for view in views):
-            continue
-        if rule.also:
-            also = {i for i, views in scope_lines if any(rule.supports(view) for view in views)}
-            hits = tuple(sorted(set(hits) | also))
-        # the generic exit-code line only counts when a rule asks for nothing else
-        better = tuple(i for i in hits if not _GENERIC_EXIT.search(lines[i])) or hits
-        found.append(_Found(rule, better, rule.confidence))
-    # sorted() is stable: on equal confidence the rule listed first stays first
-    return sorted(found, key=lambda f: (not f.rule.repository, f.rule.learned, -f.confidence))
-
-
-def _views(line: str) -> tuple[str, ...]:
-    """The line as the log shows it and, when a wrapper prefix is present, as the tool printed it."""
-    inner = _WRAPPER.match(line)
-    return (line, line[inner.end() :]) if inner else (line,)
-
-
 def _post_job_lines(log: JobLog) -> frozenset[int]:
     """The lines of the runner's own closing sections, after the last user step."""
     return frozenset(
@@ -352,7 +282,7 @@ def _runner_diagnosis(
     *,
     hide: frozenset[int] = frozenset(),
 ) -> Diagnosis:
-    decisive = [i for i in log.runner_errors if not _GENERIC_EXIT.search(lines[i])]
+    decisive = [i for i in log.runner_errors if not GENERIC_EXIT.search(lines[i])]
     return _diagnosis(
         category,
         0.95,

@@ -21,7 +21,7 @@ MAX_SCAN_LINES = 3000
 # and how many lines in all go to those headers; the rest is the end of the step
 HEADER_LINES = 60
 HEADS_BUDGET = 1200
-# what the runner or a wrapping tool puts before a tool's line (see classify._WRAPPER for the full list)
+# what the runner or a wrapping tool puts before a tool's line (see matching._WRAPPER for the full list)
 _PREFIX = r"^(?:##\[error\]|\s*\[(?:junit|java|exec|ant:\w+)\] |\s*\[ERROR\] )?"
 
 FAILURE_HEADER = re.compile(
