@@ -30,8 +30,9 @@ MAX_TEST_ID_CHARS = 200
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# A cheap first look: a line that holds none of these names no failed test.
-_HINT = re.compile(r"FAIL|ERROR|not ok|●", re.IGNORECASE)
+# A cheap first look: a line that holds none of these names no failed test (every shape below spells them
+# so, in this case: a passing test named ``test_error_handling`` is not looked at further).
+_HINT = re.compile(r"FAIL|ERROR|not ok|●")
 
 _PYTEST_SUMMARY = re.compile(
     r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: - .*)?$"
