@@ -49,6 +49,26 @@ def _job_log(command: str, output: str) -> str:
             id="pint",
         ),
         pytest.param(
+            "./gradlew lint",
+            "> Task :app:lintDebug FAILED\nLint found 2 errors, 5 warnings. First failure:\n\n"
+            "FAILURE: Build failed with an exception.\n\n* What went wrong:\n"
+            "Execution failed for task ':app:lintDebug'.\n> Lint found errors in the project; aborting.",
+            "jvm.gradle-lint-task-failed",
+            "lint",
+            "Execution failed for task ':app:lintDebug'.",
+            id="gradle-lint-task",
+        ),
+        pytest.param(
+            "./gradlew connectedCheck",
+            "> Task :app:connectedDebugAndroidTest FAILED\n\nFAILURE: Build failed with an exception.\n\n"
+            "* What went wrong:\nExecution failed for task ':app:connectedDebugAndroidTest'.\n"
+            "> com.android.builder.testing.api.DeviceException: No online devices found.",
+            "jvm.gradle-test-task-failed",
+            "test",
+            "Execution failed for task ':app:connectedDebugAndroidTest'.",
+            id="gradle-test-task",
+        ),
+        pytest.param(
             "./gradlew assembleRelease",
             "> Task :app:validateSigningRelease FAILED\n\nFAILURE: Build failed with an exception.\n\n"
             "* What went wrong:\nExecution failed for task ':app:validateSigningRelease'.\n"
