@@ -34,7 +34,7 @@ TAIL_LINES = 8
 MAX_WINDOWS = 400
 MAX_DECISIVE = 20
 # The finder reads at most this many lines of a step (its start and its end), so its cost stays bounded.
-MAX_FINDER_LINES = 30_000
+MAX_FINDER_LINES = 12_000
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import tempfile
 import time
@@ -32,8 +33,9 @@ from healer.demo.sample import BASE_FILES
 from healer.demo.sandbox import Sandbox
 from healer.demo.standin import StandIn
 
-# Distinctive, so that a leak anywhere is found by a pattern (the attack knows the prefix, not the key).
-KEY = "sk-ant-api03-E2eModelKeyMustNeverReachThePullRequest0123456789"
+# Distinctive, so that a leak anywhere is found by a pattern (the attack knows the prefix, not the key). Made
+# at run time: the attack searches every file it can read, and a checkout of these tests may be among them.
+KEY = "sk-ant-api03-E2eModelKey" + secrets.token_hex(24)
 
 PROBE = r"""
 import glob, json, os, pathlib, re, subprocess, sys, time, urllib.error, urllib.request
