@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from healer.config import Config
+from healer.diagnosis.rules import load_rules
+from healer.github import GitHubError
 from healer.ledger.ledger import Ledger
 from healer.model import (
     DEFAULT_ACTIONS,
@@ -15,7 +19,7 @@ from healer.model import (
     Verdict,
 )
 from healer.run.policy import decide
-from healer.run.trunk import TrunkCheck, describe, without_broken, workflow_file
+from healer.run.trunk import TrunkCheck, describe, find_broken_trunk, without_broken, workflow_file
 
 SHA = "a" * 40
 PULL = PullRequest(7, "open", "t", "alice", SHA, "feature", "octo/app", "main", "octo/app")
@@ -64,3 +68,42 @@ def test_the_log_says_what_was_compared_and_found() -> None:
 
 def test_the_workflow_is_named_by_its_file() -> None:
     assert workflow_file(RUN) == "ci.yml"
+
+
+class RefusingGitHub:
+    """A GitHub that answers the base branch's runs listing (or, after it, the jobs listing) with an error,
+    as the real one does on a missing `actions: read`, an outage or an expired log URL."""
+
+    request_count = 0
+
+    def __init__(self, status: int, *, at: str) -> None:
+        self.status = status
+        self.at = at
+
+    def latest_branch_run(self, workflow: str, branch: str) -> BranchRun:
+        if self.at == "runs":
+            raise GitHubError(f"listing the runs of {workflow} answered {self.status}", status=self.status)
+        return BASE
+
+    def list_jobs(self, run_id: int, attempt: int) -> list:
+        raise GitHubError(f"listing the jobs of run {run_id} answered {self.status}", status=self.status)
+
+
+@pytest.mark.parametrize(
+    ("status", "at"),
+    [
+        pytest.param(403, "runs", id="runs-forbidden"),
+        pytest.param(502, "runs", id="runs-bad-gateway"),
+        pytest.param(500, "jobs", id="jobs-server-error"),
+    ],
+)
+def test_an_unreadable_base_branch_leaves_the_checks_healed_as_usual(status: int, at: str) -> None:
+    heal = plan(decide, {"test": diag(Category.TEST)})
+    assert [c.verdict for c in heal.checks] == [Verdict.HEAL]
+    trunk = find_broken_trunk(
+        RefusingGitHub(status, at=at), RUN, PULL, heal, {}, load_rules(()), {}, read_limit=1 << 20
+    )
+    assert trunk.broken == {}
+    assert without_broken(decide, trunk) is decide  # the plan stays the heal it was
+    assert len(trunk.notes) == 1 and str(status) in trunk.notes[0]
+    assert trunk.notes[0].endswith("the checks are healed as usual")
