@@ -60,7 +60,7 @@ from healer.text.report import (
     write_outputs,
     write_summary,
 )
-from healer.text.tokens import forms, protect_process, receive, scrub
+from healer.text.tokens import protect_process, receive, scrub
 
 DECISIONS = ("healed", "rerun", "escalated", "skipped", "none")
 # The mistakes a person fixes (inputs, config, event, permissions, …), and how the error line names them.
@@ -183,9 +183,7 @@ def main(
         config = config_from_env(env)
         token = config.github_token
         if token:
-            reporter.mask(token)
-            for form in (f for f in forms(token) if f != token):
-                reporter.mask(form)  # its base64 forms too (a basic-auth header in a trace)
+            reporter.mask_token(token)
         if config.ledger_key:
             reporter.mask(config.ledger_key)
         hide_model_keys(env, config.agent_api_key, reporter)

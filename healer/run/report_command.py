@@ -182,7 +182,7 @@ def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             )
         if not repository:
             raise ConfigError("name the repository: --repository owner/name (or GITHUB_REPOSITORY)")
-        reporter.mask(token)
+        reporter.mask_token(token)
         config = config_from_env(env)
         now = datetime.now(timezone.utc)
         until = window(args.until, now) if args.until else now.strftime("%Y-%m-%dT%H:%M:%SZ")

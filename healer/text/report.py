@@ -20,6 +20,7 @@ from typing import TextIO
 from healer.model import Plan, PullRequest, RunEvent
 from healer.text.frames import Frames, clip_summary, render_summary
 from healer.text.spans import needs_stop_commands, one_line
+from healer.text.tokens import forms
 
 
 def escape_data(text: str) -> str:
@@ -119,6 +120,13 @@ class Reporter:
         for line in value.splitlines() or [value]:
             if line.strip():
                 self._print(f"::add-mask::{escape_data(line)}")
+
+    def mask_token(self, token: str) -> None:
+        """:meth:`mask` a token and its base64 forms (a basic-auth header in a trace shows one of them)."""
+        self.mask(token)
+        for form in forms(token):
+            if form != token:
+                self.mask(form)
 
     def info(self, message: str) -> None:
         """A line for the log. Messages quote names from the PR (job, branch, file names): one that the runner

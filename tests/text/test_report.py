@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import re
 from pathlib import Path
@@ -76,6 +77,17 @@ def test_mask_every_line_of_a_secret() -> None:
     out = io.StringIO()
     Reporter(out).mask("line1\nline2")
     assert out.getvalue().splitlines() == ["::add-mask::line1", "::add-mask::line2"]
+
+
+def test_a_token_is_masked_with_its_base64_forms() -> None:
+    out = io.StringIO()
+    token = "ghs_" + "x" * 36
+    Reporter(out).mask_token(token)
+    masked = [line.removeprefix("::add-mask::") for line in out.getvalue().splitlines()]
+    assert masked[0] == token and len(masked) == len(set(masked)) > 1
+    # a basic-auth header (``x-access-token:<token>`` in base64, as git sends it) shows one of them
+    header = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    assert any(form in header for form in masked[1:])
 
 
 def test_group_closes_even_on_error() -> None:
