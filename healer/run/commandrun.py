@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from healer.config import Config, explicit_inputs, load_config_file
+from healer.config import Config
 from healer.diagnosis.classify import classify
 from healer.diagnosis.rules import load_rules
 from healer.heal.deliver import is_fix_branch
@@ -42,7 +42,7 @@ from healer.run.commands import (
     parse_command,
     unknown_reply,
 )
-from healer.run.context import RunContext
+from healer.run.context import RunContext, branch_config
 from healer.run.event import EventError, load_event
 from healer.run.evidence import collect_run_jobs
 from healer.run.explain import explain_text
@@ -126,7 +126,7 @@ def obey(ctx: RunContext, comment: CommentEvent, command: Command, payload: dict
             return
     repository = payload.get("repository") if isinstance(payload.get("repository"), dict) else {}
     branch = str(repository.get("default_branch") or "") or ctx.gh.get_repository().default_branch
-    config = repository_config(ctx, branch)
+    config = branch_config(ctx.gh, ctx.config, ctx.env, branch) or ctx.config
     if command.verb is Verb.HELP:
         reply(ctx, comment, help_text(config.opt_out_label))
     elif command.verb in (Verb.STOP, Verb.START) and not config.opt_out_label.strip():
@@ -244,15 +244,6 @@ def retry(
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
-
-
-def repository_config(ctx: RunContext, branch: str) -> Config:
-    text = ctx.gh.get_file(ctx.config.config_file, branch)
-    if text is None:
-        return ctx.config
-    return load_config_file(
-        text, ctx.config, source=ctx.config.config_file, explicit=explicit_inputs(ctx.env)
-    )
 
 
 def reply(ctx: RunContext, comment: CommentEvent, body: str) -> None:

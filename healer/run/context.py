@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from healer.config import Config
+from healer.config import Config, explicit_inputs, load_config_file
 from healer.github import GitHub
 from healer.ledger.ledger import Signer
 from healer.model import PullRequest
@@ -74,3 +74,12 @@ class RunContext:
     def signer(self, pr: PullRequest) -> Signer | None:
         """What signs and verifies this pull request's markers (None without `ledger-key`)."""
         return Signer.for_pull(self.config.ledger_key, self.actions.repository, pr.number)
+
+
+def branch_config(gh: GitHub, config: Config, env: Mapping[str, str], branch: str) -> Config | None:
+    """``config`` with the config file of ``branch`` over it (one request; the file of the default branch,
+    never of a pull request's head), or None when the branch has no config file."""
+    text = gh.get_file(config.config_file, branch)
+    if text is None:
+        return None
+    return load_config_file(text, config, source=config.config_file, explicit=explicit_inputs(env))

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from healer.config import LEARNED_RULES_FILE, Config, explicit_inputs, load_config_file, load_learned_file
+from healer.config import LEARNED_RULES_FILE, Config, load_learned_file
 from healer.diagnosis.rules import RuleError, load_rules
 from healer.github import GitHub
 from healer.heal.rulepr import LearnedFileError, deliver_rule, rule_yaml
@@ -24,7 +24,7 @@ from healer.ledger.learned import lesson_of, rule_branch, rule_mapping
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
 from healer.ledger.memory import decode
 from healer.model import CheckPlan, Comment, Lesson, PullRequest
-from healer.run.context import RunContext
+from healer.run.context import RunContext, branch_config
 from healer.text.rulepr import render_rule_pr_body, rule_title
 from healer.text.tokens import scrub
 
@@ -109,7 +109,7 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
         ctx.say(f"fix pull request #{fix.number} was {how}: only a fix a person merged teaches a rule")
         return "none"
     branch = fix.default_branch or ctx.gh.get_repository().default_branch
-    config = _config(ctx, branch)
+    config = branch_config(ctx.gh, ctx.config, ctx.env, branch) or ctx.config
     if not config.learn:
         ctx.say("`learn` is off: no rule is proposed")
         return "none"
@@ -178,16 +178,6 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
         return "none"
     ctx.note(f"proposed the rule `{rule['id']}` learned from #{fix.number} in {delivered.pull.html_url}")
     return "none"
-
-
-def _config(ctx: RunContext, branch: str) -> Config:
-    """The config file of the default branch (one request), as a heal run reads it."""
-    text = ctx.gh.get_file(ctx.config.config_file, branch)
-    if text is None:
-        return ctx.config
-    return load_config_file(
-        text, ctx.config, source=ctx.config.config_file, explicit=explicit_inputs(ctx.env)
-    )
 
 
 def _unsafe(rule: Mapping[str, Any], lesson: Lesson) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from healer.config import Config, explicit_inputs, load_config_file
+from healer.config import Config
 from healer.diagnosis.classify import classify
 from healer.diagnosis.rules import RuleSet, load_rules
 from healer.diagnosis.triage import event_skip_reason, pull_skip_reason
@@ -36,7 +36,7 @@ from healer.model import (
     RunEvent,
     Verdict,
 )
-from healer.run.context import RunContext
+from healer.run.context import RunContext, branch_config
 from healer.run.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs
 from healer.run.learning import with_learned_rules
 from healer.run.policy import decide
@@ -120,14 +120,10 @@ def find_pull(ctx: RunContext, event: RunEvent) -> PullRequest | None:
 def load_repository_config(ctx: RunContext, event: RunEvent) -> Config:
     """The config file from the default branch (never the PR head) over the inputs."""
     branch = event.default_branch or ctx.gh.get_repository().default_branch
-    text = ctx.gh.get_file(ctx.config.config_file, branch)
-    config = ctx.config
-    if text is not None:
+    config = branch_config(ctx.gh, ctx.config, ctx.env, branch)
+    if config is not None:
         ctx.say(f"config file {ctx.config.config_file} from {branch}")
-        config = load_config_file(
-            text, ctx.config, source=ctx.config.config_file, explicit=explicit_inputs(ctx.env)
-        )
-    return with_learned_rules(ctx.gh, config, branch, ctx.say)  # healer.run.learning
+    return with_learned_rules(ctx.gh, config or ctx.config, branch, ctx.say)  # healer.run.learning
 
 
 def counts(ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config) -> bool:

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from healer.config import Config, ConfigError, config_from_env, explicit_inputs, load_config_file
+from healer.config import Config, ConfigError, config_from_env
 from healer.config.values import days
 from healer.github import GitHub, GitHubError
 from healer.github.history import REPORT_COMMENT_PAGES, Issue
 from healer.ledger.stats import figures
 from healer.model import Figures
+from healer.run.context import branch_config
 from healer.text.dashboard import (
     DASHBOARD_MARKER,
     DASHBOARD_TITLE,
@@ -131,15 +132,6 @@ def keep_dashboard_issue(gh: GitHub, body: str, *, bot_login: str, say: Callable
     return issue
 
 
-def repository_config(gh: GitHub, config: Config, env: Mapping[str, str]) -> Config:
-    """The config with the file from the default branch (2 requests), as ``healer run`` reads it."""
-    branch = gh.get_repository().default_branch
-    text = gh.get_file(config.config_file, branch)
-    if text is None:
-        return config
-    return load_config_file(text, config, source=config.config_file, explicit=explicit_inputs(env))
-
-
 def run_in_actions(
     config: Config, actions: Actions, gh: GitHub, reporter: Reporter, env: Mapping[str, str], *, dry_run: bool
 ) -> int:
@@ -147,7 +139,8 @@ def run_in_actions(
     issue with ``dashboard: true``."""
     now = datetime.now(timezone.utc)
     with reporter.group("Report"):
-        config = repository_config(gh, config, env)
+        # the config file of the default branch (2 requests), as ``healer run`` reads it
+        config = branch_config(gh, config, env, gh.get_repository().default_branch) or config
         report = build_report(
             gh,
             config,
