@@ -256,6 +256,23 @@ def run(
     )
 
 
+def no_model_reason(agent: ProcessResult) -> str:
+    """Why an agent command that asked its model nothing through the proxy changed nothing: most likely its
+    recipe does not send the CLI's requests to the proxy. With the last lines it printed, where the CLI
+    usually says what went wrong."""
+    if agent.timed_out:
+        ended = "did not finish in time"
+    else:
+        ended = f"exited with {agent.returncode} after {agent.seconds:.0f} s"
+    said = [line.strip() for line in agent.output.splitlines() if line.strip()][-3:]
+    last = f"; its last lines: {' / '.join(code(line, 160) for line in said)}" if said else ", printing nothing"
+    return (
+        f"the agent command {ended} without a single model request through the healer's model proxy: its "
+        f"`agent-command` does not send the CLI's requests to the proxy (compare it with the recipes in "
+        f"docs/agents.md){last}"
+    )
+
+
 def tool_available(command: str, path: str | None = None) -> bool:
     """Whether the program a command starts with is on ``PATH``."""
     try:

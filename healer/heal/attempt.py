@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import shlex
 import shutil
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from healer.config import Config
 from healer.github import GitHub
-from healer.heal.agent import ProcessResult, run, scrubbed_env
+from healer.heal.agent import ProcessResult, no_model_reason, run, scrubbed_env
 from healer.heal.context import HealContext, HealResult
 from healer.heal.fixes import plan_fixes
 from healer.heal.guard import judge_diff
@@ -283,6 +284,8 @@ def _heal_in(
     diffstat = checkout.diffstat() if not verdict.empty else ""
     files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
     base = _replace(base, diffstat=diffstat, files=files, diff=diff[:8192], allowed=verdict.allowed)
+    if agent is not None and spend is not None and spend.silent and verdict.empty:
+        return _replace(base, why_not=no_model_reason(agent))
     if agent is not None and agent.timed_out:
         minutes = config.agent_timeout_minutes
         reason = f"the agent command did not finish within {minutes} minute{'s' if minutes != 1 else ''}"
@@ -361,7 +364,8 @@ def run_agent(
             stdin=frame,
             isolation=user,
         )
-    return agent, proxy.spend()
+        ended = time.monotonic()
+    return agent, proxy.spend(ended)
 
 
 def _staged_reader(checkout: Checkout) -> Callable[[str, bool], str | None]:

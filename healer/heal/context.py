@@ -70,9 +70,13 @@ class HealResult:
     def result(self) -> str:
         """A one-word result for the ledger: verified, unverified, verify-failed, verify-timed-out (a change
         was delivered), timed-out, refused, no-change (nothing was), framed (delivery: none), budget (a
-        budget stopped the agent; what it changed went the usual way)."""
+        budget stopped the agent; what it changed went the usual way), no-model (the agent ran, asked its
+        model nothing through the proxy and changed nothing: a recipe that misses the proxy)."""
         if self.spend is not None and self.spend.stopped:
             return "budget"
+        if self.agent is not None and self.spend is not None and self.spend.silent and not self.delivered:
+            if not self.diffstat and not self.refused:
+                return "no-model"
         if self.frame_path and self.delivery is None and not self.agent and not self.fix_commands:
             return "framed"
         if self.delivered:

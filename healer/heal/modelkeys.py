@@ -15,12 +15,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 # Claude Code: ANTHROPIC_API_KEY (sent as x-api-key) or ANTHROPIC_AUTH_TOKEN (sent as a bearer token); Codex
-# CLI: CODEX_API_KEY (`codex exec`) or OPENAI_API_KEY; aider (litellm): the provider's own variable.
+# CLI: CODEX_API_KEY (`codex exec`) or OPENAI_API_KEY; Gemini CLI: GEMINI_API_KEY; aider (litellm): the
+# provider's own variable.
 ANTHROPIC_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 OPENAI_VARIABLES = ("OPENAI_API_KEY", "CODEX_API_KEY")
+# Gemini CLI and litellm's Gemini provider (sent as x-goog-api-key)
+GEMINI_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 OTHER_VARIABLES = (
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
     "MISTRAL_API_KEY",
     "OPENROUTER_API_KEY",
     "GROQ_API_KEY",
@@ -32,7 +33,7 @@ OTHER_VARIABLES = (
     "AZURE_API_KEY",
     "AWS_BEARER_TOKEN_BEDROCK",
 )
-KEY_VARIABLES = (*ANTHROPIC_VARIABLES, *OPENAI_VARIABLES, *OTHER_VARIABLES)
+KEY_VARIABLES = (*ANTHROPIC_VARIABLES, *OPENAI_VARIABLES, *GEMINI_VARIABLES, *OTHER_VARIABLES)
 # Shorter values are not keys (an empty or placeholder variable); they are still removed by name.
 _MIN_KEY_CHARS = 8
 
@@ -73,6 +74,13 @@ class ModelKeys:
         for value in (self.extra, *(self.by_variable.get(n, "") for n in OPENAI_VARIABLES)):
             if value:
                 return ("authorization", f"Bearer {value}")
+        return None
+
+    def gemini(self) -> tuple[str, str] | None:
+        """The header and value the proxy sends to the Gemini API (``x-goog-api-key``)."""
+        for value in (self.extra, *(self.by_variable.get(n, "") for n in GEMINI_VARIABLES)):
+            if value:
+                return ("x-goog-api-key", value)
         return None
 
 

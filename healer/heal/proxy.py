@@ -2,16 +2,21 @@
 
 For the duration of the agent command, the healer serves HTTP on a loopback port (``127.0.0.1``, a port the
 kernel picks) from a thread of its own process. The agent is given the proxy's address in the variables its
-CLI reads (``ANTHROPIC_BASE_URL`` for Claude Code, ``OPENAI_BASE_URL`` for Codex CLI, ``ANTHROPIC_API_BASE``
-and ``OPENAI_API_BASE`` for aider's litellm) and, in place of each key it was configured with, a random
-token made for this heal. The proxy accepts only that token (in ``x-api-key`` or ``Authorization:
-Bearer``), and no longer once the agent command has ended. It forwards Anthropic Messages (``/v1/messages``),
-OpenAI Responses (``/v1/responses``) and Chat Completions (``/v1/chat/completions``) to the provider (or to
-``model-api-url``, a gateway's base URL), with the real key added, and relays the answer as it arrives:
-server-sent events chunk by chunk, each flushed at once. Before forwarding it asks the
-:class:`~healer.heal.usage.Meter`; past a budget it answers ``403`` in the provider's error shape, a status
-that neither the Anthropic and OpenAI SDKs, nor Codex CLI, nor litellm retry (they retry 408, 409, 429 and
-5xx), with ``x-should-retry: false`` for the SDKs that honour it.
+CLI reads (``ANTHROPIC_BASE_URL`` for Claude Code, ``GOOGLE_GEMINI_BASE_URL`` for Gemini CLI,
+``ANTHROPIC_API_BASE`` and ``OPENAI_API_BASE`` for aider's litellm, ``OPENAI_BASE_URL`` for the SDKs and
+Codex CLI's recipe, which names a model provider at that address) and, in place of each key it was
+configured with, a random token made for this heal. The proxy accepts only that token (in ``x-api-key``,
+``x-goog-api-key`` or ``Authorization: Bearer``), and no longer once the agent command has ended. It
+forwards Anthropic Messages (``/v1/messages``), OpenAI Responses (``/v1/responses``) and Chat Completions
+(``/v1/chat/completions``), and Gemini's ``models/<model>:generateContent``, ``:streamGenerateContent`` and
+``:countTokens`` to the provider (or to ``model-api-url``, a gateway's base URL), with the real key added,
+and relays the answer as it arrives: server-sent events chunk by chunk, each flushed at once. Before
+forwarding it asks the :class:`~healer.heal.usage.Meter`; past a budget it answers ``400`` in the provider's
+error shape, with ``x-should-retry: false``: measured against the real CLIs (docs/agents.md), a 400 ends
+Claude Code, Codex CLI, aider and Gemini CLI at once, where a 403 made Codex retry five times and aider for
+over a minute, and Claude Code call it an authentication failure. A WebSocket upgrade (Codex CLI tries one
+first) is answered at once with ``426`` and neither forwarded nor counted; a route the proxy does not serve
+gets a ``404`` that names it.
 
 Why a thread of the healer rather than a process of its own: the key must be where the code from the pull
 request cannot read it. That code runs as the throwaway user, another uid. Linux lets a process read another's
@@ -44,6 +49,8 @@ from healer.heal.usage import Limits, Meter, Spend, UsageReader
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 OPENAI_URL = "https://api.openai.com"
+GEMINI_URL = "https://generativelanguage.googleapis.com"
+_GEMINI_METHODS = ("generateContent", "streamGenerateContent", "countTokens")
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # Anthropic's own request limit
 MAX_IN_FLIGHT = 4  # concurrent upstream requests: the token budget is exceeded by at most these responses
 UPSTREAM_TIMEOUT = 600.0  # seconds without a byte from the provider (a long generation streams all along)
@@ -52,8 +59,16 @@ _HOP_BY_HOP = frozenset(
      "transfer-encoding", "upgrade", "host", "content-length"}
 )  # fmt: skip
 # never forwarded: the agent's token (replaced by the key) and encodings the usage reader could not read
-_REQUEST_DROPPED = _HOP_BY_HOP | {"x-api-key", "authorization", "api-key", "accept-encoding", "cookie"}
+_REQUEST_DROPPED = _HOP_BY_HOP | {
+    "x-api-key", "authorization", "api-key", "x-goog-api-key", "accept-encoding", "cookie"
+}  # fmt: skip
 _RESPONSE_DROPPED = _HOP_BY_HOP | {"content-encoding", "set-cookie"}
+
+
+SERVED = (
+    "POST /v1/messages (Anthropic), POST /v1/responses and /v1/chat/completions (OpenAI), "
+    "POST /v1beta/models/<model>:generateContent, :streamGenerateContent and :countTokens (Gemini)"
+)
 
 
 class ProxyError(Exception):
@@ -78,8 +93,13 @@ def upstream_base(url: str) -> tuple[str, str, int, str]:
 
 
 def route(method: str, path: str, headers: Mapping[str, str]) -> str:
-    """Which API a request is for (``anthropic``, ``openai``), or ``""`` for anything else (refused)."""
+    """Which API a request is for (``anthropic``, ``openai``, ``gemini``), or ``""`` for anything else
+    (refused)."""
     bare = path.split("?", 1)[0]
+    if method == "POST" and bare.startswith(("/v1beta/models/", "/v1/models/")):
+        model, _, verb = bare.split("/", 3)[-1].rpartition(":")
+        if model and "/" not in model and verb in _GEMINI_METHODS:
+            return "gemini"
     if method == "POST" and (bare == "/v1/messages" or bare == "/v1/messages/count_tokens"):
         return "anthropic"
     if method == "POST" and bare == "/v1/chat/completions":
@@ -91,8 +111,20 @@ def route(method: str, path: str, headers: Mapping[str, str]) -> str:
     return ""
 
 
-def error_body(api: str, kind: str, message: str) -> bytes:
+def is_websocket(headers: Mapping[str, str]) -> bool:
+    """A WebSocket upgrade (Codex CLI tries one on ``GET /v1/responses`` before falling back to HTTPS)."""
+    return "websocket" in headers.get("upgrade", "").lower()
+
+
+_GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+                  413: "INVALID_ARGUMENT", 426: "FAILED_PRECONDITION", 502: "UNAVAILABLE"}  # fmt: skip
+
+
+def error_body(api: str, kind: str, message: str, status: int = 400) -> bytes:
     """An error in the provider's own shape, so that the agent's CLI shows the message."""
+    if api == "gemini":
+        state = _GEMINI_STATUS.get(status, "INVALID_ARGUMENT")
+        return json.dumps({"error": {"code": status, "message": message, "status": state}}).encode()
     if api == "anthropic":
         return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
     return json.dumps({"error": {"message": message, "type": kind, "param": None, "code": kind}}).encode()
@@ -120,12 +152,23 @@ class Upstreams:
     openai: tuple[str, str, int, str]
     anthropic_key: tuple[str, str] | None
     openai_key: tuple[str, str] | None
+    gemini: tuple[str, str, int, str] = ("https", "generativelanguage.googleapis.com", 443, "")
+    gemini_key: tuple[str, str] | None = None
 
     @classmethod
     def of(cls, keys: ModelKeys, model_api_url: str = "") -> Upstreams:
         anthropic = upstream_base(model_api_url or ANTHROPIC_URL)
         openai = upstream_base(model_api_url or OPENAI_URL)
-        return cls(anthropic, openai, keys.anthropic(), keys.openai())
+        gemini = upstream_base(model_api_url or GEMINI_URL)
+        return cls(anthropic, openai, keys.anthropic(), keys.openai(), gemini, keys.gemini())
+
+    def of_api(self, api: str) -> tuple[tuple[str, str, int, str], tuple[str, str] | None]:
+        """Where ``api``'s requests go, and the header that carries its key (None: no key was given)."""
+        if api == "anthropic":
+            return self.anthropic, self.anthropic_key
+        if api == "gemini":
+            return self.gemini, self.gemini_key
+        return self.openai, self.openai_key
 
 
 class _Pool:
@@ -216,14 +259,15 @@ class ModelProxy:
         self.pool.close()
 
     def accepts(self, headers: Mapping[str, str]) -> bool:
-        given = headers.get("x-api-key") or headers.get("api-key") or ""
+        given = headers.get("x-api-key") or headers.get("api-key") or headers.get("x-goog-api-key") or ""
         auth = headers.get("authorization") or ""
         if not given and auth[:7].lower() == "bearer ":
             given = auth[7:].strip()
         return hmac.compare_digest(given.encode(), self.token.encode())
 
-    def spend(self) -> Spend:
-        return self.meter.spend()
+    def spend(self, ended: float | None = None) -> Spend:
+        """What the agent spent (``ended``: when it ended, see :meth:`Meter.spend`)."""
+        return self.meter.spend(ended)
 
     def agent_variables(self, key_names: tuple[str, ...]) -> dict[str, str]:
         """What the agent's environment gets: the proxy's address where each CLI looks for its endpoint, and
@@ -231,10 +275,16 @@ class ModelProxy:
         variables = {
             "ANTHROPIC_BASE_URL": self.url,  # Claude Code, the Anthropic SDKs (they add /v1/messages)
             "ANTHROPIC_API_BASE": self.url,  # litellm (aider)
-            "OPENAI_BASE_URL": f"{self.url}/v1",  # Codex CLI, the OpenAI SDKs, litellm
+            "OPENAI_BASE_URL": f"{self.url}/v1",  # the OpenAI SDKs, litellm; Codex CLI through its recipe
             "OPENAI_API_BASE": f"{self.url}/v1",  # aider, older litellm
+            "GOOGLE_GEMINI_BASE_URL": self.url,  # Gemini CLI (with an API-key auth type; it adds /v1beta)
+            "GEMINI_API_BASE": self.url,  # litellm's Gemini provider
             "HEALER_MODEL_URL": self.url,  # for a script of your own
             "HEALER_MODEL_TOKEN": self.token,
+            # Claude Code: no requests beyond the work (a session title would carry the whole frame)
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            # Gemini CLI: the checkout is the workspace it may edit (else it turns --yolo off)
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
         }
         variables.update({name: self.token for name in key_names})
         return variables
@@ -272,7 +322,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._serve()
 
     def _reply(self, api: str, status: int, kind: str, message: str) -> None:
-        body = error_body(api or "openai", kind, message)
+        body = error_body(api or "openai", kind, message, status)
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
@@ -301,6 +351,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         proxy = self.server.proxy
         headers = {k.lower(): v for k, v in self.headers.items()}
+        if is_websocket(headers):
+            # answered here, neither forwarded nor counted: the CLI falls back to HTTPS at once
+            self.close_connection = True
+            return self._reply("openai", 426, "websocket_unsupported",
+                               "ci-healer: the model proxy speaks HTTPS only, not WebSockets")  # fmt: skip
         api = route(self.command, self.path, headers)
         try:
             body = self._body()
@@ -316,14 +371,18 @@ class _Handler(BaseHTTPRequestHandler):
         if not proxy.accepts(headers):
             return self._reply(api, 401, "authentication_error", "ci-healer: not this heal's token")
         if not api:
-            return self._reply(api, 404, "not_found_error", "ci-healer: the proxy serves /v1/messages, "
-                               "/v1/responses and /v1/chat/completions only")  # fmt: skip
-        key = proxy.upstreams.anthropic_key if api == "anthropic" else proxy.upstreams.openai_key
+            shown = self.path.split("?", 1)[0][:200]
+            return self._reply(api, 404, "not_found_error", f"ci-healer: the model proxy does not serve "
+                               f"{self.command} {shown!r}; it serves {SERVED}")  # fmt: skip
+        _, key = proxy.upstreams.of_api(api)
         if key is None:
-            return self._reply(api, 403, "permission_error", f"ci-healer: no key for the {api} API is set")
+            return self._reply(api, 400, "invalid_request_error", f"ci-healer: no key for the {api} API is "
+                               "set in the healer's step (see docs/agents.md)")  # fmt: skip
         refusal = proxy.meter.admit()
         if refusal:
-            return self._reply(api, 403, "permission_error", refusal)
+            # 400, not 403: Codex CLI retries a 403 five times and aider for over a minute, and Claude Code
+            # words a 403 as an authentication failure; a 400 ends each of them at once
+            return self._reply(api, 400, "invalid_request_error", refusal)
         if api == "openai" and self.path.split("?", 1)[0] == "/v1/chat/completions":
             body = with_stream_usage(body)
         with proxy.in_flight:
@@ -331,9 +390,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _forward(self, api: str, key: tuple[str, str], headers: Mapping[str, str], body: bytes) -> None:
         proxy = self.server.proxy
-        scheme, host, port, prefix = (
-            proxy.upstreams.anthropic if api == "anthropic" else proxy.upstreams.openai
-        )
+        (scheme, host, port, prefix), _ = proxy.upstreams.of_api(api)
         sent = {k: v for k, v in headers.items() if k not in _REQUEST_DROPPED}
         sent.update(
             {

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +150,12 @@ class Spend:
     stopped: str = ""  # agent-token-budget, agent-request-budget or max-agent-tokens-per-pr
     limit: int = 0  # the figure of that budget
     estimated: bool = False  # some response named no usage and was counted by its size
+    ended_after_refusal: float | None = None  # seconds from the first refused request to the agent's end
+
+    @property
+    def silent(self) -> bool:
+        """The agent asked its model nothing through the proxy: its recipe did not point it there."""
+        return self.requests == 0 and self.refused == 0
 
     def describe(self) -> str:
         """One phrase for the comment and the summary."""
@@ -158,6 +165,8 @@ class Spend:
         if self.stopped:
             unit = "requests" if self.stopped == "agent-request-budget" else "tokens"
             said += f"; stopped at `{self.stopped}` ({self.limit:,} {unit})"
+        if self.ended_after_refusal is not None:
+            said += f"; the agent ended {self.ended_after_refusal:.1f} s after its first refused request"
         return said
 
 
@@ -174,6 +183,7 @@ class Meter:
         self._stopped = ""
         self._limit = 0
         self._estimated = False
+        self.first_refusal: float | None = None  # time.monotonic() of the first refused request
 
     def _spent_budget(self) -> tuple[str, int, str]:
         """The first budget already spent: (input name, its figure, the sentence for the agent)."""
@@ -207,9 +217,14 @@ class Meter:
             name, figure, message = self._spent_budget()
             if name:
                 self._refused += 1
+                if self.first_refusal is None:
+                    self.first_refusal = time.monotonic()
                 if not self._stopped:
                     self._stopped, self._limit = name, figure
-                return f"ci-healer: {message}; stop here and report what you found and changed so far"
+                return (
+                    f"ci-healer: the model budget of this heal is spent: {message}. This is final, not an "
+                    "error to retry: stop here and report what you found and changed so far"
+                )
             self._requests += 1
             return ""
 
@@ -218,8 +233,13 @@ class Meter:
             self._tokens += usage.total
             self._estimated = self._estimated or usage.estimated
 
-    def spend(self) -> Spend:
+    def spend(self, ended: float | None = None) -> Spend:
+        """What was spent; ``ended``: the ``time.monotonic()`` at which the agent ended, to say how long it
+        went on after the budget's first refusal."""
         with self._lock:
+            after = None
+            if ended is not None and self.first_refusal is not None:
+                after = max(0.0, ended - self.first_refusal)
             return Spend(
-                self._tokens, self._requests, self._refused, self._stopped, self._limit, self._estimated
+                self._tokens, self._requests, self._refused, self._stopped, self._limit, self._estimated, after
             )

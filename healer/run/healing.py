@@ -82,6 +82,11 @@ def heal_once(
             ctx.note(reachable_warning(model_keys(attempt).names))
     result = heal(ctx.gh, Repo(ctx.actions.workspace), attempt, say=ctx.say)
     report_spend(ctx, result)
+    if result.result == "no-model":
+        ctx.reporter.warning(
+            "the agent command made no model request through the healer's model proxy; compare "
+            "agent-command with the recipes in docs/agents.md"
+        )
     outcome = ctx.outcome
     if result.setup is not None and result.setup.ran and not result.setup.ok:
         ctx.note(f"{result.setup.describe()}; the heal went on without it")

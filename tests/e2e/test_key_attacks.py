@@ -240,7 +240,7 @@ def test_under_isolation_user_no_code_of_the_pull_request_finds_the_key_and_the_
     assert agent["healers"], "the attack saw the healer's process"
     # the loop through the proxy: five answers of 120 tokens, then the budget's refusal
     child = next(r for r in reports if r["phase"] == "agent-child")
-    assert child["statuses"] == [200] * 5 + [403], child
+    assert child["statuses"] == [200] * 5 + [400], child
     assert "token budget is spent (600 of 500 tokens)" in str(child["said"])
     assert len(fake.requests) == 5 and {r.headers["x-api-key"] for r in fake.requests} == {KEY}
     assert child["token"] != KEY and str(child["url"]).startswith("http://127.0.0.1:")

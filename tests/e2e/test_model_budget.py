@@ -63,8 +63,8 @@ def test_budgets_stop_the_agent_and_the_next_attempt_starts_from_what_it_did(
 
     reports = agent_reports(tmp_path / "agent")
     assert [r["attempt"] for r in reports] == [1, 2]  # the third attempt found the budget spent
-    assert reports[0]["statuses"] == [200] * 5 + [403]  # 600 tokens: past agent-token-budget (500)
-    assert reports[1]["statuses"] == [200, 403]  # 600 + 120 tokens: past max-agent-tokens-per-pr (700)
+    assert reports[0]["statuses"] == [200] * 5 + [400]  # 600 tokens: past agent-token-budget (500)
+    assert reports[1]["statuses"] == [200, 400]  # 600 + 120 tokens: past max-agent-tokens-per-pr (700)
     assert forwarded == 6
     assert [r.outputs["agent-tokens"] for r in results] == ["600", "120", "0"]
     comments = [c.body for c in box.standin.comments(box.repo, pull.number) if '"kind":"attempt"' in c.body]

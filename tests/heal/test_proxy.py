@@ -163,6 +163,14 @@ def test_an_auth_token_is_sent_as_a_bearer_token() -> None:
             "GET", "/v1/models", {"anthropic-version": "2023-06-01"}, "anthropic", id="models-anthropic"
         ),
         pytest.param("GET", "/v1/models", {}, "openai", id="models-openai"),
+        pytest.param("POST", "/v1beta/models/gemini-2.5-pro:generateContent", {}, "gemini", id="gemini"),
+        pytest.param(
+            "POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", {}, "gemini",
+            id="gemini-stream",
+        ),
+        pytest.param("POST", "/v1beta/models/gemini-2.5-pro:countTokens", {}, "gemini", id="gemini-count"),
+        pytest.param("POST", "/v1beta/models/gemini-2.5-pro:embedContent", {}, "", id="gemini-other-method"),
+        pytest.param("POST", "/v1beta/models/a/b:generateContent", {}, "", id="gemini-odd-model"),
         pytest.param("POST", "/v1/files", {}, "", id="files-refused"),
         pytest.param("DELETE", "/v1/messages", {}, "", id="other-method"),
         pytest.param("POST", "/../v1/messages", {}, "", id="odd-path"),
@@ -273,13 +281,13 @@ def test_past_the_budget_the_proxy_answers_with_an_error_no_cli_retries(fake: Fa
             if status != 200:
                 break
         spend = proxy.spend()
-    assert statuses == [200] * 5 + [403]  # 120 tokens each: the sixth request finds 600 of 500 spent
+    # 120 tokens each: the sixth request finds 600 of 500 spent. A 400, which every CLI takes as final
+    assert statuses == [200] * 5 + [400]
     assert headers["x-should-retry"] == "false"
     error = json.loads(data)["error"]
-    assert (
-        error["type"] == "permission_error"
-        and "token budget is spent (600 of 500 tokens)" in error["message"]
-    )
+    assert error["type"] == "invalid_request_error"
+    assert "token budget is spent (600 of 500 tokens)" in error["message"]
+    assert "authenticat" not in error["message"].lower() and "not an error to retry" in error["message"]
     assert len(fake.requests) == 5
     assert (spend.tokens, spend.requests, spend.stopped, spend.limit) == (600, 5, "agent-token-budget", 500)
 
@@ -324,8 +332,74 @@ def test_the_agent_is_told_the_proxy_in_each_clis_variables(fake: FakeModel) -> 
     assert url.startswith("http://127.0.0.1:")
     assert variables["ANTHROPIC_BASE_URL"] == variables["ANTHROPIC_API_BASE"] == url
     assert variables["OPENAI_BASE_URL"] == variables["OPENAI_API_BASE"] == f"{url}/v1"
+    assert variables["GOOGLE_GEMINI_BASE_URL"] == url
     assert variables["ANTHROPIC_API_KEY"] == variables["CODEX_API_KEY"] == token
+    assert variables["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+    assert variables["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
     assert KEY not in json.dumps(variables) and OPENAI_KEY not in json.dumps(variables)
+
+
+def test_a_gemini_request_reaches_the_provider_with_the_real_key_in_gemini_s_header(fake: FakeModel) -> None:
+    gemini_key = "AIzaSy-RealGeminiKeyOfTheRepository-0123"
+    keys = find_keys({"GEMINI_API_KEY": gemini_key})
+    with model_proxy(keys, Limits(), fake.url) as proxy:
+        host, port = proxy.url.rsplit("/", 1)[1].split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.request(
+            "POST", "/v1beta/models/gemini-2.5-pro:generateContent", json.dumps({"contents": []}),
+            {"content-type": "application/json", "x-goog-api-key": proxy.token},
+        )
+        connection.getresponse().read()
+        connection.close()
+        spend = proxy.spend()
+    [request] = fake.requests
+    assert request.path == "/v1beta/models/gemini-2.5-pro:generateContent"
+    assert request.headers["x-goog-api-key"] == gemini_key
+    assert spend.requests == 1
+
+
+def test_a_websocket_upgrade_is_answered_at_once_and_neither_forwarded_nor_counted(fake: FakeModel) -> None:
+    with model_proxy(_keys(), Limits(requests=1), fake.url) as proxy:  # type: ignore[arg-type]
+        host, port = proxy.url.rsplit("/", 1)[1].split(":")
+        started = time.monotonic()
+        for _ in range(3):
+            connection = http.client.HTTPConnection(host, int(port), timeout=10)
+            connection.request(
+                "GET", "/v1/responses",
+                headers={"upgrade": "websocket", "connection": "Upgrade", "sec-websocket-version": "13",
+                         "authorization": f"Bearer {proxy.token}"},
+            )  # fmt: skip
+            response = connection.getresponse()
+            status, body = response.status, response.read()
+            connection.close()
+        took = time.monotonic() - started
+        after = post(proxy, "/v1/responses", {"model": "m"}, bearer=True)
+        spend = proxy.spend()
+    assert status == 426 and b"WebSockets" in body
+    assert took < 2.0
+    assert after[0] == 200  # the one request of the budget was still there for HTTPS
+    assert [r.method for r in fake.requests] == ["POST"] and spend.requests == 1
+
+
+def test_a_route_the_proxy_does_not_serve_is_answered_at_once_with_its_name(fake: FakeModel) -> None:
+    with model_proxy(_keys(), Limits(), fake.url) as proxy:  # type: ignore[arg-type]
+        status, _, data = post(proxy, "/v1/embeddings", {"input": "x"})
+        spend = proxy.spend()
+    assert status == 404
+    message = json.loads(data)["error"]["message"]
+    assert "'/v1/embeddings'" in message and "/v1/messages" in message and "generateContent" in message
+    assert fake.requests == [] and spend.requests == 0
+
+
+def test_a_budget_refusal_says_when_the_agent_ended_after_it() -> None:
+    meter = Meter(Limits(requests=1))
+    assert meter.admit() == "" and meter.admit()
+    ended = time.monotonic() + 0.25
+    spend = meter.spend(ended)
+    assert spend.ended_after_refusal is not None and 0.2 < spend.ended_after_refusal < 5
+    assert "ended 0." in spend.describe() and "after its first refused request" in spend.describe()
+    assert Meter(Limits()).spend(ended).ended_after_refusal is None
+    assert not spend.silent and Meter(Limits()).spend().silent
 
 
 def test_the_proxy_keeps_its_connection_to_the_provider_for_the_next_request(fake: FakeModel) -> None:
