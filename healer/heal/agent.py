@@ -265,7 +265,8 @@ def no_model_reason(agent: ProcessResult) -> str:
     else:
         ended = f"exited with {agent.returncode} after {agent.seconds:.0f} s"
     said = [line.strip() for line in agent.output.splitlines() if line.strip()][-3:]
-    last = f"; its last lines: {' / '.join(code(line, 160) for line in said)}" if said else ", printing nothing"
+    shown = " / ".join(code(line, 160) for line in said)
+    last = f"; its last lines: {shown}" if said else ", printing nothing"
     return (
         f"the agent command {ended} without a single model request through the healer's model proxy: its "
         f"`agent-command` does not send the CLI's requests to the proxy (compare it with the recipes in "

@@ -74,9 +74,9 @@ class HealResult:
         model nothing through the proxy and changed nothing: a recipe that misses the proxy)."""
         if self.spend is not None and self.spend.stopped:
             return "budget"
-        if self.agent is not None and self.spend is not None and self.spend.silent and not self.delivered:
-            if not self.diffstat and not self.refused:
-                return "no-model"
+        spend, agent = self.spend, self.agent
+        if agent is not None and spend is not None and spend.silent and not (self.delivered or self.diffstat):
+            return "no-model" if not self.refused else "refused"
         if self.frame_path and self.delivery is None and not self.agent and not self.fix_commands:
             return "framed"
         if self.delivered:

@@ -240,6 +240,5 @@ class Meter:
             after = None
             if ended is not None and self.first_refusal is not None:
                 after = max(0.0, ended - self.first_refusal)
-            return Spend(
-                self._tokens, self._requests, self._refused, self._stopped, self._limit, self._estimated, after
-            )
+            spent = (self._tokens, self._requests, self._refused)
+            return Spend(*spent, self._stopped, self._limit, self._estimated, after)

@@ -47,7 +47,7 @@ def test_an_agent_that_asks_its_model_nothing_through_the_proxy_is_reported_as_n
 def test_an_agent_that_asks_its_model_is_not_no_model(box: Sandbox) -> None:
     pull, run = failing_test_pull(box)
     asks = (
-        "python -c \"import os, urllib.request; urllib.request.urlopen(urllib.request.Request("
+        'python -c "import os, urllib.request; urllib.request.urlopen(urllib.request.Request('
         "os.environ['OPENAI_BASE_URL'] + '/chat/completions', b'{}', "
         "{'authorization': 'Bearer ' + os.environ['CODEX_API_KEY']})).read()\""
     )

@@ -165,7 +165,10 @@ def test_an_auth_token_is_sent_as_a_bearer_token() -> None:
         pytest.param("GET", "/v1/models", {}, "openai", id="models-openai"),
         pytest.param("POST", "/v1beta/models/gemini-2.5-pro:generateContent", {}, "gemini", id="gemini"),
         pytest.param(
-            "POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", {}, "gemini",
+            "POST",
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+            {},
+            "gemini",
             id="gemini-stream",
         ),
         pytest.param("POST", "/v1beta/models/gemini-2.5-pro:countTokens", {}, "gemini", id="gemini-count"),
@@ -346,7 +349,9 @@ def test_a_gemini_request_reaches_the_provider_with_the_real_key_in_gemini_s_hea
         host, port = proxy.url.rsplit("/", 1)[1].split(":")
         connection = http.client.HTTPConnection(host, int(port), timeout=10)
         connection.request(
-            "POST", "/v1beta/models/gemini-2.5-pro:generateContent", json.dumps({"contents": []}),
+            "POST",
+            "/v1beta/models/gemini-2.5-pro:generateContent",
+            json.dumps({"contents": []}),
             {"content-type": "application/json", "x-goog-api-key": proxy.token},
         )
         connection.getresponse().read()
