@@ -18,6 +18,7 @@ from pathlib import Path
 from healer.config import Config
 from healer.github import GitHub
 from healer.heal.agent import ProcessResult, no_model_reason, run, scrubbed_env
+from healer.heal.agenthome import prepare_agent_home
 from healer.heal.context import HealContext, HealResult
 from healer.heal.fixes import plan_fixes
 from healer.heal.guard import judge_diff
@@ -355,11 +356,12 @@ def run_agent(
     before = Meter(limits)
     if before.admit():
         return None, before.spend()  # e.g. the pull request's earlier attempts spent its budget
+    home = prepare_agent_home(user, ctx.temp_dir / "ci-healer" / f"agent-{ctx.run_id}")
     with model_proxy(keys, limits, config.model_api_url) as proxy:
         agent = run(
             config.agent_command,
             cwd=where,
-            env={**env, **proxy.agent_variables(keys.names)},
+            env={**env, **home, **proxy.agent_variables(keys.names)},
             timeout=timeout,
             stdin=frame,
             isolation=user,

@@ -273,6 +273,14 @@ class ThrowawayUser:
         path.chmod(0o666)  # in a directory no one else can list; only this user and the healer's know it
         return path
 
+    def write_home_file(self, relative: str, text: str) -> Path:
+        """Write ``text`` to ``relative`` under this user's home, as this user (its folders made as needed):
+        settings a CLI reads from its home before it starts."""
+        path = self.home / relative
+        script = 'umask 077 && mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
+        self._as_user(["/bin/sh", "-c", script, "sh", str(path)], stdin=text.encode(), cwd=self.home)
+        return path
+
     def share(self, path: Path) -> Path:
         """A copy of ``path`` (e.g. the heal frame) that this user can read."""
         copy = self.base / path.name

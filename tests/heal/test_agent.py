@@ -3,6 +3,7 @@ the rules for re-running a command taken from a log."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -20,6 +21,7 @@ from healer.heal.agent import (
     step_verify_argv,
     tool_available,
 )
+from healer.heal.agenthome import GEMINI_SETTINGS_FILE, prepare_agent_home
 
 PY = sys.executable
 
@@ -166,3 +168,16 @@ def test_tool_available_and_split(bin_dir: Path) -> None:
     assert split_fix_command("ruff check --fix 'a b'") == ["ruff", "check", "--fix", "a b"]
     with pytest.raises(ProcessError):
         split_fix_command("  ")
+
+
+def test_without_isolation_gemini_s_settings_go_to_a_home_of_the_heal_not_the_runner_s(
+    tmp_path: Path,
+) -> None:
+    variables = prepare_agent_home(None, tmp_path / "agent-1")
+
+    home = Path(variables["GEMINI_CLI_HOME"])
+    assert home.is_relative_to(tmp_path)
+    settings = json.loads((home / GEMINI_SETTINGS_FILE).read_text(encoding="utf-8"))
+    assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
+    assert settings["privacy"]["usageStatisticsEnabled"] is False
+    assert prepare_agent_home(None, tmp_path / "agent-1") == variables  # a second heal of the run finds it
