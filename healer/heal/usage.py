@@ -10,7 +10,13 @@ asks the :class:`Meter` before forwarding a request. Where the providers say wha
 - OpenAI Responses: ``usage.input_tokens`` and ``output_tokens`` of the response, or of ``response`` in the
   ``response.completed`` (or ``response.incomplete``/``response.failed``) event;
 - Chat Completions: ``usage.prompt_tokens`` and ``completion_tokens``, streamed in the last chunk when
-  ``stream_options.include_usage`` is set (the proxy sets it on every streamed request).
+  ``stream_options.include_usage`` is set (the proxy sets it on every streamed request);
+- Gemini (``generateContent``, ``streamGenerateContent``): ``usageMetadata`` of the response, or of each
+  chunk of the stream (``data:`` events with ``?alt=sse``, else one JSON array of chunks), where it repeats
+  cumulatively, the last chunk holding the whole. Input is ``promptTokenCount`` (cached content is part of
+  it) plus ``toolUsePromptTokenCount``; output is ``candidatesTokenCount`` plus ``thoughtsTokenCount``, or
+  whatever of ``totalTokenCount`` the input does not account for, if that is more. A ``countTokens`` answer
+  (``totalTokens``, no candidates) costs nothing: Google does not bill it.
 
 For each field the largest value seen in one response counts (streamed counts are cumulative). A successful
 response that says nothing about its usage is counted by size (four bytes a token, request and response),
@@ -49,14 +55,30 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _usage_records(event: object) -> list[dict[str, Any]]:
-    """The usage objects an event or body carries: its own, its ``message``'s, its ``response``'s."""
+def _gemini_usage(meta: dict[str, Any]) -> tuple[int, int]:
+    """(input, output) of a Gemini ``usageMetadata``."""
+    read = _count(meta.get("promptTokenCount")) + _count(meta.get("toolUsePromptTokenCount"))
+    written = _count(meta.get("candidatesTokenCount")) + _count(meta.get("thoughtsTokenCount"))
+    return read, max(written, _count(meta.get("totalTokenCount")) - read)
+
+
+def _usage_records(event: object) -> list[tuple[int, int]]:
+    """(input, output) of each usage record an event or body carries: its own ``usage``, its ``message``'s,
+    its ``response``'s, its ``usageMetadata`` (Gemini); a JSON array (a Gemini stream read in one piece)
+    carries its items'. A Gemini token count carries a record of nothing."""
+    if isinstance(event, list):
+        return [record for item in event if isinstance(item, dict) for record in _usage_records(item)]
     if not isinstance(event, dict):
         return []
     found = []
     for holder in (event, event.get("message"), event.get("response")):
-        if isinstance(holder, dict) and isinstance(holder.get("usage"), dict):
-            found.append(holder["usage"])
+        if isinstance(holder, dict) and isinstance(usage := holder.get("usage"), dict):
+            read = sum(_count(usage.get(f)) for f in _INPUT_FIELDS)
+            found.append((read, sum(_count(usage.get(f)) for f in _OUTPUT_FIELDS)))
+    if isinstance(meta := event.get("usageMetadata"), dict):
+        found.append(_gemini_usage(meta))
+    elif "totalTokens" in event and "candidates" not in event:
+        found.append((0, 0))  # countTokens
     return found
 
 
@@ -110,10 +132,10 @@ class UsageReader:
             event = json.loads(data)
         except (ValueError, RecursionError):
             return
-        for record in _usage_records(event):
+        for read, written in _usage_records(event):
             self.seen = True
-            self.input_tokens = max(self.input_tokens, sum(_count(record.get(f)) for f in _INPUT_FIELDS))
-            self.output_tokens = max(self.output_tokens, sum(_count(record.get(f)) for f in _OUTPUT_FIELDS))
+            self.input_tokens = max(self.input_tokens, read)
+            self.output_tokens = max(self.output_tokens, written)
 
     def finish(self, request_size: int = 0, *, ok: bool = True) -> Usage:
         """The response's usage, once it has been read to its end (or as far as it went)."""
@@ -163,8 +185,8 @@ class Spend:
         if self.estimated:
             said += " (partly estimated by size)"
         if self.stopped:
-            unit = "requests" if self.stopped == "agent-request-budget" else "tokens"
-            said += f"; stopped at `{self.stopped}` ({self.limit:,} {unit})"
+            unit = "request" if self.stopped == "agent-request-budget" else "token"
+            said += f"; stopped at `{self.stopped}` ({self.limit:,} {unit}{'s' if self.limit != 1 else ''})"
         if self.ended_after_refusal is not None:
             said += f"; the agent ended {self.ended_after_refusal:.1f} s after its first refused request"
         return said

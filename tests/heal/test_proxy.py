@@ -61,6 +61,25 @@ CHAT_STREAM = (
     )
     + b"data: [DONE]\n\n"
 )
+# Gemini: usageMetadata in every chunk, cumulative; the last holds the whole (thinking is output)
+GEMINI_CHUNKS = [
+    {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}, "index": 0}],
+        "usageMetadata": {"promptTokenCount": 70, "candidatesTokenCount": 1, "totalTokenCount": 71},
+    },
+    {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "!"}]}, "finishReason": "STOP"}],
+        "usageMetadata": {
+            "promptTokenCount": 70,
+            "cachedContentTokenCount": 60,
+            "candidatesTokenCount": 6,
+            "thoughtsTokenCount": 4,
+            "totalTokenCount": 80,
+        },
+    },
+]
+GEMINI_STREAM = sse(*(("", chunk) for chunk in GEMINI_CHUNKS))
+GEMINI_TOTAL_ONLY = {"promptTokenCount": 5, "toolUsePromptTokenCount": 2, "totalTokenCount": 12}
 
 
 @pytest.mark.parametrize(
@@ -76,6 +95,14 @@ CHAT_STREAM = (
         pytest.param(
             b'{"usage": {"prompt_tokens": 8, "completion_tokens": 2}}', False, (8, 2), id="chat-json"
         ),
+        pytest.param(GEMINI_STREAM, True, (70, 10), id="gemini-sse-last-chunk"),
+        pytest.param(GEMINI_STREAM.replace(b"\n", b"\r\n"), True, (70, 10), id="gemini-sse-crlf"),
+        pytest.param(json.dumps(GEMINI_CHUNKS).encode(), False, (70, 10), id="gemini-stream-as-array"),
+        pytest.param(json.dumps(GEMINI_CHUNKS[-1]).encode(), False, (70, 10), id="gemini-json"),
+        pytest.param(
+            json.dumps({"usageMetadata": GEMINI_TOTAL_ONLY}).encode(), False, (7, 5), id="gemini-total-only"
+        ),
+        pytest.param(b'{"totalTokens": 31000}', False, (0, 0), id="gemini-count-tokens-costs-nothing"),
     ],
 )
 def test_usage_comes_from_the_providers_own_fields_however_the_bytes_are_cut(
