@@ -36,7 +36,7 @@ NOT_OFFERED: dict[str, str] = {}
 # The workflow's own inputs (the job around the action), and where each one must arrive.
 OWN_INPUTS = {"runs-on", "timeout-minutes", "python-version", "agent-install"}
 # The agents' keys, as the README's agent recipes name them; each reaches the action step's environment.
-MODEL_KEYS = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY"}
+MODEL_KEYS = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY", "GEMINI_API_KEY"}
 HEALER_PATH = ".ci-healer"  # where each job checks the action out, at the workflow's own commit
 LOCATE = "Find this workflow's repository and commit"  # the step that stops without that commit
 

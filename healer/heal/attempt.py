@@ -16,13 +16,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from healer.config import Config
-from healer.github import GitHub
 from healer.heal.agent import ProcessResult, no_model_reason, run, scrubbed_env
 from healer.heal.agenthome import prepare_agent_home
-from healer.heal.context import HealContext, HealResult
+from healer.heal.context import Handover, HealContext, HealResult
 from healer.heal.fixes import plan_fixes
 from healer.heal.guard import judge_diff
-from healer.heal.handover import hand_over
 from healer.heal.isolation import ThrowawayUser, availability, throwaway_user
 from healer.heal.learn import ENV_VAR as COMMAND_FILE_VAR
 from healer.heal.learn import command_file, learned_command
@@ -165,8 +163,9 @@ def tool_env(ctx: HealContext) -> dict[str, str]:
     return scrubbed_env(base, token=ctx.config.github_token)
 
 
-def heal(gh: GitHub, repo: Repo, ctx: HealContext, *, say: Callable[[str], None]) -> HealResult:
-    """Heal ``ctx.checks`` in a fresh worktree of the PR head and deliver the change (see the module doc)."""
+def heal(repo: Repo, ctx: HealContext, *, hand: Handover, say: Callable[[str], None]) -> HealResult:
+    """Heal ``ctx.checks`` in a fresh worktree of the PR head and hand the change over (see the module doc):
+    ``hand`` delivers it (a job with the write token) or writes the heal bundle (the heal stage's job)."""
     if ctx.config.delivery == "none":
         frame = frame_for(ctx, ctx.checks)
         path = write_frame(ctx, frame)
@@ -188,14 +187,18 @@ def heal(gh: GitHub, repo: Repo, ctx: HealContext, *, say: Callable[[str], None]
     try:
         isolated = ctx.config.isolation == "user"
         with throwaway_user(checkout.path) if isolated else contextlib.nullcontext() as user:
-            return _heal_in(gh, checkout, ctx, say, user)
+            return _heal_in(hand, checkout, ctx, say, user)
     finally:
         repo.remove_worktree(worktree)
         shutil.rmtree(worktree, ignore_errors=True)
 
 
 def _heal_in(
-    gh: GitHub, checkout: Checkout, ctx: HealContext, say: Callable[[str], None], user: ThrowawayUser | None
+    hand: Handover,
+    checkout: Checkout,
+    ctx: HealContext,
+    say: Callable[[str], None],
+    user: ThrowawayUser | None,
 ) -> HealResult:
     """``user``: the throwaway user every command from the PR runs as, in its copy (``isolation: user``)."""
     config = ctx.config
@@ -323,7 +326,7 @@ def _heal_in(
             say=say,
         )
         learned = (agents[0].check, command)
-    delivery = hand_over(gh, checkout, ctx, diff, verification, _replace(base, verification=verification))
+    delivery = hand(checkout, diff, verification, _replace(base, verification=verification))
     return _replace(base, delivered=True, verification=verification, delivery=delivery, learned=learned)
 
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from healer.config import Config
 from healer.heal.agent import ProcessResult, Verification
-from healer.heal.deliver import Delivery
 from healer.heal.prepare import SetupResult
 from healer.heal.usage import Spend
+from healer.heal.workspace import Checkout
 from healer.model import Account, CheckPlan, PullRequest
 from healer.text.frames import Frames
 
@@ -38,6 +38,24 @@ class HealContext:
     workflow_token: bool | None = None
     # model tokens the pull request's earlier heal attempts spent (their markers), for max-agent-tokens-per-pr
     agent_tokens_spent: int = 0
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What was delivered, and where (by the deliver stage, or the heal bundle written for it)."""
+
+    # pull-request, push, comment; bundle (handed to the deliver stage); suggestions (a fork's review)
+    mode: str
+    branch: str = ""
+    commit: str = ""
+    pull: PullRequest | None = None
+    draft: bool = False
+    superseded: tuple[int, ...] = ()
+    patch: str = ""
+
+    @property
+    def url(self) -> str:
+        return self.pull.html_url if self.pull else ""
 
 
 @dataclass(frozen=True)
@@ -87,3 +105,10 @@ class HealResult:
         if self.agent is not None and self.agent.timed_out:
             return "timed-out"  # whatever it left half-done was set aside, not judged
         return "refused" if self.diffstat or self.refused else "no-change"
+
+
+# What a heal does with a change it made and judged: the deliver stage's hand-over (a fix pull request, a
+# push, a patch) in a job that holds the write token, or the heal bundle for the deliver job in one that does
+# not. It receives the checkout with the change staged, the staged diff, the verification and the result
+# so far.
+Handover = Callable[[Checkout, str, Verification, HealResult], Delivery]

@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from healer.config import Config
+from healer.deliver.fixpr import DeliveryError
 from healer.github import GitHubError
 from healer.heal.agent import ProcessError
 from healer.heal.attempt import HealResult, heal_note
-from healer.heal.deliver import DeliveryError
 from healer.heal.isolation import IsolationError
 from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.heal.workspace import GitError, Repo, StaleHeadError

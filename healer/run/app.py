@@ -33,10 +33,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from healer.config import ConfigError, config_from_env
+from healer.deliver.fixpr import DeliveryError
 from healer.diagnosis.rules import RuleError
 from healer.github import GitHub, GitHubError
 from healer.heal.agent import ProcessError
-from healer.heal.deliver import DeliveryError
 from healer.heal.isolation import IsolationError
 from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.heal.workspace import GitError

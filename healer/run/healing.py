@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from textwrap import indent
 
 from healer.config import Config
+from healer.deliver.handover import hand_over
 from healer.heal.attempt import HealContext, HealResult, frame_for, heal, model_keys
 from healer.heal.modelkeys import reachable_warning
 from healer.heal.workspace import Repo
@@ -80,7 +82,8 @@ def heal_once(
         )
         if model_keys(attempt):
             ctx.note(reachable_warning(model_keys(attempt).names))
-    result = heal(ctx.gh, Repo(ctx.actions.workspace), attempt, say=ctx.say)
+    hand = partial(hand_over, ctx.gh, ctx=attempt)
+    result = heal(Repo(ctx.actions.workspace), attempt, hand=hand, say=ctx.say)
     report_spend(ctx, result)
     if result.result == "no-model":
         ctx.reporter.warning(

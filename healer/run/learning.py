@@ -16,9 +16,9 @@ from dataclasses import replace
 from typing import Any
 
 from healer.config import LEARNED_RULES_FILE, Config, load_learned_file
+from healer.deliver.rulepr import LearnedFileError, deliver_rule, rule_yaml
 from healer.diagnosis.rules import RuleError, load_rules
 from healer.github import GitHub
-from healer.heal.rulepr import LearnedFileError, deliver_rule, rule_yaml
 from healer.heal.workspace import Repo
 from healer.ledger.learned import lesson_of, rule_branch, rule_mapping
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers

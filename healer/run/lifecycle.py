@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from healer.heal.deliver import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
+from healer.deliver.fixpr import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
 from healer.ledger.flaky import flaky_line, flaky_on_green
 from healer.ledger.ledger import (
     Kind,

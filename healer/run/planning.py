@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from healer.config import Config
+from healer.deliver.fixpr import is_fix_branch
 from healer.diagnosis.classify import classify
 from healer.diagnosis.rules import RuleSet, load_rules
 from healer.diagnosis.triage import event_skip_reason, pull_skip_reason
 from healer.heal.agent import missing_tools
-from healer.heal.deliver import is_fix_branch
 from healer.heal.fixes import install_hint
 from healer.heal.prepare import setup_commands
 from healer.ledger.ledger import Ledger

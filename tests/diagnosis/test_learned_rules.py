@@ -82,8 +82,8 @@ def test_healer_diagnose_shows_which_learned_rule_matched(tmp_path) -> None:
     import io
     import json
 
+    from healer.deliver.rulepr import with_rule
     from healer.diagnosis import diagnose
-    from healer.heal.rulepr import with_rule
 
     learned = tmp_path / "learned.yml"
     learned.write_text(with_rule(None, LEARNED))  # the file exactly as a rule pull request writes it

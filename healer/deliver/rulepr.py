@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
+from healer.deliver.fixpr import DeliveryError, delete_fix_branch
 from healer.github import GitHub, GitHubError
-from healer.heal.deliver import DeliveryError, delete_fix_branch
 from healer.heal.workspace import Repo, identity_for
 from healer.model import PullRequest
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from healer.github import GitHub, GitHubError
+from healer.heal.context import Delivery
 from healer.heal.workspace import Checkout, Identity
 from healer.model import PullRequest
 
@@ -22,23 +22,6 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 class DeliveryError(Exception):
     """The change could not be delivered; the message says what failed and what to check."""
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """What was delivered, and where."""
-
-    mode: str  # pull-request, push, comment
-    branch: str = ""
-    commit: str = ""
-    pull: PullRequest | None = None
-    draft: bool = False
-    superseded: tuple[int, ...] = ()
-    patch: str = ""
-
-    @property
-    def url(self) -> str:
-        return self.pull.html_url if self.pull else ""
 
 
 def fix_branch(pr_number: int, head_sha: str) -> str:

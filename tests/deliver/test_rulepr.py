@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from healer.heal.rulepr import HEADER, LearnedFileError, rule_yaml, with_rule
+from healer.deliver.rulepr import HEADER, LearnedFileError, rule_yaml, with_rule
 
 RULE = {
     "id": "learned.0123456789ab",

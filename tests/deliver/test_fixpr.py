@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from healer.github import GitHub, GitHubError
-from healer.heal.deliver import (
+from healer.deliver.fixpr import (
     DeliveryError,
     deliver_comment,
     deliver_pull_request,
@@ -20,6 +19,7 @@ from healer.heal.deliver import (
     fix_title,
     is_fix_branch,
 )
+from healer.github import GitHub, GitHubError
 from healer.heal.workspace import Checkout, Repo, identity_for
 from healer.model import Comment, PullRequest
 

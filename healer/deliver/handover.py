@@ -1,16 +1,15 @@
 """Handing a heal's change over: a fix pull request with a body that says what ran, a push, or a patch.
 
 :mod:`healer.heal.attempt` decides whether a change is delivered; this module only turns it into the delivery
-the
-configuration asks for (the git and GitHub work is :mod:`healer.heal.deliver`'s).
+the configuration asks for (the git and GitHub work is :mod:`healer.deliver.fixpr`'s).
 """
 
 from __future__ import annotations
 
+from healer.deliver.fixpr import deliver_comment, deliver_pull_request, deliver_push
 from healer.github import GitHub
 from healer.heal.agent import Verification
-from healer.heal.context import HealContext, HealResult
-from healer.heal.deliver import Delivery, deliver_comment, deliver_pull_request, deliver_push
+from healer.heal.context import Delivery, HealContext, HealResult
 from healer.heal.workspace import Checkout, identity_for
 from healer.text.frames import render_fix_pr_body
 from healer.text.tokens import scrub
@@ -22,10 +21,11 @@ FILES_SHOWN = 50
 def hand_over(
     gh: GitHub,
     checkout: Checkout,
-    ctx: HealContext,
     diff: str,
     verification: Verification,
     result: HealResult,
+    *,
+    ctx: HealContext,
 ) -> Delivery:
     """Deliver the staged, verified (or not) change as ``delivery`` says: a fix PR with its body, a push onto
     the PR branch, or a patch for the comment."""
