@@ -1,5 +1,6 @@
 """The stand-in's pull request operations: listing, opening (with GitHub's 422s), reading, updating,
-reviews, the pull requests of a commit, and deleting a branch (what that does to open pull requests)."""
+reviews (whose line comments must sit on the PR's diff, as GitHub checks it with git), the pull requests of a
+commit, and deleting a branch (what that does to open pull requests)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 from healer.demo import shapes
 from healer.demo.routes import Reply, error, paginate
-from healer.demo.state import Repo, Review
+from healer.demo.state import Pull, Repo, Review, ReviewComment, pull_diff
 from healer.demo.views import Views
+from healer.heal.diff import parse_diff
 
 
 class PullOps(Views):
@@ -178,13 +180,37 @@ class PullOps(Views):
         if pull is None:
             return error(404, "Not Found")
         body = body if isinstance(body, dict) else {}
+        commit_id = str(body.get("commit_id") or pull.head_sha)
+        raw = body.get("comments") or []
+        if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+            return error(422, "Validation Failed")
+        comments: list[ReviewComment] = []
+        if raw:
+            hunks = self._review_hunks(repo, pull, commit_id)
+            problems: list[str] = []
+            for item in raw:
+                found = _review_comment(item, hunks)
+                if isinstance(found, ReviewComment):
+                    comments.append(found)
+                else:
+                    problems.extend(p for p in found if p not in problems)
+            if problems:
+                # GitHub refuses the whole review and joins its reasons into one sentence (parkerbxyz/
+                # suggest-changes#28, warpdotdev/oz-for-oss#310, ubuntu/WSL#244)
+                return error(
+                    422,
+                    "Unprocessable Entity",
+                    errors=[_sentence(problems)],
+                    documentation_url=_REVIEW_DOCS,
+                )
         review = Review(
             repo.full_name,
             pull.number,
             self.s.next_id(),
             str(body.get("body") or ""),
             str(body.get("event") or "PENDING"),
-            body.get("commit_id") or pull.head_sha,
+            commit_id,
+            tuple(comments),
         )
         self.s.reviews.append(review)
         return Reply(
@@ -202,6 +228,34 @@ class PullOps(Views):
             ),
         )
 
+    def _review_hunks(self, repo: Repo, pull: Pull, commit_id: str) -> dict[tuple[str, str], list[range]]:
+        """The lines a review comment may sit on, per (path, side): each hunk of the PR's diff at
+        ``commit_id`` against the merge base with the base branch (nothing when git cannot tell)."""
+        head_repo = self.s.repos.get(pull.head_repo.lower()) if pull.head_repo else None
+        base_ref = (
+            f"refs/heads/{pull.base_ref}" if repo.resolve(f"refs/heads/{pull.base_ref}") else pull.base_sha
+        )
+        diff = pull_diff(repo, head_repo, base_ref, commit_id) or ""
+        out: dict[tuple[str, str], list[range]] = {}
+        for change in parse_diff(diff):
+            delta = 0  # lines added minus lines removed so far: a context line's old number is new - delta
+            for hunk in change.hunks:
+                right = [line.number for line in hunk if line.kind != "-"]
+                left = []
+                for line in hunk:
+                    if line.kind == "-":
+                        left.append(line.number)
+                        delta -= 1
+                    elif line.kind == "+":
+                        delta += 1
+                    else:
+                        left.append(line.number - delta)
+                if change.new_path is not None and right:
+                    out.setdefault((change.new_path, "RIGHT"), []).append(range(right[0], right[-1] + 1))
+                if change.old_path is not None and left:
+                    out.setdefault((change.old_path, "LEFT"), []).append(range(left[0], left[-1] + 1))
+        return out
+
     def op_repos_list_pull_requests_associated_with_commit(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
@@ -216,3 +270,47 @@ class PullOps(Views):
             [self.pull_shape(p) for p in pulls], query, self._url(repo, f"/commits/{sha}/pulls")
         )
         return Reply(200, page, headers=links)
+
+
+_REVIEW_DOCS = "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"
+_OFF_DIFF = "Pull request review thread line must be part of the diff"
+_BLANK_HUNK = "Pull request review thread diff hunk can't be blank"
+_SAME_HUNK = "Pull request review thread start line must be part of the same hunk as the line."
+_PRECEDE = "Pull request review thread start line must precede the end line."
+_NO_PATH = "Path could not be resolved"
+
+
+def _review_comment(
+    item: dict[str, Any], hunks: dict[tuple[str, str], list[range]]
+) -> ReviewComment | list[str]:
+    """One comment of a review, checked as GitHub checks it: its path in the PR's diff, its line (and
+    start line) inside one hunk of its side, the start line before the line; else GitHub's reasons."""
+    path, side = str(item.get("path") or ""), str(item.get("side") or "RIGHT").upper()
+    line, start = item.get("line"), item.get("start_line")
+    start_side = str(item.get("start_side") or side).upper()
+    if not isinstance(line, int) or not (start is None or isinstance(start, int)):
+        # a `position` (the older way to place a comment) is not modelled: the healer sends lines
+        return [_OFF_DIFF, _BLANK_HUNK]
+    if not any(key[0] == path for key in hunks):
+        return [_NO_PATH]
+    holding = [h for h in hunks.get((path, side), []) if line in h]
+    problems = [] if holding else [_OFF_DIFF]
+    if start is not None:
+        if start >= line and start_side == side:
+            problems.append(_PRECEDE)
+        elif start_side != side or not any(start in h for h in holding):
+            problems.append(_SAME_HUNK)
+    if not holding:
+        problems.append(_BLANK_HUNK)
+    if problems:
+        return problems
+    return ReviewComment(
+        path, line, str(item.get("body") or ""), side, start, start_side if start is not None else None
+    )
+
+
+def _sentence(parts: list[str]) -> str:
+    """Parts joined as GitHub joins its reasons: "A", "A and B", "A, B, and C"."""
+    if len(parts) <= 2:
+        return " and ".join(parts)
+    return ", ".join(parts[:-1]) + ", and " + parts[-1]

@@ -5,7 +5,8 @@ job logs (through a redirect to a signed URL, as GitHub does), re-runs, check ru
 comments, labels, reviews and collaborator permissions — with GitHub's object shapes
 (:mod:`healer.demo.shapes`), on ``127.0.0.1`` and a free port. It enforces what bites on the real service: a
 token on API paths, 422 for a duplicate pull request, ``head=owner:branch`` filtering, ``commits/{sha}/pulls``
-answering ``[]`` for a fork's commit, comment length limits, and short-lived signed log URLs. Faults can be
+answering ``[]`` for a fork's commit, comment length limits, review comments only on lines of the PR's diff
+(computed with git, a fork's objects included), and short-lived signed log URLs. Faults can be
 injected per operation, and every request is recorded (without the token) so that tests can check it
 against GitHub's OpenAPI description.
 

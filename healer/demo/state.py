@@ -6,6 +6,7 @@ Plain mutable dataclasses (the server changes them as requests arrive); tests se
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,9 +50,31 @@ class Repo:
         return (blob.stdout, sha) if blob.returncode == 0 else None
 
 
-def _git(git_dir: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=git_dir, capture_output=True, text=True, check=False)
+def _git(git_dir: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=git_dir, capture_output=True, text=True, check=False, env=env, errors="replace"
+    )
     return done.stdout if done.returncode == 0 else ""
+
+
+def pull_diff(base: Repo, head: Repo | None, base_ref: str, head_sha: str) -> str | None:
+    """A pull request's diff as GitHub shows it: ``git diff -U3 <merge-base> <head>`` in the base repository;
+    None when a commit cannot be found.
+
+    A fork's head commit may live only in the fork's repository (the sandbox also pushes it to the base's
+    ``refs/pull/N/head``, as GitHub does, but a later push to the fork does not): the fork's objects are
+    lent to git as an alternate object directory, so neither repository is changed."""
+    if base.git_dir is None:
+        return None
+    env = dict(os.environ)
+    if head is not None and head.git_dir is not None and head.git_dir != base.git_dir:
+        env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(Path(head.git_dir) / "objects")
+    tip = _git(base.git_dir, "rev-parse", "--verify", "--quiet", f"{base_ref}^{{commit}}", env=env).strip()
+    head_commit = _git(base.git_dir, "rev-parse", "--verify", "--quiet", f"{head_sha}^{{commit}}", env=env)
+    merge_base = _git(base.git_dir, "merge-base", tip, head_commit.strip(), env=env).strip() if tip else ""
+    if not merge_base or not head_commit.strip():
+        return None
+    return _git(base.git_dir, "diff", "-U3", "--no-renames", merge_base, head_commit.strip(), env=env)
 
 
 @dataclass
@@ -151,6 +174,18 @@ class Rerun:
 
 
 @dataclass(frozen=True)
+class ReviewComment:
+    """One line comment of a review, as GitHub took it (``start_line`` None: a one-line comment)."""
+
+    path: str
+    line: int
+    body: str
+    side: str = "RIGHT"
+    start_line: int | None = None
+    start_side: str | None = None
+
+
+@dataclass(frozen=True)
 class Review:
     repo: str
     number: int
@@ -158,6 +193,7 @@ class Review:
     body: str
     event: str
     commit_id: str | None
+    comments: tuple[ReviewComment, ...] = ()
 
 
 @dataclass(frozen=True)

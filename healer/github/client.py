@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
 import github.IssueComment
@@ -32,6 +32,24 @@ from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Reposit
 COMMENT_PAGES = 10  # requests one comment listing may cost: the first page and the newest nine
 _PR_READ = "pull-requests: read"
 _PR_WRITE = "pull-requests: write"
+# what GitHub says when a review comment is not on the PR's diff (the wording has varied: "Pull request review
+# thread line must be part of the diff", "… start line must be part of the same hunk as the line", "… path is
+# invalid", "Path could not be resolved")
+_OFF_DIFF = ("review thread", "path could not be resolved", "part of the diff")
+
+
+class LineComment(Protocol):
+    """A review comment on lines ``start_line``..``line`` of the PR's head (the RIGHT side of its diff), such
+    as :class:`healer.deliver.suggestions.Suggestion`."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def start_line(self) -> int | None: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def body(self) -> str: ...
 
 
 class GitHub(HistoryCalls, CommandCalls, Transport):
@@ -314,6 +332,46 @@ class GitHub(HistoryCalls, CommandCalls, Transport):
                 raise
             return self.update_pull(existing[0].number, title=title, body=body)
         return pull_from(pr.raw_data)  # complete: no request
+
+    def create_review(
+        self, number: int, *, commit_id: str, body: str, comments: Sequence[LineComment]
+    ) -> int:
+        """Post a review (event ``COMMENT``) of ``commit_id`` with line comments on the RIGHT side of the PR's
+        diff; return its id. GitHub creates a review whole or not at all: one comment off the diff refuses
+        them all (422)."""
+        check_body_length(body, "review body")
+        items: list[dict[str, Any]] = []
+        for comment in comments:
+            check_body_length(comment.body, f"review comment on {comment.path}")
+            item: dict[str, Any] = {"path": comment.path, "line": comment.line, "side": "RIGHT"}
+            # GitHub refuses start_line == line ("start line must precede the end line"): one line, no start
+            if comment.start_line is not None and comment.start_line != comment.line:
+                item.update(start_line=comment.start_line, start_side="RIGHT")
+            item["body"] = comment.body
+            items.append(item)
+        try:
+            data = self._call(
+                "POST",
+                f"/pulls/{number}/reviews",
+                body={"commit_id": commit_id, "body": body, "event": "COMMENT", "comments": items},
+                what=f"review pull request #{number}",
+                need=_PR_WRITE,
+                # a 5xx after POST may still have created the review: retrying could post it twice
+                idempotent=False,
+            )
+        except GitHubError as exc:
+            if exc.status == 422 and any(words in str(exc).lower() for words in _OFF_DIFF):
+                raise GitHubError(
+                    f"{exc}: a suggested change sits on lines that are not on the diff GitHub shows for pull "
+                    f"request #{number} at {commit_id[:12]} (the pull request may have moved on since the "
+                    "heal, or its diff was computed from another merge base); nothing of the review was "
+                    "posted, and the patch comment still holds the whole fix",
+                    status=422,
+                ) from None
+            raise
+        if not isinstance(data, dict) or not isinstance(data.get("id"), int):
+            raise GitHubError(f"GitHub sent a malformed review when asked to review pull request #{number}")
+        return int(data["id"])
 
     def update_pull(
         self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None

@@ -17,11 +17,14 @@ import pytest
 import requests
 from openapi_contract import check_request, check_response
 
+from healer.deliver.suggestions import review_body, suggest
 from healer.demo.agent import main as agent_main
 from healer.demo.lint import unused_imports
 from healer.demo.sample import BASE_FILES, LINT_FIXED_CALC, LINT_PR_FILES, job_log
-from healer.demo.sandbox import Sandbox, parse_github_output
+from healer.demo.sandbox import Sandbox, git, parse_github_output
 from healer.demo.standin import StandIn
+from healer.demo.state import Pull, ReviewComment
+from healer.github import GitHub, GitHubError
 
 TOKEN = "ghs_standinTestToken0123456789"
 AUTH = {"Authorization": f"token {TOKEN}"}
@@ -458,3 +461,139 @@ def test_the_sample_agent_never_edits_outside_its_checkout(tmp_path: Path) -> No
 )
 def test_github_output_is_parsed(text: str, expected: dict[str, str]) -> None:
     assert parse_github_output(text) == expected
+
+
+# -- reviews: line comments only on the pull request's diff --------------------------------------------------
+
+LONG = "".join(f"line {n}\n" for n in range(1, 31))
+
+
+@pytest.fixture
+def fork_pull(sandbox: Sandbox) -> Pull:
+    """A fork's PR that adds an unused import to calc.py and changes lines 2 and 28 of a 30-line file (two
+    hunks: lines 1-5 and 25-30 on the RIGHT side)."""
+    sandbox.commit("main", {"widgets/long.py": LONG}, "a long file")
+    sandbox.add_fork("eve/widgets")
+    head = LONG.replace("line 2\n", "line two\n").replace("line 28\n", "line twenty-eight\n")
+    sha = sandbox.commit(
+        "patch-1",
+        {"widgets/long.py": head, **LINT_PR_FILES},
+        "patch",
+        remote="eve/widgets",
+        base="origin/main",
+    )
+    return sandbox.open_pull("patch-1", sha, head_repo="eve/widgets", author="eve")
+
+
+def test_a_forks_suggested_changes_on_its_diff_are_accepted_and_recorded(
+    standin: StandIn, sandbox: Sandbox, fork_pull: Pull
+) -> None:
+    # the fix, made as the heal stage makes it: staged on the PR's head, diffed against it
+    (sandbox.seed / "widgets" / "calc.py").write_text(LINT_FIXED_CALC)
+    fixed_long = (sandbox.seed / "widgets" / "long.py").read_text()
+    fixed_long = fixed_long.replace("line twenty-eight", "line 28, fixed").replace("line 15\n", "line xv\n")
+    (sandbox.seed / "widgets" / "long.py").write_text(fixed_long)
+    git(sandbox.seed, "add", "--all")
+    fix_diff = git(sandbox.seed, "diff", "--cached", "--no-renames")
+    git(sandbox.seed, "reset", "--quiet", "--hard")
+    merge_base = git(sandbox.seed, "merge-base", "origin/main", fork_pull.head_sha).strip()
+    pr_diff = git(sandbox.seed, "diff", "-U3", "--no-renames", merge_base, fork_pull.head_sha)
+    changes = suggest(fix_diff, pr_diff)
+    assert [(s.path, s.start_line, s.line) for s in changes.suggestions] == [
+        ("widgets/calc.py", 3, 4),
+        ("widgets/long.py", None, 28),
+    ]
+    assert [(item.path, item.line) for item in changes.left_out] == [("widgets/long.py", 15)]
+    client = GitHub(TOKEN, sandbox.repo, api_url=standin.api_url)
+    try:
+        review_id = client.create_review(
+            fork_pull.number,
+            commit_id=fork_pull.head_sha,
+            body=review_body(changes),
+            comments=changes.suggestions,
+        )
+    finally:
+        client.close()
+    (review,) = standin.reviews
+    assert review.id == review_id and review.event == "COMMENT" and review.commit_id == fork_pull.head_sha
+    assert review.comments == (
+        ReviewComment("widgets/calc.py", 4, "```suggestion\n```", "RIGHT", 3, "RIGHT"),
+        ReviewComment("widgets/long.py", 28, "```suggestion\nline 28, fixed\n```"),
+    )
+    (sent,) = standin.writes()
+    check_request(sent.method, sent.url, sent.body)
+
+
+def test_a_review_of_a_forks_newer_commit_reads_it_from_the_fork(
+    standin: StandIn, sandbox: Sandbox, fork_pull: Pull
+) -> None:
+    # a later push to the fork is not copied to the base repository's refs/pull/N/head by the sandbox
+    sha = sandbox.push_to_pull(fork_pull, {"widgets/extra.py": "x = 1\ny = 2\n"}, "more")
+    assert not sandbox.has_object(sandbox.origin, sha)
+    comment = {"path": "widgets/extra.py", "line": 2, "start_line": 1, "side": "RIGHT", "body": "b"}
+    answer = call(standin, "POST", R2 + f"/pulls/{fork_pull.number}/reviews", _review(sha, comment))
+    assert answer.status_code == 200, answer.text
+    assert standin.reviews[-1].comments[0].start_line == 1
+
+
+R2 = "/repos/octo-org/widgets"
+
+
+def _review(commit_id: str, *comments: dict[str, object]) -> dict[str, object]:
+    return {"commit_id": commit_id, "body": "ci-healer's fix", "event": "COMMENT", "comments": list(comments)}
+
+
+OFF = "Pull request review thread line must be part of the diff"
+BLANK = "Pull request review thread diff hunk can't be blank"
+SAME = "Pull request review thread start line must be part of the same hunk as the line."
+
+
+@pytest.mark.parametrize(
+    ("comment", "said"),
+    [
+        pytest.param({"line": 15}, f"{OFF} and {BLANK}", id="a line between the hunks"),
+        pytest.param({"line": 31}, f"{OFF} and {BLANK}", id="a line past the end"),
+        pytest.param({"start_line": 3, "line": 27}, SAME, id="a range across two hunks"),
+        pytest.param(
+            {"start_line": 13, "line": 20}, f"{OFF}, {SAME}, and {BLANK}", id="a range off the diff"
+        ),
+        pytest.param(
+            {"start_line": 4, "line": 3},
+            "Pull request review thread start line must precede the end line.",
+            id="start line after the line",
+        ),
+        pytest.param(
+            {"start_line": 3, "line": 3},
+            "Pull request review thread start line must precede the end line.",
+            id="start line equal to the line",
+        ),
+        pytest.param({"line": 15, "side": "LEFT"}, f"{OFF} and {BLANK}", id="the left side off the diff"),
+        pytest.param(
+            {"path": "README.md", "line": 1}, "Path could not be resolved", id="a path off the diff"
+        ),
+    ],
+)
+def test_a_review_comment_off_the_diff_is_refused_as_github_refuses_it(
+    standin: StandIn, fork_pull: Pull, comment: dict[str, object], said: str
+) -> None:
+    good = {"path": "widgets/long.py", "line": 2, "side": "RIGHT", "body": "fine"}
+    bad = {"path": "widgets/long.py", "side": "RIGHT", "body": "```suggestion\nx\n```", **comment}
+    url = R2 + f"/pulls/{fork_pull.number}/reviews"
+    answer = call(standin, "POST", url, _review(fork_pull.head_sha, good, bad))
+    assert answer.status_code == 422
+    check_response("POST", standin.api_url + url, 422, answer.json())
+    assert answer.json()["message"] == "Unprocessable Entity"
+    assert answer.json()["errors"] == [said]
+    assert standin.reviews == []  # all or nothing: the good comment was not posted either
+
+
+def test_the_client_words_the_refusal_for_a_person(
+    standin: StandIn, sandbox: Sandbox, fork_pull: Pull
+) -> None:
+    client = GitHub(TOKEN, sandbox.repo, api_url=standin.api_url)
+    off = ReviewComment("widgets/long.py", 15, "```suggestion\nx\n```")
+    try:
+        with pytest.raises(GitHubError, match="not on the diff GitHub shows for pull request #1"):
+            client.create_review(fork_pull.number, commit_id=fork_pull.head_sha, body="b", comments=[off])
+    finally:
+        client.close()
