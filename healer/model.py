@@ -122,6 +122,7 @@ class PullRequest:
     default_branch: str = ""  # the base repository's default branch ("" when not known)
     merged: bool = False
     merged_by: str = ""  # login of who merged it ("" when not merged or not said)
+    base_sha: str = ""  # the base branch's commit GitHub compares with ("" when not said)
 
     @property
     def is_fork(self) -> bool:

@@ -38,7 +38,7 @@ def test_every_input_reaches_the_healer_as_its_env_variable() -> None:
             assert env[spec.env] == f"${{{{ inputs.{spec.name} }}}}"
 
 
-def test_outputs_are_the_documented_six_and_come_from_the_run_step() -> None:
+def test_outputs_are_the_documented_seven_and_come_from_the_run_step() -> None:
     assert list(ACTION["outputs"]) == [
         "decision",
         "attempt",
@@ -46,6 +46,7 @@ def test_outputs_are_the_documented_six_and_come_from_the_run_step() -> None:
         "fix-pull-request",
         "frame-path",
         "agent-tokens",
+        "bundle-path",
     ]
     for name, output in ACTION["outputs"].items():
         assert output["value"] == f"${{{{ steps.run.outputs.{name} }}}}"

@@ -30,9 +30,11 @@ AS_SECRETS = {
     "ledger-key": "CI_HEALER_LEDGER_KEY",  # the signing key is a secret (README, "Signed ledger")
     "agent-api-key": "CI_HEALER_AGENT_API_KEY",  # a model key is a secret (SECURITY.md, "Model keys")
 }
-# Action inputs the reusable workflow deliberately does not offer, each with its reason. None today: a
-# repository sets every one of them in the copied example, so the called workflow offers every one too.
-NOT_OFFERED: dict[str, str] = {}
+# Action inputs the reusable workflow deliberately does not offer, each with its reason.
+NOT_OFFERED: dict[str, str] = {
+    "stage": "the workflow runs both stages itself: its heal job, then its deliver job",
+    "bundle-path": "the workflow passes the bundle from job to job as an artifact of the run",
+}
 # The workflow's own inputs (the job around the action), and where each one must arrive.
 OWN_INPUTS = {"runs-on", "timeout-minutes", "python-version", "agent-install"}
 # The agents' keys, as the README's agent recipes name them; each reaches the action step's environment.
@@ -83,17 +85,29 @@ def test_every_action_input_is_offered_one_for_one_with_the_actions_description_
         assert secret in CALL["secrets"], name
 
 
-@pytest.mark.parametrize("job_id", ["heal", "command"])
+@pytest.mark.parametrize("job_id", ["heal", "deliver", "command"])
 def test_every_offered_input_and_secret_reaches_the_action_under_its_own_name(job_id: str) -> None:
     given = healer_step(JOBS[job_id])["with"]
-    assert set(given) == set(ACTION_INPUTS), "the action gets every input"
+    # the deliver job runs no agent: no model key reaches it
+    keys = {"agent-api-key"} if job_id == "deliver" else set()
+    assert set(given) == set(ACTION_INPUTS) - keys, "the action gets every input"
     for name in set(ACTION_INPUTS) - set(AS_SECRETS) - set(NOT_OFFERED):
         assert given[name] == f"${{{{ inputs.{name} }}}}", name
     assert given["ledger-key"] == "${{ secrets.CI_HEALER_LEDGER_KEY }}"
-    assert given["agent-api-key"] == "${{ secrets.CI_HEALER_AGENT_API_KEY }}"
-    # the App's token when the App is configured, else the caller's token, else the job's own
-    token = "${{ steps.app-token.outputs.token || secrets.CI_HEALER_TOKEN || github.token }}"
-    assert given["github-token"] == token
+    if job_id != "deliver":
+        assert given["agent-api-key"] == "${{ secrets.CI_HEALER_AGENT_API_KEY }}"
+    stage = {"heal": "heal", "deliver": "deliver", "command": "all"}[job_id]
+    assert given.get("stage", "all") == stage
+    if job_id == "heal":
+        # the job's own token, which may only read: no App token, no caller's token
+        assert given["github-token"] == "${{ github.token }}"
+        assert JOBS["heal"]["permissions"] == {
+            "contents": "read", "pull-requests": "read", "actions": "read", "checks": "read", "issues": "read"
+        }  # fmt: skip
+    else:
+        # the App's token when the App is configured, else the caller's token, else the job's own
+        token = "${{ steps.app-token.outputs.token || secrets.CI_HEALER_TOKEN || github.token }}"
+        assert given["github-token"] == token
 
 
 def test_the_workflows_own_inputs_arrive_where_they_act() -> None:
@@ -137,13 +151,20 @@ def test_every_secret_is_declared_optional_and_used_and_the_model_keys_reach_the
         assert not any(key in str(JOBS[job_id]) for key in MODEL_KEYS), job_id
 
 
-def test_the_retry_command_heals_exactly_as_the_heal_job_does() -> None:
-    assert JOBS["command"]["steps"] == JOBS["heal"]["steps"]
-    assert JOBS["command"]["permissions"] == JOBS["heal"]["permissions"]
-    assert JOBS["command"]["env"] == JOBS["heal"]["env"]
+def test_the_retry_command_heals_in_one_job_with_the_deliver_jobs_grants() -> None:
+    # a `/ci-healer retry` heals in one job (stage: all): the heal job's set-up, the deliver job's token
+    command, heal, deliver = JOBS["command"], JOBS["heal"], JOBS["deliver"]
+    assert command["permissions"] == deliver["permissions"]
+    assert command["env"] == deliver["env"]
+    names = [s.get("name") for s in command["steps"]]
+    assert [n for n in names if n in ("Set up Python", "Set up the agent")] == [
+        "Set up Python",
+        "Set up the agent",
+    ]
+    assert healer_step(command)["env"] == healer_step(heal)["env"]
 
 
-@pytest.mark.parametrize("job_id", ["heal", "close-fix-prs", "command", "dashboard"])
+@pytest.mark.parametrize("job_id", ["heal", "deliver", "close-fix-prs", "command", "dashboard"])
 def test_every_job_runs_the_action_at_the_workflows_own_commit(job_id: str) -> None:
     steps = JOBS[job_id]["steps"]
     healer = healer_step(JOBS[job_id])
@@ -173,7 +194,7 @@ def test_the_jobs_without_a_heal_check_out_nothing_of_the_caller_and_run_no_comm
 
 def test_the_jobs_run_on_the_same_events_and_with_the_same_grants_as_the_copied_example() -> None:
     example = load(EXAMPLE)["jobs"]
-    for job_id in ("heal", "close-fix-prs", "command"):
+    for job_id in ("heal", "deliver", "close-fix-prs", "command"):
         assert JOBS[job_id]["if"] == example[job_id]["if"], job_id
         assert JOBS[job_id]["permissions"] == example[job_id]["permissions"], job_id
     grants = JOBS["dashboard"]["permissions"]

@@ -214,27 +214,60 @@ def test_selftest_runs_the_action_from_the_checkout_in_dry_run() -> None:
         assert any(f"steps.{step['id']}.outcome" in str(s.get("env", {})) for s in after), job
 
 
-def test_the_example_heals_from_the_default_branch_with_commented_least_privilege() -> None:
+WRITE_GRANTS = {
+    "contents": "write",
+    "pull-requests": "write",
+    "actions": "write",
+    "checks": "read",
+    "issues": "write",
+}
+READ_GRANTS = {
+    "contents": "read",
+    "pull-requests": "read",
+    "actions": "read",
+    "checks": "read",
+    "issues": "read",
+}
+UPLOAD = "actions/upload-artifact@"
+DOWNLOAD = "actions/download-artifact@"
+
+
+def test_the_example_heals_in_a_job_that_may_only_read_and_delivers_in_one_that_runs_no_pr_code() -> None:
     data = load(EXAMPLE)
     assert data["on"]["workflow_run"] == {"workflows": ["CI"], "types": ["completed"]}
-    job = data["jobs"]["heal"]
-    assert "github.event_name == 'workflow_run'" in job["if"]
-    assert job["permissions"] == {
-        "contents": "write",
-        "pull-requests": "write",
-        "actions": "write",
-        "checks": "read",
-        "issues": "write",
+    heal, deliver = data["jobs"]["heal"], data["jobs"]["deliver"]
+    for job in (heal, deliver):
+        assert "github.event_name == 'workflow_run'" in job["if"] and "conclusion" in job["if"]
+        # a job stopped by `timeout-minutes` ends `cancelled`: those runs must reach the healer
+        assert "conclusion != 'cancelled'" not in job["if"]
+        checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+        assert "ref" not in checkout.get("with", {}), "check out the default branch, never the PR head"
+    assert heal["permissions"] == READ_GRANTS
+    assert deliver["permissions"] == WRITE_GRANTS
+    assert deliver["needs"] == "heal" and "!cancelled()" in deliver["if"]
+    [heal_step] = [s for s in heal["steps"] if str(s.get("uses", "")).startswith(PLACEHOLDER)]
+    [deliver_step] = [s for s in deliver["steps"] if str(s.get("uses", "")).startswith(PLACEHOLDER)]
+    assert heal_step["with"]["stage"] == "heal" and deliver_step["with"]["stage"] == "deliver"
+    # both plan the same run: the same inputs but the stage, the token and where the bundle is
+    own = {"stage", "github-token", "bundle-path"}
+    assert {k: v for k, v in heal_step["with"].items() if k not in own} == {
+        k: v for k, v in deliver_step["with"].items() if k not in own
     }
-    assert "conclusion" in job["if"]
-    # a job stopped by `timeout-minutes` ends `cancelled`: those runs must reach the healer
-    assert "cancelled" not in job["if"]
-    checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
-    assert "ref" not in checkout.get("with", {}), "check out the default branch, never the PR head"
-    heal = next(s for s in job["steps"] if str(s.get("uses", "")).startswith(PLACEHOLDER))
-    # Secrets reach the agent through env:, not through an expression in its command line.
-    assert "${{" not in heal["with"]["agent-command"]
-    assert any("secrets." in str(value) for value in heal.get("env", {}).values())
+    # Secrets reach the agent through env:, not through an expression in its command line; the deliver job,
+    # where no agent runs, gets no model key
+    assert "${{" not in heal_step["with"]["agent-command"]
+    assert any("secrets." in str(value) for value in heal_step.get("env", {}).values())
+    assert "env" not in deliver_step and "secrets." not in str(deliver_step["with"])
+    assert not any(s.get("name") == "Set up the agent" for s in deliver["steps"])
+    # the bundle travels as an artifact of this run, named for it, from the heal job to the deliver job only
+    [upload] = [s for s in heal["steps"] if str(s.get("uses", "")).startswith(UPLOAD)]
+    [download] = [s for s in deliver["steps"] if str(s.get("uses", "")).startswith(DOWNLOAD)]
+    name = "ci-healer-bundle-${{ github.run_id }}-${{ github.run_attempt }}"
+    assert upload["with"]["name"] == download["with"]["name"] == name
+    assert "run-id" not in download["with"] and "github-token" not in download["with"], "this run's artifact"
+    assert download["with"]["path"] == deliver_step["with"]["bundle-path"]
+    assert heal["outputs"]["bundle"] == "${{ steps.heal.outputs.bundle-path != '' }}"
+    assert download["if"] == "needs.heal.outputs.bundle == 'true'"
     text = EXAMPLE.read_text(encoding="utf-8")
     assert "PLACEHOLDER" in text and "actions/create-github-app-token@" in text
 
@@ -251,7 +284,8 @@ def test_the_example_obeys_comment_commands_only_from_new_pull_request_comments(
         "github.event.comment.user.type != 'Bot'",
     ):
         assert condition in command["if"]
-    assert command["permissions"] == data["jobs"]["heal"]["permissions"]  # a retry heals like the heal job
+    # a retry heals in one job (`stage: all`), with the deliver job's grants
+    assert command["permissions"] == data["jobs"]["deliver"]["permissions"]
     # no concurrency group: GitHub cancels a group's pending job when a newer one joins; claims order runs
     assert "concurrency" not in command
     checkout = next(s for s in command["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))

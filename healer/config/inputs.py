@@ -14,6 +14,7 @@ from typing import Any
 from healer.config.values import (
     DELIVERIES,
     FORK_POLICIES,
+    STAGES,
     UNKNOWN_ACTIONS,
     ConfigError,
     api_url,
@@ -99,7 +100,9 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "fork-policy",
         "diagnose",
-        "For fork PRs: `diagnose` (comment only, no fork code runs) or `ignore`.",
+        "For fork PRs: `diagnose` (a comment; no fork code runs), `rules` (fix rules run on the fork's code "
+        "in the heal stage, without the token or a model key), `heal` (the agent too) or `ignore`. `rules` "
+        "and `heal` need the two stages (`stage`): in one job a fork is diagnosed.",
         choice(*FORK_POLICIES),
     ),
     Input(
@@ -225,6 +228,21 @@ INPUTS: tuple[Input, ...] = (
         days(1, 366),
     ),
     Input(
+        "stage",
+        "all",
+        "`all`: one job heals and delivers. `heal`: run what touches the PR's code and write the heal "
+        "bundle (a read-only token, no write); `deliver`: check the bundle of `bundle-path` again and "
+        "deliver it (no PR code runs). See docs/two-stages.md.",
+        choice(*STAGES),
+    ),
+    Input(
+        "bundle-path",
+        "",
+        "The heal bundle: where `stage: heal` writes it (empty: under RUNNER_TEMP; output `bundle-path`) and "
+        "where `stage: deliver` reads it (a file, or the folder an artifact was downloaded to).",
+        text,
+    ),
+    Input(
         "learn",
         "true",
         "Learn from fixes a person merged: propose each as a rule in a pull request against the default "
@@ -275,6 +293,8 @@ class Config:
     dashboard: bool = False
     report_window: int = 30  # days
     learn: bool = True
+    stage: str = "all"
+    bundle_path: str = ""
     # repository rules from the config file (raw mappings, validated by ``healer.diagnosis.rules``)
     rules: tuple[Mapping[str, Any], ...] = ()
     # learned rules from `.github/ci-healer/rules/learned.yml` on the default branch (raw mappings)

@@ -16,7 +16,8 @@ class ConfigError(Exception):
 
 
 DELIVERIES = ("pull-request", "push", "comment", "none")
-FORK_POLICIES = ("diagnose", "ignore")
+FORK_POLICIES = ("diagnose", "rules", "heal", "ignore")
+STAGES = ("all", "heal", "deliver")
 UNKNOWN_ACTIONS = ("agent", "escalate")
 
 

@@ -44,7 +44,7 @@ class Api(HistoryOps, CommandOps, PullOps, RunOps, IssueOps):
         if found is None:
             return "unknown", error(404, "Not Found")
         operation, params = found
-        reply = self._authorize(auth)
+        reply = self._authorize(auth, method)
         if reply is not None:
             return operation, reply
         fault = self.s._take_fault(operation)
@@ -63,12 +63,19 @@ class Api(HistoryOps, CommandOps, PullOps, RunOps, IssueOps):
         reply.headers.extend(self._rate_headers())
         return operation, reply
 
-    def _authorize(self, auth: str | None) -> Reply | None:
+    def _authorize(self, auth: str | None, method: str = "GET") -> Reply | None:
         if not auth:
             return error(401, "Requires authentication")
         scheme, _, value = auth.partition(" ")
-        if scheme.lower() not in ("token", "bearer") or not hmac.compare_digest(value.strip(), self.s.token):
+        given = value.strip()
+        read_only = any(hmac.compare_digest(given, t) for t in getattr(self.s, "read_tokens", ()))
+        if scheme.lower() not in ("token", "bearer") or not (
+            hmac.compare_digest(given, self.s.token) or read_only
+        ):
             return error(401, "Bad credentials")
+        if read_only and method not in ("GET", "HEAD"):
+            # a job's GITHUB_TOKEN granted only `read` permissions: GitHub's answer to any write
+            return error(403, "Resource not accessible by integration")
         return None
 
     def _rate_headers(self) -> list[tuple[str, str]]:

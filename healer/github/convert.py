@@ -46,6 +46,7 @@ def pull_from(data: Mapping[str, Any]) -> PullRequest:
         default_branch=str(base_repo.get("default_branch") or ""),
         merged=bool(data.get("merged") or data.get("merged_at")),
         merged_by=str((data.get("merged_by") or {}).get("login", "")),
+        base_sha=str(base.get("sha", "")),
     )
 
 

@@ -20,8 +20,8 @@ from healer.heal.agent import ProcessResult, no_model_reason, run, scrubbed_env
 from healer.heal.agenthome import prepare_agent_home
 from healer.heal.context import Handover, HealContext, HealResult
 from healer.heal.fixes import plan_fixes
-from healer.heal.guard import judge_diff
 from healer.heal.isolation import ThrowawayUser, availability, throwaway_user
+from healer.heal.judge import healer_protected_paths, judge_staged
 from healer.heal.learn import ENV_VAR as COMMAND_FILE_VAR
 from healer.heal.learn import command_file, learned_command
 from healer.heal.modelkeys import ModelKeys, find_keys, without_keys
@@ -29,9 +29,9 @@ from healer.heal.prepare import SetupResult, run_setup, setup_commands, with_pat
 from healer.heal.proxy import model_proxy
 from healer.heal.usage import Limits, Meter, Spend
 from healer.heal.verify import VerifyPlan, plan_verification, verify
-from healer.heal.workspace import Checkout, ConfigSnapshot, GitError, Repo
+from healer.heal.workspace import Checkout, ConfigSnapshot, Repo
 from healer.model import CheckPlan
-from healer.text.frames import OVERRIDE_DIR, HealNote, render_heal_frame
+from healer.text.frames import HealNote, render_heal_frame
 from healer.text.spans import code
 from healer.text.tokens import contains, scrub
 
@@ -66,6 +66,8 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
         pushed=bool(delivery and delivery.mode == "push"),
         frame_path=result.frame_path if config.delivery == "none" else "",
         patch=delivery.patch if delivery else "",
+        review_url=delivery.review if delivery else "",
+        suggested=delivery.suggested if delivery else 0,
         why_not=result.why_not if result.delivered else _with_spend(result, result.spend),
         notes=result.notes if not result.delivered or result.agent is not None else "",
         agent_ran=result.agent is not None,
@@ -81,12 +83,6 @@ def _with_spend(result: HealResult, spend: Spend | None) -> str:
         return f"the agent command did not run, its budget being spent ({spend.describe()})"
     use = f"the agent's model use: {spend.describe()}"
     return f"{result.why_not.rstrip('. ')} ({use})" if result.why_not else use
-
-
-def healer_protected_paths(config: Config) -> tuple[str, ...]:
-    """The maintainer's protected paths plus the healer's own settings and templates: a fix that edits the
-    healer's config would change how the next run treats the PR once merged, so a person must make it."""
-    return (*config.protected_paths, config.config_file, f"{OVERRIDE_DIR}/**")
 
 
 def frame_for(
@@ -178,7 +174,7 @@ def heal(repo: Repo, ctx: HealContext, *, hand: Handover, say: Callable[[str], N
             return HealResult(
                 False, why_not=f"No code from the pull request was run: {why_not}.", refused=True
             )
-    repo.fetch_branch(ctx.pr.head_ref, ctx.head_sha, token=ctx.config.github_token, server_url=ctx.server_url)
+    repo.fetch_head(ctx.pr, ctx.head_sha, token=ctx.config.github_token, server_url=ctx.server_url)
     worktree = ctx.temp_dir / "ci-healer" / f"checkout-{ctx.run_id}"
     if worktree.exists():
         repo.remove_worktree(worktree)
@@ -276,13 +272,7 @@ def _heal_in(
     if contains(diff, config.github_token):
         reason = "The change contains the healer's token; it was set aside and nothing of it is shown."
         return _replace(base, why_not=reason, refused=True)
-    verdict = judge_diff(
-        diff,
-        protected_paths=healer_protected_paths(config),
-        max_lines=config.max_diff_lines,
-        allow=config.guard_allow,
-        read=_staged_reader(checkout),
-    )
+    verdict = judge_staged(checkout, diff, config)
     if verdict.allowed:
         say(f"guard: {', '.join(map(code, verdict.allowed))} changed, allowed by `guard: allow`")
     diffstat = checkout.diffstat() if not verdict.empty else ""
@@ -371,18 +361,6 @@ def run_agent(
         )
         ended = time.monotonic()
     return agent, proxy.spend(ended)
-
-
-def _staged_reader(checkout: Checkout) -> Callable[[str, bool], str | None]:
-    """The guard's view of a changed file: the PR head's version (``HEAD``) or the staged one (the index)."""
-
-    def read(path: str, new: bool) -> str | None:
-        try:
-            return checkout.git("show", f"{':' if new else 'HEAD:'}{path}")
-        except (GitError, UnicodeDecodeError):
-            return None
-
-    return read
 
 
 def _tampered(result: HealResult, snapshot: ConfigSnapshot, who: str) -> HealResult:

@@ -52,6 +52,9 @@ class Delivery:
     draft: bool = False
     superseded: tuple[int, ...] = ()
     patch: str = ""
+    review: str = ""  # a fork's review of suggested changes (its URL)
+    suggested: int = 0  # hunks suggested in that review
+    left_out: int = 0  # hunks only in the patch (not on lines the pull request's diff shows)
 
     @property
     def url(self) -> str:

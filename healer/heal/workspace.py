@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from healer.heal.agent import scrubbed_env
+from healer.model import PullRequest
 from healer.text.tokens import scrub
 
 # Variables that would point git somewhere else or make it print requests (headers included).
@@ -198,6 +199,39 @@ class Repo:
         if fetched.lower() != expected_sha.lower():
             raise StaleHeadError(f"the branch now points at {fetched[:7]}, not {expected_sha[:7]}")
 
+    def fetch_pull(self, number: int, expected_sha: str, *, token: str = "", server_url: str = "") -> None:
+        """Fetch ``refs/pull/<number>/head`` from origin, where GitHub keeps every pull request's head, a
+        fork's included (no fork URL, no branch name the fork chose); check it is ``expected_sha``."""
+        shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true"
+        depth = ["--depth=1"] if shallow else []
+        _git(
+            ["fetch", "--no-tags", "--no-recurse-submodules", *depth, "--", "origin",
+             f"refs/pull/{int(number)}/head"],
+            self.path,
+            extra_env=push_auth_env(token, server_url) if server_url else None,
+            secret=token,
+        )  # fmt: skip
+        fetched = self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
+        if fetched.lower() != expected_sha.lower():
+            raise StaleHeadError(f"the pull request's head is now {fetched[:7]}, not {expected_sha[:7]}")
+
+    def deepen(self, commits: int, refs: Sequence[str], *, token: str = "", server_url: str = "") -> None:
+        """Fetch ``commits`` more commits of history behind ``refs`` (a shallow clone's merge base)."""
+        _git(
+            ["fetch", "--no-tags", "--no-recurse-submodules", f"--deepen={int(commits)}", "--", "origin"]
+            + list(refs),
+            self.path,
+            extra_env=push_auth_env(token, server_url) if server_url else None,
+            secret=token,
+        )
+
+    def fetch_head(self, pr: PullRequest, sha: str, *, token: str = "", server_url: str = "") -> None:
+        """Fetch the head commit ``sha`` of ``pr``: its branch, or for a fork its pull request ref."""
+        if pr.is_fork:
+            self.fetch_pull(pr.number, sha, token=token, server_url=server_url)
+        else:
+            self.fetch_branch(pr.head_ref, sha, token=token, server_url=server_url)
+
     def fetch_tip(self, branch: str, *, token: str = "", server_url: str = "") -> str:
         """Fetch the tip of ``refs/heads/<branch>`` from origin (one commit deep in a shallow clone); returns
         its sha."""
@@ -303,6 +337,20 @@ class Checkout:
         if self.base and self.git("rev-parse", "HEAD").strip() != self.base:
             self.git("reset", "--soft", "--quiet", self.base)
         self.git("add", "--all", "--", ".", *_BYPRODUCTS, *_excluded(exclude))
+        return self.git(
+            "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"
+        )
+
+    def staged_patch(self) -> str:
+        """The staged change as the heal bundle carries it: every file whole (no rename or copy detection),
+        so that the deliver stage can judge each path as it is written."""
+        return self.git("diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames")
+
+    def apply_patch(self, patch_file: Path) -> str:
+        """Apply a patch (a heal bundle's change) to the index and the tree of this checkout and return the
+        staged diff. ``git apply`` runs no program of the repository's and refuses a path outside the tree or
+        inside ``.git``; a patch that does not apply to this head raises :class:`GitError`."""
+        self.git("apply", "--index", "--whitespace=nowarn", "--", str(patch_file))
         return self.git(
             "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"
         )

@@ -80,7 +80,7 @@ def act(
         ctx.outcome.decision = "skipped" if plan.checks else "none"
         return
     # checked before claiming: a missing checkout is a workflow mistake, not a failed attempt
-    needs_checkout = bool(heal_checks(plan, pr)) and config.delivery != "none"
+    needs_checkout = bool(heal_checks(plan, pr, config)) and config.delivery != "none"
     if needs_checkout and not Repo(ctx.actions.workspace).is_repository():
         raise SetupError(
             f"GITHUB_WORKSPACE ({ctx.actions.workspace}) is not a git checkout: add a step "
@@ -172,7 +172,7 @@ def carry_out(
     grant: Grant | None = None,
 ) -> Done:
     """Do what the plan says (the heal first, then re-runs, diagnoses, escalations)."""
-    heals = heal_checks(plan, pr)
+    heals = heal_checks(plan, pr, config)
     if grant is not None:
         # a granted attempt stretches the budget to its number, so the texts read "attempt k of k"
         stretched = max((c.max_attempts for c in heals), default=0)

@@ -49,6 +49,7 @@ from healer.run.lifecycle import on_pull_request_event, on_startup_failure, on_s
 from healer.run.planning import counts, diagnose, find_pull, load_repository_config, plan, read_cancelled_run
 from healer.run.policy import acting
 from healer.run.report_command import REPORT_EVENTS, run_in_actions
+from healer.run.stages import heal_stage
 from healer.run.trunk import check_trunk, notice_trunk
 from healer.text.frames import FrameError
 from healer.text.report import (
@@ -98,6 +99,9 @@ def execute(ctx: RunContext) -> Outcome:
             f"run {event.run_id} (attempt {event.run_attempt}) of {event.workflow_name!r}: "
             f"{event.conclusion}, head {event.head_sha[:7]}"
         )
+    if ctx.config.stage == "heal" and event.conclusion not in FAILED:
+        ctx.say(f"conclusion {event.conclusion!r}: nothing for the heal stage; the deliver job handles it")
+        return outcome
     if event.conclusion == "success":
         with reporter.group("Green run: reset budgets"):
             on_success(ctx, event)
@@ -132,9 +136,13 @@ def execute(ctx: RunContext) -> Outcome:
             print_plan(ctx, planned.plan)
             dry_run_frame(ctx, event, pr, config, planned.plan, planned.comments)
         # A dry run only plans: the output says nothing was done, the log and summary say what would be.
-        outcome.planned = decision_of(planned.plan, healed=bool(heal_checks(planned.plan, pr)))
+        outcome.planned = decision_of(planned.plan, healed=bool(heal_checks(planned.plan, pr, config)))
         outcome.decision = "none"
         outcome.category = outcome.category or next((category_of(c) for c in acting(planned.plan)), "")
+        return outcome
+    if config.stage == "heal":
+        with reporter.group("Heal (the heal stage: nothing is written to GitHub)"):
+            heal_stage(ctx, event, pr, config, planned)
         return outcome
     with reporter.group("Act"):
         act(ctx, event, pr, config, planned)

@@ -16,20 +16,23 @@ from textwrap import indent
 from healer.config import Config
 from healer.deliver.handover import hand_over
 from healer.heal.attempt import HealContext, HealResult, frame_for, heal, model_keys
+from healer.heal.context import Handover
 from healer.heal.modelkeys import reachable_warning
 from healer.heal.workspace import Repo
 from healer.ledger.ledger import Ledger
 from healer.ledger.memory import earlier_accounts, tokens_spent
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
+from healer.run.bundles import delivered_from_bundle
 from healer.run.context import RunContext
+from healer.run.policy import heals_forks
 from healer.text.frames import fence
 from healer.text.spans import code
 
 
-def heal_checks(plan: Plan, pr: PullRequest) -> list[CheckPlan]:
-    """The checks the plan heals. Fork code is never checked out or run: a fork's heal becomes a diagnosis
-    (policy normally says so)."""
-    if pr.is_fork:
+def heal_checks(plan: Plan, pr: PullRequest, config: Config) -> list[CheckPlan]:
+    """The checks the plan heals. A fork's code is run only in the two stages, when `fork-policy` lets it
+    (:func:`healer.run.policy.heals_forks`; the policy planned a diagnosis otherwise)."""
+    if pr.is_fork and not heals_forks(config):
         return []
     return [c for c in plan.checks if c.verdict is Verdict.HEAL]
 
@@ -70,20 +73,29 @@ def heal_once(
     ledger: Ledger,
     heals: list[CheckPlan],
     comments: Sequence[Comment],
+    *,
+    capture: Handover | None = None,
 ) -> HealResult:
-    """One attempt at ``heals``; the outcome and the summary say what it delivered."""
+    """One attempt at ``heals``; the outcome and the summary say what it delivered. By stage: run it and
+    deliver (`all`), run it and hand the change to ``capture`` for the bundle (`heal`), or deliver the heal
+    job's bundle (`deliver`)."""
     previous = tuple(dict.fromkeys(n for c in heals for n in ledger.fix_prs(c.check)))
+    if pr.is_fork and config.fork_policy == "rules":
+        config = replace(config, agent_command="")  # a fork's code gets the fix rules, never the agent
     attempt = heal_context(ctx, event, pr, config, heals, comments, previous)
     attempt = replace(attempt, agent_tokens_spent=tokens_spent(e.marker for e in ledger.entries))
-    if config.isolation == "none":
+    if config.isolation == "none" and config.stage == "all":
         ctx.note(
             "warning: `isolation: none`: code from the pull request ran as the healer's own user, which "
             "holds the write token (see SECURITY.md)"
         )
         if model_keys(attempt):
             ctx.note(reachable_warning(model_keys(attempt).names))
-    hand = partial(hand_over, ctx.gh, ctx=attempt)
-    result = heal(Repo(ctx.actions.workspace), attempt, hand=hand, say=ctx.say)
+    if config.stage == "deliver":
+        result = delivered_from_bundle(ctx, event, attempt)  # the heal job ran the PR's code, not this one
+    else:
+        hand = capture if capture is not None else partial(hand_over, ctx.gh, ctx=attempt)
+        result = heal(Repo(ctx.actions.workspace), attempt, hand=hand, say=ctx.say)
     report_spend(ctx, result)
     if result.result == "no-model":
         ctx.reporter.warning(
@@ -104,6 +116,10 @@ def heal_once(
     if result.delivery and result.delivery.pull:
         outcome.fix_pull_request = result.delivery.url
         ctx.say(f"opened fix pull request {result.delivery.url}{' (draft)' if result.delivery.draft else ''}")
+    elif result.delivery and result.delivery.mode == "bundle":
+        ctx.note(f"the change of {names(heals)} is in the heal bundle, for the deliver job")
+    elif result.delivery and result.delivery.review:
+        ctx.note(f"suggested the change in a review: {result.delivery.review}")
     elif result.delivery:
         outcome.pushed = result.delivery.mode == "push"
         ctx.note(f"delivered the change by {result.delivery.mode}")
@@ -137,7 +153,7 @@ def dry_run_frame(
     ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config, plan: Plan, comments: Sequence[Comment]
 ) -> None:
     """A dry run prints the heal frame the agent would get (and puts it in the outcome)."""
-    heals = heal_checks(plan, pr)
+    heals = heal_checks(plan, pr, config)
     if not heals:
         return
     frame = frame_for(heal_context(ctx, event, pr, config, heals, comments), heals)

@@ -19,7 +19,9 @@ Per check:
 5. ``not-actionable``: the failure is ``cancelled`` or its action is ``ignore`` (not a verdict).
 6. ``fork-policy``: a fork PR. Under ``fork-policy: diagnose`` the check plan has ``diagnose=True`` (the
    app posts the diagnosis in a comment; no fork code runs) unless a diagnosis for (check, commit) is on
-   record; under ``ignore`` nothing is posted.
+   record; under ``ignore`` nothing is posted. Under ``rules`` and ``heal``, in the two stages only
+   (:func:`heals_forks`), a fork's check is planned as any other, except that ``rules`` diagnoses what
+   only the agent could heal; in one job (``stage: all``) they diagnose as ``diagnose`` does.
 7. ``already-attempted``: this run (id and attempt) already recorded an outcome for the check, or the
    check was already healed on this commit (a re-run of the same commit does not spend budget).
 8. The action (the config file's per-check ``action`` over the rule's):
@@ -216,16 +218,19 @@ def _plan_check(
     action = settings.action or diagnosis.action
     if diagnosis.category is Category.CANCELLED or action is Action.IGNORE:
         return skip(SkipReason.NOT_ACTIONABLE, "Cancelled or ignored failures are not a verdict on the code.")
-    if pull.is_fork or run.is_fork:
-        if config.fork_policy == "ignore":
-            return skip(SkipReason.FORK_POLICY, "Fork pull requests are left alone (`fork-policy: ignore`).")
+    fork = pull.is_fork or run.is_fork
+    if fork and config.fork_policy == "ignore":
+        return skip(SkipReason.FORK_POLICY, "Fork pull requests are left alone (`fork-policy: ignore`).")
+    if fork and not heals_forks(config):
         if ledger.diagnosed(name, sha):
             return skip(SkipReason.FORK_POLICY, "The diagnosis for this commit was posted already.")
-        return skip(
-            SkipReason.FORK_POLICY,
-            "Code from a fork is never run with this repository's token; the diagnosis is posted instead.",
-            diagnose=True,
+        why = (
+            "Code from a fork is never run in a job that holds this repository's token; `fork-policy: "
+            f"{config.fork_policy}` heals forks in the two-stage workflow (`stage: heal`, then `deliver`)"
+            if config.fork_policy in ("rules", "heal")
+            else "Code from a fork is never run with this repository's token"
         )
+        return skip(SkipReason.FORK_POLICY, f"{why}; the diagnosis is posted instead.", diagnose=True)
     if ledger.handled(name, sha, run.run_id, run.run_attempt):
         return skip(SkipReason.ALREADY_ATTEMPTED, "This run was handled already.")
     if sha in ledger.attempted_shas(name):
@@ -270,6 +275,15 @@ def _plan_check(
     attempt = ledger.attempts_spent(name) + 1
     if attempt > max_attempts:
         return escalate(f"All {max_attempts} heal attempt(s) are spent.")
+    if fork and mode is HealMode.AGENT and config.fork_policy == "rules":
+        if ledger.diagnosed(name, sha):
+            return skip(SkipReason.FORK_POLICY, "The diagnosis for this commit was posted already.")
+        return skip(
+            SkipReason.FORK_POLICY,
+            "No fix rule applies, and `fork-policy: rules` runs no agent on a fork's code; the diagnosis is "
+            "posted instead.",
+            diagnose=True,
+        )
     if mode is HealMode.AGENT and not config.agent_command and config.delivery != "none":
         return escalate("This failure needs the agent, and no `agent-command` is configured.")
     return _with(
@@ -279,6 +293,12 @@ def _plan_check(
         mode=mode,
         detail=f"Heal attempt {attempt} of {max_attempts} ({mode.value}).",
     )
+
+
+def heals_forks(config: Config) -> bool:
+    """Whether a fork's code may be run: `fork-policy: rules` or `heal`, in the two stages only (the heal job
+    holds no write token; in one job the token and the fork's code would share a machine)."""
+    return config.fork_policy in ("rules", "heal") and config.stage != "all"
 
 
 def _apply_claims(

@@ -268,7 +268,9 @@ class HealNote:
     draft: bool = False
     pushed: bool = False
     frame_path: str = ""
-    patch: str = ""  # delivery: comment
+    patch: str = ""  # delivery: comment, and a fork's change
+    review_url: str = ""  # a fork's review of suggested changes
+    suggested: int = 0  # the suggestions in that review
     why_not: str = ""  # when nothing was delivered (guard reasons, healer-written Markdown)
     notes: str = ""  # agent or fix output: untrusted
     agent_ran: bool = False

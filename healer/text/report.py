@@ -94,6 +94,7 @@ class Outcome:
     pushed: bool = False  # a commit was pushed onto the PR branch (delivery: push)
     run: RunEvent | None = None  # the workflow run acted on (its head and link head the job summary)
     agent_tokens: str = ""  # model tokens the agent spent through the proxy ("": none ran through it)
+    bundle_path: str = ""  # stage: heal, the heal bundle written for the deliver stage
 
     def outputs(self) -> dict[str, str]:
         return {
@@ -103,6 +104,7 @@ class Outcome:
             "fix-pull-request": self.fix_pull_request,
             "frame-path": self.frame_path,
             "agent-tokens": self.agent_tokens,
+            "bundle-path": self.bundle_path,
         }
 
 

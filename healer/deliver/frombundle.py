@@ -1,0 +1,93 @@
+"""The deliver stage's heal: the change of a heal bundle, checked again and delivered, with no code of the
+pull request run.
+
+The bundle comes from the heal job, a machine where the pull request's code ran (a fork's, under
+`fork-policy: rules` or `heal`), so nothing in it is believed beyond what is checked here: the run names the
+bundle it accepts (:func:`healer.bundle.check_identity`: this repository, pull request, run, head and checks),
+its diff is refused before git sees it when it names a path outside the tree, a symlink, a submodule, a rename
+or binary content (:func:`healer.bundle.diff_problems`), ``git apply`` applies it to a fresh worktree of the
+head that the deliver job fetched itself, and the guard judges the staged result again as the heal stage did.
+Then it is delivered as one job would: a fix pull request, a push or a patch; for a fork, whose branch no bot
+token can push, a review of suggested changes and the patch in a comment (:mod:`healer.deliver.forks`).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from healer.bundle import HealBundle, diff_problems
+from healer.deliver.handover import hand_over
+from healer.github import GitHub
+from healer.heal.agent import Verification
+from healer.heal.bundling import is_ready, result_of
+from healer.heal.context import HealContext, HealResult
+from healer.heal.judge import judge_staged
+from healer.heal.workspace import GitError, Repo
+from healer.text.spans import code
+from healer.text.tokens import contains
+
+UNVERIFIED = Verification("unverified", reason="the heal stage sent no verification")
+
+
+def deliver_bundle(
+    gh: GitHub,
+    repo: Repo,
+    ctx: HealContext,
+    bundle: HealBundle,
+    *,
+    say: Callable[[str], None],
+    hand_fork: Callable[..., object] | None = None,
+) -> HealResult:
+    """Deliver the change of ``bundle`` (already checked to be this run's) for ``ctx.checks``; the result
+    says what the heal stage did and what was delivered here."""
+    result = result_of(bundle.record)
+    if not is_ready(bundle.record) or not bundle.diff.strip():
+        return result  # the heal stage delivered nothing; its record says why
+    problems = diff_problems(bundle.diff)
+    if problems:
+        shown = "; ".join(problems[:3]) + ("; …" if len(problems) > 3 else "")
+        return replace(result, why_not=f"The heal bundle's change was refused: {shown}", refused=True)
+    config = ctx.config
+    repo.fetch_head(ctx.pr, ctx.head_sha, token=config.github_token, server_url=ctx.server_url)
+    where = ctx.temp_dir / "ci-healer" / f"deliver-{ctx.run_id}"
+    if where.exists():
+        repo.remove_worktree(where)
+        shutil.rmtree(where, ignore_errors=True)
+    patch_file = ctx.temp_dir / "ci-healer" / f"bundle-{ctx.run_id}.patch"
+    patch_file.parent.mkdir(parents=True, exist_ok=True)
+    patch_file.write_text(bundle.diff, encoding="utf-8")
+    checkout = repo.add_worktree(where, ctx.head_sha)
+    try:
+        try:
+            diff = checkout.apply_patch(patch_file)
+        except GitError as exc:
+            return replace(
+                result, why_not=f"The heal bundle's change does not apply: {code(exc, 300)}", refused=True
+            )
+        if contains(diff, config.github_token):
+            reason = "The change contains the healer's token; it was set aside and nothing of it is shown."
+            return replace(result, why_not=reason, refused=True)
+        verdict = judge_staged(checkout, diff, config)
+        if not verdict.ok:
+            return replace(result, why_not=" ".join(verdict.reasons), refused=True)
+        if verdict.allowed:
+            say(f"guard: {', '.join(map(code, verdict.allowed))} changed, allowed by `guard: allow`")
+        files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
+        result = replace(result, diffstat=checkout.diffstat(), files=files, diff=diff[:8192])
+        verification = result.verification or UNVERIFIED
+        if ctx.pr.is_fork:
+            if hand_fork is None:
+                return replace(
+                    result, why_not="A fork's change is delivered as suggestions, not set up here."
+                )
+            delivery = hand_fork(checkout, bundle.diff, verification, result)
+        else:
+            delivery = hand_over(gh, checkout, diff, verification, result, ctx=ctx)
+        return replace(result, delivered=True, delivery=delivery, verification=verification)  # type: ignore[arg-type]
+    finally:
+        repo.remove_worktree(where)
+        shutil.rmtree(where, ignore_errors=True)
+        Path(patch_file).unlink(missing_ok=True)
