@@ -17,7 +17,7 @@ import pytest
 import requests
 from openapi_contract import check_request, check_response
 
-from healer.deliver.suggestions import review_body, suggest
+from healer.deliver.suggestions import suggest
 from healer.demo.agent import main as agent_main
 from healer.demo.lint import unused_imports
 from healer.demo.sample import BASE_FILES, LINT_FIXED_CALC, LINT_PR_FILES, job_log
@@ -509,7 +509,7 @@ def test_a_forks_suggested_changes_on_its_diff_are_accepted_and_recorded(
         review_id = client.create_review(
             fork_pull.number,
             commit_id=fork_pull.head_sha,
-            body=review_body(changes),
+            body="ci-healer: a fix as suggested changes",
             comments=changes.suggestions,
         )
     finally:

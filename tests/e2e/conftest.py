@@ -22,6 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness import REPO, TOKEN, check_contract  # noqa: E402
+from twojobs import READ_TOKEN  # noqa: E402
 
 from healer.demo.sample import BASE_FILES  # noqa: E402
 from healer.demo.sandbox import Sandbox  # noqa: E402
@@ -45,3 +46,10 @@ def standin(server: StandIn) -> Iterator[StandIn]:
 @pytest.fixture
 def box(tmp_path: Path, standin: StandIn) -> Sandbox:
     return Sandbox.create(tmp_path / "gh", standin, repo=REPO, files=BASE_FILES)
+
+
+@pytest.fixture
+def read_token(standin: StandIn) -> Iterator[str]:
+    standin.read_tokens = {READ_TOKEN}  # type: ignore[attr-defined]
+    yield READ_TOKEN
+    standin.read_tokens = set()  # type: ignore[attr-defined]

@@ -8,71 +8,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from harness import assert_no_token, check_contract, lint_log, lint_pull
+from harness import lint_log, lint_pull
+from twojobs import attempts, deliver_job, heal_job
 
 from healer.bundle import BUNDLE_NAME, BundleCheck, read_bundle, write_bundle
-from healer.demo.running import HealerRun
 from healer.demo.sample import LINT_PR_FILES
 from healer.demo.sandbox import Sandbox, git
-from healer.demo.standin import StandIn
 from healer.demo.state import Run
-from healer.ledger.markers import Kind, decode_markers
-
-READ_TOKEN = "ghs_E2eReadOnlyTokenOfTheHealJob0123456789"
-
-
-@pytest.fixture
-def read_token(standin: StandIn) -> Iterator[str]:
-    standin.read_tokens = {READ_TOKEN}  # type: ignore[attr-defined]
-    yield READ_TOKEN
-    standin.read_tokens = set()  # type: ignore[attr-defined]
-
-
-def heal_job(box: Sandbox, run: Run, inputs: Mapping[str, str] | None = None) -> HealerRun:
-    """The heal job: ``stage: heal``, the read-only token."""
-    result = box.run_healer(
-        run,
-        inputs={"stage": "heal", **(inputs or {})},
-        secrets={"HEALER_GITHUB_TOKEN": READ_TOKEN},
-        timeout=120,
-        tag=f"heal-{run.id}",
-    )
-    box.standin.idle()
-    detail = f"\n--- stdout ---\n{result.stdout[-4000:]}\n--- stderr ---\n{result.stderr[-3000:]}"
-    assert result.returncode == 0, detail
-    assert "Traceback" not in result.stdout + result.stderr, detail
-    check_contract(result.requests, box.standin.api_url)
-    return result
-
-
-def deliver_job(box: Sandbox, run: Run, bundle: str, inputs: Mapping[str, str] | None = None) -> HealerRun:
-    """The deliver job: ``stage: deliver``, the write token, the artifact's folder as ``bundle-path``."""
-    result = box.run_healer(
-        run,
-        inputs={"stage": "deliver", "bundle-path": bundle, **(inputs or {})},
-        timeout=120,
-        tag=f"deliver-{run.id}",
-    )
-    box.standin.idle()
-    detail = f"\n--- stdout ---\n{result.stdout[-4000:]}\n--- stderr ---\n{result.stderr[-3000:]}"
-    assert result.returncode == 0, detail
-    assert_no_token(box, result)
-    check_contract(result.requests, box.standin.api_url)
-    return result
-
-
-def attempts(box: Sandbox, number: int) -> list[object]:
-    return [
-        m
-        for c in box.standin.comments(box.repo, number)
-        for m in decode_markers(c.body)
-        if m.kind is Kind.ATTEMPT
-    ]
 
 
 def test_a_same_repository_lint_failure_heals_in_two_jobs_as_in_one(
