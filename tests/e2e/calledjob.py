@@ -15,6 +15,12 @@ on anything else:
   commit, and ``path`` then holds the action (a link to this checkout of it);
 - ``uses: actions/setup-python@<sha>`` (nothing to do: this interpreter), ``uses:
   actions/create-github-app-token@<sha>`` (outputs ``token``, ``app-slug``);
+- ``uses: actions/upload-artifact@<sha>`` and ``actions/download-artifact@<sha>``: an artifact is a folder of
+  ``artifacts`` (the run's artifact store) named as the step names it; a download takes only an artifact of
+  this run (no ``run-id``, no ``github-token``) into its ``path``;
+- ``needs.JOB.outputs.NAME`` (the outputs of the jobs this one needs, given as ``needs``), the job's
+  ``outputs:`` (:attr:`JobResult.outputs`), ``github.run_id`` and ``github.run_attempt``, and the status
+  functions ``success()``, ``failure()``, ``cancelled()``, ``always()`` with ``!``;
 - ``run:`` steps, as ``bash --noprofile --norc -eo pipefail`` from ``GITHUB_WORKSPACE``;
 - ``uses: ./PATH``: the composite action at ``PATH`` under the workspace, with the step's ``with:`` as its
   inputs and the step's ``env:`` added to the job's environment.
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,10 +72,15 @@ class JobContext(Context):
     env: Mapping[str, str] = field(default_factory=dict)
     workflow_inputs: Mapping[str, Value] = field(default_factory=dict)
     event: Mapping[str, Any] = field(default_factory=dict)
+    needs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # job → its outputs
 
     def lookup(self, path: str) -> Value:
         parts = path.split(".")
         head = parts[0]
+        if head == "needs" and len(parts) == 4 and parts[2] == "outputs":
+            if parts[1] not in self.needs:
+                raise CompositeError(f"`{path}`: the job does not need {parts[1]!r}")
+            return self.needs[parts[1]].get(parts[3])
         if head == "inputs" and len(parts) == 2:
             if parts[1] not in self.workflow_inputs:
                 raise CompositeError(f"`{path}`: the workflow declares no input {parts[1]!r}")
@@ -109,6 +121,7 @@ class JobStep:
 class JobResult:
     steps: list[JobStep]
     env: dict[str, str]  # the job's `env:`, evaluated
+    outputs: dict[str, str] = field(default_factory=dict)  # the job's `outputs:`, evaluated at its end
 
     def step(self, name: str) -> JobStep:
         for step in self.steps:
@@ -142,6 +155,8 @@ class CalledJob:
         app_token: str = "",
         restore_cache: Callable[[Path], None] = tiny_venv,
         timeout: float = 60.0,
+        needs: Mapping[str, Mapping[str, str]] | None = None,
+        artifacts: Path | None = None,
     ) -> None:
         self.workflow = load_workflow(workflow_path)
         self.call = self.workflow["on"]["workflow_call"]
@@ -156,6 +171,12 @@ class CalledJob:
         self.restore_cache = restore_cache
         self.timeout = timeout
         self.workspace = Path(self.job_env["GITHUB_WORKSPACE"])
+        self.needs = dict(needs or {})
+        declared = self.job.get("needs")
+        wanted = {declared} if isinstance(declared, str) else set(declared or ())
+        if set(self.needs) - wanted:
+            raise CompositeError(f"job {job_id!r} does not need {sorted(set(self.needs) - wanted)}")
+        self.artifacts = artifacts
 
     def context(self, inputs: Mapping[str, Any], secrets: Mapping[str, str]) -> JobContext:
         declared: dict[str, Any] = self.call.get("inputs") or {}
@@ -175,12 +196,18 @@ class CalledJob:
         return JobContext(
             inputs={},
             step_ids=frozenset(str(s["id"]) for s in self.job["steps"] if "id" in s),
-            github={"token": self.github_token, "event_name": self.job_env["GITHUB_EVENT_NAME"]},
+            github={
+                "token": self.github_token,
+                "event_name": self.job_env["GITHUB_EVENT_NAME"],
+                "run_id": self.job_env.get("GITHUB_RUN_ID", ""),
+                "run_attempt": self.job_env.get("GITHUB_RUN_ATTEMPT", "1"),
+            },
             runner={"temp": self.job_env["RUNNER_TEMP"]},
             secrets={name: secrets.get(name, "") for name in self.call.get("secrets") or {}},
             job={"workflow_repository": self.workflow_repository, "workflow_sha": self.workflow_sha},
             workflow_inputs=values,
             event=json.loads(event_path.read_text(encoding="utf-8")),
+            needs=self.needs,
         )
 
     def runs(self, inputs: Mapping[str, Any] | None = None, secrets: Mapping[str, str] | None = None) -> bool:
@@ -217,7 +244,10 @@ class CalledJob:
                 context.steps[result.id] = result.outputs
             if result.returncode != 0:
                 break
-        return JobResult(results, job_env)
+        outputs = {
+            name: interpolate(value, context) for name, value in (self.job.get("outputs") or {}).items()
+        }
+        return JobResult(results, job_env, outputs)
 
     def _run(self, script: str, env: Mapping[str, str], result: JobStep) -> None:
         argv = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script]
@@ -246,6 +276,8 @@ class CalledJob:
             target.symlink_to(self.action_source, target_is_directory=True)
         elif action == "actions/setup-python":
             result.outputs = {"python-path": "python3"}
+        elif action in ("actions/upload-artifact", "actions/download-artifact"):
+            self._artifact(action, result)
         elif action == "actions/create-github-app-token":
             if not all(_APP_TOKEN_WITH.fullmatch(name) for name in result.with_):
                 raise CompositeError(f"actions/create-github-app-token: {sorted(result.with_)}")
@@ -254,6 +286,34 @@ class CalledJob:
             result.outputs = {"token": self.app_token, "app-slug": "heal-bot"}
         else:
             raise CompositeError(f"the test runner does not know {action!r}")
+
+    def _artifact(self, action: str, result: JobStep) -> None:
+        """An artifact of this run: a folder of the store, named as the step names it."""
+        if self.artifacts is None:
+            raise CompositeError(f"{action}: the test gave this job no artifact store")
+        given = result.with_
+        name = given.get("name", "")
+        if not name or "/" in name or name.startswith("."):
+            raise CompositeError(f"{action}: an artifact name {name!r}")
+        store = self.artifacts / name
+        if action == "actions/upload-artifact":
+            if set(given) - {"name", "path", "retention-days", "if-no-files-found"}:
+                raise CompositeError(f"{action}: {sorted(given)}")
+            source = Path(given["path"])
+            if not source.exists():
+                if given.get("if-no-files-found") == "error":
+                    result.returncode, result.stderr = 1, f"no files were found with {source}"
+                return
+            store.mkdir(parents=True)
+            shutil.copy2(source, store / source.name)
+            return
+        # a download from another run needs `run-id` and a token; this runner knows only this run's artifacts
+        if set(given) - {"name", "path"}:
+            raise CompositeError(f"{action}: {sorted(given)}")
+        if not store.is_dir():
+            result.returncode, result.stderr = 1, f"Unable to find an artifact with the name: {name}"
+            return
+        shutil.copytree(store, Path(given["path"]), dirs_exist_ok=True)
 
     def _action(self, uses: str, env: Mapping[str, str], result: JobStep) -> None:
         path = self.workspace / uses.removeprefix("./")

@@ -45,9 +45,12 @@ class CompositeError(Exception):
 # -- expressions ---------------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<op>==|!=|&&|\|\|)"
+    r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<op>==|!=|&&|\|\|)|(?P<not>!)"
+    r"|(?P<call>(?:success|failure|cancelled|always)\(\))"
     r"|(?P<path>[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*))"
 )
+# The status functions, for a job or step that runs while nothing before it failed or was cancelled.
+_STATUS = {"success()": True, "failure()": False, "cancelled()": False, "always()": True}
 _TEMPLATE = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 
 
@@ -138,6 +141,10 @@ def evaluate(expression: str, context: Context) -> Value:
             return text[1:-1].replace("''", "'")
         if kind == "path":
             return context.lookup(text)
+        if kind == "call":
+            return _STATUS[text]
+        if kind == "not":
+            return not truthy(operand())
         raise CompositeError(f"unexpected {text!r} in {expression!r}")
 
     def comparison() -> Value:

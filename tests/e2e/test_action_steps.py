@@ -88,6 +88,8 @@ EVERY_INPUT = {
     "max-agent-tokens-per-pr": "5000",
     "dashboard": "true",
     "report-window": "14d",
+    "stage": "heal",
+    "bundle-path": "/tmp/a-bundle-only-for-this-test",
     "learn": "false",
 }
 
@@ -187,6 +189,7 @@ def test_a_lint_failure_is_healed_through_every_step_of_the_action(
         "fix-pull-request": f"{box.standin.server_url}/{box.repo}/pull/{fix.number}",
         "frame-path": "",
         "agent-tokens": "",  # a fix rule healed it: no agent ran through the model proxy
+        "bundle-path": "",  # one job (stage: all) writes no heal bundle
     }
     assert fix.base_ref == pull.head_ref and not fix.draft
     assert box.origin_refs()[f"refs/heads/{fix.head_ref}"] == fix.head_sha
@@ -508,7 +511,8 @@ def test_expressions(expression: str, value: object) -> None:
     "expression",
     [
         pytest.param("hashFiles('x')", id="functions"),
-        pytest.param("!inputs.a", id="not"),
+        pytest.param("!(inputs.a)", id="not-of-parentheses"),
+        pytest.param("hashFiles()", id="other-function"),
         pytest.param("(inputs.a)", id="parentheses"),
         pytest.param("inputs.missing", id="undeclared-input"),
         pytest.param("steps.nope.outputs.x", id="unknown-step"),
@@ -523,6 +527,22 @@ def test_expressions(expression: str, value: object) -> None:
 def test_unsupported_expressions_fail_loudly(expression: str) -> None:
     with pytest.raises(CompositeError):
         evaluate(expression, _context())
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        pytest.param("!cancelled()", True, id="not-cancelled"),
+        pytest.param("!cancelled() && inputs.b == 'x'", True, id="not-cancelled-and"),
+        pytest.param("success()", True, id="success"),
+        pytest.param("failure()", False, id="failure"),
+        pytest.param("!inputs.a", True, id="not-of-an-empty-input"),
+        pytest.param("!inputs.b", False, id="not-of-a-value"),
+    ],
+)
+def test_the_status_functions_and_not(expression: str, value: bool) -> None:
+    # a job runs while nothing before it failed or was cancelled
+    assert evaluate(expression, _context()) is value
 
 
 @given(st.text())
