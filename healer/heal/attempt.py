@@ -44,7 +44,7 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
     """What the run's comment says about a heal: what ran, what was delivered or why nothing was."""
     how: list[str] = [result.setup.describe()] if result.setup and result.setup.ran else []
     if result.fix_commands:
-        how.append(f"ran {', '.join(f'`{c}`' for c in result.fix_commands)}")
+        how.append(f"ran {', '.join(code(c) for c in result.fix_commands)}")
     if result.agent is not None:
         how.append(
             f"ran the agent command ({result.spend.describe()})" if result.spend else "ran the agent command"

@@ -18,7 +18,7 @@ from healer.heal.agent import ProcessResult, Verification
 from healer.heal.context import HealResult
 from healer.heal.prepare import SetupResult
 from healer.heal.usage import Spend
-from healer.text.spans import defuse
+from healer.text.spans import defuse, one_line
 
 RECORD_VERSION = 1
 _SHORT = 2_000  # a command, a sentence
@@ -103,7 +103,7 @@ def result_of(record: Mapping[str, Any]) -> HealResult:
         agent_checks=_texts(record.get("agent_checks")),
         agent=_agent(record.get("agent")),
         verification=_verification(record.get("verification")),
-        why_not=defuse(_text(record.get("why_not"), _SHORT)),
+        why_not=_sentence(record.get("why_not")),
         notes=_text(record.get("notes"), _LONG),
         diffstat=_text(record.get("diffstat"), _LONG),
         refused=record.get("refused") is True,
@@ -116,6 +116,14 @@ def result_of(record: Mapping[str, Any]) -> HealResult:
 
 
 # -- checked fields --------------------------------------------------------------------------------------
+
+
+def _sentence(value: object) -> str:
+    """A sentence the healer would have written (why nothing was delivered, why it was not verified), as a
+    forged one may hold anything: one line (no heading, list or paragraph of its own), no raw HTML (``<``
+    escaped), mentions and links defused, clipped."""
+    text = " ".join(one_line(_text(value, _SHORT)).split())
+    return defuse(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
 def _text(value: object, limit: int) -> str:
@@ -164,7 +172,7 @@ def _verification(value: object) -> Verification | None:
         command=_text(value.get("command"), _SHORT),
         exit_code=_code(value.get("exit_code")),
         output=_text(value.get("output"), _LONG),
-        reason=defuse(_text(value.get("reason"), _SHORT)),
+        reason=_sentence(value.get("reason")),
     )
 
 

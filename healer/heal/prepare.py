@@ -27,6 +27,7 @@ from healer.heal.agent import ProcessError, run
 from healer.heal.isolation import ThrowawayUser
 from healer.heal.workspace import Checkout
 from healer.model import CheckPlan
+from healer.text.spans import code
 
 # Installing dependencies can take a while (a cold Maven or Cargo cache); the agent has its own limit.
 SETUP_TIMEOUT = 30 * 60.0
@@ -61,9 +62,9 @@ class SetupResult:
         if not self.ran:
             return ""
         if self.ok:
-            return f"set-up {', '.join(f'`{c}`' for c in self.commands)} passed"
+            return f"set-up {', '.join(code(c) for c in self.commands)} passed"
         how = "did not finish in time" if self.timed_out else f"failed (exit code {self.exit_code})"
-        return f"set-up `{self.failed}` {how}"
+        return f"set-up {code(self.failed)} {how}"
 
 
 def setup_commands(config: Config, checks: Sequence[CheckPlan]) -> tuple[str, ...]:

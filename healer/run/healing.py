@@ -93,6 +93,15 @@ def heal_once(
             ctx.note(reachable_warning(model_keys(attempt).names))
     if config.stage == "deliver":
         result = delivered_from_bundle(ctx, event, attempt)  # the heal job ran the PR's code, not this one
+    elif pr.is_fork and config.isolation == "none" and (model_keys(attempt) or config.ledger_key):
+        # under `isolation: none` the fork's code would run as the healer's user, which can read them
+        held = "a model key" if model_keys(attempt) else "the ledger key"
+        why = (
+            f"A fork's code is not run under `isolation: none` while this job holds {held}, which that code "
+            "could read; use `isolation: user` (the default)."
+        )
+        ctx.reporter.warning(why.replace("`", ""))
+        result = HealResult(False, why_not=why, refused=True)
     else:
         hand = capture if capture is not None else partial(hand_over, ctx.gh, ctx=attempt)
         result = heal(Repo(ctx.actions.workspace), attempt, hand=hand, say=ctx.say)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from harness import lint_log, lint_pull
-from twojobs import attempts, deliver_job, heal_job
+from twojobs import READ_TOKEN, attempts, deliver_job, heal_job
 
 from healer.bundle import BUNDLE_NAME, BundleCheck, read_bundle, write_bundle
 from healer.demo.sample import LINT_PR_FILES
@@ -225,3 +225,29 @@ def test_in_one_job_a_fork_is_diagnosed_whatever_the_fork_policy(box: Sandbox, t
     [comment] = box.standin.comments(box.repo, pull.number)
     assert "F401" in comment.body or "imported but unused" in comment.body
     assert "two-stage" in result.summary or "two-stage" in comment.body
+
+
+def test_a_forks_code_is_not_run_without_isolation_while_the_heal_job_holds_a_model_key(
+    box: Sandbox, read_token: str, tmp_path: Path
+) -> None:
+    sentinel = tmp_path / "fork-code-ran"
+    pull, run, _ = _fork_lint_pull(box, sentinel)
+    inputs = {"fork-policy": "heal", "verify-command": f'{sys.executable} -c "import conftest"'}
+
+    healed = box.run_healer(
+        run,
+        inputs={**inputs, "stage": "heal"},
+        secrets={
+            "HEALER_GITHUB_TOKEN": READ_TOKEN,
+            "ANTHROPIC_API_KEY": "sk-ant-a-key-the-fork-must-not-read",
+        },
+        tag="heal-none",
+    )
+    box.standin.idle()
+
+    assert healed.returncode == 0, healed.stdout[-3000:]
+    assert not sentinel.exists(), "the fork's code ran as the healer's user, beside the model key"
+    assert "is not run under isolation: none while this job holds a model key" in healed.stdout
+    assert healed.outputs["decision"] == "skipped"
+    bundle = read_bundle(Path(healed.outputs["bundle-path"]))
+    assert bundle.diff == "" and "isolation: user" in bundle.record["why_not"]
