@@ -123,6 +123,8 @@ class PullRequest:
     merged: bool = False
     merged_by: str = ""  # login of who merged it ("" when not merged or not said)
     base_sha: str = ""  # the base branch's commit GitHub compares with ("" when not said)
+    head_clone_url: str = ""  # the head repository's clone URL (a fork's)
+    maintainer_can_modify: bool = False  # a fork's author lets people with push access push to its branch
 
     @property
     def is_fork(self) -> bool:

@@ -1,11 +1,13 @@
 """A fork's change, delivered where its author can take it.
 
 No token of this repository (``GITHUB_TOKEN``, an App's) can push to a fork's branch, so a fork's change goes
-to the pull request itself: a review of **suggested changes**, one per hunk on lines the pull request's diff
-shows (GitHub lets a review comment sit only there; each applies with "Commit suggestion"), and the whole
-patch in the run's comment with the command that applies it (:mod:`healer.deliver.suggestions` makes both).
-A hunk outside the pull request's diff is only in the patch. When GitHub refuses the review (422: a line it
-does not show after all), the patch alone is delivered and the run says so.
+to the pull request itself: a review of **suggested changes**, one per change on lines the pull request's
+diff shows (GitHub lets a review comment sit only there; each applies with "Commit suggestion"), and the
+whole patch in the run's comment with the command that applies it. A change outside the pull request's diff
+is only in the patch. When GitHub refuses the review (422: a line it does not show after all), the patch
+alone is delivered and the run says so. With `delivery: push` and a person's token, where the fork's author
+allows edits by maintainers, the change is pushed onto the fork's branch instead (:func:`push_to_fork`), and
+suggested when the push is refused.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from healer.deliver.fixpr import commit_message
 from healer.deliver.suggestions import suggest
 from healer.github import GitHub, GitHubError
 from healer.heal.agent import Verification
 from healer.heal.context import Delivery, HealContext, HealResult
-from healer.heal.workspace import Checkout, GitError, Repo
+from healer.heal.workspace import Checkout, GitError, Repo, StaleHeadError, identity_for
 from healer.text.spans import code
 
 
@@ -66,12 +69,42 @@ def review_body(ctx: HealContext, verification: Verification, suggested: int, le
     )
 
 
+def can_push(ctx: HealContext) -> bool:
+    """Whether to try a push onto the fork's branch: `delivery: push`, a token that is not the workflow's
+    (``GITHUB_TOKEN`` and an App's reach no fork: a person's token with push access here may, where the
+    author allows edits by maintainers), and the pull request says the author does."""
+    pr = ctx.pr
+    return (
+        ctx.config.delivery == "push"
+        and not ctx.workflow_token
+        and pr.maintainer_can_modify
+        and bool(pr.head_clone_url and pr.head_ref)
+    )
+
+
+def push_to_fork(checkout: Checkout, ctx: HealContext) -> Delivery:
+    """Commit the change onto the fork's branch, as `delivery: push` does for the repository's own branches
+    (never forced: a branch that moved refuses it). The token is sent only to this GitHub's server."""
+    pr, config = ctx.pr, ctx.config
+    attempt = max(c.attempt for c in ctx.checks)
+    checks = [c.check for c in ctx.checks]
+    message = commit_message(pr, ctx.head_sha, checks, attempt, config.max_attempts)
+    commit = checkout.commit(message, identity_for(config.bot_login))
+    checkout.push(pr.head_ref, token=config.github_token, server_url=ctx.server_url, remote=pr.head_clone_url)
+    return Delivery("push", pr.head_ref, commit)
+
+
 def hand_to_fork(
     gh: GitHub, ctx: HealContext, repo: Repo, say: Callable[[str], None]
 ) -> Callable[..., Delivery]:
     """The hand-over for a fork's change (see the module doc)."""
 
     def hand(checkout: Checkout, patch: str, verification: Verification, result: HealResult) -> Delivery:
+        if can_push(ctx):
+            try:
+                return push_to_fork(checkout, ctx)
+            except (GitError, StaleHeadError) as exc:
+                say(f"the push to the fork's branch was refused, so the change is suggested instead: {exc}")
         shown = pull_diff(checkout, repo, ctx)
         changes = suggest(patch, shown)
         suggested, left_out = len(changes.suggestions), len(changes.left_out)

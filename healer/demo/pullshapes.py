@@ -72,6 +72,7 @@ def pull_request(
     api: str,
     web: str,
     merged_by: str = "",
+    maintainer_can_modify: bool = False,
 ) -> dict[str, Any]:
     """A ``pull-request`` (the single-PR shape; a superset of the list item ``pull-request-simple``)."""
     url = f"{api}/repos/{repo}/pulls/{number}"
@@ -130,7 +131,7 @@ def pull_request(
         "merged_by": user(merged_by, api, web) if merged and merged_by else None,
         "comments": 0,
         "review_comments": 0,
-        "maintainer_can_modify": False,
+        "maintainer_can_modify": maintainer_can_modify,
         "commits": 1,
         "additions": 0,
         "deletions": 0,

@@ -98,6 +98,7 @@ class Pull:
     updated_at: str = ""
     created_via_api: bool = False
     merged_by: str = ""  # who merged it (the PR's `merged_by` user)
+    maintainer_can_modify: bool = False  # a fork's "Allow edits from maintainers"
 
     @property
     def is_fork(self) -> bool:

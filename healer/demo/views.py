@@ -73,6 +73,7 @@ class Views:
             base=base,
             merged=pull.merged,
             merged_by=pull.merged_by,
+            maintainer_can_modify=pull.maintainer_can_modify,
             created_at=pull.created_at,
             updated_at=pull.updated_at,
             repo=pull.repo,

@@ -47,6 +47,8 @@ def pull_from(data: Mapping[str, Any]) -> PullRequest:
         merged=bool(data.get("merged") or data.get("merged_at")),
         merged_by=str((data.get("merged_by") or {}).get("login", "")),
         base_sha=str(base.get("sha", "")),
+        head_clone_url=str(head_repo.get("clone_url") or ""),
+        maintainer_can_modify=data.get("maintainer_can_modify") is True,
     )
 
 

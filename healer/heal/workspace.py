@@ -398,8 +398,11 @@ class Checkout:
         )
         return self.git("rev-parse", "HEAD").strip()
 
-    def push(self, branch: str, *, token: str, server_url: str, force: bool = False) -> None:
-        """Push HEAD to ``refs/heads/<branch>`` on origin, the token set for this one git process only."""
+    def push(
+        self, branch: str, *, token: str, server_url: str, force: bool = False, remote: str = "origin"
+    ) -> None:
+        """Push HEAD to ``refs/heads/<branch>`` on ``remote`` (origin, or a fork's clone URL), the token set
+        for this one git process only (and sent only to ``server_url``)."""
         _require_branch(branch, self.path)
         extra = push_auth_env(token, server_url)
         args = [
@@ -409,7 +412,7 @@ class Checkout:
             "--quiet",
             *(["--force"] if force else []),
             "--",
-            "origin",
+            remote,
             f"HEAD:refs/heads/{branch}",
         ]
         try:

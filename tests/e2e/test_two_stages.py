@@ -251,3 +251,37 @@ def test_a_forks_code_is_not_run_without_isolation_while_the_heal_job_holds_a_mo
     assert healed.outputs["decision"] == "skipped"
     bundle = read_bundle(Path(healed.outputs["bundle-path"]))
     assert bundle.diff == "" and "isolation: user" in bundle.record["why_not"]
+
+
+@pytest.mark.parametrize("allowed", [True, False], ids=["edits-allowed", "edits-not-allowed"])
+def test_with_a_persons_token_and_delivery_push_a_forks_branch_gets_the_commit_where_its_author_allows_it(
+    box: Sandbox, read_token: str, tmp_path: Path, allowed: bool
+) -> None:
+    sentinel = tmp_path / "fork-code-ran"
+    pull, run, sha = _fork_lint_pull(box, sentinel)
+    pull.maintainer_can_modify = allowed  # type: ignore[attr-defined]
+    inputs = {"fork-policy": "rules", "delivery": "push"}
+    healed = heal_job(box, run, inputs)
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    (artifact / BUNDLE_NAME).write_bytes(Path(healed.outputs["bundle-path"]).read_bytes())
+
+    # a person's token (not the workflow's): GitHub lets it push to a user-owned fork's branch only where the
+    # author ticked "Allow edits from maintainers"
+    delivered = deliver_job(box, run, str(artifact), {**inputs, "token-is-workflow-token": "false"})
+
+    fork = box.forks["eve/widgets"]
+    tip = git(fork, "rev-parse", "refs/heads/patch-1").strip()
+    reviews = [r for r in box.standin.reviews if r.number == pull.number]  # type: ignore[attr-defined]
+    if allowed:
+        assert tip != sha and git(fork, "rev-parse", f"{tip}^").strip() == sha
+        assert "import os" not in git(fork, "show", f"{tip}:widgets/calc.py")
+        assert not reviews
+        assert "Pushed a commit onto this branch" in "\n".join(
+            c.body for c in box.standin.comments(box.repo, pull.number)
+        )
+    else:
+        assert tip == sha, "nothing is pushed where the author does not allow it"
+        assert len(reviews) == 1
+    assert not box.standin.created_pulls(box.repo)
+    assert delivered.outputs["decision"] == "healed"
