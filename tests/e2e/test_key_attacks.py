@@ -112,6 +112,8 @@ def search():
                 if seen > 20000:
                     break
                 path = os.path.join(directory, name)
+                if not os.path.isfile(path):
+                    continue  # a fifo (another test's) would block the open forever, a device never end
                 try:
                     if NEEDLE.search(read(path)):
                         found.append(path)
