@@ -13,21 +13,25 @@ on loopback. Nothing reaches beyond 127.0.0.1.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from scripted import ScriptedProvider
+from scripted import Edit, Recorded, ScriptedProvider
 from test_recipes import documented_recipes  # type: ignore[import-not-found]
 
 from healer.demo.running import HealerRun
 from healer.demo.sample import BASE_FILES
-from healer.demo.sandbox import Sandbox
+from healer.demo.sandbox import Sandbox, git
 from healer.demo.standin import StandIn
+from healer.demo.state import Pull
 from healer.heal.isolation import availability
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +82,78 @@ def public_box(standin: StandIn) -> Iterator[Sandbox]:
         yield Sandbox.create(root / "gh", standin, files=BASE_FILES)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+class CliWatch:
+    """When each request reached the provider, and the environment of the CLI's processes alive at the first
+    one, read from ``/proc`` by this test (it runs as root; the CLI runs as the throwaway user). A process is
+    the CLI's when one of its first arguments is named ``name`` (``claude``, ``claude.exe``, ``codex-…``,
+    ``gemini.js``: a launcher and what it runs), and it is this test's when its ``GITHUB_WORKSPACE`` is in
+    ``box``'s folder (other healers may run on this machine)."""
+
+    def __init__(self, provider: ScriptedProvider, box: Sandbox, *names: str) -> None:
+        self.names = names
+        self.seen: list[dict[str, str]] = []
+        self.times: list[float] = []
+        self._where = f"{box.root}/"
+        self._lock = threading.Lock()
+        record = provider.record
+
+        def recording(request: Recorded) -> None:
+            with self._lock:
+                self.times.append(time.monotonic())
+                if not self.seen:
+                    self.seen = [
+                        e for e in self._snapshot() if e.get("GITHUB_WORKSPACE", "").startswith(self._where)
+                    ]
+            record(request)
+
+        provider.record = recording  # type: ignore[method-assign]
+
+    def _is_cli(self, arg: bytes) -> bool:
+        name = Path(arg.decode(errors="replace")).name
+        return any(name == n or name.startswith((f"{n}.", f"{n}-")) for n in self.names)
+
+    def _snapshot(self) -> list[dict[str, str]]:
+        found = []
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+                if not any(self._is_cli(arg) for arg in argv[:4]):
+                    continue
+                pairs = (proc / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            found.append(dict(p.decode(errors="replace").split("=", 1) for p in pairs if b"=" in p))
+        return found
+
+    def holding(self, key: str) -> list[str]:
+        """The variables of the CLI's processes whose value holds ``key``."""
+        return [name for seen in self.seen for name, value in seen.items() if key in value]
+
+
+def comments_of(box: Sandbox, number: int) -> str:
+    """Every comment on pull request ``number``, as GitHub shows them."""
+    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
+
+
+def the_scripted_fix(box: Sandbox) -> Pull:
+    """The one fix pull request of the heal, asserted to change exactly the scripted edit: nothing the CLI
+    writes in its home or the checkout is part of it."""
+    [fix] = box.standin.created_pulls(box.repo)
+    edit = Edit()
+    assert git(box.origin, "diff", "--name-only", f"{fix.head_sha}^", fix.head_sha).split() == [edit.path]
+    diff = git(box.origin, "diff", "--unified=0", f"{fix.head_sha}^", fix.head_sha)
+    changed = [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == [f"-    {edit.old}", f"+    {edit.new}"]
+    return fix
+
+
+def ended_soon_after_the_refusal(result: HealerRun) -> float:
+    """The seconds the CLI went on after its first refused request, as the job summary says: under 10."""
+    ended = re.search(r"the agent ended (\d+\.\d) s after its first refused request", result.summary)
+    assert ended and float(ended.group(1)) < 10, result.summary
+    return float(ended.group(1))
 
 
 def recipe(agent: str) -> tuple[str, str]:

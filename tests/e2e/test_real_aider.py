@@ -21,15 +21,22 @@ from __future__ import annotations
 
 import re
 import secrets
-import threading
-from pathlib import Path
 
 from harness import failing_test_pull
-from realagents import cli, heal_with_cli, public_box, recipe  # noqa: F401 - public_box is a fixture
-from scripted import Edit, Recorded, ScriptedProvider
+from realagents import (  # noqa: F401 - public_box is a fixture
+    CliWatch,
+    cli,
+    comments_of,
+    ended_soon_after_the_refusal,
+    heal_with_cli,
+    public_box,
+    recipe,
+    the_scripted_fix,
+)
+from scripted import Edit, ScriptedProvider
 
 from healer.demo.running import HealerRun
-from healer.demo.sandbox import Sandbox, git
+from healer.demo.sandbox import Sandbox
 
 AGENT = "aider"
 INPUT_TOKENS, OUTPUT_TOKENS = 1000, 50
@@ -42,49 +49,13 @@ def _key(prefix: str) -> str:
     return prefix + "AiderE2eKey" + secrets.token_hex(20)
 
 
-class _EnvironOfTheCli:
-    """The environment of the ``aider`` processes alive when the provider gets its first request (read from
-    ``/proc`` by this test, which runs as root: the CLI runs as another user)."""
-
-    def __init__(self, provider: ScriptedProvider) -> None:
-        self.seen: list[dict[str, str]] = []
-        self._lock = threading.Lock()
-        record = provider.record
-
-        def recording(request: Recorded) -> None:
-            with self._lock:
-                if not self.seen:
-                    self.seen = self._snapshot()
-            record(request)
-
-        provider.record = recording  # type: ignore[method-assign]
-
-    @staticmethod
-    def _snapshot() -> list[dict[str, str]]:
-        found = []
-        for proc in Path("/proc").glob("[0-9]*"):
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-                if not any(Path(a.decode(errors="replace")).name == "aider" for a in argv[:2]):
-                    continue
-                pairs = (proc / "environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            found.append(dict(p.decode(errors="replace").split("=", 1) for p in pairs if b"=" in p))
-        return found
-
-
-def _posted(box: Sandbox, number: int) -> str:
-    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
-
-
 def _heals(box: Sandbox, variable: str, key: str, route: str) -> tuple[ScriptedProvider, HealerRun, str]:
     """One heal with the documented recipe and ``variable=key`` in the step's ``env:``; checks what every heal
     of aider must show, and returns the provider, the run and what was posted."""
     command, _ = recipe(AGENT)
     pull, run = failing_test_pull(box)
     with ScriptedProvider(input_tokens=INPUT_TOKENS, output_tokens=OUTPUT_TOKENS) as provider:
-        environ = _EnvironOfTheCli(provider)
+        environ = CliWatch(provider, box, "aider")
         result = heal_with_cli(box, run, AGENT, provider, secrets={variable: key}, timeout=120)
 
     # aider reached the provider through the proxy (a recipe that no longer points it there fails here)
@@ -99,14 +70,8 @@ def _heals(box: Sandbox, variable: str, key: str, route: str) -> tuple[ScriptedP
     assert "I added these files to the chat: widgets/calc.py" in asked[1].raw.decode()
 
     # one fix PR, exactly the scripted edit (no .aider* file, no .gitignore line)
-    [fix] = box.standin.created_pulls(box.repo)
-    assert git(box.origin, "diff", "--name-only", f"{fix.head_sha}^", fix.head_sha).split() == [Edit().path]
-    diff = git(box.origin, "diff", "--unified=0", f"{fix.head_sha}^", fix.head_sha)
-    assert [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
-        f"-    {Edit().old}",
-        f"+    {Edit().new}",
-    ]
-    posted = _posted(box, pull.number) + "\n" + (fix.body or "")
+    fix = the_scripted_fix(box)
+    posted = comments_of(box, pull.number) + "\n" + (fix.body or "")
     assert "Applied edit to widgets/calc.py" in posted and Edit().summary in posted  # aider's own output
 
     # the budget counted what the provider said each answer cost
@@ -119,7 +84,7 @@ def _heals(box: Sandbox, variable: str, key: str, route: str) -> tuple[ScriptedP
     assert env.get(variable, "").startswith("ci-healer-"), sorted(env)
     assert env.get("ANTHROPIC_API_BASE", "").startswith("http://127.0.0.1:")
     assert env.get("OPENAI_API_BASE", "").startswith("http://127.0.0.1:")
-    assert not [name for seen in environ.seen for name, value in seen.items() if key in value]
+    assert not environ.holding(key)
     assert key not in posted and key not in result.summary
     assert key not in "\n".join(x for x in result.stdout.splitlines() if not x.startswith("::add-mask::"))
     return provider, result, posted
@@ -168,8 +133,7 @@ def test_the_request_budget_stops_aider_at_once_with_the_budgets_words(public_bo
     assert "I added these files to the chat" not in asked.raw.decode()
     assert result.decision != "healed" and not box.standin.created_pulls(box.repo)
     assert "stopped at `agent-request-budget`" in result.summary, result.summary
-    ended = re.search(r"the agent ended (\d+\.\d) s after its first refused request", result.summary)
-    assert ended and float(ended.group(1)) < 10, result.summary
-    posted = " ".join(_posted(box, pull.number).split())  # aider wraps its error at 80 columns
+    ended_soon_after_the_refusal(result)
+    posted = " ".join(comments_of(box, pull.number).split())  # aider wraps its error at 80 columns
     assert "the model budget of this heal is spent" in posted  # aider's own output, posted
     assert "authenticat" not in posted.lower() and "Retrying in" not in posted

@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import re
 import secrets
-import threading
-from pathlib import Path
 
 from harness import failing_test_pull
-from realagents import cli, heal_with_cli, public_box, recipe  # noqa: F401 - public_box is a fixture
+from realagents import (  # noqa: F401 - public_box is a fixture
+    CliWatch,
+    cli,
+    comments_of,
+    ended_soon_after_the_refusal,
+    heal_with_cli,
+    public_box,
+    recipe,
+    the_scripted_fix,
+)
 from scripted import Edit, Recorded, ScriptedProvider
 
-from healer.demo.sandbox import Sandbox, git
+from healer.demo.sandbox import Sandbox
 
 AGENT = "Claude Code"
 INPUT_TOKENS, OUTPUT_TOKENS = 1000, 50
@@ -35,45 +42,6 @@ def _key() -> str:
     return "sk-ant-api03-ClaudeCodeE2eKey" + secrets.token_hex(20)
 
 
-class _EnvironOfTheCli:
-    """The environment of this heal's ``claude`` processes (their ``GITHUB_WORKSPACE`` is in ``box``) when the
-    provider gets its first request, read from ``/proc`` by this test, which runs as root (the CLI runs as
-    the throwaway user)."""
-
-    def __init__(self, provider: ScriptedProvider, box: Sandbox) -> None:
-        self.seen: list[dict[str, str]] = []
-        self._where = f"{box.root}/"
-        self._lock = threading.Lock()
-        record = provider.record
-
-        def recording(request: Recorded) -> None:
-            with self._lock:
-                if not self.seen:
-                    self.seen = [env for env in self._snapshot()
-                                 if env.get("GITHUB_WORKSPACE", "").startswith(self._where)]  # fmt: skip
-            record(request)
-
-        provider.record = recording  # type: ignore[method-assign]
-
-    @staticmethod
-    def _snapshot() -> list[dict[str, str]]:
-        found = []
-        for proc in Path("/proc").glob("[0-9]*"):
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-                if not any(Path(a.decode(errors="replace")).name == "claude" for a in argv[:2]):
-                    continue
-                pairs = (proc / "environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            found.append(dict(p.decode(errors="replace").split("=", 1) for p in pairs if b"=" in p))
-        return found
-
-
-def _posted(box: Sandbox, number: int) -> str:
-    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
-
-
 def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_the_key(
     public_box: Sandbox,  # noqa: F811
 ) -> None:
@@ -86,7 +54,7 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     key = _key()
 
     with ScriptedProvider(input_tokens=INPUT_TOKENS, output_tokens=OUTPUT_TOKENS) as provider:
-        environ = _EnvironOfTheCli(provider, box)
+        environ = CliWatch(provider, box, "claude")
         result = heal_with_cli(
             box, run, AGENT, provider, secrets={"ANTHROPIC_API_KEY": key}, inputs=QUICK, timeout=120
         )
@@ -101,14 +69,8 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     assert [_tool(r) for r in asked] == [None, "Read", "Edit"]  # the tool each request answers
 
     # one fix PR, exactly the scripted edit (nothing Claude Code writes in its home or the checkout)
-    [fix] = box.standin.created_pulls(box.repo)
-    assert git(box.origin, "diff", "--name-only", f"{fix.head_sha}^", fix.head_sha).split() == [Edit().path]
-    diff = git(box.origin, "diff", "--unified=0", f"{fix.head_sha}^", fix.head_sha)
-    assert [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
-        f"-    {Edit().old}",
-        f"+    {Edit().new}",
-    ]
-    posted = _posted(box, pull.number) + "\n" + (fix.body or "")
+    fix = the_scripted_fix(box)
+    posted = comments_of(box, pull.number) + "\n" + (fix.body or "")
     assert Edit().summary in posted  # the CLI's own last words are posted
 
     # the budget counted what the provider said each answer cost
@@ -121,7 +83,7 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     [*_, env] = environ.seen
     assert env.get("ANTHROPIC_API_KEY", "").startswith("ci-healer-"), sorted(env)
     assert env.get("ANTHROPIC_BASE_URL", "").startswith("http://127.0.0.1:")
-    assert not [name for seen in environ.seen for name, value in seen.items() if key in value]
+    assert not environ.holding(key)
     assert key not in posted and key not in result.summary
     logged = [line for line in result.stdout.splitlines() if not line.startswith("::add-mask::")]
     assert key not in "\n".join(logged)
@@ -144,9 +106,8 @@ def test_the_request_budget_stops_claude_code_at_once_with_the_budgets_words(
     assert _tool(asked) is None
     assert result.decision != "healed" and not box.standin.created_pulls(box.repo)
     assert "stopped at `agent-request-budget`" in result.summary, result.summary
-    ended = re.search(r"the agent ended (\d+\.\d) s after its first refused request", result.summary)
-    assert ended and float(ended.group(1)) < 10, result.summary
-    posted = _posted(box, pull.number)
+    ended_soon_after_the_refusal(result)
+    posted = comments_of(box, pull.number)
     assert "the model budget of this heal is spent" in posted  # Claude Code's own output, posted
     assert "authenticat" not in posted.lower()
 

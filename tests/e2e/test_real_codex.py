@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import re
 import secrets
-import threading
-import time
-from pathlib import Path
 
 from harness import failing_test_pull
-from realagents import cli, heal_with_cli, public_box, recipe  # noqa: F401 - public_box is a fixture
+from realagents import (  # noqa: F401 - public_box is a fixture
+    CliWatch,
+    cli,
+    comments_of,
+    ended_soon_after_the_refusal,
+    heal_with_cli,
+    public_box,
+    recipe,
+    the_scripted_fix,
+)
 from scripted import Edit, Recorded, ScriptedProvider
 
 from healer.demo.sandbox import Sandbox, git
@@ -36,44 +42,6 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 def _key() -> str:
     # made at run time and distinctive: a leak anywhere is found by its text
     return "sk-proj-CodexE2eKey" + secrets.token_hex(20)
-
-
-class _Watch:
-    """When each request reached the provider, and the environment of the ``codex`` processes alive at the
-    first one (read from ``/proc`` by this test, which runs as root: the CLI runs as another user)."""
-
-    def __init__(self, provider: ScriptedProvider) -> None:
-        self.seen: list[dict[str, str]] = []
-        self.times: list[float] = []
-        self._lock = threading.Lock()
-        record = provider.record
-
-        def recording(request: Recorded) -> None:
-            with self._lock:
-                self.times.append(time.monotonic())
-                if not self.seen:
-                    self.seen = self._snapshot()
-            record(request)
-
-        provider.record = recording  # type: ignore[method-assign]
-
-    @staticmethod
-    def _snapshot() -> list[dict[str, str]]:
-        found = []
-        for proc in Path("/proc").glob("[0-9]*"):
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-                if not any(Path(a.decode(errors="replace")).name.startswith("codex") for a in argv[:2]):
-                    continue
-                pairs = (proc / "environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            found.append(dict(p.decode(errors="replace").split("=", 1) for p in pairs if b"=" in p))
-        return found
-
-
-def _posted(box: Sandbox, number: int) -> str:
-    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
 
 
 def _answered(request: Recorded) -> bool:
@@ -93,7 +61,7 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     key = _key()
 
     with ScriptedProvider(input_tokens=INPUT_TOKENS, output_tokens=OUTPUT_TOKENS) as provider:
-        watch = _Watch(provider)
+        watch = CliWatch(provider, box, "codex")
         # a minute for the agent: a heal takes about one second, and a recipe that misses the proxy leaves
         # Codex waiting for the network until the agent's time is up
         result = heal_with_cli(
@@ -114,14 +82,8 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     assert watch.times[-1] - watch.times[0] < 30
 
     # one fix PR, exactly the scripted edit (nothing Codex writes in its home or the checkout)
-    [fix] = box.standin.created_pulls(box.repo)
-    assert git(box.origin, "diff", "--name-only", f"{fix.head_sha}^", fix.head_sha).split() == [Edit().path]
-    diff = git(box.origin, "diff", "--unified=0", f"{fix.head_sha}^", fix.head_sha)
-    assert [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
-        f"-    {Edit().old}",
-        f"+    {Edit().new}",
-    ]
-    posted = _posted(box, pull.number) + "\n" + (fix.body or "")
+    fix = the_scripted_fix(box)
+    posted = comments_of(box, pull.number) + "\n" + (fix.body or "")
     assert Edit().summary in posted  # the CLI's own last words are posted
 
     # the budget counted what the provider said each answer cost
@@ -134,7 +96,7 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     for env in watch.seen:
         assert env.get("CODEX_API_KEY", "").startswith("ci-healer-"), sorted(env)
         assert env.get("OPENAI_BASE_URL", "").startswith("http://127.0.0.1:")
-    assert not [name for seen in watch.seen for name, value in seen.items() if key in value]
+    assert not watch.holding(key)
     assert key not in posted and key not in result.summary
     shown = [line for line in result.stdout.splitlines() if not line.startswith("::add-mask::")]
     assert key not in "\n".join(shown)
@@ -160,8 +122,7 @@ def test_the_request_budget_stops_codex_at_once_with_the_budgets_words(
     [fix] = box.standin.created_pulls(box.repo)
     assert git(box.origin, "diff", "--name-only", f"{fix.head_sha}^", fix.head_sha).split() == [Edit().path]
     assert "stopped at `agent-request-budget`" in result.summary, result.summary
-    ended = re.search(r"the agent ended (\d+\.\d) s after its first refused request", result.summary)
-    assert ended and float(ended.group(1)) < 10, result.summary
-    posted = _posted(box, pull.number)
+    ended_soon_after_the_refusal(result)
+    posted = comments_of(box, pull.number)
     assert "the model budget of this heal is spent" in posted  # Codex's own output, posted
     assert "authenticat" not in posted.lower()

@@ -16,16 +16,23 @@ from __future__ import annotations
 
 import re
 import secrets
-import threading
 import time
-from pathlib import Path
 
 from harness import failing_test_pull
-from realagents import cli, heal_with_cli, public_box, recipe  # noqa: F401 - public_box is a fixture
+from realagents import (  # noqa: F401 - public_box is a fixture
+    CliWatch,
+    cli,
+    comments_of,
+    ended_soon_after_the_refusal,
+    heal_with_cli,
+    public_box,
+    recipe,
+    the_scripted_fix,
+)
 from scripted import Edit, Recorded, ScriptedProvider
 from scripted.gemini import asks_for_json, function_responses
 
-from healer.demo.sandbox import Sandbox, git
+from healer.demo.sandbox import Sandbox
 
 AGENT = "Gemini CLI"
 INPUT_TOKENS, OUTPUT_TOKENS = 1000, 50
@@ -37,44 +44,6 @@ REQUESTS = len(STEPS)
 def _key() -> str:
     # made at run time and distinctive: a leak anywhere is found by its text
     return "AIzaSyGeminiCliE2eKey" + secrets.token_hex(16)
-
-
-class _EnvironOfTheCli:
-    """The environment of the ``gemini`` processes alive when the provider gets its first request (read from
-    ``/proc`` by this test, which runs as root: the CLI runs as another user). Gemini CLI runs as ``node
-    …/gemini`` and relaunches itself as ``node … …/bundle/gemini.js``: both are found."""
-
-    def __init__(self, provider: ScriptedProvider) -> None:
-        self.seen: list[dict[str, str]] = []
-        self._lock = threading.Lock()
-        record = provider.record
-
-        def recording(request: Recorded) -> None:
-            with self._lock:
-                if not self.seen:
-                    self.seen = self._snapshot()
-            record(request)
-
-        provider.record = recording  # type: ignore[method-assign]
-
-    @staticmethod
-    def _snapshot() -> list[dict[str, str]]:
-        found = []
-        for proc in Path("/proc").glob("[0-9]*"):
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-                names = {Path(a.decode(errors="replace")).name for a in argv[:4]}
-                if not names & {"gemini", "gemini.js"}:
-                    continue
-                pairs = (proc / "environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            found.append(dict(p.decode(errors="replace").split("=", 1) for p in pairs if b"=" in p))
-        return found
-
-
-def _posted(box: Sandbox, number: int) -> str:
-    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
 
 
 def _step(request: Recorded) -> str:
@@ -96,7 +65,7 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     key = _key()
 
     with ScriptedProvider(input_tokens=INPUT_TOKENS, output_tokens=OUTPUT_TOKENS) as provider:
-        environ = _EnvironOfTheCli(provider)
+        environ = CliWatch(provider, box, "gemini")
         started = time.monotonic()
         result = heal_with_cli(box, run, AGENT, provider, secrets={"GEMINI_API_KEY": key}, timeout=120)
         took = time.monotonic() - started
@@ -117,14 +86,8 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     assert ":streamGenerateContent" in edit.path and {"replace", "write_file"} <= _declared(edit)
 
     # one fix PR, exactly the scripted edit (nothing Gemini CLI writes in its home or the checkout)
-    [fix] = box.standin.created_pulls(box.repo)
-    assert git(box.origin, "diff", "--name-only", f"{fix.head_sha}^", fix.head_sha).split() == [Edit().path]
-    diff = git(box.origin, "diff", "--unified=0", f"{fix.head_sha}^", fix.head_sha)
-    assert [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
-        f"-    {Edit().old}",
-        f"+    {Edit().new}",
-    ]
-    posted = _posted(box, pull.number) + "\n" + (fix.body or "")
+    fix = the_scripted_fix(box)
+    posted = comments_of(box, pull.number) + "\n" + (fix.body or "")
     assert Edit().summary in posted  # the CLI's own last words are posted
 
     # the budget counted what the provider said each answer cost (usageMetadata, the last chunk's of a stream)
@@ -138,7 +101,7 @@ def test_the_documented_recipe_heals_through_the_proxy_without_the_cli_holding_t
     assert env.get("GEMINI_API_KEY", "").startswith("ci-healer-"), sorted(env)
     assert env.get("GOOGLE_GEMINI_BASE_URL", "").startswith("http://127.0.0.1:")
     assert env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true"
-    assert not [name for seen in environ.seen for name, value in seen.items() if key in value]
+    assert not environ.holding(key)
     assert key not in posted and key not in result.summary
     logged = "\n".join(line for line in result.stdout.splitlines() if not line.startswith("::add-mask::"))
     assert key not in logged
@@ -162,9 +125,8 @@ def test_the_request_budget_stops_gemini_cli_at_once_with_the_budgets_words(
     assert _step(asked) == "router"
     assert result.decision != "healed" and not box.standin.created_pulls(box.repo)
     assert "stopped at `agent-request-budget`" in result.summary, result.summary
-    ended = re.search(r"the agent ended (\d+\.\d) s after its first refused request", result.summary)
-    assert ended and float(ended.group(1)) < 10, result.summary
-    posted = _posted(box, pull.number)
+    ended_soon_after_the_refusal(result)
+    posted = comments_of(box, pull.number)
     assert "the model budget of this heal is spent" in posted  # Gemini CLI's own output, posted
     assert "authenticat" not in posted.lower()
 
