@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -165,6 +166,10 @@ def run_in_actions(
 
 
 def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    # Workflow commands (`::add-mask::`, `::stop-commands::`, `::error::`) mean something only to the Actions
+    # runner: from a shell they would print the token's mask line into the terminal (and into a redirected
+    # `> figures.json`), so outside Actions stdout holds the report alone and errors go to stderr.
+    in_actions = env.get("GITHUB_ACTIONS") == "true"
     reporter = Reporter()
     token = env.get("HEALER_GITHUB_TOKEN") or env.get("GITHUB_TOKEN") or ""
     repository = args.repository or env.get("GITHUB_REPOSITORY", "")
@@ -175,7 +180,8 @@ def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             )
         if not repository:
             raise ConfigError("name the repository: --repository owner/name (or GITHUB_REPOSITORY)")
-        reporter.mask_token(token)
+        if in_actions:
+            reporter.mask_token(token)
         config = config_from_env(env)
         now = datetime.now(timezone.utc)
         until = window(args.until, now) if args.until else now.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -194,7 +200,11 @@ def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         finally:
             gh.close()
     except (ConfigError, GitHubError) as exc:
-        reporter.error(scrub(str(exc), token))
+        message = scrub(str(exc), token)
+        if in_actions:
+            reporter.error(message)
+        else:
+            print(f"healer report: {message}", file=sys.stderr)
         return 1
     if args.format == "json":
         text = json.dumps(
@@ -204,8 +214,11 @@ def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         text = report.dashboard
     else:
         text = report.summary
-    # names from pull requests are in it: printed with workflow commands off, whatever they hold
-    reporter.untrusted(text)
+    if in_actions:
+        # names from pull requests are in it: printed with workflow commands off, whatever they hold
+        reporter.untrusted(text)
+    else:
+        print(text)
     write_summary(env.get("GITHUB_STEP_SUMMARY"), report.summary)
     return 0
 

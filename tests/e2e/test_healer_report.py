@@ -147,25 +147,47 @@ def _reset_into(body: str, i: int, check: str = "test (3.12)") -> str:
     )
 
 
-def report(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
+def report(box: Sandbox, *args: str, actions: bool = False) -> subprocess.CompletedProcess[str]:
+    """``healer report`` from a shell (``actions``: as a step of a workflow, where GITHUB_ACTIONS is set)."""
     env = {
         "PATH": str(Path(sys.executable).parent),
         "GITHUB_TOKEN": TOKEN,
         "GITHUB_REPOSITORY": box.repo,
         "GITHUB_API_URL": box.standin.api_url,
         "HOME": str(box.root),
+        **({"GITHUB_ACTIONS": "true"} if actions else {}),
     }
     argv = [sys.executable, "-m", "healer", "report", "--since", SINCE, "--until", UNTIL, *args]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
 
 
 def json_of(stdout: str) -> dict[str, object]:
-    lines = stdout.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
-    end = next(
-        i for i, line in enumerate(lines) if i > start and line.startswith("::") and line.endswith("::")
-    )
-    return json.loads("\n".join(lines[start + 1 : end]))
+    """The report's JSON: from a shell it is the whole of stdout (`healer report --format json > f.json`)."""
+    return json.loads(stdout)
+
+
+def test_from_a_shell_stdout_is_the_json_alone_and_inside_actions_the_token_is_masked(box: Sandbox) -> None:
+    seed(box)
+
+    shell = report(box, "--format", "json")
+    step = report(box, "--format", "json", actions=True)
+
+    assert shell.returncode == step.returncode == 0, shell.stderr + step.stderr
+    assert json.loads(shell.stdout)["attempts"]["total"] == 20  # `| jq` and `> f.json` work
+    assert TOKEN not in shell.stdout + shell.stderr and "::" not in shell.stdout.split("{", 1)[0]
+    # in a workflow the runner masks the token (and its base64 forms) and reads the report with commands off
+    lines = step.stdout.splitlines()
+    assert lines[0] == f"::add-mask::{TOKEN}" and any(line.startswith("::stop-commands::") for line in lines)
+
+
+def test_from_a_shell_an_error_is_one_plain_line_on_stderr(box: Sandbox) -> None:
+    env = {"PATH": str(Path(sys.executable).parent), "GITHUB_TOKEN": TOKEN, "HOME": str(box.root)}
+    argv = [sys.executable, "-m", "healer", "report", "--format", "json"]  # no repository named anywhere
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "--repository owner/name" in done.stderr
+    assert done.stderr.startswith("healer report: ") and "::error" not in done.stderr
+    assert TOKEN not in done.stderr
 
 
 def test_the_report_reads_fifty_pull_requests_in_a_few_requests(box: Sandbox) -> None:
