@@ -23,7 +23,7 @@ from healer.deliver.handover import hand_over
 from healer.github import GitHub
 from healer.heal.agent import Verification
 from healer.heal.bundling import is_ready, result_of
-from healer.heal.context import HealContext, HealResult
+from healer.heal.context import Delivery, HealContext, HealResult
 from healer.heal.judge import judge_staged
 from healer.heal.workspace import GitError, Repo
 from healer.text.spans import code
@@ -39,7 +39,7 @@ def deliver_bundle(
     bundle: HealBundle,
     *,
     say: Callable[[str], None],
-    hand_fork: Callable[..., object] | None = None,
+    hand_fork: Callable[..., Delivery],
 ) -> HealResult:
     """Deliver the change of ``bundle`` (already checked to be this run's) for ``ctx.checks``; the result
     says what the heal stage did and what was delivered here."""
@@ -79,14 +79,10 @@ def deliver_bundle(
         result = replace(result, diffstat=checkout.diffstat(), files=files, diff=diff[:8192])
         verification = result.verification or UNVERIFIED
         if ctx.pr.is_fork:
-            if hand_fork is None:
-                return replace(
-                    result, why_not="A fork's change is delivered as suggestions, not set up here."
-                )
             delivery = hand_fork(checkout, bundle.diff, verification, result)
         else:
             delivery = hand_over(gh, checkout, diff, verification, result, ctx=ctx)
-        return replace(result, delivered=True, delivery=delivery, verification=verification)  # type: ignore[arg-type]
+        return replace(result, delivered=True, delivery=delivery, verification=verification)
     finally:
         repo.remove_worktree(where)
         shutil.rmtree(where, ignore_errors=True)

@@ -181,49 +181,40 @@ class Repo:
             return False
         return _git(["rev-parse", "--git-dir"], self.path, check=False).returncode == 0
 
+    def _fetch(self, refs: Sequence[str], *, token: str, server_url: str, depth: str = "") -> str:
+        """Fetch ``refs`` from origin (one commit deep in a shallow clone, unless ``depth`` says otherwise),
+        the token given to this one git process, as for a push; returns the commit of FETCH_HEAD."""
+        if not depth and self.git("rev-parse", "--is-shallow-repository").strip() == "true":
+            depth = "--depth=1"
+        deep = [depth] if depth else []
+        _git(
+            ["fetch", "--no-tags", "--no-recurse-submodules", *deep, "--", "origin", *refs],
+            self.path,
+            extra_env=push_auth_env(token, server_url) if server_url else None,
+            secret=token,
+        )
+        return self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
+
     def fetch_branch(self, branch: str, expected_sha: str, *, token: str = "", server_url: str = "") -> None:
         """Fetch ``refs/heads/<branch>`` from origin and check that it still points at ``expected_sha``.
 
         The token (for private repositories: the recommended checkout keeps no credentials) is given to this
         one git process, as for a push."""
         _require_branch(branch, self.path)
-        shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true"
-        depth = ["--depth=1"] if shallow else []
-        _git(
-            ["fetch", "--no-tags", "--no-recurse-submodules", *depth, "--", "origin", f"refs/heads/{branch}"],
-            self.path,
-            extra_env=push_auth_env(token, server_url) if server_url else None,
-            secret=token,
-        )
-        fetched = self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
+        fetched = self._fetch([f"refs/heads/{branch}"], token=token, server_url=server_url)
         if fetched.lower() != expected_sha.lower():
             raise StaleHeadError(f"the branch now points at {fetched[:7]}, not {expected_sha[:7]}")
 
     def fetch_pull(self, number: int, expected_sha: str, *, token: str = "", server_url: str = "") -> None:
         """Fetch ``refs/pull/<number>/head`` from origin, where GitHub keeps every pull request's head, a
         fork's included (no fork URL, no branch name the fork chose); check it is ``expected_sha``."""
-        shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true"
-        depth = ["--depth=1"] if shallow else []
-        _git(
-            ["fetch", "--no-tags", "--no-recurse-submodules", *depth, "--", "origin",
-             f"refs/pull/{int(number)}/head"],
-            self.path,
-            extra_env=push_auth_env(token, server_url) if server_url else None,
-            secret=token,
-        )  # fmt: skip
-        fetched = self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
+        fetched = self._fetch([f"refs/pull/{int(number)}/head"], token=token, server_url=server_url)
         if fetched.lower() != expected_sha.lower():
             raise StaleHeadError(f"the pull request's head is now {fetched[:7]}, not {expected_sha[:7]}")
 
     def deepen(self, commits: int, refs: Sequence[str], *, token: str = "", server_url: str = "") -> None:
         """Fetch ``commits`` more commits of history behind ``refs`` (a shallow clone's merge base)."""
-        _git(
-            ["fetch", "--no-tags", "--no-recurse-submodules", f"--deepen={int(commits)}", "--", "origin"]
-            + list(refs),
-            self.path,
-            extra_env=push_auth_env(token, server_url) if server_url else None,
-            secret=token,
-        )
+        self._fetch(refs, token=token, server_url=server_url, depth=f"--deepen={int(commits)}")
 
     def fetch_head(self, pr: PullRequest, sha: str, *, token: str = "", server_url: str = "") -> None:
         """Fetch the head commit ``sha`` of ``pr``: its branch, or for a fork its pull request ref."""
@@ -236,15 +227,7 @@ class Repo:
         """Fetch the tip of ``refs/heads/<branch>`` from origin (one commit deep in a shallow clone); returns
         its sha."""
         _require_branch(branch, self.path)
-        shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true"
-        depth = ["--depth=1"] if shallow else []
-        _git(
-            ["fetch", "--no-tags", "--no-recurse-submodules", *depth, "--", "origin", f"refs/heads/{branch}"],
-            self.path,
-            extra_env=push_auth_env(token, server_url) if server_url else None,
-            secret=token,
-        )
-        return self.git("rev-parse", "--verify", "FETCH_HEAD^{commit}").strip()
+        return self._fetch([f"refs/heads/{branch}"], token=token, server_url=server_url)
 
     def add_worktree(self, path: Path, sha: str) -> Checkout:
         """A detached checkout of ``sha`` at ``path``, apart from the workflow's own checkout."""
@@ -337,6 +320,10 @@ class Checkout:
         if self.base and self.git("rev-parse", "HEAD").strip() != self.base:
             self.git("reset", "--soft", "--quiet", self.base)
         self.git("add", "--all", "--", ".", *_BYPRODUCTS, *_excluded(exclude))
+        return self.staged_diff()
+
+    def staged_diff(self) -> str:
+        """The staged change as it is delivered: binary-safe, renames found."""
         return self.git(
             "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"
         )
@@ -351,9 +338,7 @@ class Checkout:
         staged diff. ``git apply`` runs no program of the repository's and refuses a path outside the tree or
         inside ``.git``; a patch that does not apply to this head raises :class:`GitError`."""
         self.git("apply", "--index", "--whitespace=nowarn", "--", str(patch_file))
-        return self.git(
-            "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--find-renames"
-        )
+        return self.staged_diff()
 
     def diffstat(self) -> str:
         """``N files changed, +A -D`` of the staged change."""

@@ -18,7 +18,7 @@ from healer.config import Config
 from healer.deliver.forks import hand_to_fork
 from healer.deliver.frombundle import deliver_bundle
 from healer.heal.bundling import record_of
-from healer.heal.context import Delivery, Handover, HealContext, HealResult
+from healer.heal.context import Delivery, HealContext, HealResult
 from healer.heal.workspace import Repo
 from healer.model import CheckPlan, PullRequest, RunEvent
 from healer.run.context import RunContext
@@ -42,10 +42,6 @@ class Capture:
     def __call__(self, checkout: object, diff: str, verification: object, result: object) -> Delivery:
         self.patch = checkout.staged_patch()  # type: ignore[attr-defined]
         return Delivery(mode="bundle")
-
-    @property
-    def hand(self) -> Handover:
-        return self  # type: ignore[return-value]
 
 
 def heal_bundle(
