@@ -198,7 +198,11 @@ class Sandbox(RunsHealer):
         sha = self.commit(pull.head_ref, files, message, remote=remote)
         with self.standin._lock:
             pull.head_sha = sha
-        if not pull.is_fork:
+        # GitHub moves refs/pull/N/head in the base repository for a fork's push too
+        if pull.is_fork:
+            git(self.forks[pull.head_repo], "push", "--quiet", "--force", str(self.origin),
+                f"{sha}:refs/pull/{pull.number}/head")  # fmt: skip
+        else:
             git(self.origin, "update-ref", f"refs/pull/{pull.number}/head", sha)
         return sha
 

@@ -527,9 +527,9 @@ def test_a_forks_suggested_changes_on_its_diff_are_accepted_and_recorded(
 def test_a_review_of_a_forks_newer_commit_reads_it_from_the_fork(
     standin: StandIn, sandbox: Sandbox, fork_pull: Pull
 ) -> None:
-    # a later push to the fork is not copied to the base repository's refs/pull/N/head by the sandbox
+    # a later push to the fork moves the base repository's refs/pull/N/head, as on GitHub
     sha = sandbox.push_to_pull(fork_pull, {"widgets/extra.py": "x = 1\ny = 2\n"}, "more")
-    assert not sandbox.has_object(sandbox.origin, sha)
+    assert git(sandbox.origin, "rev-parse", f"refs/pull/{fork_pull.number}/head").strip() == sha
     comment = {"path": "widgets/extra.py", "line": 2, "start_line": 1, "side": "RIGHT", "body": "b"}
     answer = call(standin, "POST", R2 + f"/pulls/{fork_pull.number}/reviews", _review(sha, comment))
     assert answer.status_code == 200, answer.text

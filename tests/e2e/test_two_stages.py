@@ -285,3 +285,28 @@ def test_with_a_persons_token_and_delivery_push_a_forks_branch_gets_the_commit_w
         assert len(reviews) == 1
     assert not box.standin.created_pulls(box.repo)
     assert delivered.outputs["decision"] == "healed"
+
+
+def test_when_github_refuses_the_review_a_forks_change_still_arrives_as_the_patch(
+    box: Sandbox, read_token: str, tmp_path: Path
+) -> None:
+    pull, run, _ = _fork_lint_pull(box, tmp_path / "fork-code-ran")
+    inputs = {"fork-policy": "rules"}
+    healed = heal_job(box, run, inputs)
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    (artifact / BUNDLE_NAME).write_bytes(Path(healed.outputs["bundle-path"]).read_bytes())
+    # GitHub's answer to a review comment on a line it does not show (the PR moved, another merge base)
+    box.standin.fail(
+        "pulls/create-review", 422, message="Pull request review thread line must be part of the diff"
+    )
+
+    delivered = deliver_job(box, run, str(artifact), inputs)
+
+    assert not box.standin.reviews and not box.standin.created_pulls(box.repo)
+    assert "GitHub refused the review of suggested changes" in delivered.stdout
+    [comment] = [
+        c for c in box.standin.comments(box.repo, pull.number) if "apply it with `git apply`" in c.body
+    ]
+    assert "-import os" in comment.body and "suggested change" not in comment.body
+    assert delivered.outputs["decision"] == "healed"
