@@ -125,6 +125,7 @@ class PullRequest:
     base_sha: str = ""  # the base branch's commit GitHub compares with ("" when not said)
     head_clone_url: str = ""  # the head repository's clone URL (a fork's)
     maintainer_can_modify: bool = False  # a fork's author lets people with push access push to its branch
+    node_id: str = ""  # the GraphQL id (marking a draft ready for review has no REST operation)
 
     @property
     def is_fork(self) -> bool:

@@ -84,6 +84,7 @@ for _method, _template, _operation in (
     ("GET", _R + "/actions/jobs/{job_id}/logs", "actions/download-job-logs-for-workflow-run"),
     ("POST", _R + "/actions/jobs/{job_id}/rerun", "actions/re-run-job-for-workflow-run"),
     ("GET", _R + "/actions/workflows/{workflow_id}/runs", "actions/list-workflow-runs"),
+    ("POST", _R + "/actions/workflows/{workflow_id}/dispatches", "actions/create-workflow-dispatch"),
     ("GET", _R + "/issues", "issues/list-for-repo"),
     ("POST", _R + "/issues", "issues/create"),
     ("PATCH", _R + "/issues/{number}", "issues/update"),

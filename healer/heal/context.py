@@ -38,6 +38,9 @@ class HealContext:
     workflow_token: bool | None = None
     # model tokens the pull request's earlier heal attempts spent (their markers), for max-agent-tokens-per-pr
     agent_tokens_spent: int = 0
+    # the workflow whose failure this heal answers (file, name): started on the fix branch when pushes with
+    # the token start no workflow run
+    ci_workflow: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class Delivery:
     review: str = ""  # a fork's review of suggested changes (its URL)
     suggested: int = 0  # hunks suggested in that review
     left_out: int = 0  # hunks only in the patch (not on lines the pull request's diff shows)
+    # the fix branch's CI, started by the healer: started, no-trigger, failed; "" when it did not start it
+    ci: str = ""
 
     @property
     def url(self) -> str:

@@ -84,6 +84,9 @@ class Kind(str, Enum):
     # the base branch fails a check the same way: no attempt spent; ``run`` is the base branch's run,
     # ``result`` ``broken`` (the notice) or ``lifted`` (the base branch passed again)
     TRUNK = "trunk"
+    # the CI of a fix PR (``fix_pr``) finished: ``result`` ``passed`` or ``failed``, ``run`` that CI's run,
+    # ``sha`` and ``check`` those of the attempt that opened the fix PR; added to the attempt's comment
+    PROOF = "proof"
 
 
 @dataclass(frozen=True)
