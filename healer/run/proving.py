@@ -122,14 +122,23 @@ def record(
     url = run_url(ctx.actions.server_url, event.repository, event.run_id)
     name = event.workflow_name or event.workflow_path
     workflow = check_key(workflow_key(event))
-    healed = attempt.marker.workflow
-    failed_here = any(
-        p.result == "failed" and p.sha == event.head_sha.lower() and p.workflow != workflow
-        for p in attempt.proofs
-    )
-    ready_now = passed and (not healed or healed == workflow) and not failed_here
-    ctx.outcome.category = attempt.marker.category
     verdict = "passed" if passed else "failed"
+    proof = Marker(
+        Kind.PROOF,
+        event.head_sha,
+        attempt.marker.check,
+        attempt=attempt.marker.attempt,
+        run_id=event.run_id,
+        run_attempt=event.run_attempt,
+        category=attempt.marker.category,
+        fix_pr=fix.number,
+        result=verdict,
+        workflow=workflow,
+    )
+    before = fix_state(attempt.proofs, event.head_sha, attempt.marker.workflow)
+    after = fix_state((*attempt.proofs, proof), event.head_sha, attempt.marker.workflow)
+    ready_now = after == "ready"
+    ctx.outcome.category = attempt.marker.category
     ctx.note(f"CI of fix #{fix.number} ({code(name)}, run {event.run_id}): {verdict}")
     if ctx.dry_run:
         ctx.outcome.decision = "none"
@@ -148,18 +157,6 @@ def record(
         else failed_line(name, url, failures)
     )
     ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
-    proof = Marker(
-        Kind.PROOF,
-        event.head_sha,
-        attempt.marker.check,
-        attempt=attempt.marker.attempt,
-        run_id=event.run_id,
-        run_attempt=event.run_attempt,
-        category=attempt.marker.category,
-        fix_pr=fix.number,
-        result=verdict,
-        workflow=workflow,
-    )
     body = add_markers(
         attempt.comment.body,
         [proof],
@@ -169,8 +166,7 @@ def record(
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
-    before = attempt.proofs[-1].result if attempt.proofs else ""
-    if before != verdict and (not passed or ready_now):
+    if after != before and after in ("ready", "failed"):
         checks = _healed_checks(attempt)
         text = news_comment(
             fix.number, checks, name, url, passed=passed, ready=ready_now and not not_ready, failures=failures
@@ -179,6 +175,20 @@ def record(
         ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
     ctx.outcome.decision = "none"
     ctx.outcome.fix_pull_request = fix.html_url
+
+
+def fix_state(proofs: tuple[Marker, ...], head_sha: str, healed_workflow: str) -> str:
+    """What a person waits on for a fix at ``head_sha``: ``failed`` when the latest verdict of any workflow
+    failed there, ``ready`` when the workflow whose failure it healed passed there (any workflow, for attempts
+    recorded before markers named it), else ``pending``. ``proofs`` are in the order they were recorded."""
+    latest: dict[str, str] = {}
+    for proof in proofs:
+        if proof.sha == head_sha.lower():
+            latest[proof.workflow] = proof.result
+    if "failed" in latest.values():
+        return "failed"
+    passed = latest.get(healed_workflow) == "passed" if healed_workflow else "passed" in latest.values()
+    return "ready" if passed else "pending"
 
 
 def _find_attempt(comments: list[Comment], fix_pr: int, signer: Signer | None) -> Attempt | None:

@@ -9,12 +9,14 @@ from pathlib import Path
 
 from commands_harness import command
 from harness import PASSED, agent_reports, heal, lint_log, lint_pull, write_agent
+from twojobs import deliver_job, heal_job
 
 from healer.demo.sample import job_log
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Run
 
 GITHUB_TOKEN = {"token-is-workflow-token": "true"}
+RED_LINT = job_log("lint", "ruff check .", ["widgets/calc.py:3:8: F401 [*] `os` imported but unused"])
 DISPATCHABLE_CI = (
     "name: CI\non:\n  pull_request:\n  workflow_dispatch:\npermissions:\n  contents: read\njobs:\n"
     "  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n"
@@ -188,3 +190,75 @@ def test_a_fork_branch_named_like_a_fix_branch_is_left_alone(box: Sandbox) -> No
     assert result.outputs["decision"] == "skipped"
     assert [r for r in result.requests if r.is_write] == []
     assert [r.operation for r in result.requests] == []
+
+
+def test_with_an_app_token_the_fix_prs_own_ci_gives_the_verdict_through_the_same_path(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    app_token = {"token-is-workflow-token": "false"}
+    heal(box, run, inputs=app_token)
+    [fix] = box.standin.created_pulls(box.repo)
+    # the App's push started CI itself: nothing dispatched, and the verified fix is ready as before
+    assert box.standin.dispatched == [] and not fix.draft
+    # the fix PR's own pull_request runs: another workflow first, then the healed one
+    other = box.add_run(
+        None,
+        [("docs", "success", PASSED)],
+        sha=fix.head_sha,
+        branch=fix.head_ref,
+        conclusion="success",
+        name="Docs",
+        path=".github/workflows/docs.yml",
+    )
+    other.pull_requests = (fix.number,)
+    quiet = heal(box, other, inputs=app_token)
+    assert [r.operation for r in quiet.requests if r.is_write] == ["pulls/update", "issues/update-comment"]
+    green = box.add_run(
+        None, [("lint", "success", PASSED)], sha=fix.head_sha, branch=fix.head_ref, conclusion="success"
+    )
+    green.pull_requests = (fix.number,)
+
+    verdict = heal(box, green, inputs=app_token)
+
+    assert "graphql" not in operations(verdict)  # not a draft: nothing to mark
+    assert f"/actions/runs/{green.id}" in (fix.body or "")
+    news = box.standin.comments(box.repo, pull.number)[-1].body
+    assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
+    assert f"#{fix.number} is ready for review" in news
+
+
+def test_the_two_jobs_record_the_verdict_in_the_deliver_job_alone(box: Sandbox, read_token: str) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    finish(box, dispatched, [("lint", "success", PASSED)], "success")
+
+    healing = heal_job(box, dispatched, GITHUB_TOKEN)
+    assert healing.requests == [] and not healing.outputs.get("bundle-path")
+    delivering = deliver_job(box, dispatched, "", GITHUB_TOKEN)
+
+    assert box.standin.readied == [fix.number]
+    assert "issues/create-comment" in operations(delivering)
+
+
+def test_a_verdict_for_an_older_head_of_the_fix_or_a_persons_branch_is_not_recorded(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    finish(box, dispatched, [("lint", "success", PASSED)], "success")
+    with box.standin._lock:
+        fix.head_sha = "0" * 40  # the fix branch moved on since the run started
+
+    stale = heal(box, dispatched)
+
+    assert [r for r in stale.requests if r.is_write] == [] and box.standin.readied == []
+    # a person's pull request from a same-repository branch named like a fix branch
+    sha = box.commit("ci-healer/1-abcdef0", {"README.md": "mine\n"}, "a person's branch")
+    mine = box.open_pull("ci-healer/1-abcdef0", sha, author="mona", title="Not the healer's")
+    red = box.add_run(None, [("lint", "failure", RED_LINT)], sha=sha, branch=mine.head_ref)
+    theirs = heal(box, red)
+    assert theirs.outputs["decision"] == "skipped" and [r for r in theirs.requests if r.is_write] == []
