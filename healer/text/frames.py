@@ -134,6 +134,7 @@ class CheckView:
     flaky: tuple[str, ...] = ()  # the known flaky tests a re-run is for
     test_ids: tuple[str, ...] = ()  # the failing tests the log names (untrusted: shown in code spans)
     hint: str = ""  # a learned rule's account of what fixed this failure before (untrusted: fenced)
+    decisive: str = ""  # the first line that decided the diagnosis, cut short (untrusted: a code span)
 
 
 _GROUP = re.compile(r"^##\[group\]")
@@ -195,7 +196,14 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         flaky=plan.flaky,
         test_ids=diag.test_ids if diag else (),
         hint=getattr(diag, "hint", "") if diag else "",
+        decisive=_first_line(diag.decisive) if diag else "",
     )
+
+
+def _first_line(lines: Sequence[str], limit: int = 160) -> str:
+    """The first non-blank line of ``lines`` without its indentation, cut to ``limit`` characters."""
+    line = next((ln.strip() for ln in lines if ln.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def render_heal_frame(

@@ -245,14 +245,14 @@ def test_escalation_lists_every_attempt_and_mentions_only_the_configured_team() 
         PastAttempt("attempt", "b" * 40, 2, "lint", "agent", 12, "@mallory refused"),
     )
     text = render_escalation(Frames(), plan(verdict=Verdict.ESCALATE, history=history), mention="@octo/team")
-    assert "| 1 | `aaaaaaa` | attempt (fix), lint | #11 | an unverified change |" in text
     assert "#12" in text
     assert "@\u200bmallory" in text
     assert "cc @octo/team" in text
     assert "spent its budget for this check (2 of 3 attempts)" in text
     # one line says what fails, what was tried and what to do next, with the open fix PR and the opt-out
     [line] = [line for line in text.splitlines() if line.startswith("**Fails:**")]
-    assert "attempt 1 on `aaaaaaa` gave an unverified change (#11)" in line
+    assert "attempt 1 (fix) on `aaaaaaa` gave an unverified change (#11)" in line
+    assert "| # |" not in text  # the sentence names every attempt: no table repeats it
     assert "review fix pull request #12" in line and "`/ci-healer retry`" in line
     assert (
         render_escalation(Frames(), plan(verdict=Verdict.ESCALATE), opt_out_label="ci-healer:off").count(
@@ -351,8 +351,27 @@ def test_done_comment_with_a_fix_pr_rerun_and_fork_diagnosis() -> None:
     )
     assert "Attempt 2 of 3 for `lint`: ran `ruff format .`." in body
     assert "https://github.com/octo/repo/pull/9 (verified: `ruff check .` passed)" in body
-    assert "Re-ran the job `net` (transient)" in body
+    assert "Re-ran the job `net`: its log says" not in body  # no decisive line: nothing is quoted
+    assert "Re-ran the job `net`: a transient failure." in body
     assert "`fork-test` failed: **test**" in body
+
+
+def test_a_rerun_names_the_line_that_made_the_failure_transient() -> None:
+    net = plan(
+        Category.TRANSIENT, excerpt=("npm ERR! code ECONNRESET", "npm ERR! network aborted"), check="net"
+    )
+    assert net.diagnosis is not None
+    decisive = ("   npm ERR! code ECONNRESET @team `x`",)
+    net = replace(
+        net, diagnosis=replace(net.diagnosis, decisive=decisive, description="npm lost the registry.")
+    )
+    body = render_comment(
+        Frames(), state="done", head_sha=SHA, run_url="https://run", markers="", reruns=[net]
+    )
+    assert (
+        ":repeat: Re-ran the job `net`: its log says `` npm ERR! code ECONNRESET @\u200bteam `x` ``, a "
+        "transient failure (npm lost the registry). A re-run does not spend a heal attempt."
+    ) in body
 
 
 def test_comment_delivery_shows_the_patch_fenced() -> None:
