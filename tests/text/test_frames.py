@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from healer.heal.agent import Verification
 from healer.ledger.ledger import Kind, Marker, comment_body, decode_markers
 from healer.model import (
     Action,
@@ -34,7 +33,6 @@ from healer.text.frames import (
     neutralize_mentions,
     render_comment,
     render_escalation,
-    render_fix_pr_body,
     render_heal_frame,
     render_summary,
     shipped_dir,
@@ -406,50 +404,6 @@ def test_claim_and_reset_comments() -> None:
 # -- fix PR body and summary ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("verification", "must", "must_not"),
-    [
-        pytest.param(
-            Verification("passed", "ruff check .", 0), "it passed (exit code 0)", "draft", id="passed"
-        ),
-        pytest.param(
-            Verification("failed", "ruff check .", 1, "E1 bad"),
-            "it failed (exit code 1)",
-            "it passed",
-            id="failed",
-        ),  # fmt: skip
-        pytest.param(
-            Verification("unverified", reason="no checker"),
-            "Not verified: no checker",
-            "it passed",
-            id="unverified",
-        ),  # fmt: skip
-        pytest.param(
-            Verification("timed-out", "mypy ."), "did not finish in time", "it passed", id="timeout"
-        ),
-    ],
-)
-def test_fix_pr_body_never_claims_more_than_was_run(
-    verification: Verification, must: str, must_not: str
-) -> None:
-    body = render_fix_pr_body(
-        Frames(),
-        pr=PR,
-        head_sha=SHA,
-        run_url="https://run",
-        checks=[plan()],
-        fix_commands=["ruff format ."],
-        agent_ran=False,
-        agent_exit=None,
-        verification=verification,
-        diffstat="1 file changed, +1 -1",
-    )
-    assert must in body
-    assert must_not not in body
-    assert "Ran the fix command `ruff format .`" in body
-    assert "agent" not in body.lower().split("### verification")[0]
-
-
 def test_summary_warns_about_the_workflow_token_and_fits() -> None:
     text = render_summary(
         Frames(),
@@ -487,40 +441,6 @@ def test_clip_summary_counts_bytes() -> None:
     clipped = clip_summary(text)
     assert len(clipped.encode()) <= SUMMARY_LIMIT
     assert clipped.endswith("1 MiB limit)_\n")
-
-
-def test_fix_pr_body_names_the_error_the_files_the_ci_warning_and_how_to_merge() -> None:
-    failing = plan(excerpt=("##[group]Run ruff check .", "ruff check .", "shell: /usr/bin/bash -e {0}",
-                            "##[endgroup]", "src/a.py:1:1: F401 `os` imported but unused",
-                            "##[error]Process completed with exit code 1."))  # fmt: skip
-    body = render_fix_pr_body(
-        Frames(),
-        pr=PR,
-        head_sha=SHA,
-        run_url="https://run",
-        checks=[failing],
-        fix_commands=["ruff check --fix src/a.py"],
-        agent_ran=False,
-        agent_exit=None,
-        verification=Verification("passed", "ruff check .", 0),
-        diffstat="1 file changed, +0 -1",
-        files=("M\tsrc/a.py", "A\tsrc/new.py"),
-        workflow_token=True,
-        attempt=2,
-        max_attempts=3,
-    )
-    assert "It is attempt 2 of 3." in body
-    assert "### `lint` failed (lint: `ruff check .`)" in body
-    assert "src/a.py:1:1: F401 `os` imported but unused" in body
-    assert "##[group]" not in body and "shell:" not in body and "Process completed" not in body
-    assert "  - `src/a.py`\n  - `src/new.py` (new)" in body
-    assert "opened with the workflow's `GITHUB_TOKEN`, so no CI workflow runs on it by itself" in body
-    assert "merge this pull request into `feature/x`" in body
-    no_warning = render_fix_pr_body(
-        Frames(), pr=PR, head_sha=SHA, run_url="u", checks=[failing], fix_commands=[], agent_ran=True,
-        agent_exit=0, verification=Verification("passed", "x", 0), diffstat="d", workflow_token=False,
-    )  # fmt: skip
-    assert "GITHUB_TOKEN" not in no_warning
 
 
 def test_runner_markup_is_dropped_from_excerpts_unless_it_is_the_evidence() -> None:
