@@ -87,6 +87,8 @@ def test_the_change_and_its_verification_show_and_the_rest_is_folded() -> None:
     # said once per repository (the job summary), not on every fix pull request
     assert "GITHUB_TOKEN" not in text
     assert "1 file changed, +1 -1 in `src/a.py`" in body()  # one file: named on the line itself
+    # nothing ran (a change from elsewhere): no "made by"
+    assert "**Change:** 1 file changed, +1 -1 in `src/a.py`.\n" in body(fix_commands=[])
 
 
 def test_a_budget_stop_and_the_line_on_ci_are_near_the_top() -> None:
