@@ -14,7 +14,7 @@ from healer.github import GitHub
 from healer.heal.agent import Verification
 from healer.heal.context import Delivery, HealContext, HealResult
 from healer.heal.workspace import Checkout, identity_for
-from healer.text.frames import render_fix_pr_body
+from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.tokens import scrub
 
 # Files listed in a fix PR's body; the rest are counted.
@@ -68,10 +68,10 @@ def hand_over(
         setup=result.setup,
         files=result.files[:FILES_SHOWN],
         more_files=max(0, len(result.files) - FILES_SHOWN),
-        workflow_token=ctx.workflow_token,
         attempt=attempt,
         max_attempts=config.max_attempts,
         allowed=result.allowed,
+        budget_stop=budget_stop(result.spend) if result.agent is not None else "",
     )
     body = scrub(body, config.github_token)
     return deliver_pull_request(

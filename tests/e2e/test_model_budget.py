@@ -76,4 +76,9 @@ def test_budgets_stop_the_agent_and_the_next_attempt_starts_from_what_it_did(
     # the first attempt's change was refused, not lost: the next one's frame carries it, and why it stopped
     earlier = str(reports[1]["frame"]).split("## Earlier attempts", 1)[1].split("## Procedure", 1)[0]
     assert "a + b  # noqa: E501" in earlier and "stopped by its budget" in earlier
-    assert [p.head_ref for p in box.standin.created_pulls(box.repo)]  # the second attempt's fix was delivered
+    [fix] = box.standin.created_pulls(box.repo)  # the second attempt's fix was delivered
+    # its reviewer is told the budget stopped the agent, so the change may be partial
+    assert (
+        ":warning: **The change may be partial:** the agent reached `max-agent-tokens-per-pr` (700 model "
+        "tokens for this pull request)"
+    ) in (fix.body or "")
