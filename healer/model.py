@@ -374,6 +374,8 @@ class Figures:
     flaky_tests: Mapping[str, int] = field(default_factory=dict)  # test id → times recorded
     tokens: int = 0  # agent tokens recorded
     attempts_with_tokens: int = 0
+    tokens_unknown: int = 0  # attempts whose agent ran and whose token use could not be read
+    budget_stops: int = 0  # attempts whose agent a budget stopped (delivered or not)
     rule_pulls: tuple[FixPull, ...] = ()
     trunk_episodes: tuple[TrunkEpisode, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be read
@@ -395,7 +397,3 @@ class Figures:
     @property
     def median_hours_to_green(self) -> float | None:
         return round(median(self.hours_to_green), 1) if self.hours_to_green else None
-
-    @property
-    def tokens_unknown(self) -> int:
-        return self.attempts - self.attempts_with_tokens

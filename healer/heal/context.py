@@ -95,10 +95,12 @@ class HealResult:
     @property
     def result(self) -> str:
         """A one-word result for the ledger: verified, unverified, verify-failed, verify-timed-out (a change
-        was delivered), timed-out, refused, no-change (nothing was), framed (delivery: none), budget (a
-        budget stopped the agent; what it changed went the usual way), no-model (the agent ran, asked its
-        model nothing through the proxy and changed nothing: a recipe that misses the proxy)."""
-        if self.spend is not None and self.spend.stopped:
+        was delivered, a budget stop or not: the marker's ``stopped`` says which budget), budget (a budget
+        stopped the agent and nothing was delivered), timed-out, refused, no-change (nothing was), framed
+        (delivery: none), no-model (the agent ran, asked its model nothing through the proxy and changed
+        nothing: a recipe that misses the proxy)."""
+        stopped = self.spend is not None and bool(self.spend.stopped)
+        if stopped and not self.delivered:
             return "budget"
         spend, agent = self.spend, self.agent
         if agent is not None and spend is not None and spend.silent and not (self.delivered or self.diffstat):

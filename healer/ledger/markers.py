@@ -108,6 +108,7 @@ class Marker:
     workflow: str = ""  # the workflow the check ran in (:func:`workflow_key`); "" in markers older than it
     tokens: int = 0  # model tokens the attempt's agent spent (the proxy's count); 0 in markers older than it
     learned: str = ""  # the signature of what a verified heal learned (:mod:`healer.ledger.learned`)
+    stopped: str = ""  # the budget that stopped the attempt's agent (``agent-token-budget``…); "" if none did
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -120,7 +121,7 @@ class Marker:
             raise ValueError(f"marker sha must be 4 to 64 lowercase hex digits, not {self.sha!r}")
         if not isinstance(self.learned, str) or not re.fullmatch(r"(?:[0-9a-f]{12})?", self.learned):
             raise ValueError("marker learned must be a signature (12 hex digits)")
-        for name in ("check", "category", "mode", "result", "workflow"):
+        for name in ("check", "category", "mode", "result", "workflow", "stopped"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"marker {name} must be text")
         if self.kind is not Kind.CLAIM and not self.check:
@@ -195,6 +196,7 @@ _FIELDS = (  # (attribute, JSON key), in the order they are written
     ("workflow", "workflow"),
     ("tokens", "tokens"),  # after it, for the same reason
     ("learned", "learned"),  # after it, left out when empty, for the same reason
+    ("stopped", "stopped"),  # and after that one
 )
 _NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
 
@@ -359,10 +361,12 @@ def record(
     by: str = "",
     tokens: int = 0,
     learned: str = "",
+    stopped: str = "",
 ) -> Marker | None:
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
-    ``result`` is a short word for the outcome: ``opened``, ``draft``, ``refused``, ``failed``…
+    ``result`` is a short word for the outcome: ``verified``, ``refused``, ``failed``…; ``stopped`` names the
+    budget that stopped the agent (an attempt's result still says whether its change was delivered).
     """
     kind = _KIND_OF_VERDICT.get(plan.verdict) or (Kind.DIAGNOSIS if plan.diagnose else None)
     if kind is None:
@@ -384,6 +388,7 @@ def record(
         workflow=workflow_key(run),
         tokens=tokens,
         learned=learned if kind is Kind.ATTEMPT else "",
+        stopped=stopped if kind is Kind.ATTEMPT else "",
     )
 
 

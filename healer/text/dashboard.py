@@ -57,11 +57,17 @@ def figure_rows(figures: Figures) -> list[tuple[str, str]]:
     """The figures as (label, value) rows, the order the summary and the issue show them."""
     not_delivered = figures.attempts - figures.delivered
     hours = figures.median_hours_to_green
+    # 0 is a count when no agent ran (fix rules) or its proxy counted nothing; unknown only where an agent
+    # ran and its use could not be read
     tokens = (
         f"{figures.tokens:,} over {figures.attempts_with_tokens} attempt(s)"
         + (f"; {figures.tokens_unknown} attempt(s) unknown" if figures.tokens_unknown else "")
         if figures.attempts_with_tokens
-        else ("unknown (no attempt recorded tokens)" if figures.attempts else "0")
+        else (
+            f"unknown ({figures.tokens_unknown} agent attempt(s) not counted)"
+            if figures.tokens_unknown
+            else "0"
+        )
     )
     return [
         ("pull requests the healer acted on", str(figures.pulls)),
@@ -208,6 +214,7 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
             "verified": figures.verified,
             "delivered": figures.delivered,
             "by_result": dict(figures.attempt_results),
+            "budget_stopped": figures.budget_stops,
         },
         "fix_pull_requests": {
             state: figures.fix_count(state) for state in ("merged", "closed", "open", "unknown")
@@ -233,7 +240,7 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
         },
         "flaky_tests": dict(figures.flaky_tests),
         "agent_tokens": {
-            "total": figures.tokens if figures.attempts_with_tokens else None,
+            "total": figures.tokens if figures.attempts_with_tokens or not figures.tokens_unknown else None,
             "attempts_with_tokens": figures.attempts_with_tokens,
             "attempts_unknown": figures.tokens_unknown,
         },

@@ -20,6 +20,7 @@ BUSY = Figures(
     ),
     escalations=1,
     flaky_tests={"t::a|b": 2},
+    tokens_unknown=4,
 )
 
 
@@ -46,6 +47,21 @@ def test_the_dashboard_starts_with_its_marker_and_defuses_what_pull_requests_wro
 
 def test_the_json_is_plain_values_and_says_when_tokens_are_unknown() -> None:
     data = json.loads(json.dumps(figures_json(BUSY, repository="o/r")))
-    assert data["attempts"] == {"total": 4, "verified": 2, "delivered": 3, "by_result": BUSY.attempt_results}
+    assert data["attempts"] == {
+        "total": 4,
+        "verified": 2,
+        "delivered": 3,
+        "by_result": BUSY.attempt_results,
+        "budget_stopped": 0,
+    }
     assert data["agent_tokens"] == {"total": None, "attempts_with_tokens": 0, "attempts_unknown": 4}
     assert data["fix_pull_requests"]["open_list"] == [{"number": 9, "title": "Fix @team | now", "fixes": 5}]
+
+
+def test_tokens_are_zero_when_no_agent_ran_and_unknown_only_for_agents_that_were_not_counted() -> None:
+    rules_only = Figures(since=EMPTY.since, until=EMPTY.until, attempts=3, attempt_results={"verified": 3})
+    assert "| agent tokens | 0 |" in render_summary(rules_only, repository="o/r")
+    assert figures_json(rules_only, repository="o/r")["agent_tokens"]["total"] == 0
+    assert "| agent tokens | unknown (4 agent attempt(s) not counted) |" in render_summary(
+        BUSY, repository="o/r"
+    )
