@@ -339,6 +339,7 @@ class FixPull:
     state: str  # open, merged, closed
     for_pull: int = 0  # the pull request it fixes (0 for a rule PR)
     head_ref: str = ""
+    ci: str = ""  # its CI's verdict at its latest tested commit: passed, failed ("": none recorded)
 
 
 @dataclass(frozen=True)
@@ -390,6 +391,10 @@ class Figures:
 
     def fix_count(self, state: str) -> int:
         return sum(1 for p in self.fix_pulls if p.state == state)
+
+    def fix_ci_count(self, verdict: str) -> int:
+        """Fix PRs whose CI ``passed`` (proven green) or ``failed``."""
+        return sum(1 for p in self.fix_pulls if p.ci == verdict)
 
     def rule_count(self, state: str) -> int:
         return sum(1 for p in self.rule_pulls if p.state == state)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from healer.ledger.markers import Kind, Marker, decode_markers
@@ -93,6 +93,7 @@ def figures(
     hours: list[float] = []
     flaky: Counter[str] = Counter()
     trunk: list[Event] = []
+    proofs: dict[int, list[Marker]] = defaultdict(list)  # fix PR → its CI's verdicts, in order
     later: dict[tuple[int, str, str], list[Event]] = defaultdict(list)  # (pull, check, sha) → what followed
     for event in events:
         m = event.marker
@@ -112,6 +113,8 @@ def figures(
             flaky.update(m.tests)
         elif m.kind is Kind.TRUNK:
             trunk.append(event)
+        elif m.kind is Kind.PROOF and m.fix_pr is not None:
+            proofs[m.fix_pr].append(m)
         if m.kind in (Kind.ATTEMPT, Kind.RERUN, Kind.ESCALATION, Kind.TRUNK):
             first_failure.setdefault(key, event.at)
         elif m.kind is Kind.RESET:
@@ -152,6 +155,9 @@ def figures(
                 _fix_target(pull.head_ref),
                 pull.head_ref,
             )
+    for number, verdicts in proofs.items():
+        if number in fix_pulls:
+            fix_pulls[number] = replace(fix_pulls[number], ci=_ci_verdict(verdicts))
     rule_pulls = tuple(
         FixPull(p.number, p.title, p.html_url, _state(p), 0, p.head_ref)
         for p in sorted(pulls, key=lambda p: p.number)
@@ -261,6 +267,14 @@ def _rerun_outcomes(
         else:
             outcomes["pending"] += 1
     return dict(outcomes)
+
+
+def _ci_verdict(proofs: Sequence[Marker]) -> str:
+    """A fix PR's CI at the commit its latest verdict tested: ``failed`` when the latest verdict of any
+    workflow failed there, else ``passed``."""
+    head = proofs[-1].sha
+    latest = {p.workflow: p.result for p in proofs if p.sha == head}
+    return "failed" if "failed" in latest.values() else "passed"
 
 
 def _hours(start: str, end: str) -> float:

@@ -220,11 +220,13 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
             state: figures.fix_count(state) for state in ("merged", "closed", "open", "unknown")
         }
         | {
+            "ci_passed": figures.fix_ci_count("passed"),
+            "ci_failed": figures.fix_ci_count("failed"),
             "open_list": [
-                {"number": p.number, "title": p.title, "fixes": p.for_pull}
+                {"number": p.number, "title": p.title, "fixes": p.for_pull, "ci": p.ci or None}
                 for p in figures.fix_pulls
                 if p.state == "open"
-            ]
+            ],
         },
         "reruns": {"total": figures.reruns, **figures.rerun_outcomes},
         "escalations": {
