@@ -338,6 +338,7 @@ class FixPull:
     state: str  # open, merged, closed
     for_pull: int = 0  # the pull request it fixes (0 for a rule PR)
     head_ref: str = ""
+    author: str = ""  # who opened it (``github-actions[bot]``: opened with GITHUB_TOKEN, so no CI ran on it)
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,7 @@ def figures(
             _state(pull) if pull else "unknown",
             event.pull,
             pull.head_ref if pull else "",
+            pull.author if pull else "",
         )
     for pull in pulls:
         fix = pull.head_ref.startswith(FIX_BRANCH) and not pull.head_ref.startswith(RULE_BRANCH)
@@ -139,6 +140,7 @@ def figures(
                 _state(pull),
                 _fix_target(pull.head_ref),
                 pull.head_ref,
+                pull.author,
             )
     rule_pulls = tuple(
         FixPull(p.number, p.title, p.html_url, _state(p), 0, p.head_ref)
