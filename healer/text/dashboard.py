@@ -142,6 +142,7 @@ def render_summary(figures: Figures, *, repository: str) -> str:
 
 # The login of every workflow's GITHUB_TOKEN (BEHAVIOUR.md): a fix PR it opened starts no CI run.
 WORKFLOW_TOKEN_LOGIN = "github-actions[bot]"  # noqa: S105 - a login, not a secret
+NO_CI_LINE = "Fix pull requests opened with `GITHUB_TOKEN` start no CI run by themselves."
 _QUOTE_EDGES = ("`", "'", '"')
 _MAX_COMMAND_CHECK = 200  # healer.run.commands.MAX_CHECK: a longer name is not read back from a comment
 
@@ -211,7 +212,7 @@ def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str
         f"The healer's dashboard for {code(repository)}, kept up to date by its scheduled report (last on "
         f"{_day(figures.until)}).{ticks} Other edits are overwritten.",
         "",
-        *(["> Fix pull requests opened with `GITHUB_TOKEN` start no CI run.", ""] if no_ci else []),
+        *([f"> {NO_CI_LINE}", ""] if no_ci else []),
         *_section("Escalations waiting for a person", escalations),
         *_section("Open fix pull requests", fixes),
         *_section("Rule pull requests waiting for review", rules),
