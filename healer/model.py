@@ -340,6 +340,7 @@ class FixPull:
     for_pull: int = 0  # the pull request it fixes (0 for a rule PR)
     head_ref: str = ""
     ci: str = ""  # its CI's verdict at its latest tested commit: passed, failed ("": none recorded)
+    author: str = ""  # who opened it (``github-actions[bot]``: opened with GITHUB_TOKEN, so no CI ran on it)
 
 
 @dataclass(frozen=True)

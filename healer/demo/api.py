@@ -137,8 +137,14 @@ class Api(HistoryOps, CommandOps, ProofOps, PullOps, RunOps, IssueOps):
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         login = params["username"]
+        if login.lower().endswith("[bot]"):
+            # an App's bot account is no user to this endpoint (GitHub answers 404 "<login> is not a user")
+            return error(404, f"{login} is not a user")
         level = self.s.permissions.get(
             (repo.full_name.lower(), login.lower()),
             "admin" if login.lower() == repo.owner.lower() else "read",
         )
+        if level == "none":
+            # not a collaborator of a private repository: GitHub answers 404 (the operation's 404 response)
+            return error(404, "Not Found")
         return Reply(200, shapes.permission(login, level, self.api, self.web))

@@ -89,6 +89,7 @@ for _method, _template, _operation in (
     ("POST", _R + "/issues", "issues/create"),
     ("PATCH", _R + "/issues/{number}", "issues/update"),
     ("GET", _R + "/issues/comments", "issues/list-comments-for-repo"),
+    ("GET", _R + "/issues/{number}", "issues/get"),  # after /issues/comments, which it would match too
     ("GET", _R + "/issues/{number}/comments", "issues/list-comments"),
     ("POST", _R + "/issues/{number}/comments", "issues/create-comment"),
     ("PATCH", _R + "/issues/comments/{comment_id}", "issues/update-comment"),

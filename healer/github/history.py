@@ -211,6 +211,11 @@ class HistoryCalls(_Calls):
         )
         return issue_from(data)
 
+    def get_issue(self, number: int) -> Issue:
+        """One issue as it is now (the dashboard's body before the healer unticks a box in it)."""
+        data = self._call("GET", f"/issues/{number}", what=f"read issue #{number}", need="issues: read")
+        return issue_from(data)
+
     def update_issue(self, number: int, *, body: str) -> Issue:
         check_body_length(body, "issue body")
         data = self._call(

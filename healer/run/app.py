@@ -46,6 +46,7 @@ from healer.heal.workspace import GitError
 from healer.run.acting import act, decision_of, print_plan
 from healer.run.commandrun import execute_command
 from healer.run.context import RunContext
+from healer.run.dashboardrun import execute_tick
 from healer.run.event import PULL_REQUEST_EVENTS, EventError, load_event
 from healer.run.healing import category_of, dry_run_frame, heal_checks
 from healer.run.lifecycle import on_pull_request_event, on_startup_failure, on_success
@@ -222,6 +223,8 @@ def main(
         try:
             if actions.event_name == "issue_comment":
                 execute_command(ctx)
+            elif actions.event_name == "issues":  # a box ticked in the dashboard issue
+                execute_tick(ctx)
             else:
                 execute(ctx)
         finally:

@@ -107,7 +107,7 @@ def build_report(
     say(f"read {len(comments)} comment(s) by {config.bot_login} and {len(pulls)} pull request(s)")
     found = figures(comments, pulls, bot_login=config.bot_login, since=since, until=until, notes=notes)
     summary = render_summary(found, repository=repository)
-    body = render_dashboard(found, repository=repository)
+    body = render_dashboard(found, repository=repository, key=config.ledger_key)
     issue: Issue | None = None
     if keep_dashboard and not dry_run:
         issue = keep_dashboard_issue(gh, body, bot_login=config.bot_login, say=say)

@@ -312,3 +312,15 @@ def test_a_failed_create_is_not_retried_so_no_second_dashboard_can_appear(
     with pytest.raises(GitHubError):
         gh.create_issue("CI healer dashboard", MARK)
     assert gh.request_count == 1
+
+
+def test_get_issue_reads_the_body_as_it_is_now_and_a_missing_one_is_an_error(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    fake(rsps, "GET", "/issues/8", an_issue(8, f"{MARK}\n- [x] box"))
+    fake(rsps, "GET", "/issues/9", {"message": "Not Found"}, status=404)
+
+    assert gh.get_issue(8).body == f"{MARK}\n- [x] box"
+    with pytest.raises(GitHubError) as raised:
+        gh.get_issue(9)
+    assert raised.value.status == 404
