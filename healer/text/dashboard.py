@@ -79,6 +79,10 @@ def figure_rows(figures: Figures) -> list[tuple[str, str]]:
         ("fix PRs merged", str(figures.fix_count("merged"))),
         ("fix PRs closed unmerged", str(figures.fix_count("closed"))),
         ("fix PRs open", str(figures.fix_count("open"))),
+        (
+            "fix PRs' CI (its latest verdict)",
+            f"{figures.fix_ci_count('passed')} passed, {figures.fix_ci_count('failed')} failed",
+        ),
         ("re-runs", _rerun_text(figures)),
         ("escalations", f"{figures.escalations} ({len(figures.open_escalations)} still open)"),
         (
@@ -148,7 +152,11 @@ def render_summary(figures: Figures, *, repository: str) -> str:
 
 # The login of every workflow's GITHUB_TOKEN (BEHAVIOUR.md): a fix PR it opened starts no CI run.
 WORKFLOW_TOKEN_LOGIN = "github-actions[bot]"  # noqa: S105 - a login, not a secret
-NO_CI_LINE = "Fix pull requests opened with `GITHUB_TOKEN` start no CI run by themselves."
+NO_CI_LINE = (
+    "Fix pull requests opened with `GITHUB_TOKEN` start no CI run by themselves: the healer starts the "
+    "healed workflow on each fix branch where it declares `workflow_dispatch`."
+)
+_CI_SHOWN = {"passed": "CI passed :white_check_mark:", "failed": "CI failed :x:"}
 _QUOTE_EDGES = ("`", "'", '"')
 _MAX_COMMAND_CHECK = 200  # healer.run.commands.MAX_CHECK: a longer name is not read back from a comment
 
@@ -176,8 +184,9 @@ def _escalation_box(e: Any, *, repository: str, key: str) -> str:
 
 
 def _fix_box(p: FixPull, *, repository: str, key: str) -> str:
-    fixes = f" (fixes #{p.for_pull})" if p.for_pull else ""
-    text = f"close #{p.number}{_title(p)}{fixes}"
+    about = [f"fixes #{p.for_pull}"] if p.for_pull else []
+    about += [_CI_SHOWN[p.ci]] if p.ci in _CI_SHOWN else []
+    text = f"close #{p.number}{_title(p)}" + (f" ({', '.join(about)})" if about else "")
     return render_box(Box(CLOSE, p.number), text, repository=repository, key=key)
 
 

@@ -261,3 +261,44 @@ def test_tokens_are_known_to_be_zero_without_an_agent_and_one_heal_counts_once()
         [comment(1, 5, heal_markers(no_proxy, [("test", HealMode.AGENT)], 9), "2026-01-02T00:00:00Z")]
     )
     assert unread.tokens_unknown == 1
+
+
+def proof(result: str, fix_pr: int, workflow: str = WF, head: str = "c" * 40, run_id: int = 50) -> Marker:
+    return Marker(
+        Kind.PROOF, head, "test", attempt=1, run_id=run_id, fix_pr=fix_pr, result=result, workflow=workflow
+    )
+
+
+def test_a_fix_prs_ci_is_its_latest_verdicts_at_the_commit_they_tested() -> None:
+    green, red, fixed_later, none = 9, 10, 11, 12
+    comments = [
+        comment(1, 5, [attempt(fix_pr=green), proof("passed", green)], "2026-01-02T00:00:00Z"),
+        comment(
+            2,
+            6,
+            [attempt(fix_pr=red), proof("passed", red), proof("failed", red, "docs.yml")],
+            "2026-01-02T00:00:00Z",
+        ),
+        comment(
+            3,
+            7,
+            [
+                attempt(fix_pr=fixed_later),
+                proof("failed", fixed_later),
+                proof("passed", fixed_later, run_id=51),
+            ],
+            "2026-01-02T00:00:00Z",
+        ),
+        comment(4, 8, [attempt(fix_pr=none)], "2026-01-02T00:00:00Z"),
+    ]
+
+    found = run(comments)
+
+    assert [(p.number, p.ci) for p in found.fix_pulls] == [
+        (9, "passed"),
+        (10, "failed"),
+        (11, "passed"),
+        (12, ""),
+    ]
+    assert (found.fix_ci_count("passed"), found.fix_ci_count("failed")) == (2, 1)
+    assert found.attempts == 4  # a verdict is no attempt

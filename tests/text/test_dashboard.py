@@ -91,7 +91,10 @@ def test_the_json_is_plain_values_and_says_when_tokens_are_unknown() -> None:
         "budget_stopped": 0,
     }
     assert data["agent_tokens"] == {"total": None, "attempts_with_tokens": 0, "attempts_unknown": 4}
-    assert data["fix_pull_requests"]["open_list"] == [{"number": 9, "title": "Fix @team | now", "fixes": 5}]
+    assert data["fix_pull_requests"]["open_list"] == [
+        {"number": 9, "title": "Fix @team | now", "fixes": 5, "ci": None}
+    ]
+    assert (data["fix_pull_requests"]["ci_passed"], data["fix_pull_requests"]["ci_failed"]) == (0, 0)
 
 
 def test_tokens_are_zero_when_no_agent_ran_and_unknown_only_for_agents_that_were_not_counted() -> None:
@@ -100,4 +103,27 @@ def test_tokens_are_zero_when_no_agent_ran_and_unknown_only_for_agents_that_were
     assert figures_json(rules_only, repository="o/r")["agent_tokens"]["total"] == 0
     assert "| agent tokens | unknown (4 agent attempt(s) not counted) |" in render_summary(
         BUSY, repository="o/r"
+    )
+
+
+def test_an_open_fix_says_what_its_ci_said_and_the_box_still_reads_back() -> None:
+    fixes = (
+        FixPull(9, "Fix lint", "u", "open", 5, ci="passed"),
+        FixPull(11, "Fix test", "u", "open", 6, ci="failed"),
+        FixPull(12, "Fix docs", "u", "open", 7),
+    )
+    body = render_dashboard(replace(BUSY, fix_pulls=fixes), repository="o/r")
+
+    lines = {n: next(line for line in body.splitlines() if f"close #{n} " in line) for n in (9, 11, 12)}
+    assert lines[9].endswith("(fixes #5, CI passed :white_check_mark:)")
+    assert lines[11].endswith("(fixes #6, CI failed :x:)")
+    assert lines[12].endswith("(fixes #7)")
+    ticked = body.replace("- [ ] ", "- [x] ")
+    assert {box.number for box, _ in ticked_boxes(body, ticked, repository="o/r") if box.action == CLOSE} == {
+        9,
+        11,
+        12,
+    }
+    assert "| fix PRs' CI (its latest verdict) | 1 passed, 1 failed |" in render_summary(
+        replace(BUSY, fix_pulls=fixes), repository="o/r"
     )
