@@ -143,7 +143,7 @@ def figures(
             _state(pull) if pull else "unknown",
             event.pull,
             pull.head_ref if pull else "",
-            pull.author if pull else "",
+            author=pull.author if pull else "",
         )
     for pull in pulls:
         fix = pull.head_ref.startswith(FIX_BRANCH) and not pull.head_ref.startswith(RULE_BRANCH)
@@ -155,7 +155,7 @@ def figures(
                 _state(pull),
                 _fix_target(pull.head_ref),
                 pull.head_ref,
-                pull.author,
+                author=pull.author,
             )
     for number, verdicts in proofs.items():
         if number in fix_pulls:

@@ -239,11 +239,14 @@ def test_a_month_with_a_lifted_episode_and_a_budget_stopped_delivered_fix(
             "closed": 1,
             "open": 1,
             "unknown": 0,
+            "ci_passed": 0,
+            "ci_failed": 0,
             "open_list": [
                 {
                     "number": numbers["budget"] + 7,
                     "title": f"Fix CI of #{numbers['budget']}",
                     "fixes": numbers["budget"],
+                    "ci": None,
                 },
             ],
         },
