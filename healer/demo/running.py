@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+import healer
 from healer.demo.api import Api
 from healer.demo.sample import workflow_run_event
 from healer.demo.standin import StandIn
@@ -201,6 +202,8 @@ class RunsHealer:
             "HEALER_GITHUB_TOKEN": self.standin.token,
             # the sample agents are scripts of this machine's user; isolation is chosen per test or demo
             "HEALER_ISOLATION": self.isolation,
+            # the child runs the healer this process imported (a source tree's, not another one installed)
+            "PYTHONPATH": str(Path(healer.__file__).resolve().parent.parent),
         }
         for name, value in inputs.items():
             env["HEALER_" + name.upper().replace("-", "_")] = value
