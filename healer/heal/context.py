@@ -55,6 +55,9 @@ class Delivery:
     review: str = ""  # a fork's review of suggested changes (its URL)
     suggested: int = 0  # hunks suggested in that review
     left_out: int = 0  # hunks only in the patch (not on lines the pull request's diff shows)
+    # how the PR's author was told of a fix pull request: "review" (a review request), "mention" (GitHub
+    # refused it: a comment on the fix pull request mentions them), "" (nobody: a bot, or a failed request)
+    asked: str = ""
 
     @property
     def url(self) -> str:
