@@ -44,6 +44,7 @@ from healer.model import CheckPlan, RunEvent, Verdict
 __all__ = [
     "MARKER_PREFIX",
     "MAX_CHECK_CHARS",
+    "UNTRIED",
     "Kind",
     "Marker",
     "Signer",
@@ -344,6 +345,7 @@ def add_markers(body: str, markers: Sequence[Marker], note: str = "", signer: Si
     return f"{block}\n\n{text}" if block else text
 
 
+UNTRIED = "untried"  # the result of an escalation with nothing tried: the pull request's short notice
 _KIND_OF_VERDICT = {Verdict.HEAL: Kind.ATTEMPT, Verdict.RERUN: Kind.RERUN, Verdict.ESCALATE: Kind.ESCALATION}
 
 
@@ -359,7 +361,8 @@ def record(
 ) -> Marker | None:
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
-    ``result`` is a short word for the outcome: ``opened``, ``draft``, ``refused``, ``failed``…
+    ``result`` is a short word for the outcome: ``opened``, ``draft``, ``refused``, ``failed``…; an
+    escalation with nothing tried (no fix rule, no agent) records ``untried``.
     """
     kind = _KIND_OF_VERDICT.get(plan.verdict) or (Kind.DIAGNOSIS if plan.diagnose else None)
     if kind is None:
@@ -375,7 +378,7 @@ def record(
         category=diagnosis.category.value if diagnosis else "",
         mode=plan.mode.value if plan.mode else "",
         fix_pr=fix_pr,
-        result=result,
+        result=result or (UNTRIED if plan.untried and kind is Kind.ESCALATION else ""),
         tests=diagnosis.test_ids if diagnosis else (),
         by=by,
         workflow=workflow_key(run),

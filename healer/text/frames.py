@@ -134,6 +134,8 @@ class CheckView:
     flaky: tuple[str, ...] = ()  # the known flaky tests a re-run is for
     test_ids: tuple[str, ...] = ()  # the failing tests the log names (untrusted: shown in code spans)
     hint: str = ""  # a learned rule's account of what fixed this failure before (untrusted: fenced)
+    decisive: str = ""  # the first line that decided the diagnosis, cut short (untrusted: a code span)
+    untried: bool = False  # nothing to try (no fix rule, no agent): a line of the short notice
 
 
 _GROUP = re.compile(r"^##\[group\]")
@@ -195,7 +197,20 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         flaky=plan.flaky,
         test_ids=diag.test_ids if diag else (),
         hint=getattr(diag, "hint", "") if diag else "",
+        decisive=_first_line(diag.decisive) if diag else "",
+        untried=plan.untried,
     )
+
+
+def _first_line(lines: Sequence[str], limit: int = 160) -> str:
+    """The first non-blank line of ``lines`` without its indentation, cut to ``limit`` characters; a banner
+    (pytest's ``____ test_add ____``) only when every line is one."""
+    kept = [ln.strip() for ln in lines if ln.strip()]
+    line = next((ln for ln in kept if not _BANNER.match(ln)), kept[0] if kept else "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+_BANNER = re.compile(r"^[_=\-~*#]{3,}(?:.*[_=\-~*#]{3,})?$")
 
 
 def render_heal_frame(
@@ -265,6 +280,7 @@ class HealNote:
     how: str = ""  # "ran `ruff format .`", "the agent changed 2 files" (healer-written text)
     verification: str = ""  # Verification.describe()
     fix_pr_url: str = ""
+    asked: str = ""  # how the author was told of the fix pull request: "review", "mention" or ""
     draft: bool = False
     pushed: bool = False
     frame_path: str = ""
@@ -284,7 +300,6 @@ def render_comment(
     head_sha: str,
     run_url: str,
     markers: str,
-    checks: Sequence[CheckPlan] = (),
     reruns: Sequence[CheckPlan] = (),
     heal: HealNote | None = None,
     diagnoses: Sequence[CheckPlan] = (),
@@ -296,9 +311,13 @@ def render_comment(
     limit: int = COMMENT_LIMIT,
     workflow_path: str = "",
     workflow: str = "",
+    healing: Sequence[CheckPlan] = (),
+    promise: str = "",
 ) -> str:
     """The run's PR comment (``claim``, ``done``, ``reset`` or ``startup``), within GitHub's size limit,
-    markers kept."""
+    markers kept. A claim is created, so it notifies: it says what the run is about to do, the checks it
+    heals (``healing``, and ``promise``: what follows) and what it re-runs or escalates, as the outcome
+    will; ``done`` is the edit that replaces it."""
 
     def render(lines: int) -> str:
         def views(plans: Sequence[CheckPlan]) -> list[CheckView]:
@@ -321,7 +340,6 @@ def render_comment(
                 "state": state,
                 "head_sha": head_sha,
                 "run_url": run_url,
-                "checks": views(checks),
                 "reruns": views(reruns),
                 "heal": heal_view,
                 "diagnoses": views(diagnoses),
@@ -332,6 +350,8 @@ def render_comment(
                 "workflow_path": workflow_path,
                 "workflow": workflow,
                 "opt_out_label": opt_out_label,
+                "healing": views(healing),
+                "promise": promise,
             },
         )
 
