@@ -64,6 +64,7 @@ def edit_notice(ctx: RunContext, event: RunEvent, pr: PullRequest, plan: Plan, n
     markers = [m for m in (record(c, event) for c in untried) if m is not None] + reset_markers(
         plan.resets, event.head_sha, event.run_id, event.run_attempt, workflow_key(event)
     )
+    checks = [c.check for c in untried]
     text = render_comment(
         ctx.frames,
         state="done",
@@ -72,8 +73,9 @@ def edit_notice(ctx: RunContext, event: RunEvent, pr: PullRequest, plan: Plan, n
         markers="",
         escalations=untried,
         workflow=event.workflow_name,
+        listed=len(_kept(notice.body, checks)) + len(untried),
     )
-    body = notice_body(notice.body, markers, text, [c.check for c in untried], ctx.signer(pr))
+    body = notice_body(notice.body, markers, text, checks, ctx.signer(pr))
     ctx.gh.update_comment(notice.id, scrub(body, ctx.config.github_token))
     ctx.note(f"added {names(untried)} to the notice of checks with nothing to try (edited)")
     ctx.outcome.decision = "escalated"
@@ -109,11 +111,16 @@ def notice_body(
 ) -> str:
     """The notice edited: ``old``'s marker block with ``markers`` added, then ``text`` (the notice as this
     run renders it) with the lines of the checks listed before and not in ``checks`` kept in its list."""
-    kept = [line for line in _bullets(old) if not any(line.startswith(_key(c)) for c in checks)]
+    kept = _kept(old, checks)
     lines = text.strip("\n").split("\n")
     at = next((i for i, line in enumerate(lines) if line.startswith(_BULLET)), len(lines))
     merged = "\n".join([*lines[:at], *kept, *lines[at:]])
     return add_markers(_marker_block(old), markers, merged, signer)
+
+
+def _kept(old: str, checks: Sequence[str]) -> list[str]:
+    """The lines of ``old``'s list for the checks other than ``checks``."""
+    return [line for line in _bullets(old) if not any(line.startswith(_key(c)) for c in checks)]
 
 
 def _key(check: str) -> str:

@@ -313,11 +313,13 @@ def render_comment(
     workflow: str = "",
     healing: Sequence[CheckPlan] = (),
     promise: str = "",
+    listed: int = 0,
 ) -> str:
     """The run's PR comment (``claim``, ``done``, ``reset`` or ``startup``), within GitHub's size limit,
     markers kept. A claim is created, so it notifies: it says what the run is about to do, the checks it
     heals (``healing``, and ``promise``: what follows) and what it re-runs or escalates, as the outcome
-    will; ``done`` is the edit that replaces it."""
+    will; ``done`` is the edit that replaces it. ``listed``: the checks the notice of checks with nothing to
+    try lists in all, when it is edited to add ``escalations`` to those it listed before."""
 
     def render(lines: int) -> str:
         def views(plans: Sequence[CheckPlan]) -> list[CheckView]:
@@ -352,6 +354,7 @@ def render_comment(
                 "opt_out_label": opt_out_label,
                 "healing": views(healing),
                 "promise": promise,
+                "listed": listed,
             },
         )
 
