@@ -286,7 +286,7 @@ def _plan_check(
         )
     if mode is HealMode.AGENT and not config.agent_command and config.delivery != "none":
         # nothing to try: said once, in the pull request's short notice (not as a failed attempt)
-        planned = escalate("No fix rule applies, and no `agent-command` is configured.")
+        planned = escalate("No fix rule applies.")
         return _with(planned, untried=True) if planned.verdict is Verdict.ESCALATE else planned
     return _with(
         base,

@@ -133,11 +133,14 @@ def test_checks_with_nothing_to_try_get_one_short_notice_per_pull_request(box: S
     [(kind, line), (edit, _)] = on(first, pull.number)
     assert (kind, edit) == ("comment", "edit")
     assert line.startswith(
-        ":information_source: **ci-healer** has nothing to try for this check: no fix rule"
+        ":information_source: **ci-healer** has nothing to try for this check, as no `agent-command` is"
     )
     [notice] = box.standin.comments(box.repo, pull.number)
     visible = [x for x in notice.body.split("\n") if x.strip() and not x.startswith("<!--")]
-    assert visible[1] == "- `test (3.12)` (test, `python -m pytest -q`): `E assert -1 == 5`"
+    assert (
+        visible[1]
+        == "- `test (3.12)` (test, `python -m pytest -q`): `E assert -1 == 5`. No fix rule applies."
+    )
     assert "Tried" not in notice.body and TEAM not in notice.body  # not a failed attempt; nobody called
     assert "needs-a-person" not in box.standin.pulls(box.repo)[0].labels
     assert [m.result for m in decode_markers(notice.body) if m.kind is Kind.ESCALATION] == ["untried"]
@@ -151,7 +154,7 @@ def test_checks_with_nothing_to_try_get_one_short_notice_per_pull_request(box: S
 
     [(kind, line)] = on(second, pull.number)
     assert kind == "edit"  # heard once: the notice is edited
-    assert line.startswith(":information_source: **ci-healer** has nothing to try for these checks:")
+    assert line.startswith(":information_source: **ci-healer** has nothing to try for these checks, as")
     [notice] = box.standin.comments(box.repo, pull.number)
     assert notice.body.count("- `test (3.1") == 2
     assert sha[:7] in notice.body

@@ -413,7 +413,7 @@ def test_checks_with_nothing_to_try_get_a_short_notice_not_a_failed_attempt() ->
         replace(plan(Category.TEST, ("E   assert 5 == 6",), check=hostile), verdict=Verdict.ESCALATE,
                 untried=True),
         replace(plan(Category.TYPECHECK, ("a.py:3: error: bad",), check="types"), verdict=Verdict.ESCALATE,
-                untried=True),
+                untried=True, detail="No fix rule applies."),
     ]  # fmt: skip
     checks = [replace(c, diagnosis=replace(c.diagnosis, decisive=c.diagnosis.excerpt)) for c in checks]
     body = render_comment(
@@ -421,11 +421,11 @@ def test_checks_with_nothing_to_try_get_a_short_notice_not_a_failed_attempt() ->
     )
     lines = visible_lines(body)
     assert lines[0].startswith(
-        ":information_source: **ci-healer** has nothing to try for these checks: no fix"
+        ":information_source: **ci-healer** has nothing to try for these checks, as no `agent-command` is"
     )
     assert lines[1:3] == [
-        "- `test @\u200ball <b>x</b>` (test, `ruff check .`): `E assert 5 == 6`",  # the mention defused
-        "- `types` (typecheck, `ruff check .`): `a.py:3: error: bad`",
+        "- `test @\u200ball <b>x</b>` (test, `ruff check .`): `E assert 5 == 6`.",  # the mention defused
+        "- `types` (typecheck, `ruff check .`): `a.py:3: error: bad`. No fix rule applies.",
     ]
     assert "Tried" not in body and "needs a person" not in body and "cc @team" not in body
     assert len(lines) == 4  # the notice, its two checks, the run's line
