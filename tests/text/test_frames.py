@@ -611,3 +611,20 @@ def test_heal_frame_names_the_failing_tests_in_code_spans() -> None:
         Frames(), repository="o/r", pr=PR, head_sha=SHA, run_url="https://run", checks=[base]
     )
     assert "Failing tests" not in plain
+
+
+@pytest.mark.parametrize(
+    ("asked", "says"),
+    [
+        pytest.param("review", "; its review is requested from the author of this pull request", id="review"),
+        pytest.param("mention", "; GitHub would not request a review from the author", id="mention"),
+        pytest.param("", "", id="nobody"),
+    ],
+)
+def test_the_outcome_says_how_the_author_was_asked_to_review_the_fix(asked: str, says: str) -> None:
+    note = HealNote(1, 3, (plan(),), True, how="ran `ruff check --fix a.py`", verification="it passed",
+                    fix_pr_url="https://github.com/o/r/pull/2", asked=asked)  # fmt: skip
+    body = render_comment(Frames(), state="done", head_sha=SHA, run_url="u", markers="", heal=note)
+    line = next(x for x in body.split("\n") if x.startswith("Fix pull request: "))
+    assert line.startswith("Fix pull request: https://github.com/o/r/pull/2 (it passed)" + says)
+    assert body.endswith(f"\n\n**ci-healer** on `{SHA[:7]}` ([run](u))")
