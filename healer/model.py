@@ -125,6 +125,7 @@ class PullRequest:
     base_sha: str = ""  # the base branch's commit GitHub compares with ("" when not said)
     head_clone_url: str = ""  # the head repository's clone URL (a fork's)
     maintainer_can_modify: bool = False  # a fork's author lets people with push access push to its branch
+    node_id: str = ""  # the GraphQL id (marking a draft ready for review has no REST operation)
 
     @property
     def is_fork(self) -> bool:
@@ -341,6 +342,8 @@ class FixPull:
     state: str  # open, merged, closed
     for_pull: int = 0  # the pull request it fixes (0 for a rule PR)
     head_ref: str = ""
+    ci: str = ""  # its CI's verdict at its latest tested commit: passed, failed ("": none recorded)
+    author: str = ""  # who opened it (``github-actions[bot]``: opened with GITHUB_TOKEN, so no CI ran on it)
 
 
 @dataclass(frozen=True)
@@ -376,6 +379,8 @@ class Figures:
     flaky_tests: Mapping[str, int] = field(default_factory=dict)  # test id → times recorded
     tokens: int = 0  # agent tokens recorded
     attempts_with_tokens: int = 0
+    tokens_unknown: int = 0  # attempts whose agent ran and whose token use could not be read
+    budget_stops: int = 0  # attempts whose agent a budget stopped (delivered or not)
     rule_pulls: tuple[FixPull, ...] = ()
     trunk_episodes: tuple[TrunkEpisode, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be read
@@ -391,13 +396,13 @@ class Figures:
     def fix_count(self, state: str) -> int:
         return sum(1 for p in self.fix_pulls if p.state == state)
 
+    def fix_ci_count(self, verdict: str) -> int:
+        """Fix PRs whose CI ``passed`` (proven green) or ``failed``."""
+        return sum(1 for p in self.fix_pulls if p.ci == verdict)
+
     def rule_count(self, state: str) -> int:
         return sum(1 for p in self.rule_pulls if p.state == state)
 
     @property
     def median_hours_to_green(self) -> float | None:
         return round(median(self.hours_to_green), 1) if self.hours_to_green else None
-
-    @property
-    def tokens_unknown(self) -> int:
-        return self.attempts - self.attempts_with_tokens

@@ -400,15 +400,27 @@ def _decode_body(body: Any) -> Any:
     return json.loads(body)
 
 
+def check_graphql(method: str, url: str, body: Any) -> None:
+    """GraphQL is no REST operation: the one mutation the healer sends (marking a pull request ready for
+    review), a POST to ``/graphql`` with its query and its one variable."""
+    assert method == "POST" and urlsplit(url).path.endswith("/graphql"), f"{method} {url}"
+    assert isinstance(body, dict) and "markPullRequestReadyForReview" in str(body.get("query")), body
+    assert set(body.get("variables") or {}) == {"id"}, body
+
+
 def check_calls(calls: Iterable[Any], *, api_base: str) -> int:
     """Check every request (and its response) recorded by ``responses`` that went to the API; return how many.
 
-    Requests outside ``api_base`` (the signed log URL) are exempt.
+    Requests outside ``api_base`` (the signed log URL) are exempt; GraphQL has its own check.
     """
     checked = 0
     for call in calls:
         request, response = call.request, call.response
         if not is_api_request(request.url, api_base):
+            continue
+        if urlsplit(request.url).path.endswith("/graphql"):
+            check_graphql(request.method, request.url, _decode_body(request.body))
+            checked += 1
             continue
         check_request(request.method, request.url, _decode_body(request.body))
         if response is not None and not isinstance(response, Exception):

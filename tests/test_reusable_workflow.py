@@ -269,6 +269,8 @@ def test_the_caller_is_short_and_calls_the_reusable_workflow() -> None:
     assert "Dependabot" in text and "Renovate" in text and "package-ecosystem: github-actions" in text
     # the opt-in dashboard: a commented schedule and the input it needs
     assert re.search(r"^\s*#\s*schedule:", text, re.MULTILINE) and "dashboard: true" in text
+    # and the edits of the dashboard issue whose ticked boxes the command job runs
+    assert re.search(r"^\s*#\s*issues:\n\s*#\s*types: \[edited\]", text, re.MULTILINE)
 
 
 def test_the_caller_grants_what_the_called_jobs_ask_for_and_passes_only_what_they_declare() -> None:

@@ -295,6 +295,28 @@ def test_the_example_obeys_comment_commands_only_from_new_pull_request_comments(
     assert "comment" not in str(healer)
 
 
+def test_the_example_runs_a_box_ticked_in_the_dashboard_in_the_command_job() -> None:
+    from healer.text.dashboard import DASHBOARD_MARKER
+
+    data = load(EXAMPLE)
+    assert data["on"]["issues"] == {"types": ["edited"]}
+    command = data["jobs"]["command"]
+    # a person's body edit of an issue a bot opened that starts with the dashboard's marker; the healer checks
+    # the rest (its own login, the editor's permission, the boxes' references) from the event file
+    for condition in (
+        "github.event_name == 'issues'",
+        "github.event.issue.user.type == 'Bot'",
+        "github.event.sender.type != 'Bot'",
+        "github.event.changes.body",
+        f"startsWith(github.event.issue.body, '{DASHBOARD_MARKER}')",
+    ):
+        assert condition in command["if"]
+    # no other job runs on it
+    for job_id, job in data["jobs"].items():
+        if job_id != "command":
+            assert "'issues'" not in str(job.get("if", "")), job_id
+
+
 def test_the_example_closes_fix_prs_when_a_pr_closes_without_running_its_code() -> None:
     # `pull_request_target` runs with secrets and a write token: the job must check out and run nothing of the
     # PR (GitHub Security Lab, "Preventing pwn requests"); it only calls the API to close fix PRs.

@@ -51,7 +51,8 @@ INPUTS: tuple[Input, ...] = (
         "github-token",
         "",
         "Token for the GitHub API and for pushing fix branches (empty: the workflow's `GITHUB_TOKEN`). "
-        "Needs `contents: write`, `pull-requests: write`, `actions: write` (re-runs), `checks: read`.",
+        "Needs `contents: write`, `pull-requests: write`, `actions: write` (re-runs, CI on fix branches), "
+        "`checks: read`.",
         text,
         secret=True,
     ),

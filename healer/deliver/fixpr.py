@@ -8,12 +8,14 @@ and decides nothing: what to deliver, and whether it was verified, is settled by
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
 from healer.heal.context import Delivery
 from healer.heal.workspace import Checkout, Identity
 from healer.model import PullRequest
+from healer.text.proof import with_ci_line
 
 FIX_BRANCH_PREFIX = "ci-healer/"
 _TITLE_LIMIT = 200
@@ -71,15 +73,23 @@ def deliver_pull_request(
     token: str,
     server_url: str,
     previous_fix_prs: Sequence[int] = (),
+    start_ci: Callable[[str], StartedCi] | None = None,
 ) -> Delivery:
     """Commit, push ``ci-healer/<pr>-<sha7>`` and open (or update) a PR into the PR's head branch.
 
+    With ``start_ci`` (a token whose pushes start no workflow), the branch's CI is started once it is pushed;
+    the body says so, and the PR waits for the verdict as a draft (:mod:`healer.run.proving` marks it ready).
     Earlier fix PRs of the same checks that are still open are closed as superseded by this one."""
     branch = fix_branch(pr.number, head_sha)
     commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
     # The branch is the healer's own; a leftover from an interrupted run of this commit is overwritten.
     checkout.push(branch, token=token, server_url=server_url, force=True)
     title = fix_title(pr, checks, attempt, max_attempts)
+    unverified = draft
+    ci = start_ci(branch) if start_ci is not None else None
+    if ci is not None:
+        body = with_ci_line(body, ci.line)
+        draft = draft or ci.pending
     try:
         try:
             pull = gh.create_pull(head=branch, base=pr.head_ref, title=title, body=body, draft=draft)
@@ -87,13 +97,13 @@ def deliver_pull_request(
             if not (draft and exc.status == 422 and DRAFTS_REFUSED in str(exc)):
                 raise
             # Private repositories on the Free and Pro plans refuse drafts (BEHAVIOUR.md): open it ready for
-            # review, and say plainly in its title and body that the change is unverified. One retry.
+            # review, and say plainly in its title and body when the change is unverified. One retry.
             draft = False
             pull = gh.create_pull(
                 head=branch,
                 base=pr.head_ref,
-                title=unverified_title(title),
-                body=UNVERIFIED_NOTE + body,
+                title=unverified_title(title) if unverified else title,
+                body=UNVERIFIED_NOTE + body if unverified else body,
                 draft=False,
             )
     except GitHubError as exc:
@@ -104,7 +114,9 @@ def deliver_pull_request(
         raise DeliveryError(message) from None
     superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull)
     asked = ask_review(gh, pull, pr, checks)
-    return Delivery("pull-request", branch, commit, pull, draft, superseded, asked=asked)
+    return Delivery(
+        "pull-request", branch, commit, pull, draft, superseded, ci=ci.state if ci else "", asked=asked
+    )
 
 
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")

@@ -6,12 +6,15 @@ the configuration asks for (the git and GitHub work is :mod:`healer.deliver.fixp
 
 from __future__ import annotations
 
+from functools import partial
+
 from healer.deliver.fixpr import deliver_comment, deliver_pull_request, deliver_push
+from healer.deliver.proof import CiWorkflow, StartedCi, start_ci
 from healer.github import GitHub
 from healer.heal.agent import Verification
 from healer.heal.context import Delivery, HealContext, HealResult
 from healer.heal.workspace import Checkout, identity_for
-from healer.text.frames import render_fix_pr_body
+from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.tokens import scrub
 
 # Files listed in a fix PR's body; the rest are counted.
@@ -65,10 +68,10 @@ def hand_over(
         setup=result.setup,
         files=result.files[:FILES_SHOWN],
         more_files=max(0, len(result.files) - FILES_SHOWN),
-        workflow_token=ctx.workflow_token,
         attempt=attempt,
         max_attempts=config.max_attempts,
         allowed=result.allowed,
+        budget_stop=budget_stop(result.spend) if result.agent is not None else "",
     )
     body = scrub(body, config.github_token)
     return deliver_pull_request(
@@ -85,4 +88,14 @@ def hand_over(
         token=config.github_token,
         server_url=ctx.server_url,
         previous_fix_prs=ctx.previous_fix_prs,
+        start_ci=_ci_starter(gh, ctx),
     )
+
+
+def _ci_starter(gh: GitHub, ctx: HealContext) -> partial[StartedCi] | None:
+    """How the fix branch's CI starts: with the job's ``GITHUB_TOKEN`` (whose pushes start no workflow) the
+    healed workflow is dispatched on it; with another token its pushes start CI themselves."""
+    path, name = ctx.ci_workflow
+    if ctx.workflow_token is not True or not path or ctx.pr.is_fork:
+        return None
+    return partial(start_ci, gh, CiWorkflow(path, name or path), server_url=ctx.server_url)

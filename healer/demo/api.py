@@ -2,8 +2,9 @@
 
 :class:`Api` checks the token, injects faults, adds rate-limit headers and calls the operation; the operations
 live with their resource: :mod:`healer.demo.pullops` (pull requests, branches), :mod:`healer.demo.runops`
-(runs, jobs, logs, checks), :mod:`healer.demo.issueops` (comments, labels), :mod:`healer.demo.commandops`
-(reactions, removing a label), and the repository's own below. :mod:`healer.demo.views` gives them GitHub's
+(runs, jobs, logs, checks), :mod:`healer.demo.proofops` (dispatching a workflow, GraphQL's ready for
+review), :mod:`healer.demo.issueops` (comments, labels), :mod:`healer.demo.commandops` (reactions, removing
+a label), and the repository's own below. :mod:`healer.demo.views` gives them GitHub's
 shapes of the state.
 """
 
@@ -18,6 +19,7 @@ from healer.demo import shapes
 from healer.demo.commandops import CommandOps
 from healer.demo.historyops import HistoryOps
 from healer.demo.issueops import MAX_COMMENT, IssueOps
+from healer.demo.proofops import ProofOps
 from healer.demo.pullops import PullOps
 from healer.demo.routes import Reply, error, match_route
 from healer.demo.runops import RunOps
@@ -26,7 +28,7 @@ from healer.demo.state import Repo
 __all__ = ["MAX_COMMENT", "Api"]
 
 
-class Api(HistoryOps, CommandOps, PullOps, RunOps, IssueOps):
+class Api(HistoryOps, CommandOps, ProofOps, PullOps, RunOps, IssueOps):
     """Serves one :class:`StandIn`'s state."""
 
     # -- dispatch --------------------------------------------------------------------------------------------
@@ -39,6 +41,8 @@ class Api(HistoryOps, CommandOps, PullOps, RunOps, IssueOps):
         auth: str | None,
         headers: Mapping[str, str],
     ) -> tuple[str, Reply]:
+        if method == "POST" and path == self.graphql_path():
+            return "graphql", self.graphql(body, auth)
         inner = self.api_path(path)
         found = match_route(method, inner) if inner is not None else None
         if found is None:
@@ -88,6 +92,10 @@ class Api(HistoryOps, CommandOps, PullOps, RunOps, IssueOps):
             ("x-ratelimit-resource", "core"),
         ]
 
+    def graphql_path(self) -> str:
+        """Where GraphQL is served: ``/graphql`` beside the REST root (``/api/graphql`` for ``/api/v3``)."""
+        return self.s.api_prefix.removesuffix("/v3") + "/graphql"
+
     def api_path(self, path: str) -> str | None:
         """``path`` without the API prefix, or None when it is outside the API."""
         if self.s.api_prefix:
@@ -129,8 +137,14 @@ class Api(HistoryOps, CommandOps, PullOps, RunOps, IssueOps):
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         login = params["username"]
+        if login.lower().endswith("[bot]"):
+            # an App's bot account is no user to this endpoint (GitHub answers 404 "<login> is not a user")
+            return error(404, f"{login} is not a user")
         level = self.s.permissions.get(
             (repo.full_name.lower(), login.lower()),
             "admin" if login.lower() == repo.owner.lower() else "read",
         )
+        if level == "none":
+            # not a collaborator of a private repository: GitHub answers 404 (the operation's 404 response)
+            return error(404, "Not Found")
         return Reply(200, shapes.permission(login, level, self.api, self.web))

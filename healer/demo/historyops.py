@@ -203,6 +203,16 @@ class HistoryOps(Views):
         shape = self._issue_shape(issue)
         return Reply(201, shape, headers=[("Location", shape["url"])])
 
+    def op_issues_get(
+        self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
+    ) -> Reply:
+        number = int(params["number"]) if params["number"].isdigit() else -1
+        issue = self.s.issue_store.get((repo.full_name, number))
+        if issue is not None:
+            return Reply(200, self._issue_shape(issue))
+        pull = self._pull(repo, params["number"])
+        return Reply(200, self._pull_as_issue(pull)) if pull is not None else error(404, "Not Found")
+
     def op_issues_update(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
@@ -223,3 +233,29 @@ class HistoryOps(Views):
             issue.state = body["state"]
         issue.updated_at = self.s._now()
         return Reply(200, self._issue_shape(issue))
+
+
+def issues_edited_event(
+    issue: dict[str, Any], before: str, repository: dict[str, Any], sender: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``issues`` event with ``action: edited`` for a body edit, shaped like GitHub's: the issue as it is
+    after the edit, the body before it in ``changes.body.from``, and who edited it as ``sender``."""
+    repo = {
+        k: v for k, v in repository.items() if k not in ("network_count", "subscribers_count", "permissions")
+    }
+    repo.update({"web_commit_signoff_required": False, "custom_properties": {}})
+    # the webhook's issue is the REST one with its reactions and without the REST-only `closed_by`
+    url = issue["url"]
+    counts = {k: 0 for k in ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")}
+    hook_issue = {k: v for k, v in issue.items() if k != "closed_by"} | {
+        "timeline_url": f"{url}/timeline",
+        "performed_via_github_app": None,
+        "reactions": {"url": f"{url}/reactions", "total_count": 0, **counts},
+    }
+    return {
+        "action": "edited",
+        "issue": hook_issue,
+        "changes": {"body": {"from": before}},
+        "repository": repo,
+        "sender": sender,
+    }

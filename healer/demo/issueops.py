@@ -1,4 +1,5 @@
-"""The stand-in's issue operations: a pull request's comments (GitHub's length limit) and its labels."""
+"""The stand-in's issue operations: a pull request's comments (GitHub's length limit), and the labels of an
+issue or a pull request."""
 
 from __future__ import annotations
 
@@ -86,13 +87,16 @@ class IssueOps(Views):
     def op_issues_add_labels(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
-        pull = self._pull(repo, params["number"])
-        if pull is None:
+        # issues and pull requests share the endpoint (and their numbers)
+        number = int(params["number"]) if params["number"].isdigit() else -1
+        item = self._pull(repo, params["number"]) or self.s.issue_store.get((repo.full_name, number))
+        if item is None:
             return error(404, "Not Found")
         names = body.get("labels") if isinstance(body, dict) else body
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             return error(422, "Validation Failed")
         for name in names:
-            if name not in pull.labels:
-                pull.labels.append(name)
-        return Reply(200, [shapes.label(name, self.api, repo.full_name) for name in pull.labels])
+            if name not in item.labels:
+                item.labels.append(name)
+        item.updated_at = self.s._now()  # labelling an issue or a pull request updates it, as on GitHub
+        return Reply(200, [shapes.label(name, self.api, repo.full_name) for name in item.labels])

@@ -85,10 +85,12 @@ for _method, _template, _operation in (
     ("GET", _R + "/actions/jobs/{job_id}/logs", "actions/download-job-logs-for-workflow-run"),
     ("POST", _R + "/actions/jobs/{job_id}/rerun", "actions/re-run-job-for-workflow-run"),
     ("GET", _R + "/actions/workflows/{workflow_id}/runs", "actions/list-workflow-runs"),
+    ("POST", _R + "/actions/workflows/{workflow_id}/dispatches", "actions/create-workflow-dispatch"),
     ("GET", _R + "/issues", "issues/list-for-repo"),
     ("POST", _R + "/issues", "issues/create"),
     ("PATCH", _R + "/issues/{number}", "issues/update"),
     ("GET", _R + "/issues/comments", "issues/list-comments-for-repo"),
+    ("GET", _R + "/issues/{number}", "issues/get"),  # after /issues/comments, which it would match too
     ("GET", _R + "/issues/{number}/comments", "issues/list-comments"),
     ("POST", _R + "/issues/{number}/comments", "issues/create-comment"),
     ("PATCH", _R + "/issues/comments/{comment_id}", "issues/update-comment"),

@@ -20,6 +20,8 @@ from healer.demo.sample import workflow_run_event
 from healer.demo.standin import StandIn
 from healer.demo.state import Pull, RecordedRequest, Run
 
+_HEALER_ROOT = str(Path(healer.__file__).resolve().parent.parent)
+
 
 def run_child(
     argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float
@@ -202,8 +204,8 @@ class RunsHealer:
             "HEALER_GITHUB_TOKEN": self.standin.token,
             # the sample agents are scripts of this machine's user; isolation is chosen per test or demo
             "HEALER_ISOLATION": self.isolation,
-            # the child runs the healer this process imported (a source tree's, not another one installed)
-            "PYTHONPATH": str(Path(healer.__file__).resolve().parent.parent),
+            # `python -m healer` runs the healer this process imported, not another install of it
+            "PYTHONPATH": _HEALER_ROOT,
         }
         for name, value in inputs.items():
             env["HEALER_" + name.upper().replace("-", "_")] = value

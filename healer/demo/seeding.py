@@ -315,6 +315,14 @@ class Seeding:
             self.issue_store[(base.full_name, issue.number)] = issue
             return issue
 
+    def edit_issue(self, repo: str, number: int, body: str) -> str:
+        """A person edits issue ``number``'s body (a box ticked in the dashboard); returns the body before,
+        which GitHub sends as ``changes.body.from`` in the ``issues: edited`` event."""
+        with self._lock:
+            issue = self.issue_store[(self._repo(repo).full_name, number)]
+            before, issue.body, issue.updated_at = issue.body, body, self._now()
+            return before
+
     def add_comment(
         self, repo: str, number: int, body: str, *, author: str, at: str | None = None
     ) -> Comment:

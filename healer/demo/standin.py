@@ -66,6 +66,8 @@ class StandIn(Seeding):
         self.reruns: list[Rerun] = []
         self.reviews: list[Review] = []
         self.reactions: list[Reaction] = []
+        self.dispatched: list[Run] = []  # runs started by `workflow_dispatch`, in order
+        self.readied: list[int] = []  # pull requests marked ready for review (GraphQL), in order
         self.repos: dict[str, Repo] = {}
         self.pulls_by_repo: dict[str, dict[int, Pull]] = {}
         self.runs: dict[int, Run] = {}
@@ -129,6 +131,8 @@ class StandIn(Seeding):
             self.reruns.clear()
             self.reviews.clear()
             self.reactions.clear()
+            self.dispatched.clear()
+            self.readied.clear()
             self.repos.clear()
             self.pulls_by_repo.clear()
             self.runs.clear()

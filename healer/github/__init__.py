@@ -10,6 +10,7 @@ from healer.github.client import GitHub
 from healer.github.convert import COMMENT_LIMIT, is_stale
 from healer.github.errors import GitHubError
 from healer.github.logdownload import LOG_CUT_PREFIX, LOG_KEEP_LIMIT, LOG_READ_LIMIT
+from healer.github.proving import DispatchRefused
 from healer.github.transport import MAX_RETRIES, MAX_WAIT_SECONDS, PER_PAGE, USER_AGENT, is_loopback_http
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "MAX_WAIT_SECONDS",
     "PER_PAGE",
     "USER_AGENT",
+    "DispatchRefused",
     "GitHub",
     "GitHubError",
     "is_loopback_http",

@@ -25,6 +25,7 @@ from healer.github.convert import (
 from healer.github.errors import GitHubError
 from healer.github.history import HistoryCalls
 from healer.github.logdownload import LOG_KEEP_LIMIT
+from healer.github.proving import ProofCalls
 from healer.github.transport import PER_PAGE, Transport, last_page
 from healer.logsource import DEFAULT_READ_LIMIT
 from healer.model import Annotation, Comment, Job, LogTail, PullRequest, Repository, RunEvent
@@ -52,7 +53,7 @@ class LineComment(Protocol):
     def body(self) -> str: ...
 
 
-class GitHub(HistoryCalls, CommandCalls, Transport):
+class GitHub(HistoryCalls, CommandCalls, ProofCalls, Transport):
     """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json.
 
     Single objects are read and written through PyGithub's typed objects on a lazy repository (no request

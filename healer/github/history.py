@@ -22,7 +22,10 @@ else:
 
 REPORT_COMMENT_PAGES = 30  # a report reads at most 3,000 comments (30 requests)
 REPORT_PULL_PAGES = 5  # and the 500 most recently updated pull requests
-_ISSUE_PAGES = 3
+_LABELLED_PAGES = 3  # issues and PRs with the dashboard's label (one page: only the dashboard has it)
+# the bot's issues and PRs updated since the dashboard: a bound far beyond a busy year of fix PRs, there so
+# that a listing cannot run away; a listing it cuts opens no second dashboard
+BOT_ISSUE_PAGES = 100
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,15 @@ class Issue:
     state: str
     html_url: str = ""
     labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class IssueSearch:
+    """What :meth:`HistoryCalls.find_issue` found: the issue, or None; ``complete`` is False when a bound
+    stopped the listing before its end (then an issue not found may still exist)."""
+
+    issue: Issue | None
+    complete: bool = True
 
 
 def issue_from(data: Mapping[str, Any]) -> Issue:
@@ -148,31 +160,41 @@ class HistoryCalls(_Calls):
             found.append(pull_from(item))
         return Listing(tuple(found), complete=len(found) < max_pages * 100)
 
-    def find_issue(self, marker: str, *, creator: str = "", label: str = "") -> Issue | None:
-        """The oldest issue by ``creator`` whose body starts with ``marker``: by ``label`` first, then by
-        creator alone (a label GitHub dropped, or one a person removed). At most two listings."""
-        queries: list[dict[str, Any]] = []
+    def find_issue(self, marker: str, *, creator: str, label: str = "") -> IssueSearch:
+        """The issue by ``creator`` whose body starts with ``marker``, however many issues and PRs the bot
+        has: by ``label`` first (one request while it has the label), then among the creator's issues and
+        PRs of every state, most recently updated first, page after page until it is found or the listing
+        ends (at most :data:`BOT_ISSUE_PAGES` pages).
+
+        Most recently updated first, not oldest first: each report edits the issue when its figures change,
+        and removing its label updates it too, so it comes before the older fix PRs that once hid it past
+        the third page. A person's copy of the marker is not the bot's issue (``creator``)."""
+        queries: list[tuple[dict[str, Any], int]] = []
         if label:
-            queries.append({"labels": label, "state": "all", "sort": "created", "direction": "asc"})
-        if creator:
-            queries.append({"creator": creator, "state": "all", "sort": "created", "direction": "asc"})
-        for query in queries:
+            queries.append(
+                ({"labels": label, "state": "all", "sort": "created", "direction": "asc"}, _LABELLED_PAGES)
+            )
+        queries.append(
+            ({"creator": creator, "state": "all", "sort": "updated", "direction": "desc"}, BOT_ISSUE_PAGES)
+        )
+        seen = 0
+        for query, pages in queries:
+            seen = 0
             for item in self._paginate(
                 "GET",
                 "/issues",
                 query,
                 what="list the repository's issues",
                 need="issues: read",
-                max_pages=_ISSUE_PAGES,
+                max_pages=pages,
             ):
+                seen += 1
                 if "pull_request" in item:  # the issues listing holds pull requests too
                     continue
                 issue = issue_from(item)
-                if creator and issue.author.casefold() != creator.casefold():
-                    continue
-                if issue.body.lstrip().startswith(marker):
-                    return issue
-        return None
+                if issue.author.casefold() == creator.casefold() and issue.body.lstrip().startswith(marker):
+                    return IssueSearch(issue)
+        return IssueSearch(None, complete=seen < BOT_ISSUE_PAGES * 100)
 
     def create_issue(self, title: str, body: str, labels: Sequence[str] = ()) -> Issue:
         check_body_length(body, "issue body")
@@ -187,6 +209,11 @@ class HistoryCalls(_Calls):
             need="issues: write",
             idempotent=False,  # a 5xx after POST may have opened it: a retry could open a second one
         )
+        return issue_from(data)
+
+    def get_issue(self, number: int) -> Issue:
+        """One issue as it is now (the dashboard's body before the healer unticks a box in it)."""
+        data = self._call("GET", f"/issues/{number}", what=f"read issue #{number}", need="issues: read")
         return issue_from(data)
 
     def update_issue(self, number: int, *, body: str) -> Issue:

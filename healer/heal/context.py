@@ -38,6 +38,9 @@ class HealContext:
     workflow_token: bool | None = None
     # model tokens the pull request's earlier heal attempts spent (their markers), for max-agent-tokens-per-pr
     agent_tokens_spent: int = 0
+    # the workflow whose failure this heal answers (file, name): started on the fix branch when pushes with
+    # the token start no workflow run
+    ci_workflow: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class Delivery:
     review: str = ""  # a fork's review of suggested changes (its URL)
     suggested: int = 0  # hunks suggested in that review
     left_out: int = 0  # hunks only in the patch (not on lines the pull request's diff shows)
+    # the fix branch's CI, started by the healer: started, no-trigger, failed; "" when it did not start it
+    ci: str = ""
     # how the PR's author was told of a fix pull request: "review" (a review request), "mention" (GitHub
     # refused it: a comment on the fix pull request mentions them), "" (nobody: a bot, or a failed request)
     asked: str = ""
@@ -93,10 +98,12 @@ class HealResult:
     @property
     def result(self) -> str:
         """A one-word result for the ledger: verified, unverified, verify-failed, verify-timed-out (a change
-        was delivered), timed-out, refused, no-change (nothing was), framed (delivery: none), budget (a
-        budget stopped the agent; what it changed went the usual way), no-model (the agent ran, asked its
-        model nothing through the proxy and changed nothing: a recipe that misses the proxy)."""
-        if self.spend is not None and self.spend.stopped:
+        was delivered, a budget stop or not: the marker's ``stopped`` says which budget), budget (a budget
+        stopped the agent and nothing was delivered), timed-out, refused, no-change (nothing was), framed
+        (delivery: none), no-model (the agent ran, asked its model nothing through the proxy and changed
+        nothing: a recipe that misses the proxy)."""
+        stopped = self.spend is not None and bool(self.spend.stopped)
+        if stopped and not self.delivered:
             return "budget"
         spend, agent = self.spend, self.agent
         if agent is not None and spend is not None and spend.silent and not (self.delivered or self.diffstat):

@@ -208,6 +208,20 @@ def hint_of(lesson: Lesson, *, pr: int, fix_pr: int, commit: str) -> str:
     return text[:MAX_HINT_CHARS]
 
 
+def description(lesson: Lesson, *, pr: int, fix_pr: int) -> str:
+    """The rule's description: the diagnosis its fix pull requests and escalations give, one plain sentence
+    of healer-written text (no Markdown, nothing from the log or the agent)."""
+    kind = lesson.category if lesson.category and lesson.category != "unknown" else ""
+    article = "An" if kind[:1] in ("a", "e", "i", "o", "u") else "A"
+    seen = f"{article} {kind} failure" if kind else "A failure"
+    does = (
+        "one command reproduces that fix, so the rule runs it"
+        if lesson.fix_command
+        else "the agent is told what that fix changed"
+    )
+    return f"{seen} seen before on #{pr} and fixed by #{fix_pr}, which a person merged; {does}."
+
+
 def rule_mapping(lesson: Lesson, *, pr: int, fix_pr: int, commit: str = "") -> dict[str, Any]:
     """The rule the lesson teaches, as it goes into ``learned.yml``: ``fix`` with the command that
     reproduced the change, else ``agent`` with a ``hint``."""
@@ -216,8 +230,7 @@ def rule_mapping(lesson: Lesson, *, pr: int, fix_pr: int, commit: str = "") -> d
         "category": lesson.category,
         "confidence": 0.9,
         # healer-written only: descriptions reach frames and PR bodies unfenced (the log's lines are in match)
-        "description": f"A failure this repository had before (category {lesson.category}), learned from "
-        f"fix pull request #{fix_pr} for #{pr}.",
+        "description": description(lesson, pr=pr, fix_pr=fix_pr),
         "match": [pattern(line) for line in lesson.decisive],
     }
     if lesson.fix_command:

@@ -200,6 +200,8 @@ class Ledger:
             return
         if marker.kind is Kind.TRUNK:  # the base branch's failure: no attempt, read by healer.ledger.trunk
             return
+        if marker.kind is Kind.PROOF:  # a fix PR's CI: no attempt and no outcome of a run of this PR
+            return
         if marker.kind is not Kind.RESET:  # a reset is bookkeeping, not the outcome a claim waits for
             # claims cover the whole commit: any workflow's outcome settles its run's claim
             self._outcomes.add((marker.sha, marker.run_id, marker.run_attempt))

@@ -85,6 +85,9 @@ class Kind(str, Enum):
     # the base branch fails a check the same way: no attempt spent; ``run`` is the base branch's run,
     # ``result`` ``broken`` (the notice) or ``lifted`` (the base branch passed again)
     TRUNK = "trunk"
+    # the CI of a fix PR (``fix_pr``) finished: ``result`` ``passed`` or ``failed``, ``run`` that CI's run,
+    # ``sha`` and ``check`` those of the attempt that opened the fix PR; added to the attempt's comment
+    PROOF = "proof"
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class Marker:
     workflow: str = ""  # the workflow the check ran in (:func:`workflow_key`); "" in markers older than it
     tokens: int = 0  # model tokens the attempt's agent spent (the proxy's count); 0 in markers older than it
     learned: str = ""  # the signature of what a verified heal learned (:mod:`healer.ledger.learned`)
+    stopped: str = ""  # the budget that stopped the attempt's agent (``agent-token-budget``…); "" if none did
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -118,7 +122,7 @@ class Marker:
             raise ValueError(f"marker sha must be 4 to 64 lowercase hex digits, not {self.sha!r}")
         if not isinstance(self.learned, str) or not re.fullmatch(r"(?:[0-9a-f]{12})?", self.learned):
             raise ValueError("marker learned must be a signature (12 hex digits)")
-        for name in ("check", "category", "mode", "result", "workflow"):
+        for name in ("check", "category", "mode", "result", "workflow", "stopped"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"marker {name} must be text")
         if self.kind is not Kind.CLAIM and not self.check:
@@ -193,6 +197,7 @@ _FIELDS = (  # (attribute, JSON key), in the order they are written
     ("workflow", "workflow"),
     ("tokens", "tokens"),  # after it, for the same reason
     ("learned", "learned"),  # after it, left out when empty, for the same reason
+    ("stopped", "stopped"),  # and after that one
 )
 _NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
 
@@ -358,10 +363,12 @@ def record(
     by: str = "",
     tokens: int = 0,
     learned: str = "",
+    stopped: str = "",
 ) -> Marker | None:
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
-    ``result`` is a short word for the outcome: ``opened``, ``draft``, ``refused``, ``failed``…; an
+    ``result`` is a short word for the outcome: ``verified``, ``refused``, ``failed``…; ``stopped`` names the
+    budget that stopped the agent (an attempt's result still says whether its change was delivered); an
     escalation with nothing tried (no fix rule, no agent) records ``untried``.
     """
     kind = _KIND_OF_VERDICT.get(plan.verdict) or (Kind.DIAGNOSIS if plan.diagnose else None)
@@ -384,6 +391,7 @@ def record(
         workflow=workflow_key(run),
         tokens=tokens,
         learned=learned if kind is Kind.ATTEMPT else "",
+        stopped=stopped if kind is Kind.ATTEMPT else "",
     )
 
 

@@ -19,7 +19,7 @@ import json
 import re
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from typing import Any
 
 from healer.ledger.learned import lesson_from
@@ -154,3 +154,19 @@ def earlier_accounts(
         ):
             found.append(account)
     return tuple(found)
+
+
+def with_why(body: str, last: str) -> str:
+    """``body`` with ``last`` added at the end of its account's ``why`` (what the next attempt reads about
+    this one; the end is what a clipped ``why`` keeps); ``body`` unchanged when it holds no account. Used
+    when a fix pull request's CI failed after the attempt's comment was written."""
+    account = decode(body)
+    if account is None:
+        return body
+    updated = encode(replace(account, why=f"{account.why}\n{last}".strip()))
+    lines = body.split("\n")
+    for index, line in enumerate(lines):
+        if _LINE.match(line.strip()):
+            lines[index] = updated
+            return "\n".join(lines)
+    return body

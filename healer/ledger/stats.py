@@ -13,14 +13,25 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from healer.ledger.markers import Kind, Marker, decode_markers
-from healer.model import Comment, Figures, FixPull, OpenEscalation, PullRequest, TrunkEpisode
+from healer.ledger.trunk import LIFTED
+from healer.model import (
+    VERIFIED,
+    Comment,
+    Figures,
+    FixPull,
+    HealMode,
+    OpenEscalation,
+    PullRequest,
+    TrunkEpisode,
+)
 
 FIX_BRANCH = "ci-healer/"
 RULE_BRANCH = "ci-healer/rule-"
+BUDGET = "budget"  # the result of an attempt a budget stopped before it delivered anything
 
 
 @dataclass(frozen=True)
@@ -81,8 +92,8 @@ def figures(
     first_failure: dict[tuple[int, str, str], str] = {}
     hours: list[float] = []
     flaky: Counter[str] = Counter()
-    trunk: dict[tuple[str, int | None], set[int]] = defaultdict(set)
-    lifted: set[str] = set()
+    trunk: list[Event] = []
+    proofs: dict[int, list[Marker]] = defaultdict(list)  # fix PR → its CI's verdicts, in order
     later: dict[tuple[int, str, str], list[Event]] = defaultdict(list)  # (pull, check, sha) → what followed
     for event in events:
         m = event.marker
@@ -101,10 +112,9 @@ def figures(
         elif m.kind is Kind.FLAKY:
             flaky.update(m.tests)
         elif m.kind is Kind.TRUNK:
-            if m.result == "lifted":
-                lifted.add(m.check)
-            else:
-                trunk[(m.check, m.run_id)].add(event.pull)
+            trunk.append(event)
+        elif m.kind is Kind.PROOF and m.fix_pr is not None:
+            proofs[m.fix_pr].append(m)
         if m.kind in (Kind.ATTEMPT, Kind.RERUN, Kind.ESCALATION, Kind.TRUNK):
             first_failure.setdefault(key, event.at)
         elif m.kind is Kind.RESET:
@@ -113,8 +123,13 @@ def figures(
             if start is not None:
                 hours.append(_hours(start, event.at))
 
-    results: Counter[str] = Counter(e.marker.result or "unknown" for e in attempts.values())
-    tokens = [int(getattr(e.marker, "tokens", 0) or 0) for e in attempts.values()]
+    results: Counter[str] = Counter(_result(e.marker, by_number) for e in attempts.values())
+    tokens: dict[
+        tuple[int, str, int | None, int | None], int
+    ] = {}  # one heal's figure, in each check's marker
+    for e in attempts.values():
+        run = (e.pull, e.marker.sha, e.marker.run_id, e.marker.run_attempt)
+        tokens[run] = max(tokens.get(run, 0), e.marker.tokens)
     fix_pulls: dict[int, FixPull] = {}
     for event in attempts.values():
         number = event.marker.fix_pr
@@ -128,6 +143,7 @@ def figures(
             _state(pull) if pull else "unknown",
             event.pull,
             pull.head_ref if pull else "",
+            pull.author if pull else "",
         )
     for pull in pulls:
         fix = pull.head_ref.startswith(FIX_BRANCH) and not pull.head_ref.startswith(RULE_BRANCH)
@@ -139,7 +155,11 @@ def figures(
                 _state(pull),
                 _fix_target(pull.head_ref),
                 pull.head_ref,
+                pull.author,
             )
+    for number, verdicts in proofs.items():
+        if number in fix_pulls:
+            fix_pulls[number] = replace(fix_pulls[number], ci=_ci_verdict(verdicts))
     rule_pulls = tuple(
         FixPull(p.number, p.title, p.html_url, _state(p), 0, p.head_ref)
         for p in sorted(pulls, key=lambda p: p.number)
@@ -170,14 +190,57 @@ def figures(
         open_escalations=tuple(sorted(open_escalations, key=lambda e: (e.pull, e.check))),
         hours_to_green=tuple(hours),
         flaky_tests=dict(flaky.most_common()),
-        tokens=sum(tokens),
-        attempts_with_tokens=sum(1 for t in tokens if t > 0),
+        tokens=sum(tokens.values()),
+        attempts_with_tokens=sum(1 for e in attempts.values() if e.marker.tokens > 0),
+        tokens_unknown=sum(1 for e in attempts.values() if _tokens_unknown(e.marker)),
+        budget_stops=sum(1 for e in attempts.values() if e.marker.stopped or e.marker.result == BUDGET),
         rule_pulls=rule_pulls,
-        trunk_episodes=tuple(
-            TrunkEpisode(check, run, tuple(sorted(prs)), check in lifted)
-            for (check, run), prs in sorted(trunk.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0))
-        ),
+        trunk_episodes=_episodes(trunk),
         notes=tuple(notes),
+    )
+
+
+def _result(marker: Marker, pulls: Mapping[int, PullRequest]) -> str:
+    """An attempt's result word. A budget stop recorded before markers had ``stopped`` reads ``budget``
+    even when its change was delivered: its fix PR says so, ready when verified, a draft when not."""
+    if marker.result == BUDGET and not marker.stopped and marker.fix_pr is not None:
+        fix = pulls.get(marker.fix_pr)
+        return VERIFIED if fix is not None and not fix.draft else "unverified"
+    return marker.result or "unknown"
+
+
+# What an attempt's marker says without an agent's token count: no agent ran (a fix rule; delivery: none
+# framed it for a later step), or the model proxy counted (a budget stop, an agent that asked it nothing).
+_TOKENS_KNOWN = frozenset({"framed", "no-model", BUDGET})
+
+
+def _tokens_unknown(marker: Marker) -> bool:
+    """Whether an attempt's agent ran and its token use could not be read (no proxy between it and its
+    model): 0 tokens is a count, not a gap, when no agent ran or the proxy counted nothing."""
+    if marker.tokens or marker.stopped or marker.result in _TOKENS_KNOWN:
+        return False
+    return marker.mode != HealMode.FIX.value
+
+
+def _episodes(notices: Sequence[Event]) -> tuple[TrunkEpisode, ...]:
+    """Broken-trunk episodes: one per check and base-branch run that failed it, with the pull requests it
+    held. The lift edits the notice's markers in place (``result`` ``lifted``): a lifted marker belongs to
+    the episode of its run, or, written before lifts kept the broken run, to the newest episode of its check
+    that began before it (its run is then the base branch's green one); else it is an episode of its own."""
+    held: dict[tuple[str, int], set[int]] = defaultdict(set)
+    lifted: set[tuple[str, int]] = set()
+    for event in sorted(notices, key=lambda e: e.marker.result == LIFTED):  # the broken ones first
+        m = event.marker
+        key = (m.check, m.run_id or 0)
+        if m.result == LIFTED and key not in held:
+            earlier = [run for check, run in held if check == m.check and run <= key[1]]
+            key = (m.check, max(earlier)) if earlier else key
+        held[key].add(event.pull)
+        if m.result == LIFTED:
+            lifted.add(key)
+    return tuple(
+        TrunkEpisode(check, run or None, tuple(sorted(pulls)), (check, run) in lifted)
+        for (check, run), pulls in sorted(held.items())
     )
 
 
@@ -206,6 +269,14 @@ def _rerun_outcomes(
         else:
             outcomes["pending"] += 1
     return dict(outcomes)
+
+
+def _ci_verdict(proofs: Sequence[Marker]) -> str:
+    """A fix PR's CI at the commit its latest verdict tested: ``failed`` when the latest verdict of any
+    workflow failed there, else ``passed``."""
+    head = proofs[-1].sha
+    latest = {p.workflow: p.result for p in proofs if p.sha == head}
+    return "failed" if "failed" in latest.values() else "passed"
 
 
 def _hours(start: str, end: str) -> float:

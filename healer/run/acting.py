@@ -223,7 +223,10 @@ def carry_out(
         word = "failed" if failure else result.result
         lesson = lesson_of_heal(result, heals)  # what a verified agent heal learned (healer.run.learning)
         account = account_of(result, heals, sha, word, fix_pr, lesson=lesson)
-        records = _records(heals, event, fix_pr=fix_pr, result=word, tokens=spent_tokens(result))
+        stopped = result.spend.stopped if result.spend is not None else ""
+        records = _records(
+            heals, event, fix_pr=fix_pr, result=word, tokens=spent_tokens(result), stopped=stopped
+        )
         markers += learned_markers(records, lesson)
         # `healed` promises a delivered change (or a frame handed on with delivery: none); a refused or
         # empty change spent the attempt but delivered nothing, so a later step must not look for one.

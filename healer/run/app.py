@@ -9,6 +9,9 @@
 6. re-run / heal (fix rules, one agent call, guard, verify, deliver) / diagnose (forks);
 7. escalate; 8. job summary and step outputs.
 
+A run on one of the healer's own fix branches is never healed: it is the fix's CI, and its verdict is
+recorded (:mod:`healer.run.proving`).
+
 Every decision ends with exit code 0; only a mistake a person must fix (config, event, permissions) exits 1,
 with one ``::error::`` line naming it.
 
@@ -43,11 +46,13 @@ from healer.heal.workspace import GitError
 from healer.run.acting import act, decision_of, print_plan
 from healer.run.commandrun import execute_command
 from healer.run.context import RunContext
+from healer.run.dashboardrun import execute_tick
 from healer.run.event import PULL_REQUEST_EVENTS, EventError, load_event
 from healer.run.healing import category_of, dry_run_frame, heal_checks
 from healer.run.lifecycle import on_pull_request_event, on_startup_failure, on_success
 from healer.run.planning import counts, diagnose, find_pull, load_repository_config, plan, read_cancelled_run
 from healer.run.policy import acting
+from healer.run.proving import is_fix_run, on_fix_branch
 from healer.run.report_command import REPORT_EVENTS, run_in_actions
 from healer.run.stages import heal_stage
 from healer.run.trunk import check_trunk, notice_trunk
@@ -99,6 +104,13 @@ def execute(ctx: RunContext) -> Outcome:
             f"run {event.run_id} (attempt {event.run_attempt}) of {event.workflow_name!r}: "
             f"{event.conclusion}, head {event.head_sha[:7]}"
         )
+    if is_fix_run(event):  # the CI of one of the healer's own branches: a verdict on a fix, never healed
+        if ctx.config.stage == "heal":
+            ctx.say("a run on one of the healer's branches: the deliver job records its verdict")
+            return outcome
+        with reporter.group("A fix branch's CI: its verdict"):
+            on_fix_branch(ctx, event)
+        return outcome
     if ctx.config.stage == "heal" and event.conclusion not in FAILED:
         ctx.say(f"conclusion {event.conclusion!r}: nothing for the heal stage; the deliver job handles it")
         return outcome
@@ -211,6 +223,8 @@ def main(
         try:
             if actions.event_name == "issue_comment":
                 execute_command(ctx)
+            elif actions.event_name == "issues":  # a box ticked in the dashboard issue
+                execute_tick(ctx)
             else:
                 execute(ctx)
         finally:

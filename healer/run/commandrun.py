@@ -40,6 +40,7 @@ from healer.run.commands import (
     help_text,
     nothing_reply,
     parse_command,
+    same_check,
     unknown_reply,
 )
 from healer.run.context import RunContext, branch_config
@@ -81,9 +82,9 @@ def read_payload(ctx: RunContext) -> dict[str, Any]:
     try:
         data = json.loads(Path(ctx.actions.event_path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise EventError(f"cannot read the issue_comment payload: {exc}") from None
+        raise EventError(f"cannot read the event payload: {exc}") from None
     if not isinstance(data, dict):
-        raise EventError("the issue_comment payload is not a JSON object")
+        raise EventError("the event payload is not a JSON object")
     return data
 
 
@@ -182,7 +183,7 @@ def latest_failed_run(
     """The run of the newest failed check at the PR's head (named ``check`` when given), as an event."""
     failed = ctx.gh.failed_checks(pr.head_sha)
     if check is not None:
-        failed = [c for c in failed if c.name.casefold() == check.casefold()]
+        failed = [c for c in failed if same_check(c.name, check)]
     if not failed:
         return None
     run = ctx.gh.get_run(ctx.gh.run_of_job(failed[0].job_id))
@@ -209,7 +210,7 @@ def explain(
     found = []
     files = ScriptFiles(ctx.gh, event.head_sha)
     for item in jobs.failed:
-        if command.check is not None and item.job.name.casefold() != command.check.casefold():
+        if command.check is not None and not same_check(item.job.name, command.check):
             continue
         diagnosis = replace(with_scripts(item, rules, classify(item, rules), files), job=item.job.name)
         rule = rules.get(diagnosis.rule)

@@ -16,6 +16,9 @@ from enum import Enum
 from typing import Any
 
 from healer.text.frames import code
+from healer.text.spans import one_line
+
+ZWSP = "\u200b"
 
 PREFIX = "/ci-healer"
 MAX_LINE = 300
@@ -106,7 +109,9 @@ def parse_command(body: str) -> Command | None:
         verb = Verb(verb_text.casefold())
     except ValueError:
         return Command(None, problem="unknown command")
-    argument = _unquote(rest.strip())
+    # a command copied from a code span the healer wrote (the dashboard's) carries the zero-width spaces that
+    # defuse mentions and links there (healer.text.spans.defuse): they are not part of any name
+    argument = _unquote(rest.replace(ZWSP, "").strip())
     if not argument:
         return Command(verb)
     if verb not in _TAKES_CHECK:
@@ -114,6 +119,16 @@ def parse_command(body: str) -> Command | None:
     if _CONTROL.search(argument) or len(argument) > MAX_CHECK:
         return Command(None, problem=f"a check name is at most {MAX_CHECK} printable characters")
     return Command(verb, argument)
+
+
+def same_check(name: str, wanted: str) -> bool:
+    """Whether the job ``name`` is the check a command names: compared as the healer shows names (on one line,
+    runs of blanks as one space) and without regard to case."""
+
+    def shown(text: str) -> str:
+        return " ".join(one_line(text).split()).casefold()
+
+    return shown(name) == shown(wanted)
 
 
 def _unquote(text: str) -> str:

@@ -26,6 +26,7 @@ from healer.run.bundles import delivered_from_bundle
 from healer.run.context import RunContext
 from healer.run.policy import heals_forks
 from healer.text.frames import fence
+from healer.text.proof import ci_note
 from healer.text.spans import code
 
 
@@ -62,6 +63,7 @@ def heal_context(
         previous_fix_prs=previous_fix_prs,
         earlier=earlier_accounts(comments, config.bot_login, heals, ctx.signer(pr)),
         workflow_token=ctx.actions.workflow_token,
+        ci_workflow=(event.workflow_path, event.workflow_name),
     )
 
 
@@ -124,7 +126,10 @@ def heal_once(
         outcome.frame = result.frame
     if result.delivery and result.delivery.pull:
         outcome.fix_pull_request = result.delivery.url
+        outcome.fix_ci = result.delivery.ci
         ctx.say(f"opened fix pull request {result.delivery.url}{' (draft)' if result.delivery.draft else ''}")
+        if result.delivery.ci:
+            ctx.note(ci_note(result.delivery.ci, event.workflow_path or event.workflow_name))
     elif result.delivery and result.delivery.mode == "bundle":
         ctx.note(f"the change of {names(heals)} is in the heal bundle, for the deliver job")
     elif result.delivery and result.delivery.review:

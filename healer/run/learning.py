@@ -72,10 +72,11 @@ _FIX_BRANCH = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
 
 def find_lesson(
     comments: Sequence[Comment], *, bot_login: str, fix_pr: int, signer: Signer | None
-) -> tuple[Marker, Lesson] | None:
+) -> tuple[Marker, Lesson, str] | None:
     """The lesson of the attempt that opened fix pull request ``fix_pr``: the attempt marker (only in the
-    bot's own comments, verified with ``signer``) that names it and a signature, and the memory line under
-    the same marker block that holds that very lesson."""
+    bot's own comments, verified with ``signer``) that names it and a signature, the memory line under
+    the same marker block that holds that very lesson, and the change that attempt recorded (its diff,
+    bounded; untrusted)."""
     login = bot_login.strip().casefold()
     for comment in reversed(comments):
         if comment.author.casefold() != login:
@@ -86,7 +87,7 @@ def find_lesson(
             account = decode(comment.body)
             lesson = account.lesson if account is not None else None
             if lesson is not None and lesson.signature == marker.learned and lesson.check == marker.check:
-                return marker, lesson
+                return marker, lesson, account.diff if account is not None else ""
     return None
 
 
@@ -121,7 +122,7 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
     if learned is None:
         ctx.say(f"the heal behind #{fix.number} learned nothing that makes a rule (its record on #{number})")
         return "none"
-    marker, lesson = learned
+    marker, lesson, diff = learned
     rule = rule_mapping(lesson, pr=number, fix_pr=fix.number, commit=fix.head_sha)
     problem = _unsafe(rule, lesson)
     if problem:
@@ -140,11 +141,12 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
         scratch = ctx.actions.temp / "ci-healer" / f"rule-repo-{lesson.signature}"
         shutil.rmtree(scratch, ignore_errors=True)
         repo = Repo.scratch(scratch, f"{ctx.actions.server_url.rstrip('/')}/{ctx.actions.repository}.git")
-    title = rule_title(lesson, fix.number)
+    title = rule_title(lesson)
     body = render_rule_pr_body(
         ctx.frames,
         lesson,
         rule_id=rule["id"],
+        description=rule["description"],
         hint=rule.get("hint", ""),
         yaml_text=rule_yaml(rule),
         pr=number,
@@ -152,6 +154,7 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
         commit=fix.head_sha,
         merged_by=fix.merged_by,
         path=LEARNED_RULES_FILE,
+        diff=diff,
     )
     if ctx.dry_run:
         ctx.note(f"would propose the rule `{rule['id']}` learned from #{fix.number} (dry run)")

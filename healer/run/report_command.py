@@ -4,8 +4,9 @@ Few requests, whatever the number of pull requests: the repository's settings an
 issue and PR comment updated in the window in one listing (``GET /issues/comments?since=…``, 100 a page,
 newest first, at most 30 pages), kept when written by the bot login, and the pull requests updated in the
 window (``GET /pulls?state=all``, most recently updated first, at most 5 pages) for the states of fix and
-rule PRs. With ``dashboard`` the issue "CI healer dashboard" is found by its hidden marker among the bot's
-issues (1 listing, 2 when its label is gone) and edited in place, or opened once.
+rule PRs. With ``dashboard`` the issue "CI healer dashboard" is found by its hidden marker: by its label (1
+request), else among the bot's issues and PRs, most recently updated first (1 more request per 100 of them
+updated since the dashboard; its label is then put back, 1 more), and edited in place, or opened once.
 
 A listing that fails is said in the report ("could not read …") and the rest is still reported. The action
 runs this on ``schedule`` and ``workflow_dispatch`` events (see ``healer.run.app``); ``healer report`` runs it
@@ -106,31 +107,42 @@ def build_report(
     say(f"read {len(comments)} comment(s) by {config.bot_login} and {len(pulls)} pull request(s)")
     found = figures(comments, pulls, bot_login=config.bot_login, since=since, until=until, notes=notes)
     summary = render_summary(found, repository=repository)
-    body = render_dashboard(found, repository=repository)
+    body = render_dashboard(found, repository=repository, key=config.ledger_key)
     issue: Issue | None = None
     if keep_dashboard and not dry_run:
         issue = keep_dashboard_issue(gh, body, bot_login=config.bot_login, say=say)
     return Report(found, summary, body, issue, gh.request_count - before)
 
 
-def keep_dashboard_issue(gh: GitHub, body: str, *, bot_login: str, say: Callable[[str], None]) -> Issue:
+def keep_dashboard_issue(
+    gh: GitHub, body: str, *, bot_login: str, say: Callable[[str], None]
+) -> Issue | None:
     """Edit the dashboard issue in place (when its body changed), or open it when there is none.
 
-    It is found by the hidden marker at the top of its body, in an issue the bot opened: the label first,
-    then the bot's issues, so a removed label does not make a second dashboard. A closed dashboard is kept
-    up to date and left closed: the maintainer closed it.
+    It is found by the hidden marker at the top of its body, in an issue the bot opened: by its label, else
+    among every issue and PR of the bot (:meth:`~healer.github.history.HistoryCalls.find_issue`), so a
+    removed label does not make a second dashboard; the label is put back. A person's edits to the body are
+    overwritten; a closed dashboard is kept up to date and left closed: the maintainer closed it. When the
+    listing was cut by its bound, nothing is opened (None): a second dashboard is worse than a late one.
     """
     found = gh.find_issue(DASHBOARD_MARKER, creator=bot_login, label=DASHBOARD_LABEL)
-    if found is None:
+    if found.issue is None:
+        if not found.complete:
+            say("the dashboard issue was not found in the bot's issues read; none was opened")
+            return None
         issue = gh.create_issue(DASHBOARD_TITLE, body, [DASHBOARD_LABEL])
         say(f"opened the dashboard issue #{issue.number}")
         return issue
-    if found.body == body:
-        say(f"the dashboard issue #{found.number} is up to date")
-        return found
-    issue = gh.update_issue(found.number, body=body)
-    say(f"updated the dashboard issue #{found.number}{' (closed)' if found.state == 'closed' else ''}")
-    return issue
+    issue = found.issue
+    if DASHBOARD_LABEL not in issue.labels:
+        gh.add_labels(issue.number, [DASHBOARD_LABEL])
+        say(f"put the label {DASHBOARD_LABEL!r} back on the dashboard issue #{issue.number}")
+    if issue.body == body:
+        say(f"the dashboard issue #{issue.number} is up to date")
+        return issue
+    updated = gh.update_issue(issue.number, body=body)
+    say(f"updated the dashboard issue #{issue.number}{' (closed)' if issue.state == 'closed' else ''}")
+    return updated
 
 
 def run_in_actions(

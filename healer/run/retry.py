@@ -36,6 +36,7 @@ from healer.model import (
     SkipReason,
     Verdict,
 )
+from healer.run.commands import same_check
 from healer.run.policy import acting, decide
 
 _GRANTABLE = frozenset({SkipReason.EXHAUSTED, SkipReason.ALREADY_ATTEMPTED})
@@ -62,9 +63,7 @@ def plan_retry(
     del passed
     ledger = ledger.in_workflow(workflow_key(run))  # the budget granted beyond is the run's workflow's
     wanted = {
-        name: diagnosis
-        for name, diagnosis in diagnoses.items()
-        if check is None or name.casefold() == check.casefold()
+        name: diagnosis for name, diagnosis in diagnoses.items() if check is None or same_check(name, check)
     }
     base = decide(wanted, ledger=ledger, config=config, pull=pull, run=run, claim_id=claim_id, now=now)
     granted = tuple(_grant(plan, by, ledger, config) for plan in base.checks)

@@ -1,17 +1,20 @@
 """Broken trunk: a check that fails on the base branch the same way is not the pull request's fault.
 
-Before a heal is spent on a check, the healer reads the latest completed ``push`` run of the same workflow on
-the pull request's base branch (usually the default branch). When that run failed the same check with the
-same diagnosis (same rule, same signature of the decisive lines: :mod:`healer.diagnosis.signature`), the
-check is not healed: no agent, no fix, no attempt spent. One comment (a ``trunk`` marker, edited in place on
-later runs) names the base branch's commit and run, and says the healer stays off the check until the base
-branch is green. The next failure after a green run there is healed as usual, and the comment says so.
+Before a heal is spent on a check, or an escalation written for it, the healer reads the latest completed
+``push`` run of the same workflow on the pull request's base branch (usually the default branch). When that
+run failed the same check with the same diagnosis (same rule, same signature of the decisive lines:
+:mod:`healer.diagnosis.signature`), the check is neither healed nor escalated: no agent, no fix, no attempt
+spent, no "needs a person" (without an ``agent-command`` a failing test is escalated at once, on every open
+pull request). One comment (a ``trunk`` marker, edited in place on later runs) names the base branch's
+commit and run, and says the healer stays off the check until the base branch is green. The next failure
+after a green run there is handled as usual, and the comment says so; its lifted marker keeps the run of
+the episode it ends (``healer report`` counts episodes by that run).
 
-Requests, spent only when the plan heals (never for re-runs, escalations, forks or a run on the base branch
-itself): the base branch's latest run (1); when it failed, its job listing (1) and, per healed check that
-failed there too (at most :data:`MAX_COMPARED`), that job's log (the API's redirect, then the blob's byte
-ranges: one for a log of up to 64 KiB). A green or missing base-branch run costs that one request. A read
-that fails is reported, and the check is healed as usual.
+Requests, spent only when the plan heals or escalates (never for re-runs, skips, forks or a run on the base
+branch itself): the base branch's latest run (1); when it failed, its job listing (1) and, per healed or
+escalated check that failed there too (at most :data:`MAX_COMPARED`), that job's log (the API's redirect,
+then the blob's byte ranges: one for a log of up to 64 KiB). A green or missing base-branch run costs that
+one request. A read that fails is reported, and the check is handled as usual.
 
 Comparisons use the log alone on both sides (the pull request's evidence is re-classified without its
 annotations): annotations of the base branch's job would cost another request per check.
@@ -50,8 +53,9 @@ from healer.run.planning import Planned, planned_with
 from healer.text.spans import code
 from healer.text.trunk import render_trunk_notice
 
-MAX_COMPARED = 3  # base-branch logs read per run at most (one per healed check)
+MAX_COMPARED = 3  # base-branch logs read per run at most (one per healed or escalated check)
 _FAILED = frozenset({"failure", "timed_out"})
+_COMPARED = frozenset({Verdict.HEAL, Verdict.ESCALATE})  # what the base branch's failure would spare
 
 
 @dataclass(frozen=True)
@@ -83,8 +87,9 @@ def find_broken_trunk(
     *,
     read_limit: int,
 ) -> TrunkCheck:
-    """Compare the checks ``plan`` heals with the base branch's latest completed run (see the module doc)."""
-    heals = [c.check for c in plan.checks if c.verdict is Verdict.HEAL]
+    """Compare the checks ``plan`` heals or escalates with the base branch's latest completed run (see the
+    module doc)."""
+    heals = [c.check for c in plan.checks if c.verdict in _COMPARED]
     branch = pr.base_ref or event.default_branch
     workflow = workflow_file(event)
     if not heals or pr.is_fork or not branch or not workflow or event.head_branch == branch:
@@ -162,17 +167,23 @@ def post_trunk_notice(
     checks = sorted(trunk.broken)
     if not checks and not trunk.lifted:
         return ""
+    run_id, attempt = (trunk.base_run.id, trunk.base_run.run_attempt) if trunk.base_run else (0, 0)
     markers = [
         trunk_marker(
             check,
             event.head_sha,
-            trunk.base_run.id if trunk.base_run else 0,
-            trunk.base_run.run_attempt if trunk.base_run else 0,
+            run_id,
+            attempt,
             workflow=workflow_key,
-            category=trunk.broken[check].category.value if check in trunk.broken else "",
-            lifted=check not in trunk.broken,
+            category=trunk.broken[check].category.value,
         )
-        for check in [*checks, *trunk.lifted]
+        for check in checks
+    ] + [
+        # a lift keeps the base-branch run of the episode it ends: the report counts episodes by that run
+        trunk_marker(
+            check, event.head_sha, _run_of(notices.get(check)), 0, workflow=workflow_key, lifted=True
+        )
+        for check in trunk.lifted
     ]
     base_run = trunk.base_run or BranchRun(0, 0, "", trunk.branch, None)
     text = render_trunk_notice(
@@ -196,6 +207,10 @@ def post_trunk_notice(
     gh.update_comment(existing, body)
     what = "updated the broken-trunk notice" if checks else "lifted the broken-trunk notice"
     return f"{what} ({', '.join(map(code, [*checks, *trunk.lifted]))})"
+
+
+def _run_of(notice: TrunkNotice | None) -> int:
+    return notice.run_id or 0 if notice is not None else 0
 
 
 def _notice_comment(

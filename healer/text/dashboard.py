@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from healer.model import Figures, FixPull
+from healer.text.boxes import CLOSE, RETRY, Box, render_box
 from healer.text.spans import code
 
 DASHBOARD_MARKER = "<!-- ci-healer:dashboard -->"
@@ -57,11 +58,17 @@ def figure_rows(figures: Figures) -> list[tuple[str, str]]:
     """The figures as (label, value) rows, the order the summary and the issue show them."""
     not_delivered = figures.attempts - figures.delivered
     hours = figures.median_hours_to_green
+    # 0 is a count when no agent ran (fix rules) or its proxy counted nothing; unknown only where an agent
+    # ran and its use could not be read
     tokens = (
         f"{figures.tokens:,} over {figures.attempts_with_tokens} attempt(s)"
         + (f"; {figures.tokens_unknown} attempt(s) unknown" if figures.tokens_unknown else "")
         if figures.attempts_with_tokens
-        else ("unknown (no attempt recorded tokens)" if figures.attempts else "0")
+        else (
+            f"unknown ({figures.tokens_unknown} agent attempt(s) not counted)"
+            if figures.tokens_unknown
+            else "0"
+        )
     )
     return [
         ("pull requests the healer acted on", str(figures.pulls)),
@@ -72,6 +79,10 @@ def figure_rows(figures: Figures) -> list[tuple[str, str]]:
         ("fix PRs merged", str(figures.fix_count("merged"))),
         ("fix PRs closed unmerged", str(figures.fix_count("closed"))),
         ("fix PRs open", str(figures.fix_count("open"))),
+        (
+            "fix PRs' CI (its latest verdict)",
+            f"{figures.fix_ci_count('passed')} passed, {figures.fix_ci_count('failed')} failed",
+        ),
         ("re-runs", _rerun_text(figures)),
         ("escalations", f"{figures.escalations} ({len(figures.open_escalations)} still open)"),
         (
@@ -139,24 +150,62 @@ def render_summary(figures: Figures, *, repository: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _commands(check: str) -> str:
-    return (
-        f"{code('/ci-healer retry ' + check)} for one more attempt, {code('/ci-healer explain ' + check)} "
-        "for the diagnosis, `/ci-healer stop` to leave the pull request alone"
-    )
+# The login of every workflow's GITHUB_TOKEN (BEHAVIOUR.md): a fix PR it opened starts no CI run.
+WORKFLOW_TOKEN_LOGIN = "github-actions[bot]"  # noqa: S105 - a login, not a secret
+NO_CI_LINE = (
+    "Fix pull requests opened with `GITHUB_TOKEN` start no CI run by themselves: the healer starts the "
+    "healed workflow on each fix branch where it declares `workflow_dispatch`."
+)
+_CI_SHOWN = {"passed": "CI passed :white_check_mark:", "failed": "CI failed :x:"}
+_QUOTE_EDGES = ("`", "'", '"')
+_MAX_COMMAND_CHECK = 200  # healer.run.commands.MAX_CHECK: a longer name is not read back from a comment
 
 
-def render_dashboard(figures: Figures, *, repository: str) -> str:
-    """The body of the dashboard issue; its first line is the hidden marker that finds it again."""
+def command(verb: str, check: str) -> str | None:
+    """``/ci-healer <verb> <check>`` as a code span that, copied from the rendered page and pasted into a
+    comment, names ``check`` again (healer.run.commands reads it back), or None for a name no command line can
+    carry (longer than a command reads).
+
+    What a copy gives is the span's text: the name on one line, runs of blanks as one space, with the
+    zero-width spaces that defuse mentions and links (the command's reader drops them, and compares names
+    folded the same way). A name that starts or ends with a quote is quoted once more, as the reader takes
+    one pair off."""
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in check).split())
+    if not flat or len(flat) > _MAX_COMMAND_CHECK:
+        return None
+    argument = f"'{flat}'" if flat.startswith(_QUOTE_EDGES) or flat.endswith(_QUOTE_EDGES) else flat
+    return code(f"/ci-healer {verb} {argument}")
+
+
+def _escalation_box(e: Any, *, repository: str, key: str) -> str:
+    retry = command("retry", e.check) or f"retry {code(e.check, 100)}"
+    text = f"#{e.pull}{_title(e)}: {retry} (escalated on `{e.sha[:7]}`, {_day(e.at)})"
+    return render_box(Box(RETRY, e.pull, e.check), text, repository=repository, key=key)
+
+
+def _fix_box(p: FixPull, *, repository: str, key: str) -> str:
+    about = [f"fixes #{p.for_pull}"] if p.for_pull else []
+    about += [_CI_SHOWN[p.ci]] if p.ci in _CI_SHOWN else []
+    text = f"close #{p.number}{_title(p)}" + (f" ({', '.join(about)})" if about else "")
+    return render_box(Box(CLOSE, p.number), text, repository=repository, key=key)
+
+
+def _section(title: str, lines: Sequence[str]) -> list[str]:
+    """A section with its heading, or nothing at all when it has no lines (as Renovate's dashboard does)."""
+    return [f"## {title}", "", *lines, ""] if lines else []
+
+
+def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str:
+    """The body of the dashboard issue; its first line is the hidden marker that finds it again.
+
+    Each escalation and each open fix PR has a box (:mod:`healer.text.boxes`, signed with ``key``, the
+    ``ledger-key``): ticked by a person with write access, ``retry`` runs ``/ci-healer retry <check>`` on the
+    pull request, ``close`` closes the fix PR. Empty sections are left out."""
     open_fixes = [p for p in figures.fix_pulls if p.state == "open"][:MAX_LISTED]
-    fixes = [
-        f"- #{p.number}{_title(p)}" + (f" (fixes #{p.for_pull})" if p.for_pull else "") for p in open_fixes
-    ]
     escalations = [
-        f"- #{e.pull}{_title(e)}: {code(e.check, 100)} on `{e.sha[:7]}` since {_day(e.at)}. Comment there: "
-        f"{_commands(e.check)}."
-        for e in figures.open_escalations[:MAX_LISTED]
+        _escalation_box(e, repository=repository, key=key) for e in figures.open_escalations[:MAX_LISTED]
     ]
+    fixes = [_fix_box(p, repository=repository, key=key) for p in open_fixes]
     rules = [f"- #{p.number}{_title(p)}" for p in figures.rule_pulls if p.state == "open"][:MAX_LISTED]
     trunk = [
         f"- {code(t.check, 100)}: base-branch run {t.base_run or '?'}, held "
@@ -164,31 +213,26 @@ def render_dashboard(figures: Figures, *, repository: str) -> str:
         + (" (lifted: green again)" if t.lifted else "")
         for t in figures.trunk_episodes[:MAX_LISTED]
     ]
+    flaky = _flaky(figures) if figures.flaky_tests else []
+    ticks = (
+        " Tick a box to act on it (write access): **retry** runs the command shown on its pull request, "
+        "**close** closes the fix pull request."
+        if escalations or fixes
+        else ""
+    )
+    # said once here, not in every fix PR: GitHub starts no workflow run for what GITHUB_TOKEN creates
+    no_ci = any(p.author.casefold() == WORKFLOW_TOKEN_LOGIN for p in open_fixes)
     lines = [
         DASHBOARD_MARKER,
-        f"This issue is the healer's dashboard for {code(repository)}: a scheduled `healer report` keeps it "
-        f"up to date in place (last on {_day(figures.until)}); edits to it are overwritten.",
+        f"The healer's dashboard for {code(repository)}, kept up to date by its scheduled report (last on "
+        f"{_day(figures.until)}).{ticks} Other edits are overwritten.",
         "",
-        "## Open fix pull requests",
-        "",
-        *(fixes or ["None."]),
-        "",
-        "## Escalations waiting for a person",
-        "",
-        *(escalations or ["None."]),
-        "",
-        "## Flaky tests",
-        "",
-        *_flaky(figures),
-        "",
-        "## Rule pull requests waiting for review",
-        "",
-        *(rules or ["None."]),
-        "",
-        "## Failures of the base branch",
-        "",
-        *(trunk or ["None."]),
-        "",
+        *([f"> {NO_CI_LINE}", ""] if no_ci else []),
+        *_section("Escalations waiting for a person", escalations),
+        *_section("Open fix pull requests", fixes),
+        *_section("Rule pull requests waiting for review", rules),
+        *_section("Failures of the base branch", trunk),
+        *_section("Flaky tests", flaky),
         f"## Figures, {_day(figures.since)} to {_day(figures.until)}",
         "",
         render_figures(figures),
@@ -208,16 +252,19 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
             "verified": figures.verified,
             "delivered": figures.delivered,
             "by_result": dict(figures.attempt_results),
+            "budget_stopped": figures.budget_stops,
         },
         "fix_pull_requests": {
             state: figures.fix_count(state) for state in ("merged", "closed", "open", "unknown")
         }
         | {
+            "ci_passed": figures.fix_ci_count("passed"),
+            "ci_failed": figures.fix_ci_count("failed"),
             "open_list": [
-                {"number": p.number, "title": p.title, "fixes": p.for_pull}
+                {"number": p.number, "title": p.title, "fixes": p.for_pull, "ci": p.ci or None}
                 for p in figures.fix_pulls
                 if p.state == "open"
-            ]
+            ],
         },
         "reruns": {"total": figures.reruns, **figures.rerun_outcomes},
         "escalations": {
@@ -233,7 +280,7 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
         },
         "flaky_tests": dict(figures.flaky_tests),
         "agent_tokens": {
-            "total": figures.tokens if figures.attempts_with_tokens else None,
+            "total": figures.tokens if figures.attempts_with_tokens or not figures.tokens_unknown else None,
             "attempts_with_tokens": figures.attempts_with_tokens,
             "attempts_unknown": figures.tokens_unknown,
         },

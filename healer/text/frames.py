@@ -1,4 +1,5 @@
-"""Renders the templates in ``prompts/``: the heal and escalate frames, the fix-PR body, comments and summary.
+"""Renders the templates in ``prompts/``: the heal and escalate frames, comments and summary (the fix-PR body:
+:mod:`healer.text.fixpr`; the rule PR's: :mod:`healer.text.rulepr`).
 
 Templates are Jinja2 with ``StrictUndefined`` (a missing value is an error, not an empty string) and no HTML
 autoescaping (the output is Markdown and plain text). A repository overrides any template by putting a file of
@@ -366,63 +367,6 @@ def render_escalation(frames: Frames, plan: CheckPlan, *, mention: str = "", opt
     return frames.render(
         "escalate.md.j2", {"check": check_view(plan), "mention": mention, "opt_out_label": opt_out_label}
     )
-
-
-def render_fix_pr_body(
-    frames: Frames,
-    *,
-    pr: PullRequest,
-    head_sha: str,
-    run_url: str,
-    checks: Sequence[CheckPlan],
-    fix_commands: Sequence[str],
-    agent_ran: bool,
-    agent_exit: int | None,
-    verification: Any,
-    diffstat: str,
-    superseded: Sequence[int] = (),
-    notes: str = "",
-    setup: Any = None,
-    files: Sequence[str] = (),
-    more_files: int = 0,
-    workflow_token: bool | None = None,
-    attempt: int = 0,
-    max_attempts: int = 0,
-    allowed: Sequence[str] = (),
-) -> str:
-    """The body of a fix pull request: the failure, the change, what ran and what verification established
-    (nothing more), whether CI will run on it, and how to merge it.
-
-    ``allowed``: changed paths the guard let through only because the repository allows them (``guard:
-    allow``), named so that a reviewer looks at them."""
-
-    def render(lines: int) -> str:
-        excerpt_lines = min(lines, 15)
-        return frames.render(
-            "fix-pr.md.j2",
-            {
-                "pr": pr,
-                "head_sha": head_sha,
-                "run_url": run_url,
-                "checks": [check_view(p, max_lines=excerpt_lines, max_chars=2048) for p in checks],
-                "fix_commands": tuple(fix_commands),
-                "agent_ran": agent_ran,
-                "agent_exit": agent_exit,
-                "verification": verification,
-                "diffstat": diffstat,
-                "superseded": tuple(superseded),
-                "allowed": tuple(allowed),
-                "notes": clip_lines(notes.splitlines(), lines, 16 * 1024) if notes else "",
-                "setup": setup,
-                "files": tuple(files),
-                "more_files": more_files,
-                "workflow_token": workflow_token,
-                "attempt": attempt or max((p.attempt for p in checks), default=1),
-                "max_attempts": max_attempts or max((p.max_attempts for p in checks), default=1),
-            },
-        )
-
-    return fit_comment(render, "")
 
 
 def render_summary(frames: Frames, context: Mapping[str, Any]) -> str:

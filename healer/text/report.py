@@ -95,6 +95,7 @@ class Outcome:
     run: RunEvent | None = None  # the workflow run acted on (its head and link head the job summary)
     agent_tokens: str = ""  # model tokens the agent spent through the proxy ("": none ran through it)
     bundle_path: str = ""  # stage: heal, the heal bundle written for the deliver stage
+    fix_ci: str = ""  # the fix branch's CI as the healer started it: started, no-trigger, failed ("": not)
 
     def outputs(self) -> dict[str, str]:
         return {
@@ -214,7 +215,11 @@ def render_job_summary(
     ]
     # Pushes and PRs made with GITHUB_TOKEN start no workflow run; action.yml tells whether that is the token.
     warn = ""
-    if (outcome.fix_pull_request or outcome.pushed) and workflow_token is not False:
+    if (
+        (outcome.fix_pull_request or outcome.pushed)
+        and workflow_token is not False
+        and outcome.fix_ci != "started"
+    ):
         warn = "certain" if workflow_token else "possible"
     return render_summary(
         frames,

@@ -117,6 +117,11 @@ OPERATIONS = [
     pytest.param(
         "GET", R + "/collaborators/eve/permission", None, 200, id="repos/get-collaborator-permission"
     ),
+    pytest.param(
+        "GET", R + "/collaborators/dependabot[bot]/permission", None, 404, id="permission-of-an-apps-bot"
+    ),
+    pytest.param("GET", R + "/issues/1", None, 200, id="issues/get-of-a-pull-request"),
+    pytest.param("GET", R + "/issues/99", None, 404, id="issues/get-not-found"),
     pytest.param("GET", R + "/pulls/99", None, 404, id="not-found"),
 ]
 
@@ -157,6 +162,15 @@ def test_pygithub_reads_the_stand_in_as_it_reads_github(standin: StandIn, seeded
     comment = repo.get_pull(1).create_issue_comment("a note")
     comment.edit("an edited note")
     assert standin.comments("octo/widgets", 1)[-1].body == "an edited note"
+
+
+def test_a_private_repositorys_non_collaborator_has_no_permission_to_read(
+    standin: StandIn, seeded: dict[str, int]
+) -> None:
+    standin.set_permission("octo/widgets", "outsider", "none")
+    assert call(standin, "GET", R + "/collaborators/outsider/permission").status_code == 404
+    answer = call(standin, "GET", R + "/collaborators/someone/permission").json()  # a public repository
+    assert (answer["permission"], answer["role_name"]) == ("read", "read")
 
 
 @pytest.mark.parametrize(

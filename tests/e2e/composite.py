@@ -7,7 +7,8 @@ a change to the action that this runner would silently get wrong breaks the test
   (the action's defaults for inputs not given), ``steps.ID.outputs.NAME``, ``github.token``,
   ``github.action_path``, ``runner.os``, ``runner.arch``, ``runner.temp``; string literals; ``==``, ``!=``
   (strings compare case-insensitively, other types are coerced to numbers, as GitHub does), ``||`` and ``&&``
-  (which yield an operand, not a boolean, as GitHub's do);
+  (which yield an operand, not a boolean, as GitHub's do), parentheses, and ``startsWith(text, prefix)``
+  (case-insensitive, as GitHub's);
 - ``uses: actions/setup-python@<sha>`` (outputs ``python-path`` = this interpreter, ``python-version``) and
   ``uses: actions/cache@<sha>`` (a hit: the cached path is provided by a callable, by default
   :func:`tiny_venv`);
@@ -46,7 +47,8 @@ class CompositeError(Exception):
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<op>==|!=|&&|\|\|)|(?P<not>!)"
-    r"|(?P<call>(?:success|failure|cancelled|always)\(\))"
+    r"|(?P<call>(?:success|failure|cancelled|always)\(\))|(?P<function>startsWith)\(|(?P<open>\()"
+    r"|(?P<close>\))|(?P<comma>,)"
     r"|(?P<path>[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*))"
 )
 # The status functions, for a job or step that runs while nothing before it failed or was cancelled.
@@ -145,7 +147,23 @@ def evaluate(expression: str, context: Context) -> Value:
             return _STATUS[text]
         if kind == "not":
             return not truthy(operand())
+        if kind == "open":
+            value = disjunction()
+            expect("close")
+            return value
+        if kind == "function":  # startsWith(text, prefix): case-insensitive, as GitHub's
+            text_value = disjunction()
+            expect("comma")
+            prefix = disjunction()
+            expect("close")
+            return as_string(text_value).casefold().startswith(as_string(prefix).casefold())
         raise CompositeError(f"unexpected {text!r} in {expression!r}")
+
+    def expect(kind: str) -> None:
+        nonlocal position
+        if position >= len(tokens) or tokens[position][0] != kind:
+            raise CompositeError(f"a `{kind}` is missing in {expression!r}")
+        position += 1
 
     def comparison() -> Value:
         nonlocal position

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from openapi_contract import check_request, check_response
+from openapi_contract import check_graphql, check_request, check_response
 
 from healer.demo.sample import LINT_PR_FILES, job_log
 from healer.demo.sandbox import HealerRun, Sandbox, git
@@ -24,6 +24,9 @@ BRANCH = "feature/double"
 def check_contract(requests: list[RecordedRequest], api_url: str) -> None:
     """Every request is an operation of the OpenAPI subset; every answer has GitHub's shape for its status."""
     for request in requests:
+        if request.operation == "graphql":
+            check_graphql(request.method, request.url, request.body)
+            continue
         if request.operation == "signed-log":
             # GitHub's signed blob URLs carry their own credential; the token must not travel there
             assert not request.authorization_sent, (

@@ -501,6 +501,11 @@ def _context(**inputs: str) -> Context:
         pytest.param("inputs.b && inputs.a", "", id="and-yields-the-falsy-operand"),
         pytest.param("'it''s'", "it's", id="escaped-quote"),
         pytest.param("runner.temp", "/tmp/r", id="runner-temp"),
+        pytest.param("!(inputs.a)", True, id="not-of-parentheses"),
+        pytest.param("(inputs.a || inputs.b) && inputs.a", "", id="parentheses-group"),
+        pytest.param("inputs.a || (inputs.b && github.token)", "T", id="parentheses-right"),
+        pytest.param("startsWith(runner.temp, '/TMP')", True, id="startswith-ignores-case"),
+        pytest.param("startsWith(inputs.a, 'x')", False, id="startswith-empty"),
     ],
 )
 def test_expressions(expression: str, value: object) -> None:
@@ -511,9 +516,9 @@ def test_expressions(expression: str, value: object) -> None:
     "expression",
     [
         pytest.param("hashFiles('x')", id="functions"),
-        pytest.param("!(inputs.a)", id="not-of-parentheses"),
         pytest.param("hashFiles()", id="other-function"),
-        pytest.param("(inputs.a)", id="parentheses"),
+        pytest.param("(inputs.a", id="unclosed-parenthesis"),
+        pytest.param("startsWith(inputs.b)", id="startswith-one-argument"),
         pytest.param("inputs.missing", id="undeclared-input"),
         pytest.param("steps.nope.outputs.x", id="unknown-step"),
         pytest.param("steps.cache.outcome", id="step-outcome"),

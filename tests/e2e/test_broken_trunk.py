@@ -8,14 +8,19 @@ branch passes, the next failure of the pull request is healed as usual and the n
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from harness import (
     BRANCH,
     BROKEN_ADD,
     LINT_PASSED,
     PASSED,
+    TOKEN,
     agent_reports,
     failing_test_log,
     heal,
@@ -129,8 +134,81 @@ def test_a_failure_the_default_branch_has_too_spends_nothing_and_is_healed_once_
     assert not [r for r in healed.requests if f"/actions/runs/{green.id}/" in r.path]
     comments = box.standin.comments(box.repo, pull.number)
     edited = next(c for c in comments if c.id == notice.id)
-    assert [m.result for m in decode_markers(edited.body) if m.kind is Kind.TRUNK] == ["lifted"]
+    # the lift keeps the run of the episode it ends (the report counts episodes by it)
+    assert [(m.result, m.run_id) for m in decode_markers(edited.body) if m.kind is Kind.TRUNK] == [
+        ("lifted", broken_run.id)
+    ]
     assert "heals it here as usual" in edited.body
     # the attempt is the first: the broken-trunk episode spent none
     attempts = [m for c in comments for m in decode_markers(c.body) if m.kind is Kind.ATTEMPT]
     assert [(m.check, m.attempt) for m in attempts] == [("test (3.12)", 1)]
+
+
+def test_without_an_agent_the_default_branchs_failure_gets_the_notice_not_an_escalation_on_every_pull(
+    box: Sandbox,
+) -> None:
+    # no agent-command: a failing test would be escalated at once ("needs a person") on every open PR
+    main_sha = box.commit("main", {"widgets/calc.py": BROKEN_ADD}, "Simplify add()")
+    main_log = failing_test_log(box)
+    broken_run = push_run(box, main_sha, "failure", later(main_log))
+    pulls, runs = [], []
+    for n, branch in enumerate(["docs-a", "docs-b"]):
+        sha = box.commit(branch, {"README.md": f"# widgets\n\nDocs {n}.\n"}, f"Docs {n}", base=main_sha)
+        pulls.append(box.open_pull(branch, sha, title=f"Docs {n}"))
+        runs.append(
+            box.add_run(pulls[-1], [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", main_log)])
+        )
+
+    done = [heal(box, run) for run in runs]
+
+    assert [d.outputs["decision"] for d in done] == ["skipped", "skipped"]
+    for pull in pulls:
+        [notice] = box.standin.comments(box.repo, pull.number)
+        kinds = [(m.kind, m.result, m.run_id) for m in decode_markers(notice.body)]
+        assert kinds == [(Kind.TRUNK, "broken", broken_run.id)]
+        assert "needs a person" not in notice.body.lower() and "by hand" not in notice.body
+    assert box.standin.created_pulls(box.repo) == []
+
+    # the default branch is green again; the first PR fails again: now it is escalated (no agent), and its
+    # notice says the check is the pull request's own again
+    green_sha = box.commit(
+        "main", {"widgets/calc.py": BASE_FILES["widgets/calc.py"]}, "Revert", base=main_sha
+    )
+    push_run(box, green_sha, "success", PASSED)
+    box.push_to_pull(pulls[0], {"README.md": "# widgets\n\nDocs, again.\n"}, "Docs again")
+    again = box.add_run(pulls[0], [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", main_log)])
+
+    escalated = heal(box, again)
+
+    assert escalated.outputs["decision"] == "escalated"
+    markers = [m for c in box.standin.comments(box.repo, pulls[0].number) for m in decode_markers(c.body)]
+    assert [(m.kind, m.result, m.run_id) for m in markers if m.kind is Kind.TRUNK] == [
+        (Kind.TRUNK, "lifted", broken_run.id)
+    ]
+    assert [m.kind for m in markers if m.kind is Kind.ESCALATION] == [Kind.ESCALATION]
+
+    # healer report counts the episode, lifted, with the two pull requests it held
+    figures = report_json(box)
+    assert figures["broken_trunk"] == [
+        {"check": "test (3.12)", "base_run": broken_run.id, "pull_requests": [p.number for p in pulls],
+         "lifted": True}
+    ]  # fmt: skip
+    assert figures["escalations"]["total"] == 1 and figures["attempts"]["total"] == 0
+    assert figures["agent_tokens"] == {"total": 0, "attempts_with_tokens": 0, "attempts_unknown": 0}
+
+
+def report_json(box: Sandbox) -> dict[str, Any]:
+    """``healer report --format json`` from a shell, over the stand-in's whole history."""
+    env = {
+        "PATH": str(Path(sys.executable).parent),
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_REPOSITORY": box.repo,
+        "GITHUB_API_URL": box.standin.api_url,
+        "HOME": str(box.root),
+    }
+    argv = [sys.executable, "-m", "healer", "report", "--format", "json", "--since", "2025-12-01"]
+    argv += ["--until", "2027-01-01"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert TOKEN not in done.stdout
+    return dict(json.loads(done.stdout))

@@ -5,6 +5,7 @@ through every step of ``action.yml`` (see :mod:`composite`), against the GitHub 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from harness import TOKEN, agent_reports, check_contract, failing_test_pull, lin
 from test_action_steps import EVERY_INPUT, WORKFLOW_TOKEN
 from twojobs import READ_TOKEN
 
+from healer.demo import shapes
+from healer.demo.api import Api
+from healer.demo.historyops import issues_edited_event
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Run
 
@@ -27,6 +31,8 @@ MODEL_KEY = "sk-ant-a-model-key-only-for-this-test"
 # The agent scripts are this machine's user's; the isolation tests run the action with `user`.
 BASE = {"isolation": "none"}
 LOCATE = "Find this workflow's repository and commit"
+BOT = "github-actions[bot]"
+JOB_IDS = ("heal", "deliver", "close-fix-prs", "command", "dashboard")
 FIX_ADD = "p = pathlib.Path('widgets/calc.py'); p.write_text(p.read_text().replace('a - b', 'a + b'))\n"
 
 
@@ -288,3 +294,54 @@ def test_a_caller_passing_what_the_workflow_does_not_declare_is_refused(
     job = called(box, "heal", box.write_event(run))
     with pytest.raises(CompositeError, match=error):
         job.run(inputs)
+
+
+def test_a_box_ticked_in_the_dashboard_runs_in_the_called_command_job(
+    box: Sandbox, tmp_path: Path, read_token: str
+) -> None:
+    pull, run = failing_test_pull(box)
+    heal(box, run, {**BASE, "agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
+    [fix] = box.standin.created_pulls(box.repo)
+    schedule = box.root / "schedule.json"
+    schedule.write_text(json.dumps({"schedule": "17 6 * * 1", "repository": {"full_name": box.repo}}))
+    dashboard = called(box, "dashboard", schedule, event_name="schedule")
+    assert dashboard.runs({"dashboard": True}) and not dashboard.runs({})
+    _check(dashboard.run({**BASE, "dashboard": True, "report-window": "366d"}))
+    [issue] = box.standin.issues(box.repo)
+    [line] = [line for line in issue.body.splitlines() if f"close #{fix.number}" in line]
+    box.standin.set_permission(box.repo, "maintainer", "write")
+    api = Api(box.standin)
+
+    def edited(editor: str, on: Any = issue) -> Path:
+        before = box.standin.edit_issue(
+            box.repo, on.number, on.body.replace(line, line.replace("[ ]", "[x]"))
+        )
+        with box.standin._lock:
+            payload = issues_edited_event(
+                api._issue_shape(on),
+                before,
+                api.repo_shape(box.standin.repos[box.repo.lower()]),
+                shapes.user(editor, api.api, api.web),
+            )
+        box.standin.edit_issue(box.repo, on.number, before)
+        path = box.root / f"issues-{editor}-{on.number}.json"
+        path.write_text(json.dumps(payload))
+        return path
+
+    # only the command job runs, and only for a person's edit of the bot's dashboard
+    event = edited("maintainer")
+    needs = {"deliver": {"heal": {}}}
+    running = [
+        j for j in JOB_IDS if called(box, j, event, event_name="issues", needs=needs.get(j)).runs(BASE)
+    ]
+    assert running == ["command"]
+    assert not called(box, "command", edited(BOT), event_name="issues").runs(BASE)
+    theirs = box.standin.add_issue(box.repo, title="CI healer dashboard", body=issue.body, author="mallory")
+    assert not called(box, "command", edited("maintainer", theirs), event_name="issues").runs(BASE)
+
+    box.standin.edit_issue(box.repo, issue.number, issue.body.replace(line, line.replace("[ ]", "[x]")))
+    result = called(box, "command", event, event_name="issues").run(BASE)
+
+    _check(result)
+    assert fix.state == "closed" and "Closed from the dashboard" in fix.body
+    assert "- [ ] " in box.standin.issues(box.repo)[0].body  # unticked again

@@ -177,6 +177,10 @@ def test_a_fix_a_person_merged_becomes_a_rule_that_heals_the_next_failure_withou
     job = Job(1, "client", "completed", "failure")
     assert classify(Evidence(job, LogTail(log, len(log), False)), rules).rule == rule["id"]
     assert "python scripts/gen_client.py" in (rule_pull.body or "") and rule["id"] in (rule_pull.body or "")
+    # the title names the failure and the command; the body says the rule is repository-wide, shows the change
+    assert rule_pull.title.endswith("with `python scripts/gen_client.py`") and "#" not in rule_pull.title
+    assert "It is repository-wide" in (rule_pull.body or "")
+    assert "```diff\n" in (rule_pull.body or "") and "widgets/client.py" in (rule_pull.body or "")
     # asked again (a re-delivered event), the healer proposes nothing new
     again = box.run_healer_on_pull(fix)
     assert again.returncode == 0 and len(created(box, "ci-healer/rule-")) == 1
@@ -197,6 +201,10 @@ def test_a_fix_a_person_merged_becomes_a_rule_that_heals_the_next_failure_withou
     assert f"(rule {rule['id']}, fix)" in second.stdout
     [fix2] = created(box, f"ci-healer/{other.number}-")
     assert not fix2.draft and "python scripts/gen_client.py" in (fix2.body or "")
+    # the rule's description is the diagnosis of the fix pull requests it opens
+    assert f"seen before on #{pull.number} and fixed by #{fix.number}, which a person merged" in (
+        fix2.body or ""
+    )
     assert "pong" in box.show(fix2.head_sha, "widgets/client.py")
     # the figures of docs/learning.md (run with -s)
     print(f"\nrequests: {len(first.requests)} / {len(second.requests)} heal, {len(learned.requests)} merge")

@@ -32,6 +32,8 @@ from healer.demo.running import HealerRun
 from healer.demo.sample import BASE_FILES
 from healer.demo.sandbox import Sandbox
 from healer.demo.standin import StandIn
+from healer.ledger.markers import Kind, decode_markers
+from healer.model import DELIVERED
 
 # Distinctive, so that a leak anywhere is found by a pattern (the attack knows the prefix, not the key). Made
 # at run time: the attack searches every file it can read, and a checkout of these tests may be among them.
@@ -259,7 +261,8 @@ def test_under_isolation_user_no_code_of_the_pull_request_finds_the_key_and_the_
     assert result.outputs["decision"] == "healed", detail
     assert result.outputs["agent-tokens"] == "600"
     [comment] = [c for c in box.standin.comments(box.repo, 1) if '"kind":"attempt"' in c.body]
-    assert '"result":"budget"' in comment.body and '"tokens":600' in comment.body
+    [marker] = [m for m in decode_markers(comment.body) if m.kind is Kind.ATTEMPT]
+    assert (marker.result in DELIVERED, marker.stopped, marker.tokens) == (True, "agent-token-budget", 600)
     assert "stopped at `agent-token-budget` (500 tokens)" in comment.body
     assert "agent-token-budget" in result.summary
     assert "ANTHROPIC_API_KEY" not in result.summary  # no warning to give

@@ -11,6 +11,8 @@ from harness import PASSED, agent_reports, failing_test_log, failing_test_pull, 
 
 from healer.demo.fakemodel import FakeModel
 from healer.demo.sandbox import Sandbox
+from healer.ledger.markers import Kind, decode_markers
+from healer.model import DELIVERED
 
 KEY = "sk-ant-api03-BudgetTestKeyOfTheRepository-0123456789"
 # The agent spends its model in a loop until the proxy refuses, then changes the code: the first time with a
@@ -68,7 +70,11 @@ def test_budgets_stop_the_agent_and_the_next_attempt_starts_from_what_it_did(
     assert forwarded == 6
     assert [r.outputs["agent-tokens"] for r in results] == ["600", "120", "0"]
     comments = [c.body for c in box.standin.comments(box.repo, pull.number) if '"kind":"attempt"' in c.body]
-    assert ['"result":"budget"' in body for body in comments] == [True, True, True]
+    # a budget stop that delivered nothing reads "budget"; the second one's change was delivered, and its
+    # marker says so (a delivered result) and which budget stopped it
+    assert ['"result":"budget"' in body for body in comments] == [True, False, True]
+    [second] = [m for m in decode_markers(comments[1]) if m.kind is Kind.ATTEMPT]
+    assert (second.result in DELIVERED, second.stopped) == (True, "max-agent-tokens-per-pr")
     assert '"tokens":600' in comments[0] and '"tokens":120' in comments[1] and '"tokens"' not in comments[2]
     assert "stopped at `agent-token-budget` (500 tokens)" in comments[0]
     assert "stopped at `max-agent-tokens-per-pr` (700 tokens)" in comments[1]
@@ -76,4 +82,9 @@ def test_budgets_stop_the_agent_and_the_next_attempt_starts_from_what_it_did(
     # the first attempt's change was refused, not lost: the next one's frame carries it, and why it stopped
     earlier = str(reports[1]["frame"]).split("## Earlier attempts", 1)[1].split("## Procedure", 1)[0]
     assert "a + b  # noqa: E501" in earlier and "stopped by its budget" in earlier
-    assert [p.head_ref for p in box.standin.created_pulls(box.repo)]  # the second attempt's fix was delivered
+    [fix] = box.standin.created_pulls(box.repo)  # the second attempt's fix was delivered
+    # its reviewer is told the budget stopped the agent, so the change may be partial
+    assert (
+        ":warning: **The change may be partial:** the agent reached `max-agent-tokens-per-pr` (700 model "
+        "tokens for this pull request)"
+    ) in (fix.body or "")

@@ -37,7 +37,7 @@ def test_a_ruff_lint_fix_touches_only_the_reported_file(box: Sandbox) -> None:
     assert changed(box, fix.head_sha) == ["widgets/calc.py"]
     assert box.show(fix.head_sha, "widgets/messy.py") == MESSY
     assert "import os" not in box.show(fix.head_sha, "widgets/calc.py")
-    assert "Ran the fix command `ruff check --fix widgets/calc.py`" in (fix.body or "")
+    assert "made by the fix command `ruff check --fix widgets/calc.py`" in (fix.body or "")
     assert "ruff format" not in (fix.body or "")
     assert not fix.draft and result.outputs["decision"] == "healed"
 
@@ -71,7 +71,7 @@ def test_a_ruff_format_check_failure_is_fixed_with_ruff_format_without_black(box
     assert changed(box, fix.head_sha) == ["widgets/shapes.py"]
     assert "def area(w, h):\n    return w * h\n" in box.show(fix.head_sha, "widgets/shapes.py")
     body = fix.body or ""
-    assert "Ran the fix command `ruff format widgets/shapes.py`" in body
+    assert "made by the fix command `ruff format widgets/shapes.py`" in body
     assert "black" not in body, body
     # the failing command itself judged the fix: a ready pull request
     assert not fix.draft and "Ran `ruff format --check .` on the changed tree: it passed" in body

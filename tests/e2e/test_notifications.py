@@ -111,7 +111,7 @@ def test_a_rerun_then_an_escalation_each_create_one_comment_whose_first_line_is_
     box.add_run(pull, [("lint", "success", PASSED), ("test (3.12)", "failure", TRANSIENT_LOG)], run=run)
     second = heal(box, run, inputs=inputs)
 
-    rerun_line = ":repeat: Re-ran the job `test (3.12)` (transient): this looks transient."
+    rerun_line = ":repeat: Re-ran the job `test (3.12)`: its log says `"
     assert [kind for kind, _ in on(first, pull.number)] == ["comment", "edit"]
     assert all(line.startswith(rerun_line) for _, line in on(first, pull.number))
     assert [kind for kind, _ in on(second, pull.number)] == ["comment", "edit"]

@@ -204,7 +204,7 @@ def test_the_dashboard_issue_is_found_by_label_and_its_hidden_marker_skipping_pu
 
     found = gh.find_issue(MARK, creator=BOT, label="ci-healer")
 
-    assert found is not None and found.number == 6
+    assert found.issue is not None and found.issue.number == 6
 
 
 def test_without_a_labelled_one_the_dashboard_is_looked_for_by_its_creator(
@@ -222,13 +222,57 @@ def test_without_a_labelled_one_the_dashboard_is_looked_for_by_its_creator(
         "GET",
         "/issues",
         [an_issue(7, MARK)],
-        match=(matchers.query_param_matcher({"creator": BOT}, strict_match=False),),
+        match=(
+            matchers.query_param_matcher(
+                {"creator": BOT, "state": "all", "sort": "updated", "direction": "desc"}, strict_match=False
+            ),
+        ),
     )
 
     found = gh.find_issue(MARK, creator=BOT, label="ci-healer")
 
-    assert found is not None and found.number == 7
+    assert found.issue is not None and found.issue.number == 7
     assert gh.request_count == 2
+
+
+def test_the_creators_listing_is_read_page_after_page_until_the_dashboard(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    # four full pages of the bot's fix PRs come before it: the old bound of three pages missed it
+    for page in range(1, 6):
+        items = [an_issue(page * 1000 + n, "Fixes #1", pull=True) for n in range(100)]
+        if page == 5:
+            items = [an_issue(4, MARK)]
+        fake(
+            rsps,
+            "GET",
+            "/issues",
+            items,
+            match=(matchers.query_param_matcher({"creator": BOT, "page": str(page)}, strict_match=False),),
+            headers={"Link": f'<{BASE}/issues?page={page + 1}>; rel="next"'} if page < 5 else None,
+        )
+
+    found = gh.find_issue(MARK, creator=BOT)
+
+    assert found.issue is not None and found.issue.number == 4 and found.complete
+    assert gh.request_count == 5
+
+
+def test_a_listing_cut_by_its_bound_says_so(
+    rsps: responses.RequestsMock, gh: GitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("healer.github.history.BOT_ISSUE_PAGES", 1)
+    fake(
+        rsps,
+        "GET",
+        "/issues",
+        [an_issue(1000 + n, "Fixes #1", pull=True) for n in range(100)],
+        headers={"Link": f'<{BASE}/issues?page=2>; rel="next"'},
+    )
+
+    found = gh.find_issue(MARK, creator=BOT)
+
+    assert (found.issue, found.complete) == (None, False)
 
 
 def test_the_dashboard_is_opened_once_and_then_edited_in_place(
@@ -268,3 +312,15 @@ def test_a_failed_create_is_not_retried_so_no_second_dashboard_can_appear(
     with pytest.raises(GitHubError):
         gh.create_issue("CI healer dashboard", MARK)
     assert gh.request_count == 1
+
+
+def test_get_issue_reads_the_body_as_it_is_now_and_a_missing_one_is_an_error(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    fake(rsps, "GET", "/issues/8", an_issue(8, f"{MARK}\n- [x] box"))
+    fake(rsps, "GET", "/issues/9", {"message": "Not Found"}, status=404)
+
+    assert gh.get_issue(8).body == f"{MARK}\n- [x] box"
+    with pytest.raises(GitHubError) as raised:
+        gh.get_issue(9)
+    assert raised.value.status == 404

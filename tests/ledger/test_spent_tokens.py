@@ -62,6 +62,9 @@ def test_an_attempt_a_budget_stopped_is_recorded_as_budget_and_its_change_is_rem
     result = HealResult(False, diff="+    return a + b  # noqa\n", diffstat="1 file changed", spend=spend)
     assert result.result == "budget"
     assert HealResult(False, diffstat="1 file changed", spend=Spend(tokens=5, requests=1)).result == "refused"
+    # a change the stopped agent left that went through the guard and verification and was delivered
+    delivered = HealResult(True, diffstat="1 file changed", spend=spend)
+    assert delivered.result == "unverified"
     account = decode(account_of(result, (), SHA, result.result, None))
     assert account is not None and account.result == "budget"
     assert "return a + b" in account.diff

@@ -20,7 +20,10 @@ from healer.run.commands import (
     denied_reply,
     help_text,
     parse_command,
+    same_check,
 )
+from healer.text.dashboard import command
+from healer.text.spans import one_line
 
 WEBHOOKS = Path(__file__).parent.parent / "fixtures" / "github" / "webhooks"
 
@@ -110,3 +113,54 @@ def test_replies_show_names_only_in_code_spans() -> None:
     # the hostile login stays inside one code span (however `code` defuses the mention within it)
     assert re.search(r"```[^`]*evil`` \*\*x\*\*``` has `read`", reply)
     assert "`ci-healer:off`" in help_text("ci-healer:off")
+
+
+def _copied(span: str) -> str:
+    """What a reader copies from a rendered inline code span (CommonMark: the fence and one padding space
+    on each side go, when both sides have one)."""
+    ticks = len(span) - len(span.lstrip("`"))
+    inner = span[ticks:-ticks]
+    if inner.startswith(" ") and inner.endswith(" ") and inner.strip():
+        inner = inner[1:-1]
+    return inner
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        pytest.param("test (3.12)", id="plain"),
+        pytest.param("deploy @staging", id="mention"),
+        pytest.param("see ![x](http://e) and [y](z)", id="image-and-link"),
+        pytest.param("lint`\n# x", id="backtick-newline"),
+        pytest.param('"quoted"', id="double-quoted"),
+        pytest.param("'single'", id="single-quoted"),
+        pytest.param("`ticks`", id="backticked"),
+        pytest.param("a  \t b", id="blank-runs"),
+        pytest.param("x\u202ey\u200bz", id="bidi-and-zero-width"),
+    ],
+)
+def test_a_dashboard_command_copied_and_pasted_names_its_check(check: str) -> None:
+    span = command("retry", check)
+    assert span is not None
+    parsed = parse_command(_copied(span))
+    assert parsed is not None and parsed.verb is Verb.RETRY and parsed.check is not None
+    assert same_check(check, parsed.check)
+
+
+@given(st.text(min_size=1, max_size=MAX_CHECK))
+def test_any_check_name_copies_back_or_is_shown_without_a_command(check: str) -> None:
+    span = command("retry", check)
+    if span is None:
+        flat = " ".join(one_line(check).split())
+        assert not flat or len(flat) > MAX_CHECK
+        return
+    parsed = parse_command(_copied(span))
+    assert parsed is not None and parsed.verb is Verb.RETRY, (span, parsed)
+    assert parsed.check is not None and same_check(check, parsed.check)
+    assert not same_check(check + "x", parsed.check)
+
+
+def test_same_check_folds_blanks_and_case_but_not_letters() -> None:
+    assert same_check("Test  (3.12)", "test (3.12)")
+    assert same_check("a\nb", "a b")
+    assert not same_check("test (3.12)", "test (3.13)")

@@ -50,13 +50,14 @@ def comment(
     author: str, *, fix_pr: int = 8, learned: str = LESSON.signature, lesson=LESSON, signer=None
 ) -> Comment:
     marker = Marker(Kind.ATTEMPT, SHA, "client", attempt=1, fix_pr=fix_pr, result="verified", learned=learned)
-    memory = encode(Account(("client",), 1, SHA, "verified", fix_pr=fix_pr, lesson=lesson))
+    memory = encode(Account(("client",), 1, SHA, "verified", fix_pr=fix_pr, diff="+b\n", lesson=lesson))
     return Comment(11, author, f"{encode_marker(marker, signer)}\n{memory}\n\nThe healer opened #{fix_pr}.")
 
 
 def test_the_lesson_is_found_under_the_marker_that_names_the_fix() -> None:
     found = find_lesson([comment(BOT)], bot_login=BOT, fix_pr=8, signer=None)
     assert found is not None and found[1] == LESSON and found[0].fix_pr == 8
+    assert found[2] == "+b\n"  # the change the attempt recorded: the rule pull request shows it
 
 
 @pytest.mark.parametrize(

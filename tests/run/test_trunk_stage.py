@@ -107,3 +107,35 @@ def test_an_unreadable_base_branch_leaves_the_checks_healed_as_usual(status: int
     assert without_broken(decide, trunk) is decide  # the plan stays the heal it was
     assert len(trunk.notes) == 1 and str(status) in trunk.notes[0]
     assert trunk.notes[0].endswith("the checks are healed as usual")
+
+
+class CountingGitHub:
+    """The base branch's latest run is green: one request, counted."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def latest_branch_run(self, workflow: str, branch: str) -> BranchRun:
+        self.asked.append(branch)
+        return BranchRun(78, 1, "d" * 40, "main", "success")
+
+
+@pytest.mark.parametrize(
+    ("category", "agent", "verdict", "asked"),
+    [
+        pytest.param(Category.TEST, "", Verdict.ESCALATE, ["main"], id="escalated-without-an-agent"),
+        pytest.param(Category.TEST, "a", Verdict.HEAL, ["main"], id="healed"),
+        pytest.param(Category.TRANSIENT, "a", Verdict.RERUN, [], id="re-run"),
+    ],
+)
+def test_the_base_branch_is_read_before_an_escalation_as_before_a_heal(
+    category: Category, agent: str, verdict: Verdict, asked: list[str]
+) -> None:
+    planned = decide(
+        {"test": diag(category)}, passed=(), ledger=Ledger.empty(), config=Config(agent_command=agent),
+        pull=PULL, run=RUN,
+    )  # fmt: skip
+    assert [c.verdict for c in planned.checks] == [verdict]
+    gh = CountingGitHub()
+    find_broken_trunk(gh, RUN, PULL, planned, {}, load_rules(()), {}, read_limit=1 << 20)
+    assert gh.asked == asked

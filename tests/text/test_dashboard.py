@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from healer.model import Figures, FixPull, OpenEscalation
+from healer.text.boxes import CLOSE, RETRY, ticked_boxes
 from healer.text.dashboard import DASHBOARD_MARKER, figures_json, render_dashboard, render_summary
 
 EMPTY = Figures(since="2026-01-01T00:00:00Z", until="2026-02-01T00:00:00Z")
@@ -14,12 +16,16 @@ BUSY = Figures(
     pulls=3,
     attempts=4,
     attempt_results={"verified": 2, "unverified": 1, "refused": 1},
-    fix_pulls=(FixPull(9, "Fix @team | now", "u", "open", 5), FixPull(10, "", "", "merged", 6)),
+    fix_pulls=(
+        FixPull(9, "Fix @team | now", "u", "open", 5, author="github-actions[bot]"),
+        FixPull(10, "", "", "merged", 6, author="github-actions[bot]"),
+    ),
     open_escalations=(
         OpenEscalation(5, "lint`\n# x", "c" * 40, "2026-01-03T00:00:00Z", title="![i](http://e)"),
     ),
     escalations=1,
     flaky_tests={"t::a|b": 2},
+    tokens_unknown=4,
 )
 
 
@@ -39,13 +45,85 @@ def test_the_charts_leave_out_empty_slices_and_the_table_carries_the_same_figure
 def test_the_dashboard_starts_with_its_marker_and_defuses_what_pull_requests_wrote() -> None:
     body = render_dashboard(BUSY, repository="o/r")
     assert body.startswith(DASHBOARD_MARKER + "\n")
-    assert "#9 `Fix @\u200bteam | now` (fixes #5)" in body
+    assert "close #9 `Fix @\u200bteam | now` (fixes #5)" in body
     assert "``/ci-healer retry lint` # x``" in body  # the newline folded, the span unbroken
     assert "\n# x" not in body and "![i](" not in body
 
 
+def test_a_box_per_escalation_and_per_open_fix_pull_request_that_reads_back() -> None:
+    body = render_dashboard(BUSY, repository="o/r", key="k")
+    boxes = [line for line in body.splitlines() if line.startswith("- [ ] ")]
+    assert len(boxes) == 2  # the escalation of #5 and the open fix PR #9; the merged #10 has none
+    for line in boxes:
+        edited = body.replace(line, line.replace("- [ ]", "- [x]", 1))
+        assert len(ticked_boxes(body, edited, repository="o/r", key="k")) == 1
+    assert ticked_boxes(body, body.replace("- [ ]", "- [x]"), repository="o/r", key="") == []
+    assert [
+        b.action for b, _ in ticked_boxes(body, body.replace("- [ ]", "- [x]"), repository="o/r", key="k")
+    ] == [
+        RETRY,
+        CLOSE,
+    ]
+
+
+def test_empty_sections_are_left_out() -> None:
+    body = render_dashboard(EMPTY, repository="o/r")
+    assert "None." not in body and "## Escalations" not in body and "## Open fix" not in body
+    assert "## Flaky tests" not in body and "Tick a box" not in body and "- [ ]" not in body
+    assert body.count("## ") == 1 and "## Figures, 2026-01-01 to 2026-02-01" in body
+
+
+def test_the_workflow_token_is_said_once_when_an_open_fix_pr_was_opened_with_it() -> None:
+    assert render_dashboard(BUSY, repository="o/r").count("`GITHUB_TOKEN`") == 1
+    app = replace(BUSY, fix_pulls=(FixPull(9, "Fix", "u", "open", 5, author="healer-app[bot]"),))
+    assert "GITHUB_TOKEN" not in render_dashboard(app, repository="o/r")
+    merged = replace(BUSY, fix_pulls=(FixPull(10, "", "", "merged", 6, author="github-actions[bot]"),))
+    assert "GITHUB_TOKEN" not in render_dashboard(merged, repository="o/r")
+
+
 def test_the_json_is_plain_values_and_says_when_tokens_are_unknown() -> None:
     data = json.loads(json.dumps(figures_json(BUSY, repository="o/r")))
-    assert data["attempts"] == {"total": 4, "verified": 2, "delivered": 3, "by_result": BUSY.attempt_results}
+    assert data["attempts"] == {
+        "total": 4,
+        "verified": 2,
+        "delivered": 3,
+        "by_result": BUSY.attempt_results,
+        "budget_stopped": 0,
+    }
     assert data["agent_tokens"] == {"total": None, "attempts_with_tokens": 0, "attempts_unknown": 4}
-    assert data["fix_pull_requests"]["open_list"] == [{"number": 9, "title": "Fix @team | now", "fixes": 5}]
+    assert data["fix_pull_requests"]["open_list"] == [
+        {"number": 9, "title": "Fix @team | now", "fixes": 5, "ci": None}
+    ]
+    assert (data["fix_pull_requests"]["ci_passed"], data["fix_pull_requests"]["ci_failed"]) == (0, 0)
+
+
+def test_tokens_are_zero_when_no_agent_ran_and_unknown_only_for_agents_that_were_not_counted() -> None:
+    rules_only = Figures(since=EMPTY.since, until=EMPTY.until, attempts=3, attempt_results={"verified": 3})
+    assert "| agent tokens | 0 |" in render_summary(rules_only, repository="o/r")
+    assert figures_json(rules_only, repository="o/r")["agent_tokens"]["total"] == 0
+    assert "| agent tokens | unknown (4 agent attempt(s) not counted) |" in render_summary(
+        BUSY, repository="o/r"
+    )
+
+
+def test_an_open_fix_says_what_its_ci_said_and_the_box_still_reads_back() -> None:
+    fixes = (
+        FixPull(9, "Fix lint", "u", "open", 5, ci="passed"),
+        FixPull(11, "Fix test", "u", "open", 6, ci="failed"),
+        FixPull(12, "Fix docs", "u", "open", 7),
+    )
+    body = render_dashboard(replace(BUSY, fix_pulls=fixes), repository="o/r")
+
+    lines = {n: next(line for line in body.splitlines() if f"close #{n} " in line) for n in (9, 11, 12)}
+    assert lines[9].endswith("(fixes #5, CI passed :white_check_mark:)")
+    assert lines[11].endswith("(fixes #6, CI failed :x:)")
+    assert lines[12].endswith("(fixes #7)")
+    ticked = body.replace("- [ ] ", "- [x] ")
+    assert {box.number for box, _ in ticked_boxes(body, ticked, repository="o/r") if box.action == CLOSE} == {
+        9,
+        11,
+        12,
+    }
+    assert "| fix PRs' CI (its latest verdict) | 1 passed, 1 failed |" in render_summary(
+        replace(BUSY, fix_pulls=fixes), repository="o/r"
+    )

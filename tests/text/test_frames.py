@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from healer.heal.agent import Verification
 from healer.ledger.ledger import Kind, Marker, comment_body, decode_markers
 from healer.model import (
     Action,
@@ -34,7 +33,6 @@ from healer.text.frames import (
     neutralize_mentions,
     render_comment,
     render_escalation,
-    render_fix_pr_body,
     render_heal_frame,
     render_summary,
     shipped_dir,
@@ -245,14 +243,14 @@ def test_escalation_lists_every_attempt_and_mentions_only_the_configured_team() 
         PastAttempt("attempt", "b" * 40, 2, "lint", "agent", 12, "@mallory refused"),
     )
     text = render_escalation(Frames(), plan(verdict=Verdict.ESCALATE, history=history), mention="@octo/team")
-    assert "| 1 | `aaaaaaa` | attempt (fix), lint | #11 | an unverified change |" in text
     assert "#12" in text
     assert "@\u200bmallory" in text
     assert "cc @octo/team" in text
     assert "spent its budget for this check (2 of 3 attempts)" in text
     # one line says what fails, what was tried and what to do next, with the open fix PR and the opt-out
     [line] = [line for line in text.splitlines() if line.startswith("**Fails:**")]
-    assert "attempt 1 on `aaaaaaa` gave an unverified change (#11)" in line
+    assert "attempt 1 (fix) on `aaaaaaa` gave an unverified change (#11)" in line
+    assert "| # |" not in text  # the sentence names every attempt: no table repeats it
     assert "review fix pull request #12" in line and "`/ci-healer retry`" in line
     assert (
         render_escalation(Frames(), plan(verdict=Verdict.ESCALATE), opt_out_label="ci-healer:off").count(
@@ -351,8 +349,27 @@ def test_done_comment_with_a_fix_pr_rerun_and_fork_diagnosis() -> None:
     )
     assert "Attempt 2 of 3 for `lint`: ran `ruff format .`." in body
     assert "https://github.com/octo/repo/pull/9 (verified: `ruff check .` passed)" in body
-    assert "Re-ran the job `net` (transient)" in body
+    assert "Re-ran the job `net`: its log says" not in body  # no decisive line: nothing is quoted
+    assert "Re-ran the job `net`: a transient failure." in body
     assert "`fork-test` failed: **test**" in body
+
+
+def test_a_rerun_names_the_line_that_made_the_failure_transient() -> None:
+    net = plan(
+        Category.TRANSIENT, excerpt=("npm ERR! code ECONNRESET", "npm ERR! network aborted"), check="net"
+    )
+    assert net.diagnosis is not None
+    decisive = ("   npm ERR! code ECONNRESET @team `x`",)
+    net = replace(
+        net, diagnosis=replace(net.diagnosis, decisive=decisive, description="npm lost the registry.")
+    )
+    body = render_comment(
+        Frames(), state="done", head_sha=SHA, run_url="https://run", markers="", reruns=[net]
+    )
+    assert (
+        ":repeat: Re-ran the job `net`: its log says `` npm ERR! code ECONNRESET @\u200bteam `x` ``, a "
+        "transient failure (npm lost the registry). A re-run does not spend a heal attempt."
+    ) in body
 
 
 def test_comment_delivery_shows_the_patch_fenced() -> None:
@@ -439,50 +456,6 @@ def test_claim_and_reset_comments() -> None:
 # -- fix PR body and summary ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("verification", "must", "must_not"),
-    [
-        pytest.param(
-            Verification("passed", "ruff check .", 0), "it passed (exit code 0)", "draft", id="passed"
-        ),
-        pytest.param(
-            Verification("failed", "ruff check .", 1, "E1 bad"),
-            "it failed (exit code 1)",
-            "it passed",
-            id="failed",
-        ),  # fmt: skip
-        pytest.param(
-            Verification("unverified", reason="no checker"),
-            "Not verified: no checker",
-            "it passed",
-            id="unverified",
-        ),  # fmt: skip
-        pytest.param(
-            Verification("timed-out", "mypy ."), "did not finish in time", "it passed", id="timeout"
-        ),
-    ],
-)
-def test_fix_pr_body_never_claims_more_than_was_run(
-    verification: Verification, must: str, must_not: str
-) -> None:
-    body = render_fix_pr_body(
-        Frames(),
-        pr=PR,
-        head_sha=SHA,
-        run_url="https://run",
-        checks=[plan()],
-        fix_commands=["ruff format ."],
-        agent_ran=False,
-        agent_exit=None,
-        verification=verification,
-        diffstat="1 file changed, +1 -1",
-    )
-    assert must in body
-    assert must_not not in body
-    assert "Ran the fix command `ruff format .`" in body
-    assert "agent" not in body.lower().split("### verification")[0]
-
-
 def test_summary_warns_about_the_workflow_token_and_fits() -> None:
     text = render_summary(
         Frames(),
@@ -520,40 +493,6 @@ def test_clip_summary_counts_bytes() -> None:
     clipped = clip_summary(text)
     assert len(clipped.encode()) <= SUMMARY_LIMIT
     assert clipped.endswith("1 MiB limit)_\n")
-
-
-def test_fix_pr_body_names_the_error_the_files_the_ci_warning_and_how_to_merge() -> None:
-    failing = plan(excerpt=("##[group]Run ruff check .", "ruff check .", "shell: /usr/bin/bash -e {0}",
-                            "##[endgroup]", "src/a.py:1:1: F401 `os` imported but unused",
-                            "##[error]Process completed with exit code 1."))  # fmt: skip
-    body = render_fix_pr_body(
-        Frames(),
-        pr=PR,
-        head_sha=SHA,
-        run_url="https://run",
-        checks=[failing],
-        fix_commands=["ruff check --fix src/a.py"],
-        agent_ran=False,
-        agent_exit=None,
-        verification=Verification("passed", "ruff check .", 0),
-        diffstat="1 file changed, +0 -1",
-        files=("M\tsrc/a.py", "A\tsrc/new.py"),
-        workflow_token=True,
-        attempt=2,
-        max_attempts=3,
-    )
-    assert "It is attempt 2 of 3." in body
-    assert "### `lint` failed (lint: `ruff check .`)" in body
-    assert "src/a.py:1:1: F401 `os` imported but unused" in body
-    assert "##[group]" not in body and "shell:" not in body and "Process completed" not in body
-    assert "  - `src/a.py`\n  - `src/new.py` (new)" in body
-    assert "opened with the workflow's `GITHUB_TOKEN`, so no CI workflow runs on it by itself" in body
-    assert "merge this pull request into `feature/x`" in body
-    no_warning = render_fix_pr_body(
-        Frames(), pr=PR, head_sha=SHA, run_url="u", checks=[failing], fix_commands=[], agent_ran=True,
-        agent_exit=0, verification=Verification("passed", "x", 0), diffstat="d", workflow_token=False,
-    )  # fmt: skip
-    assert "GITHUB_TOKEN" not in no_warning
 
 
 def test_runner_markup_is_dropped_from_excerpts_unless_it_is_the_evidence() -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
 from test_frames import PR, SHA, fenced_blocks, plan
 
+from healer.ledger.learned import description
 from healer.model import Lesson
 from healer.text.frames import Frames, render_heal_frame
 from healer.text.rulepr import render_rule_pr_body, rule_title
@@ -57,25 +59,60 @@ LESSON = Lesson(
 )
 
 
-def body(lesson: Lesson, hint: str = "") -> str:
+DIFF = "diff --git a/a.md b/a.md\n--- a/a.md\n+++ b/a.md\n@@ -1 +1,2 @@\n a\n+b @org/everyone\n"
+
+
+def body(lesson: Lesson, hint: str = "", diff: str = DIFF) -> str:
     return render_rule_pr_body(
-        Frames(), lesson, rule_id="learned.0123456789ab", hint=hint, yaml_text="- id: learned.0123456789ab\n",
-        pr=3, fix_pr=4, commit="c" * 40, merged_by="mona", path=".github/ci-healer/rules/learned.yml",
+        Frames(), lesson, rule_id="learned.0123456789ab", description=description(lesson, pr=3, fix_pr=4),
+        hint=hint, yaml_text="- id: learned.0123456789ab\n", pr=3, fix_pr=4, commit="c" * 40,
+        merged_by="mona", path=".github/ci-healer/rules/learned.yml", diff=diff,
     )  # fmt: skip
 
 
-def test_the_rule_pull_request_says_what_was_learned_and_what_the_rule_does() -> None:
+def test_the_rule_pull_request_says_what_the_rule_does_where_and_shows_the_change() -> None:
     fix = body(replace(LESSON, fix_command="make tables"))
+    first = fix.splitlines()[0]
+    assert first.startswith(
+        "A fix rule: when a check fails with the line below, the healer runs `make tables`"
+    )
+    assert "It is repository-wide: it applies to every check of every pull request" in fix
+    assert (
+        "**Diagnosis it gives:** A lint failure seen before on #3 and fixed by #4, which a person merged; "
+        "one command reproduces that fix, so the rule runs it." in fix
+    )
     assert "fix pull request #4 for #3 (commit `ccccccc`, merged by `mona`)" in fix
-    assert "runs `make tables`" in fix and "no agent is run" in fix
+    assert any(tag == "```" and "+b @org/everyone" in block for tag, block in fenced_blocks(fix))
     assert "- id: learned.0123456789ab" in fix
-    hinted = body(LESSON, hint="Last time (#4) docs/a.md changed. cc @org/everyone")
-    assert "the agent still heals this failure" in hinted
-    # untrusted text mentions nobody: the log's lines and the YAML are fenced, the hint defused too
-    outside = hinted
-    for _, block in fenced_blocks(hinted):
-        outside = outside.replace(block, "")
-    assert re.search(r"@\w", outside) is None  # a zero-width space follows every @
+    hinted = body(LESSON, hint="Last time (#4) docs/a.md changed. cc @org/everyone", diff="")
+    assert hinted.startswith("A hint for the agent:") and "the agent still heals this failure" in hinted
+    assert "**The files that fix changed**, as the healer opened it in #4: `docs/a.md`." in hinted
+    # untrusted text mentions nobody: the log's lines, the diff and the YAML are fenced, the hint defused too
+    for text in (fix, hinted):
+        outside = text
+        for _, block in fenced_blocks(text):
+            outside = outside.replace(block, "")
+        assert re.search(r"@\w", outside) is None  # a zero-width space follows every @
     assert "@org/everyone" not in hinted
-    assert rule_title(LESSON, 4) == "ci-healer: learn a hint from fix #4 (lint)"
-    assert rule_title(replace(LESSON, fix_command="x"), 4) == "ci-healer: learn a fix rule from fix #4 (lint)"
+
+
+@pytest.mark.parametrize(
+    ("changes", "title"),
+    [
+        pytest.param({}, "ci-healer: learn a hint for lint failures of `make lint`", id="hint"),
+        pytest.param(
+            {"fix_command": "make tables", "category": "unknown"},
+            "ci-healer: learn to fix failures of `make lint` with `make tables`",
+            id="fix-rule-unknown-category",
+        ),
+        pytest.param(
+            {"command": "", "check": "docs\n`@org/all`"},
+            "ci-healer: learn a hint for lint failures of `docs '@\u200borg/all'`",
+            id="a-hostile-check-name",
+        ),  # fmt: skip
+        pytest.param({"command": "", "check": ""}, "ci-healer: learn a hint for lint failures", id="no-name"),
+    ],
+)
+def test_the_rule_title_names_the_failure_and_the_command(changes: dict[str, str], title: str) -> None:
+    assert rule_title(replace(LESSON, **changes)) == title  # type: ignore[arg-type]
+    assert "unknown" not in rule_title(replace(LESSON, category="unknown"))

@@ -1,0 +1,221 @@
+"""A run of a CI workflow on one of the healer's fix branches: the fix pull request's verdict, never a heal.
+
+A fix branch's CI finishes as any run does, with a ``workflow_run`` event: a run the healer dispatched
+(:mod:`healer.deliver.proof`, ``event: workflow_dispatch``) or, with a token whose pushes start workflows, the
+fix pull request's own ``pull_request`` run. This stage
+
+1. trusts only a branch of this repository named ``ci-healer/<pr>-<sha7>`` whose open pull request the bot
+   opened, at the commit the run tested, and named by an attempt marker in the bot's comments on ``<pr>``
+   (a fork's branch or a person's pull request of the same name is left alone);
+2. reads the verdict: ``success`` passed; ``failure`` and ``timed_out`` failed, each failed job diagnosed as
+   in any run (its decisive line); anything else (cancelled, skipped) is no verdict;
+3. rewrites the CI line of the fix PR's body, and marks a draft fix PR ready for review once the workflow
+   whose failure it healed passed there (and no other workflow failed at that commit);
+4. adds a ``proof`` marker and a line to the attempt's comment; a failure also goes into the attempt's
+   memory, so the next attempt (``/ci-healer retry``, a new commit) starts from it;
+5. posts one new comment on the pull request only when what a person waits on changed (the fix passed, or
+   failed, where it had not before), the news in its first line.
+
+Requests: the fix PR (1), the pull request's comments (1 or more pages), for a failure the config file, the
+jobs and their logs, then the fix PR's body (1), marking it ready (1, GraphQL), the attempt's comment (1), and
+the news (0 or 1).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from healer.deliver.fixpr import is_fix_branch
+from healer.github import GitHubError
+from healer.ledger.markers import Kind, Marker, Signer, add_markers, check_key, decode_markers, workflow_key
+from healer.ledger.memory import with_why
+from healer.model import Comment, PullRequest, RunEvent
+from healer.run.context import RunContext
+from healer.run.planning import diagnose, load_repository_config
+from healer.text.proof import (
+    Failure,
+    attempt_note,
+    failed_line,
+    memory_note,
+    news_comment,
+    passed_line,
+    run_url,
+    with_ci_line,
+)
+from healer.text.spans import code
+
+_FIX_BRANCH = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
+_VERDICTS = {"success": True, "failure": False, "timed_out": False}
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The bot's comment on the pull request that records the attempt which opened the fix PR."""
+
+    comment: Comment
+    marker: Marker  # the attempt marker naming the fix PR
+    proofs: tuple[Marker, ...]  # the fix PR's CI verdicts recorded so far, oldest first
+
+
+def is_fix_run(event: RunEvent) -> bool:
+    """Whether the run tested one of the healer's branches (it is then never healed)."""
+    return is_fix_branch(event.head_branch)
+
+
+def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
+    """Record the verdict of a fix branch's CI run (see the module's docstring)."""
+    branch = event.head_branch
+    found = _FIX_BRANCH.match(branch)
+    if event.is_fork or event.head_repository.casefold() != event.repository.casefold():
+        ctx.skip(f"a fork's branch named like a fix branch ({code(branch)}) is not one of the healer's")
+        return
+    if found is None:
+        ctx.skip(f"{code(branch)} is one of the healer's branches, not a fix branch: nothing to record")
+        return
+    passed = _VERDICTS.get(event.conclusion or "")
+    if passed is None:
+        ctx.skip(f"the fix branch's run ended {event.conclusion!r}: not a verdict on the fix")
+        return
+    owner = event.repository.partition("/")[0]
+    fixes = [
+        p
+        for p in ctx.gh.list_pulls(head=f"{owner}:{branch}", state="open")
+        if not p.is_fork and p.head_ref == branch
+    ]
+    bot = ctx.config.bot_login.strip().casefold()
+    fix = next((p for p in fixes if p.author.casefold() == bot), None)
+    if fix is None:
+        ctx.skip(f"no open pull request of the healer has the branch {code(branch)}")
+        return
+    ctx.outcome.pr = fix
+    if fix.head_sha.lower() != event.head_sha.lower():
+        ctx.skip(f"fix #{fix.number} is now at {fix.head_sha[:7]}; the run tested {event.head_sha[:7]}")
+        return
+    number = int(found.group(1))
+    comments = ctx.gh.list_comments(number, authors=[ctx.config.bot_login])
+    signer = Signer.for_pull(ctx.config.ledger_key, event.repository, number)
+    attempt = _find_attempt(comments, fix.number, signer)
+    if attempt is None:
+        ctx.skip(f"no attempt of the healer on #{number} names #{fix.number}: not a fix of the healer")
+        return
+    if any(p.run == (event.run_id, event.run_attempt) for p in attempt.proofs):
+        ctx.skip(f"the verdict of run {event.run_id} on #{fix.number} is on record already")
+        return
+    failures: tuple[Failure, ...] = ()
+    if not passed:
+        failures = _failures(ctx, event)
+    record(ctx, event, fix, number, attempt, passed, failures, signer)
+
+
+def record(
+    ctx: RunContext,
+    event: RunEvent,
+    fix: PullRequest,
+    number: int,
+    attempt: Attempt,
+    passed: bool,
+    failures: tuple[Failure, ...],
+    signer: Signer | None,
+) -> None:
+    """Write the verdict where people look (steps 3 to 5 of the module's docstring)."""
+    url = run_url(ctx.actions.server_url, event.repository, event.run_id)
+    name = event.workflow_name or event.workflow_path
+    workflow = check_key(workflow_key(event))
+    verdict = "passed" if passed else "failed"
+    proof = Marker(
+        Kind.PROOF,
+        event.head_sha,
+        attempt.marker.check,
+        attempt=attempt.marker.attempt,
+        run_id=event.run_id,
+        run_attempt=event.run_attempt,
+        category=attempt.marker.category,
+        fix_pr=fix.number,
+        result=verdict,
+        workflow=workflow,
+    )
+    before = fix_state(attempt.proofs, event.head_sha, attempt.marker.workflow)
+    after = fix_state((*attempt.proofs, proof), event.head_sha, attempt.marker.workflow)
+    ready_now = after == "ready"
+    ctx.outcome.category = attempt.marker.category
+    ctx.note(f"CI of fix #{fix.number} ({code(name)}, run {event.run_id}): {verdict}")
+    if ctx.dry_run:
+        ctx.outcome.decision = "none"
+        return
+    not_ready = ""
+    if ready_now and fix.draft:
+        try:
+            ctx.gh.mark_ready_for_review(fix.node_id, fix.number)
+            ctx.note(f"marked fix #{fix.number} ready for review")
+        except GitHubError as exc:
+            not_ready = str(exc)
+            ctx.reporter.warning(f"could not mark fix #{fix.number} ready for review: {exc}")
+    line = (
+        passed_line(name, url, ready=ready_now and fix.draft and not not_ready, not_ready_why=not_ready)
+        if passed
+        else failed_line(name, url, failures)
+    )
+    ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
+    body = add_markers(
+        attempt.comment.body,
+        [proof],
+        attempt_note(fix.number, name, url, passed, failures),
+        signer,
+    )
+    if not passed:
+        body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
+    ctx.gh.update_comment(attempt.comment.id, body)
+    if after != before and after in ("ready", "failed"):
+        checks = _healed_checks(attempt)
+        text = news_comment(
+            fix.number, checks, name, url, passed=passed, ready=ready_now and not not_ready, failures=failures
+        )
+        ctx.gh.create_comment(number, text)
+        ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
+    ctx.outcome.decision = "none"
+    ctx.outcome.fix_pull_request = fix.html_url
+
+
+def fix_state(proofs: tuple[Marker, ...], head_sha: str, healed_workflow: str) -> str:
+    """What a person waits on for a fix at ``head_sha``: ``failed`` when the latest verdict of any workflow
+    failed there, ``ready`` when the workflow whose failure it healed passed there (any workflow, for attempts
+    recorded before markers named it), else ``pending``. ``proofs`` are in the order they were recorded."""
+    latest: dict[str, str] = {}
+    for proof in proofs:
+        if proof.sha == head_sha.lower():
+            latest[proof.workflow] = proof.result
+    if "failed" in latest.values():
+        return "failed"
+    passed = latest.get(healed_workflow) == "passed" if healed_workflow else "passed" in latest.values()
+    return "ready" if passed else "pending"
+
+
+def _find_attempt(comments: list[Comment], fix_pr: int, signer: Signer | None) -> Attempt | None:
+    for comment in reversed(comments):
+        markers = decode_markers(comment.body, signer)
+        mine = [m for m in markers if m.kind is Kind.ATTEMPT and m.fix_pr == fix_pr]
+        if mine:
+            proofs = tuple(m for m in markers if m.kind is Kind.PROOF and m.fix_pr == fix_pr)
+            return Attempt(comment, mine[0], proofs)
+    return None
+
+
+def _healed_checks(attempt: Attempt) -> list[str]:
+    markers = decode_markers(attempt.comment.body)
+    return list(
+        dict.fromkeys(
+            m.check for m in markers if m.kind is Kind.ATTEMPT and m.fix_pr == attempt.marker.fix_pr
+        )
+    )
+
+
+def _failures(ctx: RunContext, event: RunEvent) -> tuple[Failure, ...]:
+    """Each failed job of the run and its decisive line, diagnosed as any run's (never healed)."""
+    config = load_repository_config(ctx, event)
+    diagnosed = diagnose(ctx, event, config)
+    found = []
+    for check, diagnosis in diagnosed.diagnoses.items():
+        lines = diagnosis.decisive or diagnosis.excerpt[-1:]
+        found.append(Failure(check, lines[0] if lines else ""))
+    return tuple(found)

@@ -1,0 +1,94 @@
+"""The fix pull request's body (``prompts/fix-pr.md.j2``): the news on its first line, then the diagnosis, the
+change and its verification; the log excerpt, how to merge and the commands folded away."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from healer.model import CheckPlan, PullRequest
+from healer.text.frames import Frames, check_view, clip_lines, fit_comment
+
+# The excerpt of each failed check in a fix PR body: enough to recognise the failure, folded anyway.
+EXCERPT_LINES, EXCERPT_CHARS = 15, 2048
+_BUDGETS = {
+    "agent-request-budget": ("model request", "in this heal"),
+    "agent-token-budget": ("model token", "in this heal"),
+    "max-agent-tokens-per-pr": ("model token", "for this pull request"),
+}
+
+
+def budget_stop(spend: Any) -> str:
+    """What a model budget that refused the agent's requests means for the change (healer-written text), or
+    "" when no budget stopped it. ``spend``: a :class:`healer.heal.usage.Spend`, or None."""
+    stopped = getattr(spend, "stopped", "") if spend is not None else ""
+    if not stopped:
+        return ""
+    limit = int(getattr(spend, "limit", 0) or 0)
+    unit, scope = _BUDGETS.get(stopped, ("model request", "in this heal"))
+    return (
+        f"the agent reached `{stopped}` ({limit:,} {unit}{'s' if limit != 1 else ''} {scope}), so its "
+        "further model requests were refused and it stopped before it finished; review what it changed as an "
+        "unfinished fix"
+    )
+
+
+def render_fix_pr_body(
+    frames: Frames,
+    *,
+    pr: PullRequest,
+    head_sha: str,
+    run_url: str,
+    checks: Sequence[CheckPlan],
+    fix_commands: Sequence[str],
+    agent_ran: bool,
+    agent_exit: int | None,
+    verification: Any,
+    diffstat: str,
+    superseded: Sequence[int] = (),
+    notes: str = "",
+    setup: Any = None,
+    files: Sequence[str] = (),
+    more_files: int = 0,
+    attempt: int = 0,
+    max_attempts: int = 0,
+    allowed: Sequence[str] = (),
+    budget_stop: str = "",
+    ci_line: str = "",
+) -> str:
+    """The body of a fix pull request: what it fixes and how sure that is (first line), the diagnosis, the
+    change, what ran and what verification established (nothing more); the excerpt, how to merge and the
+    commands in ``<details>``.
+
+    ``allowed``: changed paths the guard let through only because the repository allows them (``guard:
+    allow``), named so that a reviewer looks at them. ``budget_stop``: :func:`budget_stop` of the agent's
+    spend. ``ci_line``: one healer-written line about CI on the fix branch, shown under the first line."""
+
+    def render(lines: int) -> str:
+        excerpt_lines = min(lines, EXCERPT_LINES)
+        return frames.render(
+            "fix-pr.md.j2",
+            {
+                "pr": pr,
+                "head_sha": head_sha,
+                "run_url": run_url,
+                "checks": [check_view(p, max_lines=excerpt_lines, max_chars=EXCERPT_CHARS) for p in checks],
+                "fix_commands": tuple(fix_commands),
+                "agent_ran": agent_ran,
+                "agent_exit": agent_exit,
+                "verification": verification,
+                "diffstat": diffstat,
+                "superseded": tuple(superseded),
+                "allowed": tuple(allowed),
+                "notes": clip_lines(notes.splitlines(), lines, 16 * 1024) if notes else "",
+                "setup": setup,
+                "files": tuple(files),
+                "more_files": more_files,
+                "attempt": attempt or max((p.attempt for p in checks), default=1),
+                "max_attempts": max_attempts or max((p.max_attempts for p in checks), default=1),
+                "budget_stop": budget_stop,
+                "ci_line": ci_line,
+            },
+        )
+
+    return fit_comment(render, "")

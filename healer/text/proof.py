@@ -1,0 +1,166 @@
+"""What a fix pull request's CI says, where people look: one line in the fix PR's body (rewritten in place as
+the CI goes from started to passed or failed), a note on the attempt's comment, and the short comment that
+tells the pull request's participants when the state they wait on changed.
+
+Pure: every name from a workflow, a branch or a log enters through :func:`healer.text.spans.code`, links
+are built from the healer's own values (the server URL, the repository, a run id), and nothing here reads or
+writes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from healer.text.spans import code, defuse, one_line
+
+# The fix PR body's CI line starts with this hidden mark, so that a later run finds and rewrites that line.
+CI_MARK = "<!-- ci-healer:ci -->"
+_LINE_LIMIT = 240  # characters of a decisive log line shown in a text
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A check that failed on the fix branch, and the log line that decided it (untrusted)."""
+
+    check: str
+    line: str = ""
+
+
+def _short(text: str) -> str:
+    """A message (a GitHub error) as one plain sentence part: one line, bounded, nothing that notifies."""
+    line = " ".join(one_line(text).split()).replace("<", "&lt;").replace(">", "&gt;")
+    return defuse(line if len(line) <= _LINE_LIMIT else line[: _LINE_LIMIT - 1] + "…")
+
+
+def runs_url(server_url: str, repository: str, workflow_file: str, branch: str) -> str:
+    """The Actions page of ``workflow_file``'s runs on ``branch``."""
+    query = quote(f"branch:{branch}", safe=":")
+    return f"{server_url}/{repository}/actions/workflows/{quote(workflow_file, safe='')}?query={query}"
+
+
+def run_url(server_url: str, repository: str, run_id: int) -> str:
+    return f"{server_url}/{repository}/actions/runs/{run_id}"
+
+
+def dispatched_line(workflow_name: str, url: str, draft: bool) -> str:
+    """The fix PR's CI line when the healer started its CI with ``workflow_dispatch``."""
+    wait = " This pull request stays a draft until it passes." if draft else ""
+    return (
+        f"{CI_MARK} :hourglass_flowing_sand: **CI:** {code(workflow_name)} is running on this branch "
+        f"([runs]({url})), started by ci-healer because changes pushed with `GITHUB_TOKEN` start no "
+        f"workflow.{wait}"
+    )
+
+
+def add_dispatch_line(workflow_path: str) -> str:
+    """The one line that says what to add so that the healer can start CI on its fix branches."""
+    return (
+        f"CI does not run on this fix branch: add `workflow_dispatch:` to the `on:` triggers of "
+        f"{code(workflow_path)} and the healer will start it on each fix branch and mark the fix ready when "
+        "it passes."
+    )
+
+
+def ci_note(state: str, workflow_path: str) -> str:
+    """The job summary's line about the fix branch's CI (``state``: started, no-trigger, failed)."""
+    if state == "started":
+        return (
+            f"started {code(workflow_path)} on the fix branch (`workflow_dispatch`); its verdict marks the "
+            "fix ready for review or says what failed"
+        )
+    if state == "no-trigger":
+        return add_dispatch_line(workflow_path)
+    return f"could not start {code(workflow_path)} on the fix branch; see the fix pull request"
+
+
+def no_dispatch_line(workflow_path: str) -> str:
+    return f"{CI_MARK} :information_source: **CI:** {add_dispatch_line(workflow_path)}"
+
+
+def dispatch_failed_line(workflow_name: str, why: str) -> str:
+    return (
+        f"{CI_MARK} :warning: **CI:** ci-healer could not start {code(workflow_name)} on this branch "
+        f"({_short(why)}); run it by hand before merging."
+    )
+
+
+def passed_line(workflow_name: str, url: str, *, ready: bool, not_ready_why: str = "") -> str:
+    """The fix PR's CI line once its CI passed."""
+    after = " Marked ready for review." if ready else ""
+    if not_ready_why:
+        after = f" It could not be marked ready for review ({_short(not_ready_why)})."
+    shown = f"{code(workflow_name)} ([run]({url}))"
+    return f"{CI_MARK} :white_check_mark: **CI passed** on this branch: {shown}.{after}"
+
+
+def failed_line(workflow_name: str, url: str, failures: Sequence[Failure]) -> str:
+    """The fix PR's CI line once its CI failed: each failed check and its decisive line."""
+    return (
+        f"{CI_MARK} :x: **CI failed** on this branch: {code(workflow_name)} ([run]({url})): "
+        f"{failures_text(failures)}."
+    )
+
+
+def failures_text(failures: Sequence[Failure], limit: int = 3) -> str:
+    shown = [
+        f"{code(f.check)}" + (f" ({code(f.line.strip(), _LINE_LIMIT)})" if f.line.strip() else "")
+        for f in failures[:limit]
+    ]
+    more = len(failures) - limit
+    text = ", ".join(shown) or "a job failed"
+    return f"{text} and {more} more" if more > 0 else text
+
+
+def with_ci_line(body: str, line: str) -> str:
+    """``body`` with its CI line replaced by ``line``; without one, ``line`` goes after the first paragraph
+    (the news), so that it is the second thing a reader sees."""
+    lines = body.split("\n")
+    for index, existing in enumerate(lines):
+        if existing.lstrip().startswith(CI_MARK):
+            lines[index] = line
+            return "\n".join(lines)
+    for index, existing in enumerate(lines):
+        if index > 0 and not existing.strip() and lines[index - 1].strip():
+            return "\n".join([*lines[:index], "", line, *lines[index:]])
+    return f"{body}\n\n{line}" if body.strip() else line
+
+
+def attempt_note(fix_pr: int, workflow_name: str, url: str, passed: bool, failures: Sequence[Failure]) -> str:
+    """The line added to the attempt's comment on the pull request."""
+    if passed:
+        return f"CI on fix #{fix_pr}: :white_check_mark: {code(workflow_name)} passed ([run]({url}))."
+    return f"CI on fix #{fix_pr}: :x: {code(workflow_name)} failed ([run]({url})): {failures_text(failures)}."
+
+
+def news_comment(
+    fix_pr: int,
+    checks: Sequence[str],
+    workflow_name: str,
+    url: str,
+    *,
+    passed: bool,
+    ready: bool,
+    failures: Sequence[Failure],
+) -> str:
+    """The new comment on the pull request when its fix's CI changed what a person waits on (news first)."""
+    names = ", ".join(code(c) for c in checks) or "the failing checks"
+    if passed:
+        state = "is ready for review" if ready else "can be reviewed"
+        return (
+            f":white_check_mark: The fix for {names} passed CI: #{fix_pr} {state} "
+            f"({code(workflow_name)}, [run]({url})). Merge it into this branch to make the checks pass."
+        )
+    return (
+        f":x: The fix for {names} in #{fix_pr} failed CI ({code(workflow_name)}, [run]({url})): "
+        f"{failures_text(failures)}.\n\n"
+        "Comment `/ci-healer retry` for another attempt that starts from this failure, or fix it by hand."
+    )
+
+
+def memory_note(fix_pr: int, workflow_name: str, run_id: int, failures: Sequence[Failure]) -> str:
+    """What the next attempt reads about this one: its fix PR's CI failed, and where."""
+    lines = [f"Its fix pull request #{fix_pr} failed CI on the fix branch ({workflow_name}, run {run_id}):"]
+    lines += [f"- {f.check}: {f.line.strip()}" if f.line.strip() else f"- {f.check}" for f in failures]
+    return "\n".join(lines)

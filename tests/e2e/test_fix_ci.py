@@ -1,0 +1,264 @@
+"""End to end: fix pull requests that prove themselves. With the job's ``GITHUB_TOKEN`` (whose pushes start no
+workflow) the healer dispatches the healed workflow on the fix branch; the dispatched run's ``workflow_run``
+event brings the verdict back: a green run marks the draft fix ready, a red one says what failed, and the next
+attempt starts from it. No run on a fix branch is ever healed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from commands_harness import command
+from harness import PASSED, agent_reports, heal, lint_log, lint_pull, write_agent
+from twojobs import deliver_job, heal_job
+
+from healer.demo.sample import job_log
+from healer.demo.sandbox import Sandbox
+from healer.demo.state import Run
+
+GITHUB_TOKEN = {"token-is-workflow-token": "true"}
+RED_LINT = job_log("lint", "ruff check .", ["widgets/calc.py:3:8: F401 [*] `os` imported but unused"])
+DISPATCHABLE_CI = (
+    "name: CI\non:\n  pull_request:\n  workflow_dispatch:\npermissions:\n  contents: read\njobs:\n"
+    "  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n"
+    "      - run: ruff check .\n"
+)
+
+
+def allow_dispatch(box: Sandbox) -> None:
+    """The repository's CI declares ``workflow_dispatch`` (on the default branch, so on every PR branch)."""
+    box.commit(box.default_branch, {".github/workflows/ci.yml": DISPATCHABLE_CI}, "CI: allow dispatch")
+
+
+def finish(box: Sandbox, run: Run, jobs: list[tuple[str, str, str]], conclusion: str) -> Run:
+    """The dispatched run completes with ``jobs`` (name, conclusion, log)."""
+    for name, job_conclusion, log in jobs:
+        box.standin.add_job(run, name, conclusion=job_conclusion, log=log)
+    run.status, run.conclusion = "completed", conclusion
+    return run
+
+
+def operations(result: object) -> list[str]:
+    return [r.operation for r in result.requests]  # type: ignore[attr-defined]
+
+
+def test_a_lint_fix_opened_with_github_token_runs_ci_and_is_marked_ready_when_it_passes(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+
+    healed = heal(box, run, inputs=GITHUB_TOKEN)
+
+    assert healed.outputs["decision"] == "healed"
+    [fix] = box.standin.created_pulls(box.repo)
+    # one dispatch of the healed workflow, on the fix branch, after the push and before the PR is opened
+    [dispatched] = box.standin.dispatched
+    assert (dispatched.path, dispatched.head_branch, dispatched.event) == (
+        ".github/workflows/ci.yml",
+        fix.head_ref,
+        "workflow_dispatch",
+    )
+    assert dispatched.head_sha == fix.head_sha and dispatched.pull_requests == ()
+    ops = operations(healed)
+    assert ops.count("actions/create-workflow-dispatch") == 1
+    assert ops.index("actions/create-workflow-dispatch") < ops.index("pulls/create")
+    # the fix was verified on the runner, but it waits for CI as a draft that says so
+    assert fix.draft
+    assert "is running on this branch" in (fix.body or "") and "draft until it passes" in (fix.body or "")
+    comments_before = len(box.standin.comments(box.repo, pull.number))
+
+    verdict = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
+
+    # the verdict: marked ready (GraphQL), the run named in the body, one new comment with the news
+    assert box.standin.readied == [fix.number] and not fix.draft
+    assert f"/actions/runs/{dispatched.id}" in (fix.body or "") and "CI passed" in (fix.body or "")
+    assert "is running on this branch" not in (fix.body or "")
+    comments = box.standin.comments(box.repo, pull.number)
+    assert len(comments) == comments_before + 1
+    news = comments[-1].body
+    assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
+    assert f"#{fix.number} is ready for review" in news
+    attempt = comments[0].body
+    assert '"kind":"proof"' in attempt and '"result":"passed"' in attempt and f"#{fix.number}" in attempt
+    # nothing was healed or re-run: a fix branch's run is a verdict
+    assert not box.standin.reruns and len(box.standin.created_pulls(box.repo)) == 1
+    assert "actions/create-workflow-dispatch" not in operations(verdict)
+    assert operations(verdict) == [
+        "pulls/list",
+        "issues/list-comments",
+        "graphql",
+        "pulls/update",
+        "issues/update-comment",
+        "issues/create-comment",
+    ]
+    # the same event delivered again records nothing twice
+    again = heal(box, dispatched)
+    assert [r.operation for r in again.requests if r.is_write] == []
+    assert len(box.standin.comments(box.repo, pull.number)) == comments_before + 1
+
+
+def test_a_fix_whose_ci_fails_says_what_failed_and_the_next_attempt_starts_from_it(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    allow_dispatch(box)
+    agent = tmp_path / "agent"
+    # an agent that removes the unused import; the tests, which the runner's verification did not run, fail
+    inputs = {
+        **GITHUB_TOKEN,
+        "agent-command": write_agent(
+            agent,
+            "report(frame=frame)\n"
+            "calc = pathlib.Path('widgets/calc.py')\n"
+            "calc.write_text(calc.read_text().replace('import os\\n', ''))\n",
+        ),
+        "unknown-action": "agent",
+        "verify-command": "true",
+    }
+    box.commit(box.default_branch, {".github/ci-healer.yml": "checks:\n  lint:\n    action: agent\n"}, "cfg")
+    pull, run = lint_pull(box, branch="feature/agent")
+    assert heal(box, run, inputs=inputs).outputs["decision"] == "healed"
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    red = job_log(
+        "test (3.12)",
+        "python -m pytest -q",
+        [
+            "F                                                                        [100%]",
+            "FAILED tests/test_calc.py::test_double - AssertionError: assert 6 == 4",
+            "1 failed, 1 passed in 0.03s",
+        ],
+        exit_code=1,
+    )
+
+    heal(box, finish(box, dispatched, [("test (3.12)", "failure", red)], "failure"))
+
+    assert fix.draft and box.standin.readied == []
+    assert "CI failed" in (fix.body or "") and "`test (3.12)`" in (fix.body or "")
+    news = box.standin.comments(box.repo, pull.number)[-1].body
+    assert news.startswith(f":x: The fix for `lint` in #{fix.number} failed CI")
+    assert "/ci-healer retry" in news
+    # attempt 2, asked for by a maintainer, reads that the first fix failed its CI, and where
+    box.standin.set_permission(box.repo, "maintainer", "write")
+    result, _ = command(box, pull, "/ci-healer retry", inputs=inputs)
+    assert result.outputs["decision"] == "healed"
+    first, second = agent_reports(agent)
+    assert "failed CI on the fix branch" not in str(first["frame"])
+    assert f"#{fix.number} failed CI on the fix branch" in str(second["frame"])
+    assert "test (3.12)" in str(second["frame"])
+
+
+def test_a_workflow_without_workflow_dispatch_gets_one_line_saying_what_to_add(box: Sandbox) -> None:
+    pull, run = lint_pull(box)  # the sample CI runs on pull_request only
+
+    healed = heal(box, run, inputs=GITHUB_TOKEN)
+
+    assert healed.outputs["decision"] == "healed"
+    [fix] = box.standin.created_pulls(box.repo)
+    assert box.standin.dispatched == []  # GitHub refused it: no run was started
+    lines = [line for line in (fix.body or "").splitlines() if "workflow_dispatch" in line]
+    assert len(lines) == 1 and "`.github/workflows/ci.yml`" in lines[0]
+    # verified on the runner, so ready as before: no verdict will come to take it out of draft
+    assert not fix.draft
+    assert "workflow_dispatch" in healed.summary
+
+
+def test_no_run_on_a_fix_branch_is_healed_whatever_its_event(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    heal(box, run)
+    [fix] = box.standin.created_pulls(box.repo)
+    requests_before = len(box.standin.requests)
+    for event in ("pull_request", "push", "workflow_dispatch"):
+        red = box.add_run(None, [("lint", "failure", lint_log(box))], sha=fix.head_sha, branch=fix.head_ref)
+        red.event = event
+        result = heal(box, red)
+        assert result.outputs["decision"] != "healed"
+        assert not [
+            r
+            for r in result.requests
+            if r.operation in ("pulls/create", "actions/re-run-job-for-workflow-run")
+        ]
+    assert len(box.standin.created_pulls(box.repo)) == 1 and not box.standin.reruns
+    assert len(box.standin.requests) > requests_before
+
+
+def test_a_fork_branch_named_like_a_fix_branch_is_left_alone(box: Sandbox) -> None:
+    box.add_fork("mallory/widgets")
+    sha = box.commit("ci-healer/1-abcdef0", {"README.md": "hi\n"}, "bait", remote="mallory/widgets")
+    red = box.add_run(None, [("lint", "failure", "boom\n")], sha=sha, branch="ci-healer/1-abcdef0")
+    red.head_repo = "mallory/widgets"
+
+    result = heal(box, red)
+
+    assert result.outputs["decision"] == "skipped"
+    assert [r for r in result.requests if r.is_write] == []
+    assert [r.operation for r in result.requests] == []
+
+
+def test_with_an_app_token_the_fix_prs_own_ci_gives_the_verdict_through_the_same_path(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    app_token = {"token-is-workflow-token": "false"}
+    heal(box, run, inputs=app_token)
+    [fix] = box.standin.created_pulls(box.repo)
+    # the App's push started CI itself: nothing dispatched, and the verified fix is ready as before
+    assert box.standin.dispatched == [] and not fix.draft
+    # the fix PR's own pull_request runs: another workflow first, then the healed one
+    other = box.add_run(
+        None,
+        [("docs", "success", PASSED)],
+        sha=fix.head_sha,
+        branch=fix.head_ref,
+        conclusion="success",
+        name="Docs",
+        path=".github/workflows/docs.yml",
+    )
+    other.pull_requests = (fix.number,)
+    quiet = heal(box, other, inputs=app_token)
+    assert [r.operation for r in quiet.requests if r.is_write] == ["pulls/update", "issues/update-comment"]
+    green = box.add_run(
+        None, [("lint", "success", PASSED)], sha=fix.head_sha, branch=fix.head_ref, conclusion="success"
+    )
+    green.pull_requests = (fix.number,)
+
+    verdict = heal(box, green, inputs=app_token)
+
+    assert "graphql" not in operations(verdict)  # not a draft: nothing to mark
+    assert f"/actions/runs/{green.id}" in (fix.body or "")
+    news = box.standin.comments(box.repo, pull.number)[-1].body
+    assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
+    assert f"#{fix.number} is ready for review" in news
+
+
+def test_the_two_jobs_record_the_verdict_in_the_deliver_job_alone(box: Sandbox, read_token: str) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    finish(box, dispatched, [("lint", "success", PASSED)], "success")
+
+    healing = heal_job(box, dispatched, GITHUB_TOKEN)
+    assert healing.requests == [] and not healing.outputs.get("bundle-path")
+    delivering = deliver_job(box, dispatched, "", GITHUB_TOKEN)
+
+    assert box.standin.readied == [fix.number]
+    assert "issues/create-comment" in operations(delivering)
+
+
+def test_a_verdict_for_an_older_head_of_the_fix_or_a_persons_branch_is_not_recorded(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    finish(box, dispatched, [("lint", "success", PASSED)], "success")
+    with box.standin._lock:
+        fix.head_sha = "0" * 40  # the fix branch moved on since the run started
+
+    stale = heal(box, dispatched)
+
+    assert [r for r in stale.requests if r.is_write] == [] and box.standin.readied == []
+    # a person's pull request from a same-repository branch named like a fix branch
+    sha = box.commit("ci-healer/1-abcdef0", {"README.md": "mine\n"}, "a person's branch")
+    mine = box.open_pull("ci-healer/1-abcdef0", sha, author="mona", title="Not the healer's")
+    red = box.add_run(None, [("lint", "failure", RED_LINT)], sha=sha, branch=mine.head_ref)
+    theirs = heal(box, red)
+    assert theirs.outputs["decision"] == "skipped" and [r for r in theirs.requests if r.is_write] == []

@@ -1,0 +1,98 @@
+"""The texts of a fix pull request's CI: the body's CI line (rewritten in place), the notes, the news."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.text.proof import (
+    CI_MARK,
+    Failure,
+    add_dispatch_line,
+    attempt_note,
+    dispatch_failed_line,
+    dispatched_line,
+    failed_line,
+    memory_note,
+    news_comment,
+    no_dispatch_line,
+    passed_line,
+    runs_url,
+    with_ci_line,
+)
+
+URL = "https://github.com/o/r/actions/runs/42"
+HOSTILE = "lint `x` @team <!-- ![i](http://x/i.png) [l](http://x)\n## heading"
+BODY = "Fixes `lint` on #12.\nSecond line of the news.\n\n### What changed\n\n- ruff --fix\n"
+
+
+def test_the_ci_line_goes_after_the_news_and_is_rewritten_in_place() -> None:
+    started = with_ci_line(BODY, dispatched_line("CI", "u", draft=True))
+    lines = started.split("\n")
+    assert lines[:4] == ["Fixes `lint` on #12.", "Second line of the news.", "", lines[3]]
+    assert lines[3].startswith(CI_MARK) and "draft until it passes" in lines[3]
+
+    passed = with_ci_line(started, passed_line("CI", URL, ready=True))
+
+    assert passed.count(CI_MARK) == 1 and "is running" not in passed
+    assert f"[run]({URL})" in passed and "Marked ready for review." in passed
+    assert passed.replace(passed.split("\n")[3], "") == started.replace(started.split("\n")[3], "")
+
+
+@pytest.mark.parametrize("body", ["", "one line only"])
+def test_a_body_without_a_paragraph_break_gets_the_line_at_its_end(body: str) -> None:
+    result = with_ci_line(body, no_dispatch_line(".github/workflows/ci.yml"))
+    assert result.endswith(no_dispatch_line(".github/workflows/ci.yml"))
+    assert result.startswith(body)
+
+
+def test_hostile_names_and_log_lines_stay_inside_one_code_span() -> None:
+    texts = [
+        dispatched_line(HOSTILE, "u", draft=False),
+        no_dispatch_line(HOSTILE),
+        failed_line(HOSTILE, URL, [Failure(HOSTILE, HOSTILE)]),
+        passed_line(HOSTILE, URL, ready=False, not_ready_why=HOSTILE),
+        dispatch_failed_line(HOSTILE, HOSTILE),
+        attempt_note(13, HOSTILE, URL, False, [Failure(HOSTILE, HOSTILE)]),
+        news_comment(13, [HOSTILE], HOSTILE, URL, passed=False, ready=False, failures=[Failure(HOSTILE)]),
+    ]
+    for text in texts:
+        assert "\n## heading" not in text and "<!-- ![" not in text
+        assert "@team" not in text  # defused with a zero-width space
+        assert "](http://x" not in text
+        # what a name holds stays inside a code span, which starts before it and which it cannot close
+        assert "``lint `x` @\u200bteam <!--" in text
+
+
+def test_the_news_says_what_changed_in_its_first_line() -> None:
+    green = news_comment(13, ["lint"], "CI", URL, passed=True, ready=True, failures=())
+    red = news_comment(
+        13, ["test"], "CI", URL, passed=False, ready=False, failures=[Failure("test (3.12)", "FAILED t::x")]
+    )
+    assert green.split("\n")[0].startswith(":white_check_mark: The fix for `lint` passed CI: #13 is ready")
+    assert red.split("\n")[0].startswith(":x: The fix for `test` in #13 failed CI")
+    assert "`FAILED t::x`" in red and "/ci-healer retry" in red
+
+
+def test_many_failures_are_counted_not_listed() -> None:
+    failures = [Failure(f"job {n}", f"line {n}") for n in range(7)]
+    line = failed_line("CI", URL, failures)
+    assert "`job 2`" in line and "`job 3`" not in line and "and 4 more" in line
+
+
+def test_the_memory_note_names_the_fix_and_every_failure() -> None:
+    note = memory_note(13, "CI", 42, [Failure("test", "FAILED t::x"), Failure("lint")])
+    assert note.splitlines() == [
+        "Its fix pull request #13 failed CI on the fix branch (CI, run 42):",
+        "- test: FAILED t::x",
+        "- lint",
+    ]
+
+
+def test_the_runs_page_filters_by_the_fix_branch() -> None:
+    url = runs_url("https://github.com", "o/r", "ci.yml", "ci-healer/12-abc1234")
+    assert url == "https://github.com/o/r/actions/workflows/ci.yml?query=branch:ci-healer%2F12-abc1234"
+
+
+def test_the_line_to_add_names_the_workflow_file_and_the_trigger() -> None:
+    line = add_dispatch_line(".github/workflows/ci.yml")
+    assert "`workflow_dispatch:`" in line and "`.github/workflows/ci.yml`" in line and "\n" not in line
