@@ -257,6 +257,9 @@ class CheckPlan:
     diagnose: bool = False
     # a re-run because every failing test is known flaky: those tests (``healer.ledger.flaky``)
     flaky: tuple[str, ...] = ()
+    # an escalation with nothing tried: no fix rule applies and no agent is configured. It is said in one
+    # short notice per pull request (not as a failed attempt), recorded as an escalation marked ``untried``
+    untried: bool = False
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,8 @@ INPUTS: tuple[Input, ...] = (
         "agent-command",
         "",
         "Shell command run in the PR-head checkout with the heal frame on stdin and in "
-        "`$HEALER_FRAME`. Empty: only fix rules and re-runs, the rest is escalated.",
+        "`$HEALER_FRAME`. Empty: only fix rules and re-runs; a check with nothing to try is listed, with "
+        "its decisive line, in one short notice per pull request.",
         text,
     ),
     Input(

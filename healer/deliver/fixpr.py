@@ -113,7 +113,43 @@ def deliver_pull_request(
         message = f"pushed {branch} but could not open the fix pull request: {exc}; {left}"
         raise DeliveryError(message) from None
     superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull)
-    return Delivery("pull-request", branch, commit, pull, draft, superseded, ci=ci.state if ci else "")
+    asked = ask_review(gh, pull, pr, checks)
+    return Delivery(
+        "pull-request", branch, commit, pull, draft, superseded, ci=ci.state if ci else "", asked=asked
+    )
+
+
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
+
+
+def ask_review(gh: GitHub, pull: PullRequest, pr: PullRequest, checks: Sequence[str]) -> str:
+    """Ask the author of ``pr`` to review the fix pull request ``pull``, so that the news arrives as a
+    notification (opening a pull request notifies the repository's watchers, not the author, and the
+    run's comment on ``pr`` was created before the fix existed). Returns what was done, for the run's
+    comment: ``review`` (a review request), ``mention`` (GitHub refused the request, 422: the author is not
+    a collaborator; a comment on the fix pull request mentions them instead) or "" (a bot, or the request
+    failed otherwise: the fix pull request stands, linked from the run's comment). Never raises."""
+    author = pr.author
+    if not _LOGIN.fullmatch(author or ""):
+        return ""  # a bot (`dependabot[bot]`) reads no notifications and cannot be asked for a review
+    try:
+        gh.request_reviewers(pull.number, [author])
+    except GitHubError as exc:
+        if exc.status != 422:
+            return ""
+    else:
+        return "review"
+    names = ", ".join(f"`{' '.join(_CONTROL.sub(' ', c).split()).replace('`', chr(39))}`" for c in checks)
+    text = (
+        f"@{author}: this pull request fixes {names or 'the failing checks'} of #{pr.number} on your branch. "
+        "GitHub would not request your review here (it asks collaborators only), so this comment does: "
+        "merge it into your branch if it is right, or close it."
+    )
+    try:
+        gh.create_comment(pull.number, text)
+    except GitHubError:
+        return ""
+    return "mention"
 
 
 DRAFTS_REFUSED = "Draft pull requests are not supported in this repository"

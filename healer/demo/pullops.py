@@ -173,6 +173,35 @@ class PullOps(Views):
         pull.updated_at = self.s._now()
         return Reply(200, self.pull_shape(pull))
 
+    def op_pulls_request_reviewers(
+        self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
+    ) -> Reply:
+        """GitHub asks collaborators only, never the pull request's own author (both a 422, which leaves
+        nobody requested); a request notifies each reviewer."""
+        pull = self._pull(repo, params["number"])
+        if pull is None:
+            return error(404, "Not Found")
+        logins = body.get("reviewers", []) if isinstance(body, dict) else None
+        if not isinstance(logins, list) or not all(isinstance(login, str) for login in logins):
+            return error(422, "Validation Failed")
+        if any(login.lower() == pull.author.lower() for login in logins):
+            return error(422, "Review cannot be requested from pull request author.")
+        if not all(self._collaborator(repo, login) for login in logins):
+            return error(
+                422,
+                "Reviews may only be requested from collaborators. One or more of the users or teams you "
+                f"specified is not a collaborator of the {repo.full_name} repository.",
+            )
+        for login in logins:
+            if login.lower() not in (r.lower() for r in pull.requested_reviewers):
+                pull.requested_reviewers.append(login)
+        return Reply(201, self.pull_shape(pull))
+
+    def _collaborator(self, repo: Repo, login: str) -> bool:
+        """A login given a role on the repository (its owner has every role)."""
+        role = self.s.permissions.get((repo.full_name.lower(), login.lower()), "none")
+        return login.lower() == repo.owner.lower() or role != "none"
+
     def op_pulls_create_review(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:

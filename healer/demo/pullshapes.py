@@ -73,6 +73,7 @@ def pull_request(
     web: str,
     merged_by: str = "",
     maintainer_can_modify: bool = False,
+    requested_reviewers: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """A ``pull-request`` (the single-PR shape; a superset of the list item ``pull-request-simple``)."""
     url = f"{api}/repos/{repo}/pulls/{number}"
@@ -107,7 +108,7 @@ def pull_request(
         "merge_commit_sha": None,
         "assignee": None,
         "assignees": [],
-        "requested_reviewers": [],
+        "requested_reviewers": [user(login, api, web) for login in requested_reviewers],
         "requested_teams": [],
         "head": head,
         "base": base,

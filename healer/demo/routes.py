@@ -69,6 +69,7 @@ for _method, _template, _operation in (
     ("GET", _R + "/pulls/{number}", "pulls/get"),
     ("PATCH", _R + "/pulls/{number}", "pulls/update"),
     ("POST", _R + "/pulls/{number}/reviews", "pulls/create-review"),
+    ("POST", _R + "/pulls/{number}/requested_reviewers", "pulls/request-reviewers"),
     ("GET", _R + "/commits/{sha}/pulls", "repos/list-pull-requests-associated-with-commit"),
     ("GET", _R + "/commits/{sha}/check-runs", "checks/list-for-ref"),
     ("GET", _R + "/check-runs/{job_id}/annotations", "checks/list-annotations"),

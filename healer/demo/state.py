@@ -99,6 +99,7 @@ class Pull:
     created_via_api: bool = False
     merged_by: str = ""  # who merged it (the PR's `merged_by` user)
     maintainer_can_modify: bool = False  # a fork's "Allow edits from maintainers"
+    requested_reviewers: list[str] = field(default_factory=list)  # logins asked for a review
 
     @property
     def is_fork(self) -> bool:

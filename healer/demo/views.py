@@ -74,6 +74,7 @@ class Views:
             merged=pull.merged,
             merged_by=pull.merged_by,
             maintainer_can_modify=pull.maintainer_can_modify,
+            requested_reviewers=tuple(pull.requested_reviewers),
             created_at=pull.created_at,
             updated_at=pull.updated_at,
             repo=pull.repo,

@@ -374,6 +374,17 @@ class GitHub(HistoryCalls, CommandCalls, ProofCalls, Transport):
             raise GitHubError(f"GitHub sent a malformed review when asked to review pull request #{number}")
         return int(data["id"])
 
+    def request_reviewers(self, number: int, logins: Sequence[str]) -> None:
+        """Ask ``logins`` to review pull request ``number``: GitHub notifies them (an edit would not). A 422
+        means GitHub refused: a reviewer who is not a collaborator, or the pull request's own author."""
+        self._call(
+            "POST",
+            f"/pulls/{number}/requested_reviewers",
+            body={"reviewers": list(logins)},
+            what=f"request a review of pull request #{number}",
+            need=_PR_WRITE,
+        )
+
     def update_pull(
         self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
     ) -> PullRequest:

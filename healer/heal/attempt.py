@@ -62,6 +62,7 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
         how=" and ".join(how) or "nothing ran",
         verification=result.verification.describe() if result.verification else "",
         fix_pr_url=delivery.url if delivery else "",
+        asked=delivery.asked if delivery else "",
         draft=bool(delivery and delivery.draft),
         pushed=bool(delivery and delivery.mode == "push"),
         frame_path=result.frame_path if config.delivery == "none" else "",

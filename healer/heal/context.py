@@ -60,6 +60,9 @@ class Delivery:
     left_out: int = 0  # hunks only in the patch (not on lines the pull request's diff shows)
     # the fix branch's CI, started by the healer: started, no-trigger, failed; "" when it did not start it
     ci: str = ""
+    # how the PR's author was told of a fix pull request: "review" (a review request), "mention" (GitHub
+    # refused it: a comment on the fix pull request mentions them), "" (nobody: a bot, or a failed request)
+    asked: str = ""
 
     @property
     def url(self) -> str:

@@ -44,6 +44,7 @@ from healer.model import CheckPlan, RunEvent, Verdict
 __all__ = [
     "MARKER_PREFIX",
     "MAX_CHECK_CHARS",
+    "UNTRIED",
     "Kind",
     "Marker",
     "Signer",
@@ -349,6 +350,7 @@ def add_markers(body: str, markers: Sequence[Marker], note: str = "", signer: Si
     return f"{block}\n\n{text}" if block else text
 
 
+UNTRIED = "untried"  # the result of an escalation with nothing tried: the pull request's short notice
 _KIND_OF_VERDICT = {Verdict.HEAL: Kind.ATTEMPT, Verdict.RERUN: Kind.RERUN, Verdict.ESCALATE: Kind.ESCALATION}
 
 
@@ -366,7 +368,8 @@ def record(
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
     ``result`` is a short word for the outcome: ``verified``, ``refused``, ``failed``…; ``stopped`` names the
-    budget that stopped the agent (an attempt's result still says whether its change was delivered).
+    budget that stopped the agent (an attempt's result still says whether its change was delivered); an
+    escalation with nothing tried (no fix rule, no agent) records ``untried``.
     """
     kind = _KIND_OF_VERDICT.get(plan.verdict) or (Kind.DIAGNOSIS if plan.diagnose else None)
     if kind is None:
@@ -382,7 +385,7 @@ def record(
         category=diagnosis.category.value if diagnosis else "",
         mode=plan.mode.value if plan.mode else "",
         fix_pr=fix_pr,
-        result=result,
+        result=result or (UNTRIED if plan.untried and kind is Kind.ESCALATION else ""),
         tests=diagnosis.test_ids if diagnosis else (),
         by=by,
         workflow=workflow_key(run),

@@ -4,6 +4,10 @@
 comment, re-reads the comments and re-plans (another run may have claimed the commit at the same moment),
 acts only if its claim wins (:func:`carry_out`, which returns what was done as a :class:`Done`), and
 settles the claim with the outcome. A ``/ci-healer retry`` acts with a :class:`Grant`.
+
+The claim is the run's one created comment, the one that notifies (:mod:`healer.run.notices`): it is
+written as the news (what failed, its decisive line, what the run does), and the outcome is an edit of it.
+A run whose checks have nothing to try edits the pull request's notice instead, when there is one.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from healer.run.context import RunContext
 from healer.run.healing import category_of, heal_checks, heal_once, names, spent_tokens
 from healer.run.learning import learned_markers, lesson_of_heal
 from healer.run.lifecycle import edit_resets
+from healer.run.notices import edit_notice, mention_of, only_untried, promise, untried_notice
 from healer.run.planning import Planned
 from healer.run.policy import acting
 from healer.text.frames import COMMENT_LIMIT, FrameError, HealNote, render_comment
@@ -61,6 +66,9 @@ class Done:
     text: Callable[[str], str]
     account: str = ""
     failure: Exception | None = None
+    # escalations the claim could not announce (GitHub refused a planned re-run): news that needs a
+    # comment of its own when it mentions someone, since an edit notifies nobody
+    late: bool = False
 
 
 def act(
@@ -86,10 +94,15 @@ def act(
             f"GITHUB_WORKSPACE ({ctx.actions.workspace}) is not a git checkout: add a step "
             "`actions/checkout` (the default branch) before ci-healer"
         )
+    untried = only_untried(plan) if grant is None else []
+    notice = untried_notice(ledger, planned.comments, config, ctx.signer(pr)) if untried else None
+    if notice is not None:
+        edit_notice(ctx, event, pr, plan, notice)
+        return
     identity = grant.claim_run if grant else (event.run_id, event.run_attempt)
     claim = ctx.gh.create_comment(
         pr.number,
-        claim_body(event.head_sha, *identity, render_claim(ctx, event, plan.checks), ctx.signer(pr)),
+        claim_body(event.head_sha, *identity, render_claim(ctx, event, pr, config, plan), ctx.signer(pr)),
     )
     if claim.author and claim.author.casefold() != config.bot_login.strip().casefold():
         # The ledger trusts only `bot-login`: with another identity the healer would never see its own
@@ -136,9 +149,10 @@ def act(
     posted = scrub_keys(
         scrub(done.text(block), ctx.config.github_token), find_keys(ctx.env, config.agent_api_key)
     )
-    if config.escalation_mention and any(c.verdict is Verdict.ESCALATE for c in plan.checks):
-        # GitHub notifies a mention only when the comment is created, not when an edit adds it: the
-        # result goes into a new comment (its markers settle the claim), then the claim is withdrawn.
+    if done.late and config.escalation_mention:
+        # GitHub notifies a mention only when the comment is created, not when an edit adds it: an
+        # escalation the claim did not announce goes into a new comment (its markers settle the claim),
+        # then the claim is withdrawn. Planned escalations were announced, mention included, by the claim.
         ctx.gh.create_comment(pr.number, posted)
         with contextlib.suppress(GitHubError):
             ctx.gh.delete_comment(claim.id)
@@ -148,14 +162,24 @@ def act(
         raise done.failure  # recorded and reported on the PR; now fail the step so a person looks
 
 
-def render_claim(ctx: RunContext, event: RunEvent, checks: Sequence[CheckPlan]) -> str:
+def render_claim(ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config, plan: Plan) -> str:
+    """The claim as the news: the checks it heals, each with its decisive line, and what follows; the
+    re-runs, diagnoses and escalations as the outcome will say them (GitHub notifies on this text only)."""
+    escalations = [c for c in plan.checks if c.verdict is Verdict.ESCALATE]
     return render_comment(
         ctx.frames,
         state="claim",
         head_sha=event.head_sha,
         run_url=event.html_url,
         markers="",
-        checks=[c for c in checks if c.verdict is not Verdict.SKIP],
+        healing=heal_checks(plan, pr, config),
+        promise=promise(pr, config.delivery),
+        reruns=[c for c in plan.checks if c.verdict is Verdict.RERUN],
+        diagnoses=[c for c in plan.checks if c.diagnose],
+        escalations=escalations,
+        mention=mention_of(config, escalations),
+        diagnosis_note=FORK_NOTE,
+        opt_out_label=config.opt_out_label,
         workflow=event.workflow_name,
     )
 
@@ -224,7 +248,7 @@ def carry_out(
         ctx.note(f"posted the diagnosis of {names(diagnoses)} (fork: no code was run)")
     if escalations:
         markers += _records(escalations, event)
-        if config.escalation_label:
+        if config.escalation_label and any(not c.untried for c in escalations):
             try:
                 ctx.gh.add_labels(pr.number, [config.escalation_label])
             except GitHubError as exc:
@@ -251,15 +275,16 @@ def carry_out(
             heal=note,
             diagnoses=diagnoses,
             escalations=escalations,
-            mention=config.escalation_mention,
+            mention=mention_of(config, escalations),
             diagnosis_note=FORK_NOTE,
             opt_out_label=config.opt_out_label,
             workflow=event.workflow_name,
         )
 
+    late = bool(refused)
     if grant is None:
-        return Done(markers, text, account, failure)
-    return Done(*_granted(markers, text, grant.by), account, failure)
+        return Done(markers, text, account, failure, late)
+    return Done(*_granted(markers, text, grant.by), account, failure, late)
 
 
 def _granted(

@@ -205,13 +205,13 @@ def plan(
 
 
 def planned_with(planner: Planner, diagnosed: Diagnosed, **inputs: Any) -> Plan:
-    """``planner`` on the diagnoses; an escalation for want of an agent says which step would let the
-    check's fix rule run instead."""
+    """``planner`` on the diagnoses; a check with nothing to try for want of an agent says which step would
+    let its fix rule run instead."""
     made = planner(diagnosed.diagnoses, passed=diagnosed.passed, **inputs)
     hints = diagnosed.fix_hints
     checks = tuple(
-        replace(c, detail=f"{c.detail} Also, {hints[c.check]}.")
-        if c.verdict is Verdict.ESCALATE and c.check in hints and "agent-command" in c.detail
+        replace(c, detail=f"{hints[c.check][:1].upper()}{hints[c.check][1:]}.")
+        if c.verdict is Verdict.ESCALATE and c.untried and c.check in hints
         else c
         for c in made.checks
     )

@@ -39,8 +39,8 @@ Per check:
 9. Heal budget: the attempt is k = spent + 1 (see ``healer.ledger.ledger``). k > ``max-attempts`` → escalate,
    and once the escalation is on record, skip ``exhausted`` until the check passes. ``max-attempts: 0``
    therefore means "never heal, escalate at once". An ``agent`` heal with no ``agent-command`` escalates
-   instead (the input's documented meaning), except with ``delivery: none``, where the frame is handed
-   to a later step.
+   instead as ``untried`` (nothing to try: the pull request's one short notice, not a failed attempt),
+   except with ``delivery: none``, where the frame is handed to a later step.
 10. Escalation happens once per check until it passes: a second one is skipped as ``exhausted`` when the
     budget is spent and ``already-attempted`` otherwise.
 11. ``heal-planned``: a re-run while another check of the run is healed: the fix brings a new commit (and
@@ -285,7 +285,9 @@ def _plan_check(
             diagnose=True,
         )
     if mode is HealMode.AGENT and not config.agent_command and config.delivery != "none":
-        return escalate("This failure needs the agent, and no `agent-command` is configured.")
+        # nothing to try: said once, in the pull request's short notice (not as a failed attempt)
+        planned = escalate("No fix rule applies.")
+        return _with(planned, untried=True) if planned.verdict is Verdict.ESCALATE else planned
     return _with(
         base,
         verdict=Verdict.HEAL,

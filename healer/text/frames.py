@@ -136,6 +136,7 @@ class CheckView:
     test_ids: tuple[str, ...] = ()  # the failing tests the log names (untrusted: shown in code spans)
     hint: str = ""  # a learned rule's account of what fixed this failure before (untrusted: fenced)
     decisive: str = ""  # the first line that decided the diagnosis, cut short (untrusted: a code span)
+    untried: bool = False  # nothing to try (no fix rule, no agent): a line of the short notice
 
 
 _GROUP = re.compile(r"^##\[group\]")
@@ -198,13 +199,19 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         test_ids=diag.test_ids if diag else (),
         hint=getattr(diag, "hint", "") if diag else "",
         decisive=_first_line(diag.decisive) if diag else "",
+        untried=plan.untried,
     )
 
 
 def _first_line(lines: Sequence[str], limit: int = 160) -> str:
-    """The first non-blank line of ``lines`` without its indentation, cut to ``limit`` characters."""
-    line = next((ln.strip() for ln in lines if ln.strip()), "")
+    """The first non-blank line of ``lines`` without its indentation, cut to ``limit`` characters; a banner
+    (pytest's ``____ test_add ____``) only when every line is one."""
+    kept = [ln.strip() for ln in lines if ln.strip()]
+    line = next((ln for ln in kept if not _BANNER.match(ln)), kept[0] if kept else "")
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+_BANNER = re.compile(r"^[_=\-~*#]{3,}(?:.*[_=\-~*#]{3,})?$")
 
 
 def render_heal_frame(
@@ -274,6 +281,7 @@ class HealNote:
     how: str = ""  # "ran `ruff format .`", "the agent changed 2 files" (healer-written text)
     verification: str = ""  # Verification.describe()
     fix_pr_url: str = ""
+    asked: str = ""  # how the author was told of the fix pull request: "review", "mention" or ""
     draft: bool = False
     pushed: bool = False
     frame_path: str = ""
@@ -293,7 +301,6 @@ def render_comment(
     head_sha: str,
     run_url: str,
     markers: str,
-    checks: Sequence[CheckPlan] = (),
     reruns: Sequence[CheckPlan] = (),
     heal: HealNote | None = None,
     diagnoses: Sequence[CheckPlan] = (),
@@ -305,9 +312,15 @@ def render_comment(
     limit: int = COMMENT_LIMIT,
     workflow_path: str = "",
     workflow: str = "",
+    healing: Sequence[CheckPlan] = (),
+    promise: str = "",
+    listed: int = 0,
 ) -> str:
     """The run's PR comment (``claim``, ``done``, ``reset`` or ``startup``), within GitHub's size limit,
-    markers kept."""
+    markers kept. A claim is created, so it notifies: it says what the run is about to do, the checks it
+    heals (``healing``, and ``promise``: what follows) and what it re-runs or escalates, as the outcome
+    will; ``done`` is the edit that replaces it. ``listed``: the checks the notice of checks with nothing to
+    try lists in all, when it is edited to add ``escalations`` to those it listed before."""
 
     def render(lines: int) -> str:
         def views(plans: Sequence[CheckPlan]) -> list[CheckView]:
@@ -330,7 +343,6 @@ def render_comment(
                 "state": state,
                 "head_sha": head_sha,
                 "run_url": run_url,
-                "checks": views(checks),
                 "reruns": views(reruns),
                 "heal": heal_view,
                 "diagnoses": views(diagnoses),
@@ -341,6 +353,9 @@ def render_comment(
                 "workflow_path": workflow_path,
                 "workflow": workflow,
                 "opt_out_label": opt_out_label,
+                "healing": views(healing),
+                "promise": promise,
+                "listed": listed,
             },
         )
 

@@ -12,6 +12,7 @@ import pytest
 
 from healer.deliver.fixpr import (
     DeliveryError,
+    ask_review,
     deliver_comment,
     deliver_pull_request,
     deliver_push,
@@ -38,6 +39,18 @@ class FakeGitHub(GitHub):
         self.comments: list[tuple[int, str]] = []
         self.fail = set(fail)
         self.deleted: list[str] = []
+        self.reviewers: list[tuple[int, list[str]]] = []
+
+    def request_reviewers(self, number: int, logins: Sequence[str]) -> None:
+        if "collaborators" in self.fail:
+            raise GitHubError(
+                "GitHub refused the input when asked to request a review of pull request "
+                f"#{number} (422: Reviews may only be requested from collaborators.)",
+                status=422,
+            )
+        if "reviewers" in self.fail:
+            raise GitHubError("could not request a review (403)", status=403)
+        self.reviewers.append((number, list(logins)))
 
     def delete_branch(self, branch: str) -> bool:
         self.deleted.append(branch)
@@ -156,6 +169,8 @@ def test_fix_pr_into_the_pr_branch_superseding_open_fix_prs(
     assert gh.pulls[50].state == "closed" and gh.pulls[52].state == "open"
     assert gh.pulls[50].body.startswith(f"> Superseded by #{delivery.pull.number}, a newer attempt")
     assert gh.comments == []  # closing says it in the body: no comment, no notification
+    # the news reaches the author as a notification: a review request on the fix pull request
+    assert gh.reviewers == [(delivery.pull.number, ["alice"])] and delivery.asked == "review"
 
 
 def test_tidying_up_never_fails_the_delivery(setup: tuple[Path, Checkout, PullRequest]) -> None:
@@ -286,3 +301,28 @@ def test_push_refuses_a_fork(setup: tuple[Path, Checkout, PullRequest]) -> None:
 
 def test_comment_delivery_carries_the_patch() -> None:
     assert deliver_comment("diff --git a/x b/x\n").patch == "diff --git a/x b/x\n"
+
+
+@pytest.mark.parametrize(
+    ("author", "fail", "asked", "reviewers", "comments"),
+    [
+        pytest.param("alice", (), "review", [(101, ["alice"])], 0, id="a collaborator: a review request"),
+        pytest.param("alice", ("collaborators",), "mention", [], 1, id="refused (422): a mention instead"),
+        pytest.param("alice", ("reviewers",), "", [], 0, id="another error: the fix PR stands"),
+        pytest.param("dependabot[bot]", (), "", [], 0, id="a bot: nobody to ask"),
+        pytest.param("@all -->", (), "", [], 0, id="not a login: nobody mentioned"),
+    ],
+)
+def test_the_author_is_asked_to_review_the_fix_pull_request(
+    author: str, fail: tuple[str, ...], asked: str, reviewers: list[tuple[int, list[str]]], comments: int
+) -> None:
+    gh = FakeGitHub(fail=fail)
+    fix = PullRequest(101, "open", "fix", "bot", "", "ci-healer/7-abcdef0", REPO, "feature", REPO)
+    pr = PullRequest(7, "open", "t", author, "s", "feature", REPO, "main", REPO)
+    assert ask_review(gh, fix, pr, ["lint", "te`st\n@x"]) == asked
+    assert gh.reviewers == reviewers
+    assert len(gh.comments) == comments
+    for number, body in gh.comments:
+        # on the fix pull request (the PR's own conversation keeps its one comment per run), news first
+        assert number == 101
+        assert body.startswith("@alice: this pull request fixes `lint`, `te'st @x` of #7 on your branch.")

@@ -611,3 +611,38 @@ def test_the_client_words_the_refusal_for_a_person(
             client.create_review(fork_pull.number, commit_id=fork_pull.head_sha, body="b", comments=[off])
     finally:
         client.close()
+
+
+def test_a_review_is_requested_from_collaborators_only_as_github_does(
+    standin: StandIn, seeded: dict[str, int]
+) -> None:
+    gh = GitHub(TOKEN, "octo/widgets", api_url=standin.api_url)
+    standin.set_permission("octo/widgets", "hubot", "write")
+    gh.request_reviewers(1, ["hubot"])
+    with pytest.raises(GitHubError) as stranger:
+        gh.request_reviewers(1, ["stranger"])
+    with pytest.raises(GitHubError) as author:
+        gh.request_reviewers(1, ["mona"])  # the pull request's own author
+    assert (stranger.value.status, author.value.status) == (422, 422)
+    assert "only be requested from collaborators" in str(stranger.value)
+    assert "cannot be requested from pull request author" in str(author.value)
+    assert standin.pulls("octo/widgets")[0].requested_reviewers == ["hubot"]
+    for request in standin.requests:
+        check_response(request.method, request.url, request.status, request.response)
+
+
+def test_what_github_would_notify_tells_created_texts_from_edits(
+    standin: StandIn, seeded: dict[str, int]
+) -> None:
+    from healer.demo.notifications import heard, texts
+
+    gh = GitHub(TOKEN, "octo/widgets", api_url=standin.api_url)
+    before = len(standin.requests)
+    created = gh.create_comment(1, "<!-- ci-healer:v1 {} -->\n\n:wrench: fixing `lint`, cc @octo/team `@not`")
+    gh.update_comment(created.id, "<!-- ci-healer:v1 {} -->\n\n:wrench: done, cc @hubot")
+    said = texts(standin.requests[before:])
+    assert [(t.kind, t.number, t.first_line, t.notifies) for t in said] == [
+        ("comment", 1, ":wrench: fixing `lint`, cc @octo/team `@not`", True),
+        ("edit", 1, ":wrench: done, cc @hubot", False),  # a mention added by an edit notifies nobody
+    ]
+    assert [t.mentions for t in heard(standin.requests[before:])] == [("octo/team",)]

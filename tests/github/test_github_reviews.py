@@ -152,3 +152,29 @@ def test_a_comment_too_long_is_refused_before_sending(gh: GitHub) -> None:
     with pytest.raises(GitHubError, match="review comment on a.py is 70,018 characters"):
         gh.create_review(12, commit_id=SHA, body="b", comments=[long])
     assert gh.request_count == 0
+
+
+# -- review requests: the fix pull request's news, as a notification -----------------------------------------
+
+
+def test_a_review_request_names_the_reviewer(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    answer = example_response("pulls/list")[0]
+    fake(rsps, "/pulls/1348/requested_reviewers", answer, status=201,
+         match=(matchers.json_params_matcher({"reviewers": ["octocat"]}),))  # fmt: skip
+    gh.request_reviewers(1348, ["octocat"])
+    assert gh.request_count == 1
+
+
+def test_a_review_request_github_refuses_is_a_422_the_caller_can_tell(
+    rsps: responses.RequestsMock, gh: GitHub
+) -> None:
+    words = (
+        "Reviews may only be requested from collaborators. One or more of the users or teams you specified "
+        f"is not a collaborator of the {REPO} repository."
+    )
+    refusal = {"message": words, "documentation_url": "https://docs.github.com/rest/pulls/review-requests"}
+    fake(rsps, "/pulls/1348/requested_reviewers", refusal, status=422)
+    with pytest.raises(GitHubError) as caught:
+        gh.request_reviewers(1348, ["stranger"])
+    assert caught.value.status == 422 and "only be requested from collaborators" in str(caught.value)
+    assert TOKEN not in str(caught.value)

@@ -169,6 +169,9 @@ class FakeGitHub(GitHub):
         self.pulls[number] = pr
         return pr
 
+    def request_reviewers(self, number: int, logins: Sequence[str]) -> None:
+        self._write(f"request_reviewers #{number} {' '.join(logins)}")
+
     def update_pull(self, number: int, *, title: str | None = None, body: str | None = None,
                     state: str | None = None) -> PullRequest:  # fmt: skip
         self._write(f"update_pull #{number} {state}")
@@ -311,9 +314,13 @@ def test_lint_failure_is_healed_by_the_fix_rule_into_a_ready_pr(world: World) ->
     branch_file = git(world.origin, "show", f"{fix.head_ref}:app.py")
     assert branch_file == 'print("hi")'
     assert git(world.origin, "log", "-1", "--format=%an", fix.head_ref) == BOT
-    # one comment for the run: the claim, edited into the outcome
+    # one comment for the run: the claim, already the news (it notifies), edited into the outcome; the fix
+    # pull request reaches the author as a review request (an edit notifies nobody)
     assert len(world.gh.comments) == 1
-    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "create_pull", "update_comment"]
+    assert [w.split()[0] for w in world.gh.writes] == [
+        "create_comment", "create_pull", "request_reviewers", "update_comment"
+    ]  # fmt: skip
+    assert world.gh.writes[2] == f"request_reviewers #101 {world.gh.pulls[7].author}"
     (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
     assert (marker.check, marker.attempt, marker.fix_pr, marker.result) == ("lint", 1, 101, "verified")
     assert log.splitlines()[0] == f"::add-mask::{TOKEN}"

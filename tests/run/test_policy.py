@@ -5,7 +5,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from healer.config import Config
-from healer.ledger.ledger import Kind, Ledger, Marker, add_markers, claim_body, comment_body, encode_marker
+from healer.ledger.ledger import (
+    Kind,
+    Ledger,
+    Marker,
+    add_markers,
+    claim_body,
+    comment_body,
+    encode_marker,
+    record,
+)
 from healer.model import (
     DEFAULT_ACTIONS,
     Action,
@@ -853,3 +862,21 @@ def test_a_commit_is_never_rerun_beyond_its_budget(found, trusted, config, run_a
             done = max(ledger.reruns(check.check, SHA), run_attempt - 1)
             timeout_once = check.diagnosis.category is Category.TIMEOUT and rerun_timeouts
             assert done < (max(config.max_reruns, 1) if timeout_once else config.max_reruns)
+
+
+# -- nothing to try ------------------------------------------------------------------------------------------
+
+
+def test_with_no_agent_and_no_fix_rule_the_check_is_escalated_as_untried_once():
+    no_agent = Config()
+    first = plan_one(diag(Category.TEST), config=no_agent)
+    assert (first.verdict, first.untried) == (Verdict.ESCALATE, True)
+    assert record(first, RUN).result == "untried"
+    # said once: the next failure (another commit) is quiet until the check passes
+    again = plan_one(diag(Category.TEST), [record(first, RUN)], config=no_agent, run=replace(RUN, run_id=501))
+    assert again.verdict is Verdict.SKIP
+    # a fix rule is something to try; an agent too; a spent budget is a real escalation
+    assert plan_one(LINT_FIX, config=no_agent, check="lint").verdict is Verdict.HEAL
+    assert plan_one(diag(Category.TEST)).verdict is Verdict.HEAL
+    spent = plan_one(diag(Category.TEST), config=replace(no_agent, max_attempts=0))
+    assert (spent.verdict, spent.untried) == (Verdict.ESCALATE, False)

@@ -198,9 +198,7 @@ def comments(v: Values) -> list[str]:
     rerun = check_plan(v, Verdict.RERUN, flaky=())
     flaky = check_plan(v, Verdict.RERUN, flaky=(v.test_id,))
     escalated = check_plan(v, Verdict.ESCALATE, history=HISTORY)
-    untried = check_plan(
-        v, Verdict.ESCALATE, detail="This failure needs the agent, and no `agent-command` is set."
-    )
+    untried = check_plan(v, Verdict.ESCALATE, detail="No fix rule applies.", untried=True)
     delivered = HealNote(
         2, 3, (failing,), True, how="ran the agent command", verification="verified: `x` passed",
         fix_pr_url="https://github.com/octo/repo/pull/9", notes=v.notes, agent_ran=True,
@@ -211,7 +209,15 @@ def comments(v: Values) -> list[str]:
     )
     common = {"head_sha": SHA, "run_url": RUN_URL, "markers": "", "workflow": v.check}
     return [
-        render_comment(Frames(), state="claim", checks=[failing], **common),
+        render_comment(
+            Frames(),
+            state="claim",
+            healing=[failing],
+            promise="a fix pull request follows, for you to review",
+            **common,
+        ),
+        render_comment(Frames(), state="claim", escalations=[escalated], mention="@octo/team", **common),
+        render_comment(Frames(), state="done", escalations=[untried], listed=2, **common),
         render_comment(Frames(), state="startup", workflow_path=".github/workflows/ci.yml", **common),
         render_comment(Frames(), state="reset", resets=[v.check], **common),
         render_comment(Frames(), state="done", reruns=[rerun, flaky], heal=delivered, **common),

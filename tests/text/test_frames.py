@@ -394,9 +394,61 @@ def test_a_patch_too_large_for_a_comment_keeps_its_start_and_is_not_offered_to_g
     assert "too large for a comment" in body
 
 
+def visible_lines(body: str) -> list[str]:
+    return [line for line in body.split("\n") if line.strip() and not line.startswith("<!--")]
+
+
+def test_the_claim_of_a_heal_is_the_news_what_failed_its_decisive_line_and_what_follows() -> None:
+    lint = replace(plan(), diagnosis=replace(plan().diagnosis, decisive=plan().diagnosis.excerpt))
+    claim = render_comment(
+        Frames(), state="claim", head_sha=SHA, run_url="u", markers="", healing=[lint],
+        promise="a fix pull request into `feature` follows, for you to review",
+    )  # fmt: skip
+    first, decisive, *_ = visible_lines(claim)
+    assert first == (
+        ":wrench: **ci-healer** is fixing `lint` on `0123456` (attempt 2 of 3): a fix pull request into "
+        "`feature` follows, for you to review."
+    )
+    assert decisive == "- `lint` (lint): ``src/a.py:1:1: F401 `os` imported but unused``"
+    assert "looking at" not in claim
+
+
+def test_an_escalation_claim_is_the_escalation_itself_with_its_mention() -> None:
+    """A run that only escalates creates the escalation as its claim: the mention notifies then."""
+    escalation = replace(plan(Category.CONFIG, check="deploy"), verdict=Verdict.ESCALATE)
+    claim = render_comment(
+        Frames(), state="claim", head_sha=SHA, run_url="u", markers="", escalations=[escalation],
+        mention="@octo/maintainers",
+    )  # fmt: skip
+    assert visible_lines(claim)[0] == "### :raising_hand: `deploy` needs a person"
+    assert "cc @octo/maintainers" in claim
+
+
+def test_checks_with_nothing_to_try_get_a_short_notice_not_a_failed_attempt() -> None:
+    hostile = "test @all <b>x</b>"
+    checks = [
+        replace(plan(Category.TEST, ("E   assert 5 == 6",), check=hostile), verdict=Verdict.ESCALATE,
+                untried=True),
+        replace(plan(Category.TYPECHECK, ("a.py:3: error: bad",), check="types"), verdict=Verdict.ESCALATE,
+                untried=True, detail="No fix rule applies."),
+    ]  # fmt: skip
+    checks = [replace(c, diagnosis=replace(c.diagnosis, decisive=c.diagnosis.excerpt)) for c in checks]
+    body = render_comment(
+        Frames(), state="claim", head_sha=SHA, run_url="u", markers="", escalations=checks, mention="@team"
+    )
+    lines = visible_lines(body)
+    assert lines[0].startswith(
+        ":information_source: **ci-healer** has nothing to try for these checks, as no `agent-command` is"
+    )
+    assert lines[1:3] == [
+        "- `test @\u200ball <b>x</b>` (test, `ruff check .`): `E assert 5 == 6`.",  # the mention defused
+        "- `types` (typecheck, `ruff check .`): `a.py:3: error: bad`. No fix rule applies.",
+    ]
+    assert "Tried" not in body and "needs a person" not in body and "cc @team" not in body
+    assert len(lines) == 4  # the notice, its two checks, the run's line
+
+
 def test_claim_and_reset_comments() -> None:
-    claim = render_comment(Frames(), state="claim", head_sha=SHA, run_url="u", markers="", checks=[plan()])
-    assert "looking at the failure of `lint` on `0123456`" in claim
     reset = render_comment(Frames(), state="reset", head_sha=SHA, run_url="u", markers="", resets=("a", "b"))
     assert "`a`, `b` passed on `0123456`" in reset
 
@@ -498,3 +550,20 @@ def test_heal_frame_names_the_failing_tests_in_code_spans() -> None:
         Frames(), repository="o/r", pr=PR, head_sha=SHA, run_url="https://run", checks=[base]
     )
     assert "Failing tests" not in plain
+
+
+@pytest.mark.parametrize(
+    ("asked", "says"),
+    [
+        pytest.param("review", "; its review is requested from the author of this pull request", id="review"),
+        pytest.param("mention", "; GitHub would not request a review from the author", id="mention"),
+        pytest.param("", "", id="nobody"),
+    ],
+)
+def test_the_outcome_says_how_the_author_was_asked_to_review_the_fix(asked: str, says: str) -> None:
+    note = HealNote(1, 3, (plan(),), True, how="ran `ruff check --fix a.py`", verification="it passed",
+                    fix_pr_url="https://github.com/o/r/pull/2", asked=asked)  # fmt: skip
+    body = render_comment(Frames(), state="done", head_sha=SHA, run_url="u", markers="", heal=note)
+    line = next(x for x in body.split("\n") if x.startswith("Fix pull request: "))
+    assert line.startswith("Fix pull request: https://github.com/o/r/pull/2 (it passed)" + says)
+    assert body.endswith(f"\n\n**ci-healer** on `{SHA[:7]}` ([run](u))")

@@ -1,0 +1,179 @@
+"""End to end: what a pull request's people are notified of, and what is only edited.
+
+GitHub notifies on a created comment, a review request and a new pull request (and a mention in a created
+text), never on an edit (BEHAVIOUR.md). Over a month of runs on several pull requests (a heal with its fix
+pull request, a re-run and then an escalation, a broken trunk, checks with nothing to try), each run creates
+at most one comment on the pull request, its first line is the news, and what asks something of a person
+(the fix pull request to review, the escalation, the notice) is heard; outcomes and progress are edits.
+"""
+
+from __future__ import annotations
+
+from harness import (
+    BROKEN_ADD,
+    LINT_PASSED,
+    PASSED,
+    failing_test_log,
+    failing_test_pull,
+    heal,
+    job_log,
+    lint_pull,
+)
+
+from healer.demo.notifications import Text, heard, texts
+from healer.demo.sandbox import HealerRun, Sandbox, _step_name
+from healer.ledger.markers import Kind, decode_markers
+
+TEAM = "@octo-org/maintainers"
+TRANSIENT_LOG = job_log(
+    "test (3.12)",
+    "git clone https://git.example-host.invalid/org/repo.git",
+    [
+        "Cloning into 'repo'...",
+        "fatal: unable to access 'https://git.example-host.invalid/org/repo.git/': "
+        "Could not resolve host: git.example-host.invalid",
+    ],
+    exit_code=128,
+)
+
+
+def on(result: HealerRun, number: int) -> list[tuple[str, str]]:
+    """(kind, first line) of each text a run wrote on pull request ``number``."""
+    return [(t.kind, t.first_line) for t in texts(result.requests) if t.number == number]
+
+
+def created_comments(result: HealerRun, number: int) -> list[Text]:
+    return [t for t in texts(result.requests) if t.kind == "comment" and t.number == number]
+
+
+def test_a_heal_is_heard_as_its_claim_and_the_review_request_and_its_outcome_is_an_edit(box: Sandbox) -> None:
+    pull, run = lint_pull(box)
+    box.standin.set_permission(box.repo, pull.author, "write")  # a branch of this repository: a collaborator
+
+    result = heal(box, run)
+
+    assert result.outputs["decision"] == "healed"
+    [fix] = box.standin.created_pulls(box.repo)
+    assert on(result, pull.number) == [
+        ("comment", f":wrench: **ci-healer** is fixing `lint` on `{pull.head_sha[:7]}` (attempt 1 of 3): "
+                    f"a fix pull request into `{pull.head_ref}` follows, for you to review."),
+        ("edit", ":wrench: Attempt 1 of 3 for `lint`: ran `ruff check --fix widgets/calc.py`."),
+    ]  # fmt: skip
+    assert len(created_comments(result, pull.number)) == 1
+    assert "F401" in claim_lines(result, pull.number)[1]  # the decisive line, right under the news
+    assert [(t.kind, t.reviewers) for t in heard(result.requests) if t.number == fix.number] == [
+        ("pull request", ()),
+        ("review request", (pull.author,)),
+    ]
+    assert fix.requested_reviewers == [pull.author]
+    # the edit says how the author was told
+    [comment] = box.standin.comments(box.repo, pull.number)
+    assert "its review is requested from the author of this pull request" in comment.body
+
+
+def claim_lines(result: HealerRun, number: int) -> list[str]:
+    [body] = [
+        r.body["body"]
+        for r in result.requests
+        if r.operation == "issues/create-comment" and f"/{number}/" in r.path
+    ]
+    return [line for line in body.split("\n") if line.strip() and not line.startswith("<!--")]
+
+
+def test_when_github_refuses_the_review_request_the_fix_pull_request_mentions_the_author(
+    box: Sandbox,
+) -> None:
+    pull, run = lint_pull(box)  # `mona` has no role on the repository: GitHub refuses her review (422)
+
+    result = heal(box, run)
+
+    [fix] = box.standin.created_pulls(box.repo)
+    refused = [r for r in result.requests if r.operation == "pulls/request-reviewers"]
+    assert [r.status for r in refused] == [422]
+    [(kind, first)] = on(result, fix.number)[1:]  # after the pull request itself
+    assert kind == "comment" and first.startswith(f"@{pull.author}: this pull request fixes `lint` of #")
+    assert [t.mentions for t in heard(result.requests) if t.number == fix.number and t.kind == "comment"] == [
+        (pull.author,)
+    ]
+    # the pull request itself still gets one created comment
+    assert len(created_comments(result, pull.number)) == 1
+
+
+def test_a_rerun_then_an_escalation_each_create_one_comment_whose_first_line_is_the_news(
+    box: Sandbox,
+) -> None:
+    sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
+    pull = box.open_pull("feature/net", sha)
+    run = box.add_run(pull, [("lint", "success", PASSED), ("test (3.12)", "failure", TRANSIENT_LOG)])
+    inputs = {"escalation-mention": TEAM}
+
+    first = heal(box, run, inputs=inputs)
+    box.add_run(pull, [("lint", "success", PASSED), ("test (3.12)", "failure", TRANSIENT_LOG)], run=run)
+    second = heal(box, run, inputs=inputs)
+
+    rerun_line = ":repeat: Re-ran the job `test (3.12)`: its log says `"
+    assert [kind for kind, _ in on(first, pull.number)] == ["comment", "edit"]
+    assert all(line.startswith(rerun_line) for _, line in on(first, pull.number))
+    assert [kind for kind, _ in on(second, pull.number)] == ["comment", "edit"]
+    assert all(
+        line == "### :raising_hand: `test (3.12)` needs a person" for _, line in on(second, pull.number)
+    )
+    # the mention is in the created comment (an edit would notify nobody), and only one comment is created
+    [escalation] = created_comments(second, pull.number)
+    assert escalation.mentions == (TEAM.lstrip("@"),)
+
+
+def test_checks_with_nothing_to_try_get_one_short_notice_per_pull_request(box: Sandbox) -> None:
+    pull, run = failing_test_pull(box)
+    inputs = {"escalation-mention": TEAM, "escalation-label": "needs-a-person"}
+
+    first = heal(box, run, inputs=inputs)
+
+    assert first.outputs["decision"] == "escalated"
+    [(kind, line), (edit, _)] = on(first, pull.number)
+    assert (kind, edit) == ("comment", "edit")
+    assert line.startswith(
+        ":information_source: **ci-healer** has nothing to try for this check, as no `agent-command` is"
+    )
+    [notice] = box.standin.comments(box.repo, pull.number)
+    visible = [x for x in notice.body.split("\n") if x.strip() and not x.startswith("<!--")]
+    assert (
+        visible[1]
+        == "- `test (3.12)` (test, `python -m pytest -q`): `E assert -1 == 5`. No fix rule applies."
+    )
+    assert "Tried" not in notice.body and TEAM not in notice.body  # not a failed attempt; nobody called
+    assert "needs-a-person" not in box.standin.pulls(box.repo)[0].labels
+    assert [m.result for m in decode_markers(notice.body) if m.kind is Kind.ESCALATION] == ["untried"]
+
+    # the same check fails on the next commit: quiet; another check with nothing to try joins the notice
+    sha = box.push_to_pull(pull, {"README.md": "# widgets\n\nmore\n"}, "More docs")
+    test_log = failing_test_log(box)
+    run = box.add_run(pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", test_log),
+                             ("test (3.13)", "failure", test_log.replace("3.12", "3.13"))])  # fmt: skip
+    second = heal(box, run, inputs=inputs)
+
+    [(kind, line)] = on(second, pull.number)
+    assert kind == "edit"  # heard once: the notice is edited
+    assert line.startswith(":information_source: **ci-healer** has nothing to try for these checks, as")
+    [notice] = box.standin.comments(box.repo, pull.number)
+    assert notice.body.count("- `test (3.1") == 2
+    assert sha[:7] in notice.body
+
+
+def test_a_broken_trunk_notice_is_created_once_then_quiet(box: Sandbox) -> None:
+    main_sha = box.commit("main", {"widgets/calc.py": BROKEN_ADD}, "Simplify add()")
+    log = failing_test_log(box)
+    broken = box.standin.add_run(box.repo, head_sha=main_sha, head_branch="main", event="push")
+    steps = [("Run actions/checkout@v5", "success"), (_step_name(log), "failure")]
+    box.standin.add_job(broken, "test (3.12)", conclusion="failure", log=log, steps=steps)
+    sha = box.commit("feature/docs", {"README.md": "# widgets\n\ndocs\n"}, "Docs", base=main_sha)
+    pull = box.open_pull("feature/docs", sha, title="Docs")
+    run = box.add_run(pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", log)])
+
+    first = heal(box, run, inputs={"agent-command": "false"})
+    again = heal(
+        box, box.add_run(pull, [("test (3.12)", "failure", log)], run=run), inputs={"agent-command": "false"}
+    )
+
+    assert on(first, pull.number) == [("comment", "### This check fails on `main` too")]
+    assert on(again, pull.number) == []
