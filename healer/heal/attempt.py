@@ -64,6 +64,7 @@ def heal_note(result: HealResult, heals: Sequence[CheckPlan], config: Config) ->
         fix_pr_url=delivery.url if delivery else "",
         asked=delivery.asked if delivery else "",
         draft=bool(delivery and delivery.draft),
+        ci_started=bool(delivery and delivery.ci == "started"),
         pushed=bool(delivery and delivery.mode == "push"),
         frame_path=result.frame_path if config.delivery == "none" else "",
         patch=delivery.patch if delivery else "",

@@ -174,7 +174,7 @@ def record(
         ctx.gh.create_comment(number, text)
         ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
     ctx.outcome.decision = "none"
-    ctx.outcome.fix_pull_request = fix.html_url
+    ctx.note(f"fix pull request: {fix.html_url}")
 
 
 def fix_state(proofs: tuple[Marker, ...], head_sha: str, healed_workflow: str) -> str:

@@ -283,6 +283,7 @@ class HealNote:
     fix_pr_url: str = ""
     asked: str = ""  # how the author was told of the fix pull request: "review", "mention" or ""
     draft: bool = False
+    ci_started: bool = False  # the healer started the fix branch's CI: the draft waits for its verdict
     pushed: bool = False
     frame_path: str = ""
     patch: str = ""  # delivery: comment, and a fork's change
