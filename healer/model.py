@@ -374,6 +374,7 @@ class Figures:
     reruns: int = 0
     rerun_outcomes: Mapping[str, int] = field(default_factory=dict)  # passed, flaky, failed-again, pending
     escalations: int = 0
+    untried: int = 0  # checks left to a person with nothing to try (no fix rule, no agent-command)
     open_escalations: tuple[OpenEscalation, ...] = ()
     hours_to_green: tuple[float, ...] = ()  # first failure the healer saw → the check passed, per episode
     flaky_tests: Mapping[str, int] = field(default_factory=dict)  # test id → times recorded

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from healer.ledger.markers import Kind, Marker, decode_markers
+from healer.ledger.markers import UNTRIED, Kind, Marker, decode_markers
 from healer.ledger.trunk import LIFTED
 from healer.model import (
     VERIFIED,
@@ -93,6 +93,7 @@ def figures(
     hours: list[float] = []
     flaky: Counter[str] = Counter()
     trunk: list[Event] = []
+    untried: set[tuple[int, str, str]] = set()  # (pull, workflow, check) with nothing to try
     proofs: dict[int, list[Marker]] = defaultdict(list)  # fix PR → its CI's verdicts, in order
     later: dict[tuple[int, str, str], list[Event]] = defaultdict(list)  # (pull, check, sha) → what followed
     for event in events:
@@ -105,6 +106,8 @@ def figures(
             attempts.setdefault((event.pull, m.workflow, m.check, m.sha), event)
         elif m.kind is Kind.RERUN:
             reruns.setdefault((event.pull, m.workflow, m.check, m.sha, m.run_id, m.run_attempt), event)
+        elif m.kind is Kind.ESCALATION and m.result == UNTRIED:
+            untried.add(key)  # the short notice of a check with nothing to try: no escalation to act on
         elif m.kind is Kind.ESCALATION:
             if key not in escalations:
                 escalated += 1
@@ -187,6 +190,7 @@ def figures(
         reruns=len(reruns),
         rerun_outcomes=_rerun_outcomes(reruns.values(), later),
         escalations=escalated,
+        untried=len(untried),
         open_escalations=tuple(sorted(open_escalations, key=lambda e: (e.pull, e.check))),
         hours_to_green=tuple(hours),
         flaky_tests=dict(flaky.most_common()),

@@ -85,6 +85,7 @@ def figure_rows(figures: Figures) -> list[tuple[str, str]]:
         ),
         ("re-runs", _rerun_text(figures)),
         ("escalations", f"{figures.escalations} ({len(figures.open_escalations)} still open)"),
+        ("checks with nothing to try (no fix rule, no agent)", str(figures.untried)),
         (
             "first failure → green",
             f"median {hours} h over {len(figures.hours_to_green)} check(s)"
@@ -269,6 +270,7 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
         "reruns": {"total": figures.reruns, **figures.rerun_outcomes},
         "escalations": {
             "total": figures.escalations,
+            "untried": figures.untried,
             "open": [
                 {"pull_request": e.pull, "check": e.check, "sha": e.sha, "since": e.at}
                 for e in figures.open_escalations

@@ -302,3 +302,14 @@ def test_a_fix_prs_ci_is_its_latest_verdicts_at_the_commit_they_tested() -> None
     ]
     assert (found.fix_ci_count("passed"), found.fix_ci_count("failed")) == (2, 1)
     assert found.attempts == 4  # a verdict is no attempt
+
+
+def test_a_check_with_nothing_to_try_is_no_escalation_waiting_for_a_person() -> None:
+    untried = Marker(Kind.ESCALATION, SHA, "docs", run_id=1, run_attempt=1, result="untried", workflow=WF)
+    escalated = Marker(Kind.ESCALATION, SHA, "test", run_id=1, run_attempt=1, workflow=WF)
+    found = run(
+        [comment(1, 5, [untried], "2026-01-02T00:00:00Z"), comment(2, 6, [escalated], "2026-01-02T00:00:00Z")]
+    )
+
+    assert (found.escalations, found.untried) == (1, 1)
+    assert [(e.pull, e.check) for e in found.open_escalations] == [(6, "test")]
