@@ -253,6 +253,7 @@ def test_a_month_with_a_lifted_episode_and_a_budget_stopped_delivered_fix(
         "reruns": {"total": 1, "passed": 1, "flaky": 0, "failed-again": 0, "pending": 0},
         "escalations": {
             "total": 1,
+            "untried": 0,
             "open": [
                 {"pull_request": numbers["escalated"], "check": "test (3.12)", "sha": sha(4), "since": at(14)}
             ],
