@@ -36,6 +36,7 @@ from healer.text.frames import (
     render_summary,
     shipped_dir,
 )
+from healer.text.proof import Failure, failed_line, with_ci_line
 from healer.text.rulepr import render_rule_pr_body, rule_title
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -134,31 +135,29 @@ def fix_pr_bodies(v: Values) -> list[str]:
                 SetupResult(("pip install -e .",)),
                 [],
                 True,
-                "CI on this branch: passed.",
+                failed_line(v.check, RUN_URL, [Failure(v.check, v.excerpt[0])]),
             ),
         ):
-            out.append(
-                render_fix_pr_body(
-                    Frames(),
-                    pr=pr(v),
-                    head_sha=SHA,
-                    run_url=RUN_URL,
-                    checks=[check_plan(v)],
-                    fix_commands=fix_commands,
-                    agent_ran=agent,
-                    agent_exit=0 if agent else None,
-                    verification=verification,
-                    diffstat="1 file changed, +1 -1",
-                    files=files,
-                    more_files=len(files) - 1,
-                    setup=setup,
-                    superseded=(5,),
-                    notes=v.notes,
-                    allowed=(v.path,),
-                    budget_stop=stop if agent else "",
-                    ci_line=ci_line,
-                )
+            text = render_fix_pr_body(
+                Frames(),
+                pr=pr(v),
+                head_sha=SHA,
+                run_url=RUN_URL,
+                checks=[check_plan(v)],
+                fix_commands=fix_commands,
+                agent_ran=agent,
+                agent_exit=0 if agent else None,
+                verification=verification,
+                diffstat="1 file changed, +1 -1",
+                files=files,
+                more_files=len(files) - 1,
+                setup=setup,
+                superseded=(5,),
+                notes=v.notes,
+                allowed=(v.path,),
+                budget_stop=stop if agent else "",
             )
+            out.append(with_ci_line(text, ci_line) if ci_line else text)
     return out
 
 

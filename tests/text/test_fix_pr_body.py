@@ -10,6 +10,7 @@ from healer.heal.agent import Verification
 from healer.heal.usage import Spend
 from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.frames import Frames
+from healer.text.proof import CI_MARK, passed_line, with_ci_line
 
 
 def body(verification: Verification | None = None, **changes: object) -> str:
@@ -94,10 +95,10 @@ def test_the_change_and_its_verification_show_and_the_rest_is_folded() -> None:
 def test_a_budget_stop_and_the_line_on_ci_are_near_the_top() -> None:
     stop = budget_stop(Spend(tokens=9_000, requests=1, refused=1, stopped="agent-request-budget", limit=1))
     assert "(1 model request in this heal)" in stop
-    text = body(agent_ran=True, budget_stop=stop, ci_line="CI on this branch: passed.")
+    text = with_ci_line(body(agent_ran=True, budget_stop=stop), passed_line("CI", "u", ready=True))
     top = text.splitlines()[:4]
-    assert top[1] == "CI on this branch: passed."
-    assert top[2].startswith(
+    assert top[3].startswith(CI_MARK)
+    assert top[1].startswith(
         ":warning: **The change may be partial:** the agent reached `agent-request-budget`"
     )
     assert "**The change may be partial" not in body(agent_ran=True)
