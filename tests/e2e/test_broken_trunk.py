@@ -169,8 +169,8 @@ def test_without_an_agent_the_default_branchs_failure_gets_the_notice_not_an_esc
         assert "needs a person" not in notice.body.lower() and "by hand" not in notice.body
     assert box.standin.created_pulls(box.repo) == []
 
-    # the default branch is green again; the first PR fails again: now it is escalated (no agent), and its
-    # notice says the check is the pull request's own again
+    # the default branch is green again; the first PR fails again: now it is left to a person (no agent: the
+    # short notice of a check with nothing to try), and its trunk notice says the check is the PR's own again
     green_sha = box.commit(
         "main", {"widgets/calc.py": BASE_FILES["widgets/calc.py"]}, "Revert", base=main_sha
     )
@@ -185,7 +185,9 @@ def test_without_an_agent_the_default_branchs_failure_gets_the_notice_not_an_esc
     assert [(m.kind, m.result, m.run_id) for m in markers if m.kind is Kind.TRUNK] == [
         (Kind.TRUNK, "lifted", broken_run.id)
     ]
-    assert [m.kind for m in markers if m.kind is Kind.ESCALATION] == [Kind.ESCALATION]
+    assert [(m.kind, m.result) for m in markers if m.kind is Kind.ESCALATION] == [
+        (Kind.ESCALATION, "untried")
+    ]
 
     # healer report counts the episode, lifted, with the two pull requests it held
     figures = report_json(box)
@@ -193,7 +195,9 @@ def test_without_an_agent_the_default_branchs_failure_gets_the_notice_not_an_esc
         {"check": "test (3.12)", "base_run": broken_run.id, "pull_requests": [p.number for p in pulls],
          "lifted": True}
     ]  # fmt: skip
-    assert figures["escalations"]["total"] == 1 and figures["attempts"]["total"] == 0
+    # nothing to try is no escalation waiting for a person; it is counted apart
+    assert (figures["escalations"]["total"], figures["escalations"]["untried"]) == (0, 1)
+    assert figures["attempts"]["total"] == 0
     assert figures["agent_tokens"] == {"total": 0, "attempts_with_tokens": 0, "attempts_unknown": 0}
 
 
