@@ -15,17 +15,13 @@ from typing import Any
 
 import pytest
 import responses
+from fakegithub import API, BASE, REPO, SHA, TOKEN
 from openapi_contract import check_calls, check_response, example_response, url_pattern
 from responses import matchers
 
 from healer.github import GitHub, GitHubError, is_loopback_http, is_stale
 from healer.model import RunEvent
 
-TOKEN = "ghs_secretTOKENvalue0123456789abcdefABCD"  # noqa: S105 - a fake, must never show up anywhere
-API = "https://api.github.com"
-REPO = "octo-org/octo-repo"
-BASE = f"{API}/repos/{REPO}"
-SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"  # the head of the pulls/get example
 SIGNED = "https://pipelines.actions.githubusercontent.com/logs/19/signedlogcontent?urlSignature=abc%3D"
 
 
@@ -37,13 +33,6 @@ class Sleeps:
 
     def __call__(self, seconds: float) -> None:
         self.calls.append(seconds)
-
-
-@pytest.fixture
-def rsps() -> Iterator[responses.RequestsMock]:
-    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
-        yield mock
-        check_calls(mock.calls, api_base=API)
 
 
 @pytest.fixture

@@ -2,35 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import responses
-from openapi_contract import check_calls, check_response, example_response, url_pattern
+from fakegithub import BASE, SHA
+from openapi_contract import check_response, example_response, url_pattern
 from responses import matchers
 
 from healer.github import GitHub, GitHubError
-
-TOKEN = "ghs_secretTOKENvalue0123456789abcdefABCD"  # noqa: S105 - a fake
-API = "https://api.github.com"
-REPO = "octo-org/octo-repo"
-BASE = f"{API}/repos/{REPO}"
-SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
-
-
-@pytest.fixture
-def rsps() -> Iterator[responses.RequestsMock]:
-    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
-        yield mock
-        check_calls(mock.calls, api_base=API)
-
-
-@pytest.fixture
-def gh() -> Iterator[GitHub]:
-    client = GitHub(TOKEN, REPO, api_url=API, sleep=lambda s: None)
-    yield client
-    client.close()
 
 
 def fake(

@@ -3,37 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import responses
-from openapi_contract import check_calls, check_response, example_response, url_pattern
+from fakegithub import API, BASE, REPO
+from openapi_contract import check_response, example_response, url_pattern
 from responses import matchers
 
 from healer.demo.historyops import issue_shape
 from healer.github import GitHub, GitHubError
 
-TOKEN = "ghs_secretTOKENvalue0123456789abcdefABCD"  # noqa: S105 - a fake
-API = "https://api.github.com"
-REPO = "octo-org/octo-repo"
-BASE = f"{API}/repos/{REPO}"
 BOT = "github-actions[bot]"
 MARK = "<!-- ci-healer:dashboard -->"
-
-
-@pytest.fixture
-def rsps() -> Iterator[responses.RequestsMock]:
-    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
-        yield mock
-        check_calls(mock.calls, api_base=API)
-
-
-@pytest.fixture
-def gh() -> Iterator[GitHub]:
-    client = GitHub(TOKEN, REPO, api_url=API, sleep=lambda s: None)
-    yield client
-    client.close()
 
 
 def fake(

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 import responses
 from openapi_contract import check_response, url_pattern
-from test_github import API, BASE, REPO, SIGNED, TOKEN, Sleeps, error, fake, gh, rsps, sleeps
+from test_github import API, BASE, REPO, SIGNED, TOKEN, Sleeps, error, fake, gh, sleeps
 
 from healer.github import LOG_CUT_PREFIX, GitHub, GitHubError, logdownload
 from healer.github.blob import FIRST_READ, MAX_URL_RENEWALS
 
-__all__ = ["gh", "rsps", "sleeps"]  # fixtures shared with test_github
+__all__ = ["gh", "sleeps"]  # fixtures shared with test_github (rsps is conftest.py's)
 
 LOG_PATH = "/actions/jobs/399444496/logs"
 FAILURE = b"2024-01-01T00:00:00Z ##[error]Process completed with exit code 1.\n"

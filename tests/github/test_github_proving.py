@@ -4,38 +4,20 @@ GitHub's answers (``responses``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 import responses
-from openapi_contract import check_calls, url_pattern
+from fakegithub import API, BASE, REPO, TOKEN
+from openapi_contract import url_pattern
 from responses import matchers
 
 from healer.github import DispatchRefused, GitHub, GitHubError
 
-TOKEN = "ghs_secretTOKENvalue0123456789abcdefABCD"  # noqa: S105 - a fake
-API = "https://api.github.com"
-REPO = "octo-org/octo-repo"
-BASE = f"{API}/repos/{REPO}"
 NOT_DISPATCHABLE = {
     "message": "Workflow does not have 'workflow_dispatch' trigger",
     "documentation_url": "https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event",
     "status": "422",
 }
-
-
-@pytest.fixture
-def rsps() -> Iterator[responses.RequestsMock]:
-    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
-        yield mock
-        check_calls(mock.calls, api_base=API)
-
-
-@pytest.fixture
-def gh() -> Iterator[GitHub]:
-    client = GitHub(TOKEN, REPO, api_url=API, sleep=lambda s: None)
-    yield client
-    client.close()
 
 
 def test_a_dispatch_names_the_workflow_file_and_the_branch(rsps: responses.RequestsMock, gh: GitHub) -> None:
