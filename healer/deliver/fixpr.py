@@ -31,6 +31,16 @@ def fix_branch(pr_number: int, head_sha: str) -> str:
     return f"{FIX_BRANCH_PREFIX}{pr_number}-{head_sha[:7]}"
 
 
+_FIX_BRANCH_NAME = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
+
+
+def fix_branch_target(ref: str) -> int | None:
+    """The pull request a fix branch ``ci-healer/<pr>-<sha7>`` fixes; None for any other name (a rule branch,
+    a person's branch)."""
+    found = _FIX_BRANCH_NAME.match(ref)
+    return int(found.group(1)) if found else None
+
+
 def is_fix_branch(ref: str) -> bool:
     """Whether a branch is one of the healer's own (the loop guard: never heal a fix PR)."""
     return ref.startswith(FIX_BRANCH_PREFIX)

@@ -71,16 +71,20 @@ class Api(HistoryOps, CommandOps, ProofOps, PullOps, RunOps, IssueOps):
         if not auth:
             return error(401, "Requires authentication")
         scheme, _, value = auth.partition(" ")
-        given = value.strip()
-        read_only = any(hmac.compare_digest(given, t) for t in getattr(self.s, "read_tokens", ()))
+        read_only = self._read_only(auth)
         if scheme.lower() not in ("token", "bearer") or not (
-            hmac.compare_digest(given, self.s.token) or read_only
+            hmac.compare_digest(value.strip(), self.s.token) or read_only
         ):
             return error(401, "Bad credentials")
         if read_only and method not in ("GET", "HEAD"):
             # a job's GITHUB_TOKEN granted only `read` permissions: GitHub's answer to any write
             return error(403, "Resource not accessible by integration")
         return None
+
+    def _read_only(self, auth: str) -> bool:
+        """Whether ``auth`` carries one of the read-only tokens (a job's GITHUB_TOKEN granted only `read`)."""
+        given = auth.partition(" ")[2].strip()
+        return any(hmac.compare_digest(given, t) for t in getattr(self.s, "read_tokens", ()))
 
     def _rate_headers(self) -> list[tuple[str, str]]:
         used = len(self.s.requests) + 1

@@ -13,7 +13,6 @@ refuses, as GitHub does, never an HTTP error status.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Mapping
 from typing import Any
 
@@ -89,10 +88,10 @@ class ProofOps(Views):
         """``POST /graphql``: only ``markPullRequestReadyForReview`` is served."""
         if not auth:
             return error(401, "This endpoint requires you to be authenticated.")
-        given = auth.partition(" ")[2].strip()
-        read_only = any(hmac.compare_digest(given, t) for t in getattr(self.s, "read_tokens", ()))
-        if not (hmac.compare_digest(given, self.s.token) or read_only):
-            return error(401, "Bad credentials")
+        refused = self._authorize(auth)  # a wrong token: 401 "Bad credentials", as on the REST paths
+        if refused is not None:
+            return refused
+        read_only = self._read_only(auth)
         query = body.get("query") if isinstance(body, dict) else None
         variables = body.get("variables") if isinstance(body, dict) else None
         if not isinstance(query, str) or "markPullRequestReadyForReview" not in query:

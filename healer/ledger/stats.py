@@ -275,12 +275,16 @@ def _rerun_outcomes(
     return dict(outcomes)
 
 
+def latest_verdicts(proofs: Iterable[Marker], head_sha: str) -> dict[str, str]:
+    """The latest CI verdict of each workflow at ``head_sha`` among a fix PR's ``proof`` markers (in the order
+    they were recorded): workflow → ``passed`` or ``failed``."""
+    return {p.workflow: p.result for p in proofs if p.sha == head_sha.lower()}
+
+
 def _ci_verdict(proofs: Sequence[Marker]) -> str:
     """A fix PR's CI at the commit its latest verdict tested: ``failed`` when the latest verdict of any
     workflow failed there, else ``passed``."""
-    head = proofs[-1].sha
-    latest = {p.workflow: p.result for p in proofs if p.sha == head}
-    return "failed" if "failed" in latest.values() else "passed"
+    return "failed" if "failed" in latest_verdicts(proofs, proofs[-1].sha).values() else "passed"
 
 
 def _hours(start: str, end: str) -> float:

@@ -9,13 +9,13 @@ the acting stage, :func:`propose_rule` from the closed-pull-request stage
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from healer.config import LEARNED_RULES_FILE, Config, load_learned_file
+from healer.deliver.fixpr import fix_branch_target
 from healer.deliver.rulepr import LearnedFileError, deliver_rule, rule_yaml
 from healer.diagnosis.rules import RuleError, load_rules
 from healer.github import GitHub
@@ -67,8 +67,6 @@ def learned_markers(markers: Sequence[Marker], lesson: Lesson | None) -> list[Ma
 
 # -- when a person merges a fix pull request ---------------------------------------------------------------
 
-_FIX_BRANCH = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
-
 
 def find_lesson(
     comments: Sequence[Comment], *, bot_login: str, fix_pr: int, signer: Signer | None
@@ -101,8 +99,8 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
     """A fix pull request was closed: if a person merged it and its heal learned something, open the one
     pull request that adds the rule to the learned-rules file of the default branch (the job summary links
     it). Returns the decision: ``none`` (a rule pull request heals nothing). Nothing of the fix is run."""
-    found = _FIX_BRANCH.match(fix.head_ref)
-    if fix.is_fork or found is None:
+    number = fix_branch_target(fix.head_ref)
+    if fix.is_fork or number is None:
         ctx.say(f"#{fix.number} is not one of the healer's fix pull requests of this repository")
         return "none"
     if not merged_by_a_person(fix, ctx.config.bot_login):
@@ -114,7 +112,6 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
     if not config.learn:
         ctx.say("`learn` is off: no rule is proposed")
         return "none"
-    number = int(found.group(1))
     signer = Signer.for_pull(config.ledger_key, ctx.actions.repository, number)
     learned = find_lesson(
         ctx.gh.list_comments(number), bot_login=config.bot_login, fix_pr=fix.number, signer=signer

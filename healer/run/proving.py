@@ -23,13 +23,13 @@ the news (0 or 1).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from healer.deliver.fixpr import is_fix_branch
+from healer.deliver.fixpr import fix_branch_target, is_fix_branch
 from healer.github import GitHubError
 from healer.ledger.markers import Kind, Marker, Signer, add_markers, check_key, decode_markers, workflow_key
 from healer.ledger.memory import with_why
+from healer.ledger.stats import latest_verdicts
 from healer.model import Comment, PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.run.planning import diagnose, load_repository_config
@@ -45,7 +45,6 @@ from healer.text.proof import (
 )
 from healer.text.spans import code
 
-_FIX_BRANCH = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
 _VERDICTS = {"success": True, "failure": False, "timed_out": False}
 
 
@@ -55,6 +54,7 @@ class Attempt:
 
     comment: Comment
     marker: Marker  # the attempt marker naming the fix PR
+    checks: tuple[str, ...]  # the checks that attempt healed (one marker each)
     proofs: tuple[Marker, ...]  # the fix PR's CI verdicts recorded so far, oldest first
 
 
@@ -66,11 +66,11 @@ def is_fix_run(event: RunEvent) -> bool:
 def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
     """Record the verdict of a fix branch's CI run (see the module's docstring)."""
     branch = event.head_branch
-    found = _FIX_BRANCH.match(branch)
+    number = fix_branch_target(branch)
     if event.is_fork or event.head_repository.casefold() != event.repository.casefold():
         ctx.skip(f"a fork's branch named like a fix branch ({code(branch)}) is not one of the healer's")
         return
-    if found is None:
+    if number is None:
         ctx.skip(f"{code(branch)} is one of the healer's branches, not a fix branch: nothing to record")
         return
     passed = _VERDICTS.get(event.conclusion or "")
@@ -92,7 +92,6 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
     if fix.head_sha.lower() != event.head_sha.lower():
         ctx.skip(f"fix #{fix.number} is now at {fix.head_sha[:7]}; the run tested {event.head_sha[:7]}")
         return
-    number = int(found.group(1))
     comments = ctx.gh.list_comments(number, authors=[ctx.config.bot_login])
     signer = Signer.for_pull(ctx.config.ledger_key, event.repository, number)
     attempt = _find_attempt(comments, fix.number, signer)
@@ -167,9 +166,14 @@ def record(
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
     if after != before and after in ("ready", "failed"):
-        checks = _healed_checks(attempt)
         text = news_comment(
-            fix.number, checks, name, url, passed=passed, ready=ready_now and not not_ready, failures=failures
+            fix.number,
+            attempt.checks,
+            name,
+            url,
+            passed=passed,
+            ready=ready_now and not not_ready,
+            failures=failures,
         )
         ctx.gh.create_comment(number, text)
         ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
@@ -181,10 +185,7 @@ def fix_state(proofs: tuple[Marker, ...], head_sha: str, healed_workflow: str) -
     """What a person waits on for a fix at ``head_sha``: ``failed`` when the latest verdict of any workflow
     failed there, ``ready`` when the workflow whose failure it healed passed there (any workflow, for attempts
     recorded before markers named it), else ``pending``. ``proofs`` are in the order they were recorded."""
-    latest: dict[str, str] = {}
-    for proof in proofs:
-        if proof.sha == head_sha.lower():
-            latest[proof.workflow] = proof.result
+    latest = latest_verdicts(proofs, head_sha)
     if "failed" in latest.values():
         return "failed"
     passed = latest.get(healed_workflow) == "passed" if healed_workflow else "passed" in latest.values()
@@ -197,17 +198,8 @@ def _find_attempt(comments: list[Comment], fix_pr: int, signer: Signer | None) -
         mine = [m for m in markers if m.kind is Kind.ATTEMPT and m.fix_pr == fix_pr]
         if mine:
             proofs = tuple(m for m in markers if m.kind is Kind.PROOF and m.fix_pr == fix_pr)
-            return Attempt(comment, mine[0], proofs)
+            return Attempt(comment, mine[0], tuple(dict.fromkeys(m.check for m in mine)), proofs)
     return None
-
-
-def _healed_checks(attempt: Attempt) -> list[str]:
-    markers = decode_markers(attempt.comment.body)
-    return list(
-        dict.fromkeys(
-            m.check for m in markers if m.kind is Kind.ATTEMPT and m.fix_pr == attempt.marker.fix_pr
-        )
-    )
 
 
 def _failures(ctx: RunContext, event: RunEvent) -> tuple[Failure, ...]:
