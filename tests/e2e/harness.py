@@ -11,6 +11,7 @@ from pathlib import Path
 
 from openapi_contract import check_graphql, check_request, check_response
 
+import healer
 from healer.demo.sample import LINT_PR_FILES, job_log
 from healer.demo.sandbox import HealerRun, Sandbox, git
 from healer.demo.state import Pull, RecordedRequest, Run
@@ -62,6 +63,21 @@ def assert_no_token(box: Sandbox, result: HealerRun) -> None:
         places["frame"] = Path(frame).read_text(encoding="utf-8", errors="replace")
     leaks = [where for where, text in places.items() if TOKEN in text]
     assert not leaks, f"the token leaked into: {', '.join(leaks)}"
+
+
+def shell_env(box: Sandbox, **extra: str) -> dict[str, str]:
+    """A person's shell for ``healer report`` against the stand-in: the token in ``GITHUB_TOKEN``, no Actions
+    variables (``extra`` adds some), and the healer this process imported (``PYTHONPATH``), not another
+    install of it."""
+    return {
+        "PATH": str(Path(sys.executable).parent),
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_REPOSITORY": box.repo,
+        "GITHUB_API_URL": box.standin.api_url,
+        "HOME": str(box.root),
+        "PYTHONPATH": str(Path(healer.__file__).resolve().parent.parent),
+        **extra,
+    }
 
 
 def heal(

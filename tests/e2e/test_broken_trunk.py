@@ -24,6 +24,7 @@ from harness import (
     agent_reports,
     failing_test_log,
     heal,
+    shell_env,
     write_agent,
 )
 
@@ -203,13 +204,7 @@ def test_without_an_agent_the_default_branchs_failure_gets_the_notice_not_an_esc
 
 def report_json(box: Sandbox) -> dict[str, Any]:
     """``healer report --format json`` from a shell, over the stand-in's whole history."""
-    env = {
-        "PATH": str(Path(sys.executable).parent),
-        "GITHUB_TOKEN": TOKEN,
-        "GITHUB_REPOSITORY": box.repo,
-        "GITHUB_API_URL": box.standin.api_url,
-        "HOME": str(box.root),
-    }
+    env = shell_env(box)
     argv = [sys.executable, "-m", "healer", "report", "--format", "json", "--since", "2025-12-01"]
     argv += ["--until", "2027-01-01"]
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness import TOKEN, check_contract
+from harness import TOKEN, check_contract, shell_env
 
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Pull
@@ -149,14 +149,7 @@ def _reset_into(body: str, i: int, check: str = "test (3.12)") -> str:
 
 def report(box: Sandbox, *args: str, actions: bool = False) -> subprocess.CompletedProcess[str]:
     """``healer report`` from a shell (``actions``: as a step of a workflow, where GITHUB_ACTIONS is set)."""
-    env = {
-        "PATH": str(Path(sys.executable).parent),
-        "GITHUB_TOKEN": TOKEN,
-        "GITHUB_REPOSITORY": box.repo,
-        "GITHUB_API_URL": box.standin.api_url,
-        "HOME": str(box.root),
-        **({"GITHUB_ACTIONS": "true"} if actions else {}),
-    }
+    env = shell_env(box, **({"GITHUB_ACTIONS": "true"} if actions else {}))
     argv = [sys.executable, "-m", "healer", "report", "--since", SINCE, "--until", UNTIL, *args]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import TOKEN
+from harness import TOKEN, shell_env
 
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Pull
@@ -195,13 +195,7 @@ def test_a_month_with_a_lifted_episode_and_a_budget_stopped_delivered_fix(
 ) -> None:
     numbers = month(box)
     out = tmp_path / "f.json"
-    env = {
-        "PATH": str(Path(sys.executable).parent),
-        "GITHUB_TOKEN": TOKEN,
-        "GITHUB_REPOSITORY": box.repo,
-        "GITHUB_API_URL": box.standin.api_url,
-        "HOME": str(box.root),
-    }
+    env = shell_env(box)
     argv = [
         sys.executable,
         "-m",
