@@ -167,7 +167,7 @@ class RunsHealer:
         tag = f"pull-{pull.number}-{len(self.standin.requests)}"
         event = self.write_pull_event(pull, action, f"event-{tag}.json")
         env = self.environment(event, inputs or {}, tag=tag, event_name=event_name)
-        return self._run_child(env, dry_run=False, timeout=timeout)
+        return self.run_env(env, timeout=timeout)
 
     def environment(
         self, event: Path, inputs: Mapping[str, str], *, tag: str, event_name: str = "workflow_run"
@@ -226,9 +226,11 @@ class RunsHealer:
         tag = tag or f"{run.id}-{run.run_attempt}-{len(self.standin.requests)}"
         event = self.write_event(run, f"event-{tag}.json")
         env = {**self.environment(event, inputs or {}, tag=tag), **(secrets or {})}
-        return self._run_child(env, dry_run=dry_run, timeout=timeout)
+        return self.run_env(env, dry_run=dry_run, timeout=timeout)
 
-    def _run_child(self, env: dict[str, str], *, dry_run: bool, timeout: float) -> HealerRun:
+    def run_env(self, env: dict[str, str], *, dry_run: bool = False, timeout: float = 120.0) -> HealerRun:
+        """``python -m healer run`` as a child in ``env`` (from :meth:`environment`, with the event the
+        caller wrote): its outputs, summary, time, peak RSS and the requests it made."""
         before = len(self.standin.requests)
         argv = [sys.executable, "-m", "healer", "run", *(["--dry-run"] if dry_run else [])]
         started = time.monotonic()

@@ -4,16 +4,13 @@
 from __future__ import annotations
 
 import json
-import sys
-import time
 from collections.abc import Mapping
-from pathlib import Path
 
 from harness import assert_no_token, check_contract
 
 from healer.demo.api import Api
 from healer.demo.commandops import issue_comment_event
-from healer.demo.sandbox import HealerRun, Sandbox, parse_github_output, run_child
+from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Comment, Pull
 
 
@@ -50,23 +47,8 @@ def command(
     env = box.environment(event, inputs or {}, tag=tag)
     env["GITHUB_EVENT_NAME"] = "issue_comment"
     env["GITHUB_RUN_ID"] = str(910_000 + comment.id)  # each command is its own run of the healer's workflow
-    before = len(box.standin.requests)
-    started = time.monotonic()
-    returncode, stdout, stderr, peak = run_child(
-        [sys.executable, "-m", "healer", "run"], cwd=box.workspace, env=env, timeout=90
-    )
+    result = box.run_env(env, timeout=90)
     box.standin.idle()
-    output, summary = Path(env["GITHUB_OUTPUT"]), Path(env["GITHUB_STEP_SUMMARY"])
-    result = HealerRun(
-        returncode,
-        stdout,
-        stderr,
-        parse_github_output(output.read_text(encoding="utf-8")) if output.exists() else {},
-        summary.read_text(encoding="utf-8") if summary.exists() else "",
-        time.monotonic() - started,
-        list(box.standin.requests[before:]),
-        peak,
-    )
     detail = f"\n--- stdout ---\n{result.stdout[-6000:]}\n--- stderr ---\n{result.stderr[-4000:]}"
     assert result.returncode == expect_exit, f"exit code {result.returncode}{detail}"
     assert "Traceback (most recent call last)" not in result.stderr + result.stdout, detail

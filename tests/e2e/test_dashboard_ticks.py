@@ -9,8 +9,6 @@ as GitHub sends it, the ``issues`` event with ``action: edited`` and the body be
 from __future__ import annotations
 
 import json
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,7 @@ from harness import (
 from healer.demo import shapes
 from healer.demo.api import Api
 from healer.demo.historyops import issues_edited_event
-from healer.demo.sandbox import HealerRun, Sandbox, parse_github_output, run_child
+from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Issue
 from healer.text.dashboard import DASHBOARD_MARKER
 
@@ -50,23 +48,11 @@ def run_event(
     event.write_text(json.dumps(payload, indent=2), encoding="utf-8")
     env = box.environment(event, inputs, tag=tag, event_name=name)
     env["GITHUB_RUN_ID"] = str(920_000 + len(box.standin.requests))
-    before, started = len(box.standin.requests), time.monotonic()
-    code, stdout, stderr, peak = run_child(
-        [sys.executable, "-m", "healer", "run"], cwd=box.workspace, env=env, timeout=90
-    )
+    result = box.run_env(env, timeout=90)
     box.standin.idle()
-    output, summary = Path(env["GITHUB_OUTPUT"]), Path(env["GITHUB_STEP_SUMMARY"])
-    result = HealerRun(
-        code,
-        stdout,
-        stderr,
-        parse_github_output(output.read_text(encoding="utf-8")) if output.exists() else {},
-        summary.read_text(encoding="utf-8") if summary.exists() else "",
-        time.monotonic() - started,
-        list(box.standin.requests[before:]),
-        peak,
+    assert result.returncode == 0 and "Traceback" not in result.stdout + result.stderr, (
+        result.stdout[-4000:] + result.stderr[-4000:]
     )
-    assert code == 0 and "Traceback" not in stdout + stderr, stdout[-4000:] + stderr[-4000:]
     assert_no_token(box, result)
     check_contract(result.requests, box.standin.api_url)
     return result
