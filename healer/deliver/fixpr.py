@@ -109,6 +109,8 @@ def deliver_pull_request(
             # Private repositories on the Free and Pro plans refuse drafts (BEHAVIOUR.md): open it ready for
             # review, and say plainly in its title and body when the change is unverified. One retry.
             draft = False
+            if ci is not None:
+                body = with_ci_line(body, ci.line_when_not_draft())
             pull = gh.create_pull(
                 head=branch,
                 base=pr.head_ref,

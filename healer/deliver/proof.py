@@ -18,11 +18,17 @@ class StartedCi:
 
     state: str  # started, no-trigger (the workflow declares no workflow_dispatch), failed
     line: str
+    workflow: str = ""  # started: the workflow's name and the page of its runs on the branch
+    runs: str = ""
 
     @property
     def pending(self) -> bool:
         """Whether a verdict will come (the fix PR waits for it as a draft)."""
         return self.state == "started"
+
+    def line_when_not_draft(self) -> str:
+        """The CI line for a fix PR that could not wait as a draft (a repository that refuses drafts)."""
+        return dispatched_line(self.workflow, self.runs, draft=False) if self.pending else self.line
 
 
 @dataclass(frozen=True)
@@ -49,4 +55,4 @@ def start_ci(
     except GitHubError as exc:
         return StartedCi("failed", dispatch_failed_line(workflow.name, str(exc)))
     url = runs_url(server_url, gh.repository, workflow.file, branch)
-    return StartedCi("started", dispatched_line(workflow.name, url, draft))
+    return StartedCi("started", dispatched_line(workflow.name, url, draft), workflow.name, url)

@@ -262,3 +262,28 @@ def test_a_verdict_for_an_older_head_of_the_fix_or_a_persons_branch_is_not_recor
     red = box.add_run(None, [("lint", "failure", RED_LINT)], sha=sha, branch=mine.head_ref)
     theirs = heal(box, red)
     assert theirs.outputs["decision"] == "skipped" and [r for r in theirs.requests if r.is_write] == []
+
+
+def test_where_drafts_are_refused_a_verified_fix_waiting_for_ci_opens_ready_and_is_not_called_unverified(
+    box: Sandbox,
+) -> None:
+    # a private repository on the Free plan: GitHub answers a draft with 422 (BEHAVIOUR.md)
+    box.standin.repos[box.repo.lower()].drafts = False
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+
+    healed = heal(box, run, inputs=GITHUB_TOKEN)
+
+    creates = [r for r in healed.requests if r.operation == "pulls/create"]
+    assert [(r.body["draft"], r.status) for r in creates] == [(True, 422), (False, 201)]
+    [fix] = box.standin.created_pulls(box.repo)
+    assert not fix.draft and "unverified" not in fix.title.lower() + (fix.body or "").lower()
+    assert "is running on this branch" in (fix.body or "") and "a draft" not in (fix.body or "")
+    [dispatched] = box.standin.dispatched
+
+    heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
+
+    # not a draft: nothing to mark; the body names the run that passed, and the author hears it
+    assert box.standin.readied == [] and "CI passed" in (fix.body or "")
+    news = box.standin.comments(box.repo, pull.number)[-1].body
+    assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
