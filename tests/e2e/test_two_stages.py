@@ -179,10 +179,13 @@ def test_a_fork_lint_failure_gets_a_review_of_suggested_changes_that_applies_to_
     bundle_diff = read_bundle(artifact).diff
     refs = box.origin_refs()
 
-    delivered = deliver_job(box, run, str(artifact), inputs)
+    # the deliver job holds the workflow's GITHUB_TOKEN, as the reusable workflow's does
+    delivered = deliver_job(box, run, str(artifact), {**inputs, "token-is-workflow-token": "true"})
 
-    # nothing was pushed anywhere: no fix branch, no fix pull request, the fork untouched
+    # nothing was pushed anywhere: no fix branch, no fix pull request, the fork untouched, and no CI of the
+    # fork's code started in this repository (a fork's change is never dispatched)
     assert box.origin_refs() == refs
+    assert "actions/create-workflow-dispatch" not in [r.operation for r in delivered.requests]
     assert not box.standin.created_pulls(box.repo)
     reviews = [r for r in box.standin.reviews if r.number == pull.number]  # type: ignore[attr-defined]
     assert len(reviews) == 1, delivered.stdout[-4000:]
