@@ -7,8 +7,9 @@ fix pull request's own ``pull_request`` run. This stage
 1. trusts only a branch of this repository named ``ci-healer/<pr>-<sha7>`` whose open pull request the bot
    opened, at the commit the run tested, and named by an attempt marker in the bot's comments on ``<pr>``
    (a fork's branch or a person's pull request of the same name is left alone);
-2. reads the verdict: ``success`` passed; ``failure`` and ``timed_out`` failed, each failed job diagnosed as
-   in any run (its decisive line); anything else (cancelled, skipped) is no verdict;
+2. reads the verdict: ``success`` passed; ``failure`` and ``timed_out`` failed, and ``cancelled`` when a job
+   hit its time limit (GitHub ends those ``cancelled``), each failed job diagnosed as in any run (its
+   decisive line); anything else (cancelled by a person or a newer push, skipped) is no verdict;
 3. rewrites the CI line of the fix PR's body, and marks a draft fix PR ready for review once the workflow
    whose failure it healed passed there (and no other workflow failed at that commit);
 4. adds a ``proof`` marker and a line to the attempt's comment; a failure also goes into the attempt's
@@ -32,7 +33,7 @@ from healer.ledger.memory import with_why
 from healer.ledger.stats import latest_verdicts
 from healer.model import Comment, PullRequest, RunEvent
 from healer.run.context import RunContext
-from healer.run.planning import diagnose, load_repository_config
+from healer.run.planning import CancelledRun, diagnose, load_repository_config, read_cancelled_run
 from healer.text.proof import (
     Failure,
     attempt_note,
@@ -45,7 +46,8 @@ from healer.text.proof import (
 )
 from healer.text.spans import code
 
-_VERDICTS = {"success": True, "failure": False, "timed_out": False}
+# `cancelled` is a verdict only when a job hit its time limit (GitHub ends those `cancelled`): read below
+_VERDICTS = {"success": True, "failure": False, "timed_out": False, "cancelled": False}
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,11 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
         return
     failures: tuple[Failure, ...] = ()
     if not passed:
-        failures = _failures(ctx, event)
+        cancelled = read_cancelled_run(ctx, event) if event.conclusion == "cancelled" else None
+        if event.conclusion == "cancelled" and cancelled is None:
+            ctx.outcome.decision = "skipped"
+            return  # cancelled by a person, a newer push or a concurrency group: not a verdict (it said so)
+        failures = _failures(ctx, event, cancelled)
     record(ctx, event, fix, number, attempt, passed, failures, signer)
 
 
@@ -202,10 +208,11 @@ def _find_attempt(comments: list[Comment], fix_pr: int, signer: Signer | None) -
     return None
 
 
-def _failures(ctx: RunContext, event: RunEvent) -> tuple[Failure, ...]:
-    """Each failed job of the run and its decisive line, diagnosed as any run's (never healed)."""
+def _failures(ctx: RunContext, event: RunEvent, cancelled: CancelledRun | None) -> tuple[Failure, ...]:
+    """Each failed job of the run (or job stopped by its time limit) and its decisive line, diagnosed as any
+    run's (never healed)."""
     config = load_repository_config(ctx, event)
-    diagnosed = diagnose(ctx, event, config)
+    diagnosed = diagnose(ctx, event, config, cancelled)
     found = []
     for check, diagnosis in diagnosed.diagnoses.items():
         lines = diagnosis.decisive or diagnosis.excerpt[-1:]

@@ -287,3 +287,31 @@ def test_where_drafts_are_refused_a_verified_fix_waiting_for_ci_opens_ready_and_
     assert box.standin.readied == [] and "CI passed" in (fix.body or "")
     news = box.standin.comments(box.repo, pull.number)[-1].body
     assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
+
+
+def test_a_fix_whose_ci_hit_its_time_limit_failed_and_one_cancelled_by_a_person_is_no_verdict(
+    box: Sandbox,
+) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    # cancelled by a person (or a newer push): GitHub says `cancelled`, and so it is not a verdict
+    canceled = "##[error]The operation was canceled.\n"
+    box.standin.add_job(dispatched, "lint", conclusion="cancelled", log=canceled)
+    dispatched.status, dispatched.conclusion = "completed", "cancelled"
+
+    nothing = heal(box, dispatched)
+
+    assert nothing.outputs["decision"] == "skipped" and [r for r in nothing.requests if r.is_write] == []
+    # its re-run hit the job's time limit: GitHub says `cancelled` too (BEHAVIOUR.md), and this is a failure
+    box.standin.add_run_attempt(dispatched, conclusion="cancelled")
+    box.standin.time_out(dispatched, "lint", log="Running ruff on 40,000 files\n", minutes=5)
+
+    heal(box, dispatched)
+
+    assert fix.draft and box.standin.readied == []
+    assert "CI failed" in (fix.body or "") and "maximum execution time of 5 minutes" in (fix.body or "")
+    news = box.standin.comments(box.repo, pull.number)[-1].body
+    assert news.startswith(":x: The fix for `lint` in #") and "maximum execution time" in news
