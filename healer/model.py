@@ -30,6 +30,20 @@ class Category(str, Enum):
     UNKNOWN = "unknown"
 
 
+class Owner(str, Enum):
+    """Whose failure it is (DESIGN.md, "Whose failure it is"): only the PR's code goes to fix rules or the
+    agent. ``unknown`` when neither the step's ending, its purpose nor the evidence says."""
+
+    CODE = "code"  # the pull request's code (its tests, sources, lock file, docs)
+    METADATA = "metadata"  # the pull request's title, labels, changelog entry, sign-off, CLA
+    REPOSITORY = "repository"  # the repository's configuration and credentials: secrets, tokens, releases
+    PLATFORM = "platform"  # the runner, the network, hosted services
+    UPSTREAM = "upstream"  # the ecosystem, a broken base branch
+    HISTORY = "history"  # a test known to be flaky
+    NOBODY = "nobody"  # cancelled: no verdict on anything
+    UNKNOWN = "unknown"
+
+
 class Action(str, Enum):
     """What a rule says to do about a failure."""
 
@@ -81,6 +95,13 @@ class Diagnosis:
     description: str = ""
     # a learned rule's hint: what fixed this failure last time (untrusted: fenced in the frame)
     hint: str = ""
+    # whose failure it is (``healer.diagnosis.owner``); the action comes from (owner, category)
+    owner: Owner = Owner.UNKNOWN
+    # what the failing step is for (``healer.diagnosis.purpose``: test, release, pr-policy …), "" when unknown
+    purpose: str = ""
+    # what decided owner and action, as (stage, words) pairs in the order they were weighed: ending, purpose,
+    # evidence, name, history, and the table's row
+    decided_by: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,20 @@
 gh prints each line as ``<job>\\t<step>\\t<timestamp> <line>``, the jobs one after another. A capture of
 several jobs is split into one log per job (each keeps its lines as they were: the log model strips the
 job and step columns with the timestamp), so that each job is read on its own and one job's error never
-explains another's failure.
+explains another's failure. The step column names the failing step (:func:`failing_steps`), as the Jobs API
+does for the action.
+
+The raw log of each step starts with a byte-order mark, and gh keeps it: the first line of a step reads
+``job<TAB>step<TAB><BOM>timestamp``. A file saved from Windows tools may carry one before the job column too.
 """
 
 from __future__ import annotations
 
 import re
 
-_LINE = re.compile(r"^\ufeff?([^\t\n]{1,300})\t[^\t\n]{0,300}\t\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+_LINE = re.compile(r"^\ufeff?([^\t\n]{1,300})\t([^\t\n]{0,300})\t\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+# the runner's line that closes a failed step, after the columns and the timestamp
+_FAILED_STEP = re.compile(r"\t\ufeff?\S+ ##\[error\]")
 # how many of the first lines are looked at to decide whether a text is a capture
 _SAMPLE = 200
 
@@ -38,3 +44,20 @@ def split_capture(text: str) -> list[tuple[str, str]]:
         if current is not None:
             parts[current].append(line)
     return [(name, "\n".join(parts[name]) + "\n") for name in order]
+
+
+def failing_steps(text: str) -> dict[str, str]:
+    """Each job's failing step, by the capture's step column: the step of the job's last ``##[error]`` line,
+    else its last step (``--log-failed`` holds only the failed steps). Empty when ``text`` is no capture."""
+    steps: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    for line in text.split("\n"):
+        found = _LINE.match(line)
+        if not found:
+            continue
+        job, step = found.group(1), found.group(2).strip()
+        if step:
+            steps[job] = step
+            if _FAILED_STEP.search(line):
+                failed[job] = step
+    return {job: failed.get(job, step) for job, step in steps.items()}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from healer.diagnosis.capture import split_capture
+from healer.diagnosis.capture import failing_steps, split_capture
 from healer.diagnosis.excerpt import (
     MAX_DECISIVE,
     MAX_EXCERPT_BYTES,
@@ -26,11 +26,13 @@ from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
 from healer.diagnosis.logs import SETUP_STEP, JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
+from healer.diagnosis.owner import assign_owner
+from healer.diagnosis.purpose import step_purpose
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import RuleSet
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
-from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job
+from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job, Step
 
 __all__ = ["MAX_EXCERPT_BYTES", "MAX_EXCERPT_LINES", "classify", "diagnose", "diagnose_jobs", "diagnose_text"]
 # Found only outside the failing step: the reading is weaker.
@@ -43,40 +45,55 @@ _POST_SECTIONS = frozenset({"Post job cleanup", "Complete job"})
 _RUNNER_STEPS = frozenset({"Set up job", "Complete job", "Initialize containers", "Stop containers"})
 
 
-def classify(evidence: Evidence, rules: RuleSet, *, scripts: Mapping[str, str] | None = None) -> Diagnosis:
+def classify(
+    evidence: Evidence,
+    rules: RuleSet,
+    *,
+    scripts: Mapping[str, str] | None = None,
+    workflow: str | None = None,
+) -> Diagnosis:
     """Diagnose one failed job from its log, its annotations and its step list.
 
     A ``gh run view --log-failed`` capture of several jobs is diagnosed job by job, and the first job that
     really failed decides (a sibling cancelled by fail-fast does not). ``scripts``: the pull request's script
     files (``package.json``, ``Makefile`` … name → text), when the caller has its tree: a failure no rule
     explains takes its category from the script the failing command ran (:mod:`healer.diagnosis.scripts`).
+    ``workflow``: the workflow's name, the weakest hint of the failing step's purpose.
     """
     job = evidence.job
     text = evidence.log.text if evidence.log is not None else ""
     truncated = evidence.log.truncated if evidence.log is not None else False
-    jobs = diagnose_jobs(text, rules, truncated=truncated, scripts=scripts)
+    jobs = diagnose_jobs(text, rules, truncated=truncated, scripts=scripts, workflow=workflow)
     if len(jobs) > 1:
         return jobs[0][1]
     log = parse_log(text, truncated=truncated)
-    return diagnose(log, rules, job=job, annotations=evidence.annotations, scripts=scripts)
+    return diagnose(log, rules, job=job, annotations=evidence.annotations, scripts=scripts, workflow=workflow)
 
 
 def diagnose_jobs(
-    text: str, rules: RuleSet, *, truncated: bool = False, scripts: Mapping[str, str] | None = None
+    text: str,
+    rules: RuleSet,
+    *,
+    truncated: bool = False,
+    scripts: Mapping[str, str] | None = None,
+    workflow: str | None = None,
 ) -> list[tuple[str, Diagnosis]]:
     """The jobs of a ``gh run view --log-failed`` (or ``--log``) capture, each diagnosed, the first real
     failure first: then the other failed jobs in the capture's order, then the jobs whose log shows no
-    failure (a full-run capture holds the jobs that passed too), cancelled jobs last. Empty when ``text`` is
-    not a capture of several jobs."""
+    failure (a full-run capture holds the jobs that passed too), cancelled jobs last. Each job's failing step
+    is the capture's step column. Empty when ``text`` is not a capture."""
     parts = split_capture(text)
-    if len(parts) < 2:
+    if not parts:
         return []
     found: list[tuple[str, Diagnosis, bool]] = []
+    failing = failing_steps(text)
     for n, (name, part) in enumerate(parts):
-        record = Job(id=0, name=name, status="completed", conclusion="failure")
+        step = failing.get(name)
+        steps = (Step(number=1, name=step, status="completed", conclusion="failure"),) if step else ()
+        record = Job(id=0, name=name, status="completed", conclusion="failure", steps=steps)
         log = parse_log(part, truncated=truncated and n == 0)
         failed = log.exit_code not in (None, 0) or bool(log.error_lines)
-        found.append((name, diagnose(log, rules, job=record, scripts=scripts), failed))
+        found.append((name, diagnose(log, rules, job=record, scripts=scripts, workflow=workflow), failed))
     ranked = sorted(found, key=lambda item: (item[1].category is Category.CANCELLED, not item[2]))
     return [(name, diagnosis) for name, diagnosis, _ in ranked]
 
@@ -94,9 +111,32 @@ def diagnose(
     job: Job | None = None,
     annotations: Sequence[Annotation] = (),
     scripts: Mapping[str, str] | None = None,
+    workflow: str | None = None,
 ) -> Diagnosis:
     """Diagnose a parsed log. ``job`` (its conclusion and steps) and ``annotations`` sharpen the reading;
-    ``scripts`` (see :func:`classify`) the category of a failure no rule explains."""
+    ``scripts`` (see :func:`classify`) the category of a failure no rule explains. The failing step's purpose
+    (from its action or command, then the step's, job's and ``workflow``'s names) and the reading decide
+    whose failure it is, and so the action (:mod:`healer.diagnosis.owner`)."""
+    read = _read(log, rules, job=job, annotations=annotations, scripts=scripts)
+    purpose = step_purpose(
+        header=log.step_name,
+        command=log.command,
+        step=_failed_step_name(job),
+        job=(job.name or None) if job else None,
+        workflow=workflow,
+    )
+    return assign_owner(read, purpose, rule=rules.get(read.rule))
+
+
+def _read(
+    log: JobLog,
+    rules: RuleSet,
+    *,
+    job: Job | None = None,
+    annotations: Sequence[Annotation] = (),
+    scripts: Mapping[str, str] | None = None,
+) -> Diagnosis:
+    """The reading of a parsed log: the kind, the rule, the decisive lines and the excerpt."""
     lines = list(log.lines)
     annotation_start = len(lines)
     lines.extend(_annotation_lines(annotations))

@@ -24,7 +24,7 @@ from healer.diagnosis.logs import DEFAULT_TAIL_BYTES, looks_binary
 from healer.diagnosis.readback import read_back
 from healer.diagnosis.rules import RuleError, RuleSet, load_rules
 from healer.logsource import DEFAULT_READ_LIMIT, FileLogSource, LogSource, TailLogSource
-from healer.model import Diagnosis, Evidence, Job, LogTail
+from healer.model import Diagnosis, Evidence, Job, LogTail, Step
 
 # Control characters other than tab would let a log rewrite the reader's terminal.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -65,7 +65,21 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="a YAML file with a `rules:` list, tried before the shipped rules (repeatable)",
     )
-    parser.add_argument("--job", default=None, help="the job (check) name, for rules with a `job` condition")
+    parser.add_argument(
+        "--job",
+        default=None,
+        help="the job (check) name: for rules with a `job` condition, and a hint of the purpose",
+    )
+    parser.add_argument(
+        "--step",
+        default=None,
+        help="the failing step's name as the web UI shows it (e.g. 'Publish to PyPI'): its purpose",
+    )
+    parser.add_argument(
+        "--workflow",
+        default=None,
+        help="the workflow's name (e.g. 'Release'): the weakest hint of the purpose",
+    )
     parser.add_argument(
         "--read-limit",
         type=byte_size,
@@ -113,7 +127,7 @@ def run(
                 tail = read_stream(stdin or sys.stdin.buffer, limit=args.read_limit)
             else:
                 tail = read_file(Path(name), window=args.max_bytes, limit=args.read_limit)
-            results = diagnose_tail(tail, rules, job=args.job)
+            results = diagnose_tail(tail, rules, job=args.job, step=args.step, workflow=args.workflow)
         except LogInputError as error:
             print(f"healer diagnose: {_printable(shown)}: {error}", file=err)
             status = 1
@@ -174,21 +188,36 @@ def _checked(tail: LogTail) -> LogTail:
 
 
 def diagnose_tail(
-    tail: LogTail, rules: RuleSet, *, job: str | None = None
+    tail: LogTail,
+    rules: RuleSet,
+    *,
+    job: str | None = None,
+    step: str | None = None,
+    workflow: str | None = None,
 ) -> list[tuple[str | None, Diagnosis]]:
-    """The diagnosis of a log, or of each job of a multi-job capture (the first real failure first)."""
-    jobs = diagnose_jobs(tail.text, rules, truncated=tail.truncated)
-    if jobs:
+    """The diagnosis of a log, or of each job of a ``gh run view --log-failed`` capture (the first real
+    failure first; each job's and failing step's names come from the capture's columns, as the action has
+    them from the Jobs API). ``job``, ``step``, ``workflow``: the names of a plain job log."""
+    jobs = diagnose_jobs(tail.text, rules, truncated=tail.truncated, workflow=workflow)
+    if len(jobs) > 1 or (jobs and job is None and step is None):
         return [(name, diagnosis) for name, diagnosis in jobs]
-    record = Job(id=0, name=job or "", status="completed", conclusion="failure")
-    return [(None, classify(Evidence(job=record, log=tail), rules))]
+    steps = (Step(number=1, name=step, status="completed", conclusion="failure"),) if step else ()
+    record = Job(id=0, name=job or "", status="completed", conclusion="failure", steps=steps)
+    return [(None, classify(Evidence(job=record, log=tail), rules, workflow=workflow))]
 
 
 def diagnose_file(
-    path: Path, rules: RuleSet, *, job: str | None = None, max_bytes: int = DEFAULT_TAIL_BYTES
+    path: Path,
+    rules: RuleSet,
+    *,
+    job: str | None = None,
+    step: str | None = None,
+    workflow: str | None = None,
+    max_bytes: int = DEFAULT_TAIL_BYTES,
 ) -> Diagnosis:
     """Read a log file back from its end and classify it (the first real failure of a capture)."""
-    return diagnose_tail(read_file(path, window=max_bytes), rules, job=job)[0][1]
+    tail = read_file(path, window=max_bytes)
+    return diagnose_tail(tail, rules, job=job, step=step, workflow=workflow)[0][1]
 
 
 def _description(rules: RuleSet | None, diagnosis: Diagnosis) -> str:
@@ -209,7 +238,10 @@ def to_json(
         "confidence": diagnosis.confidence,
         "rule": diagnosis.rule,
         "description": _description(rules, diagnosis),
+        "owner": diagnosis.owner.value,
+        "purpose": diagnosis.purpose or None,
         "action": diagnosis.action.value,
+        "decided_by": dict(diagnosis.decided_by),
         "step": diagnosis.step,
         "command": diagnosis.command,
         "exit_code": diagnosis.exit_code,
@@ -236,6 +268,10 @@ def render_text(name: str, diagnosis: Diagnosis, *, rules: RuleSet | None = None
         f"{_printable(name)}: {diagnosis.category.value} (rule {diagnosis.rule}, "
         f"confidence {diagnosis.confidence:.2f}) → {diagnosis.action.value}"
     ]
+    purpose = f", the step is for {diagnosis.purpose}" if diagnosis.purpose else ""
+    lines.append(f"  owner:     {diagnosis.owner.value}{purpose}")
+    for stage, words in diagnosis.decided_by:
+        lines.append(f"  {stage + ':':<10} {_printable(words)}")
     description = _description(rules, diagnosis)
     if description:
         lines.append(f"  why:       {_printable(description)}")

@@ -33,7 +33,7 @@ from healer.model import LogTail
 # ``gh run view --log`` (and ``--log-failed``) puts the job's and the step's names before the timestamp,
 # separated by tabs: ``build\tRun tests\t2024-01-01T00:00:00.0000000Z line``; both go with the timestamp.
 _TIMESTAMP = re.compile(
-    r"^\ufeff?(?:[^\t\n]{1,300}\t[^\t\n]{0,300}\t)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
+    r"^\ufeff?(?:[^\t\n]{1,300}\t[^\t\n]{0,300}\t\ufeff?)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
 )
 # CSI sequences (colours, cursor moves), the OSC hyperlinks some tools print, and the character-set
 # designations (``ESC ( B``) that ncurses' sgr0 emits: mypy and ``tput`` end each coloured span with one.

@@ -212,7 +212,10 @@ def explain(
     for item in jobs.failed:
         if command.check is not None and not same_check(item.job.name, command.check):
             continue
-        diagnosis = replace(with_scripts(item, rules, classify(item, rules), files), job=item.job.name)
+        read = classify(item, rules, workflow=event.workflow_name)
+        diagnosis = replace(
+            with_scripts(item, rules, read, files, workflow=event.workflow_name), job=item.job.name
+        )
         rule = rules.get(diagnosis.rule)
         found.append((item.job.name, diagnosis, diagnosis.description or (rule.description if rule else "")))
     note = (

@@ -1,8 +1,9 @@
 """The reply to ``/ci-healer explain``: what the healer reads in each failed check, without acting. Pure.
 
-Per check: the category and confidence, the rule and its description, the failing step, command and exit
-code, the failing tests, and the decisive lines (fenced: log text is untrusted). Bounded so that five checks
-stay far below GitHub's comment limit.
+Per check: the category and confidence, whose failure it is and what decided it (the step's ending, its
+purpose, the evidence, the names, and the row of the owner table), the rule and its description, the
+failing step, command and exit code, the failing tests, and the decisive lines (fenced: log text is
+untrusted). Bounded so that five checks stay far below GitHub's comment limit.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ MAX_CHECKS = 5
 MAX_DECISIVE_LINES = 20
 MAX_DECISIVE_CHARS = 4000
 MAX_TESTS_SHOWN = 10
+MAX_DECIDED_CHARS = 600
 
 
 def explain_text(
@@ -32,8 +34,11 @@ def explain_text(
         lines += ["", f"#### {code(name)}", ""]
         lines.append(
             f"- category: **{diagnosis.category.value}** (confidence {diagnosis.confidence:.2f}); "
-            f"the rule's action: {diagnosis.action.value}"
+            f"whose: **{diagnosis.owner.value}**; action: {diagnosis.action.value}"
         )
+        if diagnosis.decided_by:
+            said = "; ".join(f"{stage}: {words}" for stage, words in diagnosis.decided_by)
+            lines.append(f"- decided by: {code(said[:MAX_DECIDED_CHARS])}")
         rule = f"- rule: {code(diagnosis.rule)}"
         if description:
             rule += f": {' '.join(description.split())}"

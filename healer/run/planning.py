@@ -157,7 +157,8 @@ def diagnose(
     fix_hints: dict[str, str] = {}
     files = ScriptFiles(ctx.gh, event.head_sha)
     for item in jobs.failed:
-        diagnosis = with_scripts(item, rules, classify(item, rules), files)
+        read = classify(item, rules, workflow=event.workflow_name)
+        diagnosis = with_scripts(item, rules, read, files, workflow=event.workflow_name)
         if diagnosis.job is None:
             diagnosis = replace(diagnosis, job=item.job.name)
         rule = rules.get(diagnosis.rule)
@@ -171,7 +172,8 @@ def diagnose(
         diagnoses.setdefault(item.job.name, diagnosis)  # a check is a job name: the first one counts
         job_ids.setdefault(item.job.name, item.job.id)
         ctx.say(
-            f"{item.job.name!r}: {diagnosis.category.value} (rule {diagnosis.rule}, {diagnosis.action.value})"
+            f"{item.job.name!r}: {diagnosis.category.value}, {diagnosis.owner.value}'s "
+            f"(rule {diagnosis.rule}, {diagnosis.action.value}; {dict(diagnosis.decided_by).get('row', '')})"
         )
     if files.problem:
         ctx.say(files.problem)

@@ -24,15 +24,18 @@ Per check:
    only the agent could heal; in one job (``stage: all``) they diagnose as ``diagnose`` does.
 7. ``already-attempted``: this run (id and attempt) already recorded an outcome for the check, or the
    check was already healed on this commit (a re-run of the same commit does not spend budget).
-8. The action (the config file's per-check ``action`` over the rule's):
+8. The action (the config file's per-check ``action`` over the diagnosis', which comes from whose failure it
+   is: ``healer.diagnosis.owner``; tests that are all known to be flaky are history's and re-run once):
 
    - ``rerun`` (transient, infrastructure by default): re-run while the re-runs of (check, commit) are
      fewer than ``max-reruns``. Re-runs so far are the larger of the ledger's count and ``run_attempt - 1``
      (GitHub's own count, which no comment edit can lower). When the budget went to another run of the same
      commit whose re-run has not finished, this run's first failure skips (``already-attempted``) instead of
      escalating. Then transient, infrastructure and timeout escalate (a retry did not help; agent budget is
-     not spent on the network); other categories heal.
-   - ``escalate`` (config, timeout): escalate; a timeout is re-run once first with ``rerun-timeouts``.
+     not spent on the network), and so does any failure whose owner is not the code; other categories heal.
+   - ``escalate`` (config, timeout, and whatever is not the code's: the PR's metadata, the repository's
+     credentials or release, an uncertain owner outside a code check): escalate, saying whose it is; a
+     timeout is re-run once first with ``rerun-timeouts``.
    - ``fix``: heal in mode ``fix`` when the diagnosis carries fix commands, else in mode ``agent``.
    - ``agent``: heal in mode ``agent``; ``unknown`` escalates instead with ``unknown-action: escalate``.
 
@@ -70,6 +73,7 @@ from healer.model import (
     CheckPlan,
     Diagnosis,
     HealMode,
+    Owner,
     Plan,
     PullRequest,
     RunEvent,
@@ -239,6 +243,7 @@ def _plan_check(
     reruns = max(ledger.reruns(name, sha), run.run_attempt - 1)
     if all_known_flaky(diagnosis.test_ids, recorded=ledger.flaky_tests(), patterns=config.flaky_tests):
         # a flaky test is re-run, never "fixed": an agent would change nothing or weaken the test
+        base = _with(base, diagnosis=from_history(diagnosis))
         if reruns < 1:
             return _with(
                 base,
@@ -261,12 +266,12 @@ def _plan_check(
                 SkipReason.ALREADY_ATTEMPTED,
                 f"A re-run of this check on {sha[:7]} (run {pending}) has not finished; its result decides.",
             )
-        if diagnosis.category in _RETRY_CATEGORIES:
+        if diagnosis.category in _RETRY_CATEGORIES or diagnosis.owner not in (Owner.CODE, Owner.UNKNOWN):
             return escalate(f"The job was re-run {reruns} time(s) on {sha[:7]} and still fails.")
     elif action is Action.ESCALATE:
         if diagnosis.category is Category.TIMEOUT and config.rerun_timeouts and reruns < 1:
             return _with(base, verdict=Verdict.RERUN, detail=f"A timed-out job is re-run once on {sha[:7]}.")
-        return escalate(f"A {diagnosis.category.value} failure needs a person, not a code change.")
+        return escalate(escalation_reason(diagnosis))
     elif action is Action.FIX:
         mode = HealMode.FIX if diagnosis.fix_commands else HealMode.AGENT
     elif diagnosis.category is Category.UNKNOWN and config.unknown_action == "escalate":
@@ -295,6 +300,33 @@ def _plan_check(
         mode=mode,
         detail=f"Heal attempt {attempt} of {max_attempts} ({mode.value}).",
     )
+
+
+# Who acts on a failure that is not the pull request's code, by its owner (the escalation's one reason).
+_OWNER_WORDS = {
+    Owner.METADATA: "The pull request's title, labels or description must change",
+    Owner.REPOSITORY: "The repository's configuration, credentials or release state needs a maintainer",
+    Owner.PLATFORM: "The runner, the network or a hosted service failed, not this pull request's code",
+    Owner.UPSTREAM: "A dependency or the base branch is broken, not this pull request's code",
+    Owner.UNKNOWN: "Nothing shows that this step checks the pull request's code; a person should look",
+}
+
+
+def escalation_reason(diagnosis: Diagnosis) -> str:
+    """One sentence on why a failure goes to a person and not to a code change (by its owner)."""
+    words = _OWNER_WORDS.get(diagnosis.owner)
+    if words is not None and diagnosis.category is not Category.TIMEOUT:
+        step = f" ({diagnosis.purpose} step)" if diagnosis.purpose else ""
+        return f"{words}{step}."
+    return f"A {diagnosis.category.value} failure needs a person, not a code change."
+
+
+def from_history(diagnosis: Diagnosis) -> Diagnosis:
+    """A failure of tests the ledger or the config knows as flaky: history's, re-run and never healed."""
+    said = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
+    said += (("history", "every failing test is known to be flaky"),)
+    said += ((("row", f"({Owner.HISTORY.value}, {diagnosis.category.value}) → rerun")),)
+    return replace(diagnosis, owner=Owner.HISTORY, action=Action.RERUN, decided_by=said)
 
 
 def heals_forks(config: Config) -> bool:

@@ -42,13 +42,20 @@ class ScriptFiles:
         return self.read[name]
 
 
-def with_scripts(evidence: Evidence, rules: RuleSet, diagnosis: Diagnosis, files: ScriptFiles) -> Diagnosis:
+def with_scripts(
+    evidence: Evidence,
+    rules: RuleSet,
+    diagnosis: Diagnosis,
+    files: ScriptFiles,
+    *,
+    workflow: str | None = None,
+) -> Diagnosis:
     """``diagnosis`` again with the script files its failing command's runner reads, when they can say
-    more than the diagnosis does; else ``diagnosis`` unchanged."""
+    more than the diagnosis does; else ``diagnosis`` unchanged. ``workflow``: the run's workflow name."""
     if diagnosis.rule not in SHARPENED or not diagnosis.command:
         return diagnosis
     for name in files_to_read(diagnosis.command):  # the first file found says it (each costs a request)
         text = files.get(name)
         if text is not None:
-            return classify(evidence, rules, scripts={name: text})
+            return classify(evidence, rules, scripts={name: text}, workflow=workflow)
     return diagnosis

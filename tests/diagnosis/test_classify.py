@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from healer.diagnosis.classify import MAX_EXCERPT_BYTES, MAX_EXCERPT_LINES, classify, diagnose_text
 from healer.diagnosis.rules import load_rules
-from healer.model import Action, Annotation, Category, Evidence, Job, LogTail, Step
+from healer.model import Action, Annotation, Category, Evidence, Job, LogTail, Owner, Step
 
 RULES = load_rules()
 
@@ -291,7 +291,16 @@ def test_annotations_are_evidence_when_the_log_is_missing() -> None:
 def test_nothing_matched_is_unknown_with_the_end_of_the_step() -> None:
     output = "\n".join(f"step {n} of the frobnicator" for n in range(100)) + "\nfrobnicator gave up"
     diagnosis = diagnose_text(job_log("./frobnicate", output, exit_code=3), RULES)
-    assert (diagnosis.category, diagnosis.action, diagnosis.rule) == (Category.UNKNOWN, Action.AGENT, "none")
+    # nothing says whose it is, and nothing says the step checks the code: a person reads it, not the agent
+    assert (diagnosis.category, diagnosis.action, diagnosis.rule) == (
+        Category.UNKNOWN,
+        Action.ESCALATE,
+        "none",
+    )
+    assert diagnosis.owner is Owner.UNKNOWN
+    # the same failure in a job that checks the code is the code's: the agent reads it
+    tested = diagnose_text(job_log("./frobnicate", output, exit_code=3), RULES, job="unit-tests")
+    assert (tested.owner, tested.action) == (Owner.CODE, Action.AGENT)
     assert "frobnicator gave up" in diagnosis.excerpt
     assert "step 99 of the frobnicator" in diagnosis.excerpt
     assert "step 0 of the frobnicator" not in diagnosis.excerpt

@@ -47,6 +47,11 @@ A rule file holds a mapping with a ``rules:`` list (a repository's ``.github/ci-
     What this kind of failure is, in one short plain sentence (no Markdown): the escalation comment, the fix
     pull request and ``healer diagnose`` give it as the reason a check failed.
 
+``owner``
+    Whose failure this is, when the category alone does not say: ``code``, ``metadata``, ``repository``,
+    ``platform``, ``upstream``, ``history`` or ``nobody`` (by default the category's: the network is the
+    platform's, a missing secret the repository's, a test, compiler or linter report the code's). Only the
+    pull request's code goes to fix rules or the agent (``docs/diagnosis.md``, "Whose failure it is").
 ``hint``
     What fixed this failure last time, and where (only with ``action: agent``): the heal frame shows it to
     the agent, fenced as untrusted text. Learned rules carry one (``docs/learning.md``).

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from healer.diagnosis.rules.rule import DEFAULT_CONFIDENCE, DEFAULT_CONTEXT, Rule, RuleError
-from healer.model import DEFAULT_ACTIONS, Action, Category
+from healer.model import DEFAULT_ACTIONS, Action, Category, Owner
 
 _KEYS = frozenset(
     {
@@ -31,6 +31,7 @@ _KEYS = frozenset(
         "context",
         "description",
         "hint",
+        "owner",
     }
 )
 # A hint is a short account of what fixed a failure last time (a learned rule's), not a document.
@@ -154,6 +155,13 @@ def parse_rule(
     if hint and action is not Action.AGENT:
         fail(f"a `hint` is only shown to the agent (`action: agent`), but the action is `{action.value}`")
 
+    owner = None
+    if "owner" in data:
+        try:
+            owner = Owner(data["owner"])
+        except ValueError:
+            fail(f"`owner` must be one of {', '.join(o.value for o in Owner)}, got {data.get('owner')!r}")
+
     return Rule(
         id=rule_id,
         category=category,
@@ -173,6 +181,7 @@ def parse_rule(
         repository=repository,
         hint=hint,
         learned=learned,
+        owner=owner,
     )
 
 

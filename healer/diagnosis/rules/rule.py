@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from healer.diagnosis.rules.literals import required_words
-from healer.model import Action, Category
+from healer.model import Action, Category, Owner
 
 DEFAULT_CONFIDENCE = 0.8
 DEFAULT_CONTEXT = (3, 6)
@@ -40,6 +40,7 @@ class Rule:
     repository: bool = False
     hint: str = ""  # what fixed this failure last time (learned rules; shown fenced in the heal frame)
     learned: bool = False  # from the repository's learned rules: ranked after its own rules
+    owner: Owner | None = None  # whose failure it is, when the kind alone does not say (diagnosis.owner)
     # each list of expressions combined into one alternation, built once
     _match_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
     _unless_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)

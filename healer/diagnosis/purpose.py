@@ -1,0 +1,320 @@
+"""What the failing step is for: its purpose, read before the log's lines (DESIGN.md, "Whose failure it is").
+
+In this order, the first that says wins:
+
+1. A ``uses:`` step's action, by its identity (``owner/name[/path]@ref`` in the step's header or name), from
+   the action table (``actions.yml``, written from each action's own description).
+2. A ``run:`` step's command: its verb and target from the purpose table (``purposes.yml``: ``npm publish``,
+   ``gh api``, ``docker push``, ``curl localhost``), else the kind of check the tool table gives (``pytest``
+   is a test, ``ruff`` a lint), else the name of the project's script or target (``make release``,
+   ``npm run deploy``, a Gradle task).
+3. The step's, the job's and the workflow's names, as weaker priors, in that order.
+
+Pure: values in, a :class:`StepPurpose` out. The tables are read once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from healer.diagnosis.derive import name_hint
+from healer.diagnosis.tooltable import RUN, Tool, read_command, split_commands
+from healer.model import Category, Owner
+
+ACTION_TABLE = Path(__file__).with_name("actions.yml")
+COMMAND_TABLE = Path(__file__).with_name("purposes.yml")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A purpose: whether it checks the pull request's code, whose a failure of it is when nothing in the log
+    says otherwise, and whether it builds the code (a compiler's error inside it is still the code's)."""
+
+    code_check: bool
+    owner: Owner
+    builds_code: bool = False
+
+
+PURPOSES: Mapping[str, Kind] = {
+    # checks of the pull request's code and documents
+    "test": Kind(True, Owner.CODE, True),
+    "lint": Kind(True, Owner.CODE),
+    "format": Kind(True, Owner.CODE),
+    "typecheck": Kind(True, Owner.CODE),
+    "build": Kind(True, Owner.CODE, True),
+    "docs": Kind(True, Owner.CODE, True),
+    "link-check": Kind(True, Owner.CODE),
+    "security-scan": Kind(True, Owner.CODE),
+    "container-build": Kind(True, Owner.CODE, True),
+    "dependency-install": Kind(True, Owner.CODE),
+    "health-check": Kind(True, Owner.CODE, True),
+    # not a check of the code: whose it is comes from the purpose unless the evidence is more precise
+    "pr-policy": Kind(False, Owner.METADATA),
+    "dependency-bot": Kind(False, Owner.REPOSITORY),
+    "automation": Kind(False, Owner.REPOSITORY),
+    "release": Kind(False, Owner.REPOSITORY, True),
+    "deploy": Kind(False, Owner.REPOSITORY, True),
+    "credentials": Kind(False, Owner.REPOSITORY),
+    "notification": Kind(False, Owner.REPOSITORY),
+    "artifact": Kind(False, Owner.PLATFORM),
+    "cache": Kind(False, Owner.PLATFORM),
+    "toolchain": Kind(False, Owner.PLATFORM),
+    "checkout": Kind(False, Owner.PLATFORM),
+    "coverage-upload": Kind(False, Owner.PLATFORM),
+    "download": Kind(False, Owner.PLATFORM),
+}
+# the tool table's kinds as purposes (``config`` and ``transient`` tools say nothing of a purpose)
+_FROM_KIND = {
+    Category.TEST.value: "test",
+    Category.LINT.value: "lint",
+    Category.FORMAT.value: "format",
+    Category.TYPECHECK.value: "typecheck",
+    Category.BUILD.value: "build",
+    Category.DEPENDENCY.value: "dependency-install",
+}
+# ``owner/name[/path]@ref`` (the runner's header of a ``uses:`` step), or a container action
+_USES = re.compile(
+    r"^(?:Post )?(?:Run )?([A-Za-z0-9][\w.-]{0,99}/[\w.-]{1,100}(?:/[\w.-]{1,100}){0,4})"
+    r"@[\w./+-]{1,200}$"
+)
+_DOCKER = re.compile(
+    r"^(?:Post )?(?:Run )?docker://([\w./-]{1,200})(?::[\w.-]{1,128})?(?:@sha256:[0-9a-f]{64})?$"
+)
+# Words in a step's, job's or workflow's name, in the order they are tried. Before the checks' words: a job
+# "Publish docs" publishes, a step "Check PR title" checks the title, not the code.
+_NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (purpose, re.compile(pattern, re.IGNORECASE))
+    for purpose, pattern in (
+        ("dependency-bot", r"dependabot|renovate|auto-?merge|\bupdate[- ]deps\b"),
+        (
+            "pr-policy",
+            r"\bpr[- _]?(?:title|lint|label|size|policy|check)|pull[- _]?request[- _]?(?:title|labels?|lint)"
+            r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
+            r"|\blabels? check"
+            r"|changelog|\bcla\b|\bdco\b|sign-?off|news[- _]?(?:entry|fragment)",
+        ),
+        ("release", r"\b(?:release|publish|pypi|npmjs|crates\.io|rubygems|maven central|sonatype)\b"),
+        ("deploy", r"\b(?:deploy\w*|gh-pages|github pages|pages)\b"),
+        ("credentials", r"\b(?:log ?in to|login|credentials|authenticate|auth(?:enticate)? (?:to|with))\b"),
+        ("coverage-upload", r"\b(?:codecov|coveralls|upload (?:the )?coverage|coverage upload)\b"),
+        ("artifact", r"\b(?:upload|download|store|save|retrieve)\b.{0,40}\bartifacts?\b|\bartifacts?\b"),
+        ("cache", r"\bcache\b"),
+        (
+            "toolchain",
+            r"\b(?:set ?up|setup|install)[- _](?:python|node(?:\.js)?|java|jdk|go(?:lang)?|ruby|rust|dotnet"
+            r"|\.net|php|elixir|erlang|beam|haskell|ghc|flutter|dart|bun|deno|uv|conda|r|julia|zig|toolchain|bazel"
+            r"|terraform|helm|kubectl|msbuild|xcode|android|ndk|gradle|maven|pnpm|yarn)\b",
+        ),
+        (
+            "checkout",
+            r"^(?:run )?(?:git )?checkout\b|\bcheck ?out (?:the )?(?:code|repo|repository|sources?)\b",
+        ),
+        (
+            "automation",
+            r"\b(?:labeler|label (?:the )?(?:pr|issue)|triage|stale|greet|welcome|add to project)\b",
+        ),
+        ("notification", r"\b(?:notify|notification|slack|discord|send (?:an )?e?-?mail)\b"),
+        ("link-check", r"\blinks?\b|\blink-?check"),
+        ("docs", r"\bdocs?\b|\bdocumentation\b|\bsphinx\b|\bmkdocs\b"),
+        (
+            "container-build",
+            r"\b(?:docker|container|image)\b.{0,30}\bbuild|\bbuild\b.{0,30}\b(?:docker|container|image)\b",
+        ),
+    )
+)
+_FROM_NAME_HINT = {
+    Category.FORMAT: "format",
+    Category.TYPECHECK: "typecheck",
+    Category.LINT: "lint",
+    Category.TEST: "test",
+    Category.BUILD: "build",
+    Category.DEPENDENCY: "dependency-install",
+}
+# the names the runner gives its own steps and the web UI's default names say nothing of a purpose
+_SAYS_NOTHING = re.compile(r"^(?:Set up job|Complete job|Post job cleanup\.?|Run|run|)$")
+
+
+@dataclass(frozen=True)
+class StepPurpose:
+    """What the failing step is for (``""`` when nothing said), how strong the reading is (``action``,
+    ``command``, ``name``, or ``""``), and where it came from, in words for people."""
+
+    purpose: str = ""
+    strength: str = ""
+    source: str = ""
+
+    @property
+    def kind(self) -> Kind | None:
+        return PURPOSES.get(self.purpose)
+
+    @property
+    def code_check(self) -> bool:
+        kind = self.kind
+        return kind is not None and kind.code_check
+
+
+def _validate(purpose: Any, where: str) -> str:
+    if purpose not in PURPOSES:
+        raise ValueError(f"{where}: unknown purpose {purpose!r}; known: {', '.join(sorted(PURPOSES))}")
+    return str(purpose)
+
+
+def parse_actions(data: Any, source: str = "actions.yml") -> dict[str, str]:
+    """``owner/name[/path]`` (lower case) → purpose; raises ``ValueError`` naming what is wrong."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("actions"), list):
+        raise ValueError(f"{source}: an `actions:` list is required")
+    table: dict[str, str] = {}
+    for n, entry in enumerate(data["actions"], 1):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("uses"), list) or not entry.get("doc"):
+            raise ValueError(f"{source}: entry #{n}: `uses` (a list) and `doc` are required")
+        purpose = _validate(entry.get("purpose"), f"{source}: entry #{n}")
+        for name in entry["uses"]:
+            key = str(name).lower().removeprefix("docker://")
+            if key in table:
+                raise ValueError(f"{source}: {name} is listed twice")
+            table[key] = purpose
+    return table
+
+
+def parse_commands(
+    data: Any, source: str = "purposes.yml"
+) -> tuple[dict[str, Tool], dict[str, dict[str, str]]]:
+    """The command table as the tool table's reader takes it (a tool's category is its purpose, ``""`` for
+    none), and each tool's targets (a word in its arguments → purpose)."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("commands"), list):
+        raise ValueError(f"{source}: a `commands:` list is required")
+    table: dict[str, Tool] = {}
+    targets: dict[str, dict[str, str]] = {}
+    for n, entry in enumerate(data["commands"], 1):
+        where = f"{source}: entry #{n}"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("tool"), list) or not entry.get("doc"):
+            raise ValueError(f"{where}: `tool` (a list) and `doc` are required")
+        own = entry.get("purpose")
+        purpose = "" if own is None else _validate(own, where)
+        subs = {str(k): _validate(v, where) for k, v in (entry.get("subcommands") or {}).items()}
+        aims = {str(k).lower(): _validate(v, where) for k, v in (entry.get("targets") or {}).items()}
+        names = tuple(str(name) for name in entry["tool"])
+        tool = Tool(names, purpose, subs, {})
+        for name in names:
+            if name.lower() in table:
+                raise ValueError(f"{source}: {name} is listed twice")
+            table[name.lower()] = tool
+            targets[name.lower()] = aims
+    return table, targets
+
+
+@lru_cache(maxsize=1)
+def action_table() -> dict[str, str]:
+    """The shipped action table (read once)."""
+    return parse_actions(yaml.safe_load(ACTION_TABLE.read_text(encoding="utf-8")), ACTION_TABLE.name)
+
+
+@lru_cache(maxsize=1)
+def command_table() -> tuple[dict[str, Tool], dict[str, dict[str, str]]]:
+    """The shipped command table (read once)."""
+    return parse_commands(yaml.safe_load(COMMAND_TABLE.read_text(encoding="utf-8")), COMMAND_TABLE.name)
+
+
+def action_identity(text: str | None) -> str | None:
+    """``owner/name[/path]`` of a ``uses:`` step's header or default name (``Run actions/cache@v4``,
+    ``Post Run actions/cache/save@v4``, ``docker://image:tag``), lower case; None for anything else."""
+    if not text:
+        return None
+    first = text.strip().splitlines()[0].strip() if text.strip() else ""
+    found = _USES.match(first)
+    if found:
+        return found.group(1).lower()
+    found = _DOCKER.match(first)
+    return found.group(1).lower() if found else None
+
+
+def from_action(identity: str, table: Mapping[str, str] | None = None) -> StepPurpose | None:
+    """The action table's purpose of an action (an action in a subfolder falls back to its repository's)."""
+    table = action_table() if table is None else table
+    parts = identity.split("/")
+    for size in range(len(parts), 1, -1):
+        purpose = table.get("/".join(parts[:size]))
+        if purpose is not None:
+            return StepPurpose(purpose, "action", f"action table: {'/'.join(parts[:size])}")
+    return None
+
+
+def from_command(command: str) -> StepPurpose | None:
+    """The purpose of a ``run:`` script: the last command that the purpose table or the tool table knows."""
+    commands, targets = command_table()
+    for words in reversed(split_commands(command)):
+        said = read_command(words, commands)
+        if said is not None and said.category:
+            purpose = said.category
+            aims = targets.get(said.tool.lower(), {})
+            hit = next((p for word in words for t, p in aims.items() if t in word.lower()), None)
+            if hit is not None:
+                return StepPurpose(hit, "command", f"command: {said.words} against {_target(words, aims)}")
+            return StepPurpose(purpose, "command", f"command: {said.words}")
+        checked = read_command(words)
+        if checked is None:
+            continue
+        if checked.category == RUN or checked.default:
+            # a project's script or target (npm run deploy, make release, ./gradlew publishDocs)
+            if checked.script:
+                by_name = from_names([("script", checked.script)])
+                if by_name is not None:
+                    words = f"script name: {checked.tool} {checked.script}"
+                    return StepPurpose(by_name.purpose, "command", words)
+            if checked.category == RUN:
+                return None
+        purpose = _FROM_KIND.get(checked.category)
+        if purpose is not None:
+            return StepPurpose(purpose, "command", f"tool table: {checked.words}")
+        return None
+    return None
+
+
+def _target(words: Sequence[str], aims: Mapping[str, str]) -> str:
+    return next((t for word in words for t in aims if t in word.lower()), "")
+
+
+def from_names(names: Sequence[tuple[str, str | None]]) -> StepPurpose | None:
+    """The first of (what, name) pairs whose name says a purpose: the words of ``_NAME_WORDS``, then what a
+    check's name says (``lint``, ``unit-tests``)."""
+    for what, name in names:
+        if not name or _SAYS_NOTHING.match(name.strip()):
+            continue
+        for purpose, words in _NAME_WORDS:
+            if words.search(name):
+                return StepPurpose(purpose, "name", f"{what} name: {name.strip()[:100]}")
+        hint = name_hint(name)
+        if hint in _FROM_NAME_HINT:
+            return StepPurpose(_FROM_NAME_HINT[hint], "name", f"{what} name: {name.strip()[:100]}")
+    return None
+
+
+def step_purpose(
+    *,
+    header: str | None,
+    command: str | None,
+    step: str | None = None,
+    job: str | None = None,
+    workflow: str | None = None,
+) -> StepPurpose:
+    """The failing step's purpose. ``header``: the log's ``Run …`` section name; ``command``: what the runner
+    echoed (a script, or the action's reference); ``step``: the step's name (the Jobs API's, a capture's step
+    column, or ``--step``); ``job``, ``workflow``: the job's and the workflow's names."""
+    names = [("step", step), ("job", job), ("workflow", workflow)]
+    for text in (command, header, step):
+        identity = action_identity(text)
+        if identity is not None:
+            # an action the table does not know: its own name is a name like the others (org/pypi-publish)
+            return from_action(identity) or from_names([("action", identity), *names]) or StepPurpose()
+    if command and not (header or "").startswith("Post "):
+        said = from_command(command)
+        if said is not None:
+            return said
+    return from_names(names) or StepPurpose()
