@@ -137,12 +137,12 @@ def assign_owner(
     if kind is Category.CANCELLED:
         owner = Owner.NOBODY
         said.append(("ending", "the job was cancelled"))
-    elif diagnosis.rule.startswith("runner.") and kind in (Category.INFRASTRUCTURE, Category.TIMEOUT):
-        owner = Owner.PLATFORM if kind is Category.INFRASTRUCTURE else Owner.UNKNOWN
-        said.append(("ending", f"the runner: {_describe(diagnosis, rule)}"))
     elif ending is not None and (kind not in _CODE_KINDS or ending.owner is Owner.CODE or _weak(diagnosis)):
         owner, kind = ending.owner, ending.category
         said.append(("ending", f"exit code {ending.code}: {ending.meaning}"))
+    elif diagnosis.rule.startswith("runner.") and kind in (Category.INFRASTRUCTURE, Category.TIMEOUT):
+        owner = Owner.PLATFORM if kind is Category.INFRASTRUCTURE else Owner.UNKNOWN
+        said.append(("ending", f"the runner: {_describe(diagnosis, rule)}"))
     if purpose.purpose:
         said.append(("purpose", f"{purpose.purpose} ({purpose.source})"))
     elif purpose.source:

@@ -137,6 +137,8 @@ _FROM_NAME_HINT = {
     Category.BUILD: "build",
     Category.DEPENDENCY: "dependency-install",
 }
+# what a name may say of an automation step (an API call, a pull request command) more precisely than its verb
+_SPECIFIC_AUTOMATION = frozenset({"dependency-bot", "pr-policy", "release", "deploy"})
 # the names the runner gives its own steps and the web UI's default names say nothing of a purpose
 _SAYS_NOTHING = re.compile(r"^(?:Set up job|Complete job|Post job cleanup\.?|Run|run|)$")
 
@@ -316,5 +318,7 @@ def step_purpose(
     if command and not (header or "").startswith("Post "):
         said = from_command(command)
         if said is not None:
-            return said
+            named = from_names(names) if said.purpose == "automation" else None
+            # ``gh pr merge --auto`` is automation; in a job named for Dependabot it is the bot's
+            return named if named is not None and named.purpose in _SPECIFIC_AUTOMATION else said
     return from_names(names) or StepPurpose()

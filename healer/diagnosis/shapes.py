@@ -193,6 +193,8 @@ FRAMING = re.compile(
     r"|This is probably not a problem|Failed at the|Exit status|\s*$|npm ERR!\s*$)"
     r"|^error Command failed with exit code|^info Visit https://yarnpkg|ELIFECYCLE|^make(?:\[\d+\])?: \*\*\*"
     r"|^\s*(?:Error: )?Process exited with|^Exited with code|^Script failed|exit status \d+$"
+    # an action's own summary of the tool it ran (@actions/exec's words), not the tool's cause line
+    r"|^(?:##\[error\]|Error: )?The process '[^']{1,300}' failed with exit code -?\d+\s*$"
 )
 
 

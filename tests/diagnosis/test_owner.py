@@ -1,0 +1,299 @@
+"""Whose failure it is, and the action that follows: the ending, the purpose, the evidence, the names."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.owner import ENDINGS, OWNER_ACTIONS, ending_of, parse_endings
+from healer.diagnosis.rules import load_rules
+from healer.model import Action, Category, Evidence, Job, LogTail, Owner, Step
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+SETUP = ["##[group]Runner Image", "Image: ubuntu-24.04", "##[endgroup]"]
+
+
+def uses_log(action: str, inputs: dict[str, str], output: list[str], last: str) -> str:
+    lines = [*SETUP, f"##[group]Run {action}", "with:", *(f"  {k}: {v}" for k, v in inputs.items())]
+    lines += ["##[endgroup]", *output, last, "Post job cleanup."]
+    return "".join(f"{STAMP}{line}\n" for line in lines)
+
+
+def run_log(command: str, output: list[str], exit_code: int = 1) -> str:
+    lines = [*SETUP, f"##[group]Run {command.splitlines()[0]}", *command.splitlines()]
+    lines += ["shell: /usr/bin/bash -e {0}", "##[endgroup]", *output]
+    lines += [f"##[error]Process completed with exit code {exit_code}.", "Post job cleanup."]
+    return "".join(f"{STAMP}{line}\n" for line in lines)
+
+
+def diagnose(
+    text: str,
+    *,
+    job: str = "build",
+    step: str | None = None,
+    workflow: str | None = None,
+    conclusion: str = "failure",
+    rules=RULES,
+):  # noqa: ANN001, ANN201
+    steps = (Step(number=3, name=step, status="completed", conclusion="failure"),) if step else ()
+    record = Job(id=1, name=job, status="completed", conclusion=conclusion, steps=steps)
+    tail = LogTail(text=text, bytes_read=len(text), truncated=False)
+    return classify(Evidence(job=record, log=tail), rules, workflow=workflow)
+
+
+RELEASE = uses_log(
+    "pypa/gh-action-pypi-publish@release/v1",
+    {"repository-url": "https://upload.pypi.org/legacy/"},
+    [
+        "Checking dist/acme-1.4.0.tar.gz: PASSED",
+        "Uploading distributions to https://upload.pypi.org/legacy/",
+        "Uploading acme-1.4.0.tar.gz",
+        "WARNING  Error during upload. Retry with the --verbose option for more details.",
+        "ERROR    HTTPError: 400 Bad Request from https://upload.pypi.org/legacy/",
+        "         File already exists ('acme-1.4.0.tar.gz', with blake2_256 hash 'ab12'). See "
+        "https://pypi.org/help/#file-name-reuse for more information.",
+    ],
+    "##[error]The process '/usr/bin/docker' failed with exit code 1",
+)
+BOT = run_log(
+    'gh pr merge --auto --squash "$PR_URL"',
+    [
+        "GraphQL: Pull request Auto merge is not allowed for this repository (enablePullRequestAutoMerge)",
+    ],
+)
+POLICY = uses_log(
+    "amannn/action-semantic-pull-request@v5",
+    {"requireScope": "false"},
+    [
+        '##[error]No release type found in pull request title "Fix the parser". Add a prefix to indicate '
+        "what kind of release this pull request corresponds to. For reference, see https://www.conventionalcommits.org/",
+        "",
+        "Available types:",
+        " - feat: A new feature",
+        " - fix: A bug fix",
+    ],
+    "",
+)
+SSO = run_log(
+    "gh api repos/acme/private-config/contents/settings.json --jq .content | base64 -d > settings.json",
+    [
+        "gh: Resource protected by organization SAML enforcement. You must grant your Personal Access token "
+        "access to this organization. (HTTP 403)",
+    ],
+)
+KILLED = run_log(
+    "pytest -n 4 tests/",
+    [
+        "============================= test session starts ==============================",
+        "collected 812 items",
+        "tests/test_parse.py ........................................",
+        "tests/test_render.py ..................F",
+        "/home/runner/work/_temp/abc.sh: line 1:  2345 Killed                  pytest -n 4 tests/",
+    ],
+    exit_code=137,
+)
+LINKS = run_log(
+    "lychee --no-progress --verbose './**/*.md'",
+    [
+        "[docs/setup.md]:",
+        "✗ [ERR] https://docs.acme.invalid/install | Network error: dns error: failed to lookup address "
+        "information: Name or service not known",
+        "✗ [404] https://github.com/acme/app/blob/main/OLD.md | Network error: Not Found",
+        "🔍 58 Total ✅ 56 OK 🚫 2 Errors",
+    ],
+    exit_code=2,
+)
+
+
+@pytest.mark.parametrize(
+    ("log", "job", "owner", "action", "purpose", "decided"),
+    [
+        pytest.param(
+            RELEASE, "publish", Owner.REPOSITORY, Action.ESCALATE, "release", "purpose", id="release"
+        ),
+        pytest.param(
+            BOT,
+            "dependabot",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            "dependency-bot",
+            "purpose",
+            id="dependency-bot",
+        ),
+        pytest.param(
+            POLICY, "pr-title", Owner.METADATA, Action.ESCALATE, "pr-policy", "purpose", id="pr-policy"
+        ),
+        pytest.param(SSO, "sync", Owner.REPOSITORY, Action.ESCALATE, "automation", "evidence", id="sso"),
+        pytest.param(KILLED, "test", Owner.PLATFORM, Action.RERUN, "test", "ending", id="killed"),
+        pytest.param(LINKS, "docs", Owner.CODE, Action.AGENT, "link-check", "purpose", id="link-checker"),
+    ],
+)
+def test_whose_failure_it_is(
+    log: str, job: str, owner: Owner, action: Action, purpose: str, decided: str
+) -> None:
+    diagnosis = diagnose(log, job=job)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.purpose) == (owner, action, purpose)
+    said = dict(diagnosis.decided_by)
+    assert decided in said
+    assert said["row"].startswith(f"({owner.value}, ")
+    assert said["row"].endswith(f"→ {action.value}")
+
+
+def test_a_link_checkers_network_findings_are_the_documents() -> None:
+    diagnosis = diagnose(LINKS, job="links")
+    assert diagnosis.category is Category.LINT
+    # the same DNS failure in a test step is the network's
+    dns = run_log(
+        "pytest",
+        [
+            "E   requests.exceptions.ConnectionError: Failed to resolve 'api.acme.invalid' "
+            "([Errno -3] Temporary failure in name resolution)"
+        ],
+    )
+    assert (diagnose(dns, job="test").owner, diagnose(dns, job="test").action) == (
+        Owner.PLATFORM,
+        Action.RERUN,
+    )
+
+
+def test_a_health_check_against_the_jobs_own_service_is_the_codes() -> None:
+    log = run_log(
+        "curl --fail --retry 5 --retry-connrefused http://localhost:8080/healthz",
+        ["curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server"],
+        exit_code=7,
+    )
+    diagnosis = diagnose(log, job="e2e")
+    assert (diagnosis.owner, diagnosis.purpose, diagnosis.action) == (
+        Owner.CODE,
+        "health-check",
+        Action.AGENT,
+    )
+
+
+def test_a_compiler_error_inside_a_release_step_is_still_the_codes() -> None:
+    log = run_log(
+        "goreleaser release --clean",
+        [
+            "  • building binaries",
+            "    • building                  binary=dist/app_linux_amd64_v1/app",
+            "  ⨯ release failed after 3s                 error=failed to build for linux_amd64_v1: "
+            "exit status 1: # example.com/app",
+            "./main.go:12:2: undefined: runServer",
+        ],
+    )
+    diagnosis = diagnose(log, job="release")
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.CODE,
+        Category.BUILD,
+        Action.AGENT,
+    )
+
+
+def test_a_refused_token_in_a_release_step_is_the_repositorys() -> None:
+    log = run_log(
+        "npm publish --provenance --access public",
+        [
+            "npm notice Publishing to https://registry.npmjs.org/ with tag latest and public access",
+            "npm ERR! code ENEEDAUTH",
+            "npm ERR! need auth This command requires you to be logged in to https://registry.npmjs.org/",
+            "npm ERR! need auth You need to authorize this machine using `npm adduser`",
+        ],
+    )
+    diagnosis = diagnose(log, job="publish")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_network_error_in_an_artifact_upload_is_the_platforms() -> None:
+    log = uses_log(
+        "actions/upload-artifact@v4",
+        {"name": "dist", "path": "dist/"},
+        [
+            "With the provided path, there will be 3 files uploaded",
+            "Error: Failed to CreateArtifact: Received non-retryable error: Failed request: (503) "
+            "Service Unavailable",
+        ],
+        "##[error]Failed to CreateArtifact: Failed request: (503) Service Unavailable",
+    )
+    diagnosis = diagnose(log, job="build")
+    assert (diagnosis.owner, diagnosis.purpose, diagnosis.action) == (
+        Owner.PLATFORM,
+        "artifact",
+        Action.RERUN,
+    )
+
+
+# One case per entry of endings.yml, in its order: (command, exit code, owner, kind)
+ENDING_CASES = [
+    ("timeout 10m ./run-integration.sh", 124, Owner.UNKNOWN, Category.TIMEOUT),
+    ("npm test", 137, Owner.PLATFORM, Category.INFRASTRUCTURE),
+    ("./gradlew test", 143, Owner.PLATFORM, Category.INFRASTRUCTURE),
+    ("gh release view v1", 4, Owner.REPOSITORY, Category.CONFIG),
+    ("pytest -k smoke", 5, Owner.CODE, Category.TEST),
+]
+
+
+def test_every_ending_has_a_case() -> None:
+    entries = yaml.safe_load(ENDINGS.read_text(encoding="utf-8"))["exit_codes"]
+    assert [e["code"] for e in entries] == [c[1] for c in ENDING_CASES]
+
+
+@pytest.mark.parametrize(
+    ("command", "code", "owner", "kind"), ENDING_CASES, ids=[str(c[1]) for c in ENDING_CASES]
+)
+def test_how_the_step_ended(command: str, code: int, owner: Owner, kind: Category) -> None:
+    diagnosis = diagnose(run_log(command, ["some output"], exit_code=code), job="ci")
+    assert (diagnosis.owner, diagnosis.category) == (owner, kind)
+    assert dict(diagnosis.decided_by)["ending"].startswith(f"exit code {code}:")
+
+
+def test_an_exit_code_limited_to_a_tool_means_nothing_for_another() -> None:
+    assert ending_of(4, "gh api user") is not None
+    assert ending_of(4, "./scripts/check.sh") is None
+    assert ending_of(124, "./slow.sh") is None
+
+
+def test_a_cancelled_job_is_nobodys() -> None:
+    log = run_log("pytest", ["##[error]The operation was canceled."])
+    diagnosis = diagnose(log, job="test", conclusion="cancelled")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.NOBODY, Action.IGNORE)
+
+
+def test_an_unknown_failure_of_a_step_that_is_no_code_check_goes_to_a_person() -> None:
+    log = run_log("./scripts/sync-translations", ["sync: 3 strings out of date upstream"])
+    assert diagnose(log, job="i18n").action is Action.ESCALATE
+    # the job's name says it checks the code: the agent may try
+    assert diagnose(log, job="lint").owner is Owner.CODE
+
+
+def test_a_repositorys_own_rule_keeps_its_action_and_may_name_an_owner() -> None:
+    rules = load_rules(
+        [
+            {
+                "id": "acme.sync",
+                "category": "lint",
+                "match": "strings out of date",
+                "action": "agent",
+                "owner": "code",
+            }
+        ]
+    )
+    log = run_log("./scripts/sync-translations", ["sync: 3 strings out of date upstream"])
+    diagnosis = diagnose(log, job="i18n", rules=rules)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert "the repository's own rule" in dict(diagnosis.decided_by)["row"]
+
+
+def test_the_owner_table_sends_only_the_code_to_a_change() -> None:
+    assert OWNER_ACTIONS[Owner.CODE] is None  # the rule's own action: fix or agent
+    for owner, action in OWNER_ACTIONS.items():
+        if owner is not Owner.CODE:
+            assert action in (Action.RERUN, Action.ESCALATE, Action.IGNORE), owner
+
+
+def test_a_bad_ending_table_is_refused() -> None:
+    with pytest.raises(ValueError, match="`doc` are required"):
+        parse_endings({"exit_codes": [{"code": 1, "category": "test", "owner": "code"}]})
+    with pytest.raises(ValueError, match="entry #1"):
+        parse_endings({"exit_codes": [{"code": 1, "category": "test", "owner": "someone", "doc": "d"}]})
