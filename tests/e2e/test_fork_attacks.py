@@ -804,7 +804,9 @@ def test_the_deliver_job_takes_the_bundle_only_from_its_own_runs_heal_job(workfl
     assert download["with"]["name"] == BUNDLE_ARTIFACT == upload["with"]["name"]
     assert "github.run_id" in BUNDLE_ARTIFACT and "github.run_attempt" in BUNDLE_ARTIFACT
     step = _healer_step(deliver)
-    assert step["with"]["stage"] == "deliver" and step["with"]["bundle-path"] == download["with"]["path"]
+    # into the folder the deliver step reads: its `bundle-path`, or the default (under RUNNER_TEMP)
+    where = step["with"].get("bundle-path", "${{ runner.temp }}/ci-healer-bundle")
+    assert step["with"]["stage"] == "deliver" and where == download["with"]["path"]
     assert not _steps(deliver, "actions/upload-artifact")
     # and no model key in the deliver job: no agent runs there
     assert "API_KEY" not in yaml.safe_dump(deliver)
