@@ -1,5 +1,5 @@
-"""The inputs tables (all of them in docs/inputs.md, the few most callers set in the README) and the config-file
-example in docs/configuration.md are the real ones."""
+"""The inputs tables (all of them in docs/inputs.md, the few most callers set in the README) and the
+config-file example in docs/configuration.md are the real ones."""
 
 import re
 from pathlib import Path
