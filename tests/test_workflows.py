@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from healer.bundle import BUNDLE_NAME
+from healer.change.bundle import BUNDLE_NAME
 from healer.config import Config
 from healer.run.bundles import bundle_file
 

@@ -44,8 +44,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from healer.change.outcomes import Spend
 from healer.heal.modelkeys import ModelKeys
-from healer.heal.usage import Limits, Meter, Spend, UsageReader
+from healer.heal.usage import Limits, Meter, UsageReader
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 OPENAI_URL = "https://api.openai.com"
