@@ -159,6 +159,19 @@ def test_the_layout_page_gives_each_folder_the_imports_this_test_allows():
         assert said == ALLOWED[unit], f"docs/layout.md, {unit}: {sorted(said)} != {sorted(ALLOWED[unit])}"
 
 
+# "Modules about 400 lines or fewer": a module past this has a seam to split along
+MAX_MODULE_LINES = 410
+
+
+def test_no_module_is_much_longer_than_400_lines():
+    long = {
+        module_of(path): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, long
+
+
 def test_nothing_but_the_shell_imports_the_demo():
     users = {m for m, targets in graph().items() if any(unit_of(t) == "demo" for t in targets)}
     assert {unit_of(m) for m in users} <= {"demo", "cli"}, sorted(users)
