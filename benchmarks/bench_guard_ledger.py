@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from healer.heal.guard import judge_diff
+from healer.change.guard import judge_diff
 from healer.ledger.ledger import Kind, Ledger, Marker, Signer, comment_body
 from healer.model import Comment
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench_run import PASSED, ruff_log
 
-from healer.bundle import BUNDLE_NAME
+from healer.change.bundle import BUNDLE_NAME
 from healer.demo.sample import BASE_FILES, LINT_PR_FILES, job_log
 from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.standin import StandIn

@@ -377,7 +377,7 @@ class TrunkEpisode:
     lifted: bool
 
 
-# Result words of a heal attempt that delivered a change (``healer.heal.context``), and the verified one.
+# Result words of a heal attempt that delivered a change (``healer.change.context``), and the verified one.
 VERIFIED = "verified"
 DELIVERED = frozenset({"verified", "unverified", "verify-failed", "verify-timed-out"})
 

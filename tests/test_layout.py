@@ -1,6 +1,6 @@
 """The package's walls: folders follow the flow of a run, and imports only point down the table.
 
-The table is the one in the README ("Layout"): each folder may import the ones named here and nothing else.
+The table is the one in docs/layout.md: each folder may import the ones named here and nothing else.
 Imports are read from the source (``ast``), including those inside functions and under ``TYPE_CHECKING``:
 an arrow is an arrow, whether it is taken at import time or not.
 """
@@ -8,6 +8,7 @@ an arrow is an arrow, whether it is taken at import time or not.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,16 +20,20 @@ PACKAGE = Path(__file__).resolve().parent.parent / "healer"
 ALLOWED: dict[str, set[str]] = {
     "model": set(),
     "logsource": {"model"},
-    "bundle": {"model"},
     "config": {"model"},
     "github": {"model", "logsource"},
     "text": {"model"},
     "diagnosis": {"model", "logsource"},
     "ledger": {"model", "text"},
+    # the floor under both stages: the change (git, its diff, the guard, the heal's result and its bundle); it
+    # runs no code of the pull request and writes nothing to GitHub
+    "change": {"model", "text", "config"},
     # the heal stage runs the pull request's code: it imports nothing that writes to GitHub (no client, no
     # delivery), so it can run in a job without the write token
-    "heal": {"model", "text", "config"},
-    "deliver": {"model", "text", "github", "config", "heal", "bundle"},
+    "heal": {"model", "text", "config", "change"},
+    # the deliver stage writes to GitHub and runs no code of the pull request: it imports nothing of the heal
+    # stage, only the floor they share
+    "deliver": {"model", "text", "github", "config", "change"},
     "run": {
         "model",
         "logsource",
@@ -39,14 +44,14 @@ ALLOWED: dict[str, set[str]] = {
         "ledger",
         "heal",
         "deliver",
-        "bundle",
+        "change",
     },
     "cli": {"run", "diagnosis", "demo"},
     "__main__": {"cli"},
     "__init__": set(),
 }
 # the folders that may only import the ones below them (demo may import anything, and nothing imports it)
-UNIT_FOLDERS = {"run", "diagnosis", "ledger", "heal", "deliver", "text", "github", "config", "demo"}
+UNIT_FOLDERS = {"run", "diagnosis", "ledger", "change", "heal", "deliver", "text", "github", "config", "demo"}
 
 
 def unit_of(module: str) -> str:
@@ -102,7 +107,7 @@ def graph() -> dict[str, set[str]]:
 
 def test_every_module_lives_in_a_folder_of_the_table():
     top = {p.stem for p in PACKAGE.glob("*.py")}
-    assert top <= {"__init__", "__main__", "cli", "model", "logsource", "bundle"}, sorted(top)
+    assert top <= {"__init__", "__main__", "cli", "model", "logsource"}, sorted(top)
     # a folder that holds no source (a stale __pycache__ left by a move) is no folder of the package
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and any(p.rglob("*.py"))}
     assert folders == UNIT_FOLDERS, sorted(folders)
@@ -119,6 +124,52 @@ def test_imports_point_only_down_the_table():
             if other != unit and other not in ALLOWED[unit] and target != "healer":
                 wrong.append(f"{module} → {target}")
     assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_the_two_stages_import_each_other_nowhere_and_both_stand_on_the_change():
+    """The privilege boundary, in the imports: what runs the pull request's code (``heal``) and what writes
+    to GitHub (``deliver``) share only the floor below them (``change``), which imports neither, nor the
+    client."""
+    edges = graph()
+    crossing = sorted(
+        f"{module} → {target}"
+        for module, targets in edges.items()
+        for target in targets
+        if {unit_of(module), unit_of(target)} == {"heal", "deliver"}
+    )
+    assert not crossing, "\n".join(crossing)
+    floor = {unit_of(t) for m, ts in edges.items() if unit_of(m) == "change" for t in ts} - {"change"}
+    assert not floor & {"heal", "deliver", "github", "run"}, sorted(floor)
+    for stage in ("heal", "deliver"):
+        stands_on = {unit_of(t) for m, ts in edges.items() if unit_of(m) == stage for t in ts}
+        assert "change" in stands_on, stage
+
+
+def test_the_layout_page_gives_each_folder_the_imports_this_test_allows():
+    """docs/layout.md's "may import" column says what ``ALLOWED`` enforces, for every folder and module
+    it lists with a plain list (the shell's and the demo's rows say more than a list)."""
+    page = (PACKAGE.parent / "docs" / "layout.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `healer/(\w+)(?:/|\.py)` \|.*\| ([\w, ]+) \|$", page, re.MULTILINE)
+    listed = {unit for unit, _ in rows}
+    assert set(ALLOWED) - {"cli", "__main__", "__init__"} <= listed, sorted(set(ALLOWED) - listed)
+    for unit, allowed in rows:
+        if allowed.strip() == "anything":  # the demo
+            continue
+        said = set() if allowed.strip() == "nothing" else {a.strip() for a in allowed.split(",")}
+        assert said == ALLOWED[unit], f"docs/layout.md, {unit}: {sorted(said)} != {sorted(ALLOWED[unit])}"
+
+
+# "Modules about 400 lines or fewer": a module past this has a seam to split along
+MAX_MODULE_LINES = 410
+
+
+def test_no_module_is_much_longer_than_400_lines():
+    long = {
+        module_of(path): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, long
 
 
 def test_nothing_but_the_shell_imports_the_demo():

@@ -14,6 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
+from healer.change.bundle import BUNDLE_NAME
+from healer.config import Config
+from healer.run.bundles import bundle_file
+
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 EXAMPLE = ROOT / "examples" / "ci-healer.yml"
@@ -265,7 +269,10 @@ def test_the_example_heals_in_a_job_that_may_only_read_and_delivers_in_one_that_
     name = "ci-healer-bundle-${{ github.run_id }}-${{ github.run_attempt }}"
     assert upload["with"]["name"] == download["with"]["name"] == name
     assert "run-id" not in download["with"] and "github-token" not in download["with"], "this run's artifact"
-    assert download["with"]["path"] == deliver_step["with"]["bundle-path"]
+    # the deliver step reads the bundle where the download puts it: its default `bundle-path`, set by nobody
+    assert "bundle-path" not in deliver_step["with"]
+    assert download["with"]["path"] == "${{ runner.temp }}/ci-healer-bundle"
+    assert bundle_file(Config(), Path("/runner-temp")) == Path("/runner-temp/ci-healer-bundle") / BUNDLE_NAME
     assert heal["outputs"]["bundle"] == "${{ steps.heal.outputs.bundle-path != '' }}"
     assert download["if"] == "needs.heal.outputs.bundle == 'true'"
     text = EXAMPLE.read_text(encoding="utf-8")
@@ -328,7 +335,8 @@ def test_the_example_closes_fix_prs_when_a_pr_closes_without_running_its_code() 
     assert not any(str(s.get("uses", "")).startswith("actions/checkout@") for s in job["steps"])
     assert not any("run" in s for s in job["steps"])
     [heal] = job["steps"]
-    assert str(heal["uses"]).startswith(PLACEHOLDER) and set(heal["with"]) == {"github-token"}
+    # no inputs: the job's own token (the default) closes the fix PRs
+    assert str(heal["uses"]).startswith(PLACEHOLDER) and not heal.get("with")
 
 
 def test_suppressed_findings_say_why() -> None:

@@ -240,8 +240,9 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "bundle-path",
         "",
-        "The heal bundle: where `stage: heal` writes it (empty: under RUNNER_TEMP; output `bundle-path`) and "
-        "where `stage: deliver` reads it (a file, or the folder an artifact was downloaded to).",
+        "The heal bundle: where `stage: heal` writes it (output `bundle-path`) and `stage: deliver` reads "
+        "it (a file, or the folder an artifact was downloaded to); empty: `ci-healer-bundle/` under "
+        "RUNNER_TEMP, for both stages.",
         text,
     ),
     Input(

@@ -1,6 +1,6 @@
 """Delivery: turn a staged change in the PR-head checkout into a fix pull request, a push, or a patch.
 
-It composes the two doors it needs, git (:mod:`healer.heal.workspace`) and GitHub
+It composes the two doors it needs, git (:mod:`healer.change.workspace`) and GitHub
 (:class:`healer.github.GitHub`),
 and decides nothing: what to deliver, and whether it was verified, is settled by the caller.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from healer.change.context import Delivery
+from healer.change.workspace import Checkout, Identity
 from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
-from healer.heal.context import Delivery
-from healer.heal.workspace import Checkout, Identity
 from healer.model import PullRequest
 from healer.text.proof import with_ci_line
 

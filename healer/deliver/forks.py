@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from healer.change.context import Delivery, HealContext, HealResult
+from healer.change.outcomes import Verification
+from healer.change.workspace import Checkout, GitError, Repo, StaleHeadError, identity_for
 from healer.deliver.fixpr import commit_message
 from healer.deliver.suggestions import suggest
 from healer.github import GitHub, GitHubError
-from healer.heal.agent import Verification
-from healer.heal.context import Delivery, HealContext, HealResult
-from healer.heal.workspace import Checkout, GitError, Repo, StaleHeadError, identity_for
 from healer.text.spans import code
 
 

@@ -3,10 +3,11 @@ pull request run.
 
 The bundle comes from the heal job, a machine where the pull request's code ran (a fork's, under
 `fork-policy: rules` or `heal`), so nothing in it is believed beyond what is checked here: the run names the
-bundle it accepts (:func:`healer.bundle.check_identity`: this repository, pull request, run, head and checks),
-its diff is refused before git sees it when it names a path outside the tree, a symlink, a submodule, a rename
-or binary content (:func:`healer.bundle.diff_problems`), ``git apply`` applies it to a fresh worktree of the
-head that the deliver job fetched itself, and the guard judges the staged result again as the heal stage did.
+bundle it accepts (:func:`healer.change.bundle.check_identity`: this repository, pull request, run, head and
+checks), its diff is refused before git sees it when it names a path outside the tree, a symlink, a submodule,
+a rename or binary content (:func:`healer.change.bundle.diff_problems`), ``git apply`` applies it to a fresh
+worktree of the head that the deliver job fetched itself, and the guard judges the staged result again as the
+heal stage did.
 Then it is delivered as one job would: a fix pull request, a push or a patch; for a fork, whose branch no bot
 token can push, a review of suggested changes and the patch in a comment (:mod:`healer.deliver.forks`).
 """
@@ -18,14 +19,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from healer.bundle import HealBundle, diff_problems
+from healer.change.bundle import HealBundle, diff_problems
+from healer.change.bundling import is_ready, result_of
+from healer.change.context import Delivery, HealContext, HealResult
+from healer.change.judge import judge_staged
+from healer.change.outcomes import Verification
+from healer.change.workspace import GitError, Repo
 from healer.deliver.handover import hand_over
 from healer.github import GitHub
-from healer.heal.agent import Verification
-from healer.heal.bundling import is_ready, result_of
-from healer.heal.context import Delivery, HealContext, HealResult
-from healer.heal.judge import judge_staged
-from healer.heal.workspace import GitError, Repo
 from healer.text.spans import code
 from healer.text.tokens import contains
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from functools import partial
 
+from healer.change.context import Delivery, HealContext, HealResult
+from healer.change.outcomes import Verification
+from healer.change.workspace import Checkout, identity_for
 from healer.deliver.fixpr import deliver_comment, deliver_pull_request, deliver_push
 from healer.deliver.proof import CiWorkflow, StartedCi, start_ci
 from healer.github import GitHub
-from healer.heal.agent import Verification
-from healer.heal.context import Delivery, HealContext, HealResult
-from healer.heal.workspace import Checkout, identity_for
 from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.tokens import scrub
 

@@ -2,7 +2,7 @@
 ``.github/ci-healer/rules/learned.yml`` of the default branch, and one pull request into the default branch.
 
 Like a fix pull request, the branch is made with git (fetch, a worktree, a commit, a push with the token for
-that one process: :mod:`healer.heal.workspace`) and the pull request through the API. The commit changes
+that one process: :mod:`healer.change.workspace`) and the pull request through the API. The commit changes
 that one file and nothing else (checked before it is pushed); an existing file keeps its content and gets the
 rule appended (checked by reading the result back).
 """
@@ -17,9 +17,9 @@ from typing import Any
 
 import yaml
 
+from healer.change.workspace import Repo, identity_for
 from healer.deliver.fixpr import DeliveryError, delete_fix_branch
 from healer.github import GitHub, GitHubError
-from healer.heal.workspace import Repo, identity_for
 from healer.model import PullRequest
 
 HEADER = (
@@ -96,7 +96,8 @@ def deliver_rule(
     work_dir: Path,
 ) -> RuleDelivery:
     """Commit ``rule`` into ``path`` on top of the tip of ``base``, push ``branch`` and open the pull request.
-    Raises :class:`LearnedFileError`, :class:`DeliveryError` or a :class:`~healer.heal.workspace.GitError`."""
+    Raises :class:`LearnedFileError`, :class:`DeliveryError` or a
+    :class:`~healer.change.workspace.GitError`."""
     tip = repo.fetch_tip(base, token=token, server_url=server_url)
     worktree = work_dir / "rule"
     if worktree.exists():

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from healer.heal.diff import DiffLine, FileChange, parse_diff
+from healer.change.diff import DiffLine, FileChange, parse_diff
 from healer.text.markdown import COMMENT_LIMIT, fence
 
 __all__ = ["LeftOut", "SuggestedChanges", "Suggestion", "suggest"]

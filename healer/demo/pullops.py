@@ -8,11 +8,11 @@ import subprocess
 from collections.abc import Mapping
 from typing import Any
 
+from healer.change.diff import parse_diff
 from healer.demo import shapes
 from healer.demo.routes import Reply, error, paginate
 from healer.demo.state import Pull, Repo, Review, ReviewComment, pull_diff
 from healer.demo.views import Views
-from healer.heal.diff import parse_diff
 
 
 class PullOps(Views):

@@ -29,10 +29,10 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from healer.change.outcomes import ProcessResult
 from healer.heal.isolation import ThrowawayUser
 from healer.text.spans import code
 
@@ -40,21 +40,6 @@ from healer.text.spans import code
 OUTPUT_CAP = 64 * 1024
 # Seconds between SIGTERM to the process group and SIGKILL.
 KILL_GRACE = 5.0
-
-# Variables that hold a credential able to write to the repository or mint one. The agent runs code from the
-# pull request (tests, build scripts), so it must not see them unless the maintainer says so (`agent-token`).
-# HEALER_LEDGER_KEY signs the ledger's markers: code that could read it could forge them (see
-# healer.ledger.markers).
-SECRET_VARIABLES = (
-    "HEALER_GITHUB_TOKEN",
-    "HEALER_LEDGER_KEY",
-    "HEALER_AGENT_API_KEY",  # a model key (healer.heal.modelkeys): it stays with the model proxy
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "GITHUB_PAT",
-    "ACTIONS_RUNTIME_TOKEN",
-)
-SECRET_PREFIXES = ("ACTIONS_ID_TOKEN_REQUEST_", "ACTIONS_RUNTIME_", "ACTIONS_CACHE_", "ACTIONS_RESULTS_")
 
 # First words of failing-step commands the healer may re-run to verify a fix: linters, formatters and type
 # checkers, which read the tree and report. Test runners are left out: they execute the PR's code at length.
@@ -72,66 +57,6 @@ SHELL_METACHARACTERS = frozenset(";&|<>`$(){}[]*?!~#\\\"'\n\r")
 
 class ProcessError(Exception):
     """A command could not be started (not found, not executable); the message names it."""
-
-
-@dataclass(frozen=True)
-class ProcessResult:
-    """How one command ended."""
-
-    command: str  # as a person would read it
-    returncode: int | None  # None when it was killed for taking too long
-    stdout: str
-    stderr: str
-    seconds: float
-    timed_out: bool = False
-    truncated: bool = False  # output beyond OUTPUT_CAP was dropped (from the start)
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out
-
-    @property
-    def output(self) -> str:
-        """stdout then stderr, for notes and logs."""
-        return "\n".join(part for part in (self.stdout.rstrip(), self.stderr.rstrip()) if part)
-
-
-@dataclass(frozen=True)
-class Verification:
-    """What verification established about a changed tree; the fix-PR body says exactly this much."""
-
-    state: str  # passed, failed, timed-out, unverified
-    command: str = ""
-    exit_code: int | None = None
-    output: str = ""
-    reason: str = ""  # why it is unverified
-
-    @property
-    def passed(self) -> bool:
-        return self.state == "passed"
-
-    def describe(self) -> str:
-        """One phrase for comments: what was run and how it ended."""
-        if self.state == "passed":
-            return f"verified: {code(self.command)} passed"
-        if self.state == "failed":
-            return f"{code(self.command)} still fails (exit code {self.exit_code})"
-        if self.state == "timed-out":
-            return f"{code(self.command)} did not finish in time"
-        return f"not verified: {self.reason}"
-
-
-def scrubbed_env(env: Mapping[str, str], *, token: str = "", pass_token: bool = False) -> dict[str, str]:
-    """``env`` without credentials; with ``pass_token`` the token is set as ``GITHUB_TOKEN``/``GH_TOKEN``."""
-    clean = {
-        k: v
-        for k, v in env.items()
-        if k not in SECRET_VARIABLES and not k.startswith(SECRET_PREFIXES) and not (token and v == token)
-    }
-    if pass_token and token:
-        clean["GITHUB_TOKEN"] = token
-        clean["GH_TOKEN"] = token
-    return clean
 
 
 class _Tail:

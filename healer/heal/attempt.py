@@ -15,21 +15,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from healer.change.context import Handover, HealContext, HealResult
+from healer.change.environment import scrubbed_env
+from healer.change.judge import healer_protected_paths, judge_staged
+from healer.change.outcomes import ProcessResult, SetupResult, Spend
+from healer.change.workspace import Checkout, ConfigSnapshot, Repo
 from healer.config import Config
-from healer.heal.agent import ProcessResult, no_model_reason, run, scrubbed_env
+from healer.heal.agent import no_model_reason, run
 from healer.heal.agenthome import prepare_agent_home
-from healer.heal.context import Handover, HealContext, HealResult
 from healer.heal.fixes import plan_fixes
 from healer.heal.isolation import ThrowawayUser, availability, throwaway_user
-from healer.heal.judge import healer_protected_paths, judge_staged
 from healer.heal.learn import ENV_VAR as COMMAND_FILE_VAR
 from healer.heal.learn import command_file, learned_command
 from healer.heal.modelkeys import ModelKeys, find_keys, without_keys
-from healer.heal.prepare import SetupResult, run_setup, setup_commands, with_path
+from healer.heal.prepare import run_setup, setup_commands, with_path
 from healer.heal.proxy import model_proxy
-from healer.heal.usage import Limits, Meter, Spend
+from healer.heal.usage import Limits, Meter
 from healer.heal.verify import VerifyPlan, plan_verification, verify
-from healer.heal.workspace import Checkout, ConfigSnapshot, Repo
 from healer.model import CheckPlan
 from healer.text.frames import HealNote, render_heal_frame
 from healer.text.spans import code

@@ -19,10 +19,10 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from healer.change.workspace import GitError, Repo
 from healer.heal.agent import ProcessError, missing_tools, run, split_fix_command
 from healer.heal.isolation import IsolationError, ThrowawayUser, throwaway_user
 from healer.heal.prepare import run_setup, with_path
-from healer.heal.workspace import GitError, Repo
 from healer.text.oneline import one_line_command
 
 ENV_VAR = "HEALER_FIX_COMMAND_FILE"

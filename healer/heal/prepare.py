@@ -19,52 +19,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from healer.change.outcomes import SetupResult
+from healer.change.workspace import Checkout
 from healer.config import Config, check_settings
 from healer.heal.agent import ProcessError, run
 from healer.heal.isolation import ThrowawayUser
-from healer.heal.workspace import Checkout
 from healer.model import CheckPlan
-from healer.text.spans import code
 
 # Installing dependencies can take a while (a cold Maven or Cargo cache); the agent has its own limit.
 SETUP_TIMEOUT = 30 * 60.0
 # What the frame and the comment quote of a failed set-up's output (its tail: errors come last).
 SETUP_OUTPUT_LIMIT = 2000
 _MAX_PATH_ENTRIES = 20
-
-
-@dataclass(frozen=True)
-class SetupResult:
-    """What set-up did: the commands that ran, how the first failing one ended, and what it left behind."""
-
-    commands: tuple[str, ...] = ()
-    failed: str = ""  # the command that failed; "" when every command passed (or none ran)
-    exit_code: int | None = None
-    timed_out: bool = False
-    output: str = ""  # the bounded tail of the failed command's output (untrusted text)
-    path: tuple[str, ...] = ()  # directories set-up put on PATH through $HEALER_PATH
-    leftovers: tuple[str, ...] = ()  # paths set-up created or changed: never part of the change
-
-    @property
-    def ran(self) -> bool:
-        return bool(self.commands)
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed
-
-    def describe(self) -> str:
-        """One phrase for comments and the summary (healer-written Markdown; the command is the
-        maintainer's own)."""
-        if not self.ran:
-            return ""
-        if self.ok:
-            return f"set-up {', '.join(code(c) for c in self.commands)} passed"
-        how = "did not finish in time" if self.timed_out else f"failed (exit code {self.exit_code})"
-        return f"set-up {code(self.failed)} {how}"
 
 
 def setup_commands(config: Config, checks: Sequence[CheckPlan]) -> tuple[str, ...]:

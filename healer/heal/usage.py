@@ -31,6 +31,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from healer.change.outcomes import Spend
+
 # An event or body beyond this is not parsed (a usage record is small; `response.completed` repeats the
 # whole response, a few hundred KiB at most).
 MAX_PARSED = 8 * 1024 * 1024
@@ -160,36 +162,6 @@ class Limits:
     requests: int = 0  # agent-request-budget
     pr_tokens: int = 0  # max-agent-tokens-per-pr
     pr_spent: int = 0  # what the pull request's earlier attempts spent (from their markers)
-
-
-@dataclass(frozen=True)
-class Spend:
-    """What the agent spent in one heal, and which budget stopped it (``""``: none did)."""
-
-    tokens: int = 0
-    requests: int = 0
-    refused: int = 0  # requests answered with the budget's error
-    stopped: str = ""  # agent-token-budget, agent-request-budget or max-agent-tokens-per-pr
-    limit: int = 0  # the figure of that budget
-    estimated: bool = False  # some response named no usage and was counted by its size
-    ended_after_refusal: float | None = None  # seconds from the first refused request to the agent's end
-
-    @property
-    def silent(self) -> bool:
-        """The agent asked its model nothing through the proxy: its recipe did not point it there."""
-        return self.requests == 0 and self.refused == 0
-
-    def describe(self) -> str:
-        """One phrase for the comment and the summary."""
-        said = f"{self.tokens:,} tokens in {self.requests:,} request{'s' if self.requests != 1 else ''}"
-        if self.estimated:
-            said += " (partly estimated by size)"
-        if self.stopped:
-            unit = "request" if self.stopped == "agent-request-budget" else "token"
-            said += f"; stopped at `{self.stopped}` ({self.limit:,} {unit}{'s' if self.limit != 1 else ''})"
-        if self.ended_after_refusal is not None:
-            said += f"; the agent ended {self.ended_after_refusal:.1f} s after its first refused request"
-        return said
 
 
 class Meter:

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from healer.change.outcomes import Verification
+from healer.change.workspace import Checkout
 from healer.config import Config, check_settings
-from healer.heal.agent import ProcessError, Verification, run, step_verify_argv
+from healer.heal.agent import ProcessError, run, step_verify_argv
 from healer.heal.isolation import ThrowawayUser
-from healer.heal.workspace import Checkout
 from healer.model import CheckPlan
 from healer.text.spans import code
 

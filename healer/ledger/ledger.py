@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from healer.ledger.entries import claim_body, claim_marker, record, reset_markers
 from healer.ledger.markers import (
     MARKER_PREFIX,
     MAX_CHECK_CHARS,
@@ -51,13 +52,9 @@ from healer.ledger.markers import (
     Signer,
     add_markers,
     check_key,
-    claim_body,
-    claim_marker,
     comment_body,
     decode_markers,
     encode_marker,
-    record,
-    reset_markers,
 )
 from healer.model import Comment, PastAttempt
 

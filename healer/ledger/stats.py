@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from healer.ledger.markers import UNTRIED, Kind, Marker, decode_markers
+from healer.ledger.entries import UNTRIED
+from healer.ledger.markers import Kind, Marker, decode_markers
 from healer.ledger.trunk import LIFTED
 from healer.model import (
     VERIFIED,

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from healer.change.workspace import GitError, Repo, StaleHeadError
 from healer.config import Config
 from healer.deliver.fixpr import DeliveryError
 from healer.github import GitHubError
@@ -24,7 +25,6 @@ from healer.heal.agent import ProcessError
 from healer.heal.attempt import HealResult, heal_note
 from healer.heal.isolation import IsolationError
 from healer.heal.modelkeys import find_keys, scrub_keys
-from healer.heal.workspace import GitError, Repo, StaleHeadError
 from healer.ledger.ledger import Ledger, Marker, claim_body, claim_marker, encode_marker, record
 from healer.ledger.ledger import reset_markers as make_reset_markers
 from healer.ledger.markers import Kind, workflow_key

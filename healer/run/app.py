@@ -35,6 +35,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from healer.change.workspace import GitError
 from healer.config import ConfigError, config_from_env
 from healer.deliver.fixpr import DeliveryError
 from healer.diagnosis.rules import RuleError
@@ -42,7 +43,6 @@ from healer.github import GitHub, GitHubError
 from healer.heal.agent import ProcessError
 from healer.heal.isolation import IsolationError
 from healer.heal.modelkeys import find_keys, scrub_keys
-from healer.heal.workspace import GitError
 from healer.run.acting import act, decision_of, print_plan
 from healer.run.commandrun import execute_command
 from healer.run.context import RunContext

@@ -1,6 +1,6 @@
 """The heal bundle between the two jobs of a heal: where the heal stage writes it, and how the deliver stage
-finds, accepts and delivers it (:mod:`healer.bundle` is its format, :mod:`healer.deliver.frombundle` its
-delivery).
+finds, accepts and delivers it (:mod:`healer.change.bundle` is its format, :mod:`healer.deliver.frombundle`
+its delivery).
 
 The deliver stage accepts a bundle only for what its own plan says: this repository, this pull request, this
 run and attempt, the pull request's current head, and exactly the checks and attempt numbers it plans to heal.
@@ -13,13 +13,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from healer.bundle import BUNDLE_NAME, BundleCheck, BundleError, HealBundle, check_identity, read_bundle
+from healer.change.bundle import (
+    BUNDLE_NAME,
+    BundleCheck,
+    BundleError,
+    HealBundle,
+    check_identity,
+    read_bundle,
+)
+from healer.change.bundling import record_of
+from healer.change.context import Delivery, HealContext, HealResult
+from healer.change.workspace import Repo
 from healer.config import Config
 from healer.deliver.forks import hand_to_fork
 from healer.deliver.frombundle import deliver_bundle
-from healer.heal.bundling import record_of
-from healer.heal.context import Delivery, HealContext, HealResult
-from healer.heal.workspace import Repo
 from healer.model import CheckPlan, PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.text.spans import code

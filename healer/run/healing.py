@@ -13,12 +13,12 @@ from dataclasses import replace
 from functools import partial
 from textwrap import indent
 
+from healer.change.context import Handover
+from healer.change.workspace import Repo
 from healer.config import Config
 from healer.deliver.handover import hand_over
 from healer.heal.attempt import HealContext, HealResult, frame_for, heal, model_keys
-from healer.heal.context import Handover
 from healer.heal.modelkeys import reachable_warning
-from healer.heal.workspace import Repo
 from healer.ledger.ledger import Ledger
 from healer.ledger.memory import earlier_accounts, tokens_spent
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict

@@ -14,12 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from healer.change.workspace import Repo
 from healer.config import LEARNED_RULES_FILE, Config, load_learned_file
 from healer.deliver.fixpr import fix_branch_target
 from healer.deliver.rulepr import LearnedFileError, deliver_rule, rule_yaml
 from healer.diagnosis.rules import RuleError, load_rules
 from healer.github import GitHub
-from healer.heal.workspace import Repo
 from healer.ledger.learned import lesson_of, rule_branch, rule_mapping
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
 from healer.ledger.memory import decode
@@ -40,7 +40,7 @@ def with_learned_rules(gh: GitHub, config: Config, branch: str, say: Callable[[s
 
 
 def lesson_of_heal(result: Any, heals: Sequence[CheckPlan]) -> Lesson | None:
-    """What a heal (a :class:`healer.heal.context.HealResult`) learned: only a verified, delivered agent
+    """What a heal (a :class:`healer.change.context.HealResult`) learned: only a verified, delivered agent
     heal of one check teaches (``learned``), with the command that reproduced its change, or else its files
     and the agent's last paragraph."""
     if result.learned is None or not result.delivered:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from healer.deliver.fixpr import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
+from healer.ledger.entries import flaky_marker
 from healer.ledger.flaky import flaky_line, flaky_on_green
 from healer.ledger.ledger import (
     Kind,
@@ -21,7 +22,7 @@ from healer.ledger.ledger import (
     comment_body,
 )
 from healer.ledger.ledger import reset_markers as make_reset_markers
-from healer.ledger.markers import flaky_marker, workflow_key
+from healer.ledger.markers import workflow_key
 from healer.model import PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.run.event import load_pull_request_event

@@ -18,17 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from healer.config import Config
+from healer.ledger.entries import UNTRIED, record, reset_markers
 from healer.ledger.ledger import Kind, Ledger
-from healer.ledger.markers import (
-    UNTRIED,
-    Marker,
-    Signer,
-    add_markers,
-    decode_markers,
-    record,
-    reset_markers,
-    workflow_key,
-)
+from healer.ledger.markers import Marker, Signer, add_markers, decode_markers, workflow_key
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
 from healer.run.healing import category_of, names

@@ -9,7 +9,7 @@ commit, plans again, re-runs, escalates, and heals the planned checks by deliver
 
 from __future__ import annotations
 
-from healer.bundle import write_bundle
+from healer.change.bundle import write_bundle
 from healer.config import Config
 from healer.model import PullRequest, RunEvent
 from healer.run.acting import print_plan

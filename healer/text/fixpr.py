@@ -20,7 +20,7 @@ _BUDGETS = {
 
 def budget_stop(spend: Any) -> str:
     """What a model budget that refused the agent's requests means for the change (healer-written text), or
-    "" when no budget stopped it. ``spend``: a :class:`healer.heal.usage.Spend`, or None."""
+    "" when no budget stopped it. ``spend``: a :class:`healer.change.outcomes.Spend`, or None."""
     stopped = getattr(spend, "stopped", "") if spend is not None else ""
     if not stopped:
         return ""

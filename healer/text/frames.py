@@ -232,7 +232,7 @@ def render_heal_frame(
 ) -> str:
     """The heal frame for every check the agent is to fix in one go (attempt = the highest among them).
 
-    ``setup`` (a :class:`healer.heal.prepare.SetupResult`) and ``verification`` (a
+    ``setup`` (a :class:`healer.change.outcomes.SetupResult`) and ``verification`` (a
     :class:`healer.heal.verify.VerifyPlan`) are given when the healer runs the agent itself; ``earlier`` are
     the
     accounts of the earlier attempts of these checks."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from healer.change.workspace import Checkout, Repo, identity_for
 from healer.deliver.fixpr import (
     DeliveryError,
     ask_review,
@@ -21,7 +22,6 @@ from healer.deliver.fixpr import (
     is_fix_branch,
 )
 from healer.github import GitHub, GitHubError
-from healer.heal.workspace import Checkout, Repo, identity_for
 from healer.model import Comment, PullRequest
 
 REPO = "octo/repo"

@@ -47,7 +47,7 @@ from harness import BROKEN_ADD, TOKEN, agent_reports, failing_test_log, lint_log
 from test_attacks import HOW, PYTHON, REQUIRED
 from twojobs import READ_TOKEN, attempts, deliver_job, heal_job
 
-from healer.bundle import BUNDLE_NAME, HealBundle, read_bundle, write_bundle
+from healer.change.bundle import BUNDLE_NAME, HealBundle, read_bundle, write_bundle
 from healer.demo.running import HealerRun
 from healer.demo.sample import BASE_FILES, LINT_PR_FILES
 from healer.demo.sandbox import Sandbox, git
@@ -520,7 +520,7 @@ FORGED_TEXT = (
     'ok ``x``\n\n# Approved\n<img src="http://evil.example/p.png">\n</details>\n@mona\n::set-output name=x::y'
 )
 _SETUP = {"commands": ["pip install ."], "failed": "", "exit_code": 0, "timed_out": False, "output": ""}
-# healer/heal/bundling.py result_of only defuses mentions and links in these two, and the deliver job posts
+# healer/change/bundling.py result_of only defuses mentions and links in these two, and the deliver job posts
 # them unfenced with their line breaks: a forged one starts a heading, raw HTML or a </details> of its own
 
 
@@ -804,7 +804,9 @@ def test_the_deliver_job_takes_the_bundle_only_from_its_own_runs_heal_job(workfl
     assert download["with"]["name"] == BUNDLE_ARTIFACT == upload["with"]["name"]
     assert "github.run_id" in BUNDLE_ARTIFACT and "github.run_attempt" in BUNDLE_ARTIFACT
     step = _healer_step(deliver)
-    assert step["with"]["stage"] == "deliver" and step["with"]["bundle-path"] == download["with"]["path"]
+    # into the folder the deliver step reads: its `bundle-path`, or the default (under RUNNER_TEMP)
+    where = step["with"].get("bundle-path", "${{ runner.temp }}/ci-healer-bundle")
+    assert step["with"]["stage"] == "deliver" and where == download["with"]["path"]
     assert not _steps(deliver, "actions/upload-artifact")
     # and no model key in the deliver job: no agent runs there
     assert "API_KEY" not in yaml.safe_dump(deliver)

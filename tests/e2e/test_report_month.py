@@ -17,12 +17,12 @@ from pathlib import Path
 
 from harness import TOKEN, shell_env
 
+from healer.change.context import HealResult
+from healer.change.outcomes import Spend, Verification
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Pull
-from healer.heal.agent import Verification
-from healer.heal.context import HealResult
-from healer.heal.usage import Spend
-from healer.ledger.markers import Kind, Marker, add_markers, comment_body, record, reset_markers
+from healer.ledger.entries import record, reset_markers
+from healer.ledger.markers import Kind, Marker, add_markers, comment_body
 from healer.ledger.trunk import notice_body, trunk_marker
 from healer.model import Action, Category, CheckPlan, Diagnosis, HealMode, RunEvent, Verdict
 

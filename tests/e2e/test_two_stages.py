@@ -15,7 +15,7 @@ import pytest
 from harness import lint_log, lint_pull
 from twojobs import READ_TOKEN, attempts, deliver_job, heal_job
 
-from healer.bundle import BUNDLE_NAME, BundleCheck, read_bundle, write_bundle
+from healer.change.bundle import BUNDLE_NAME, BundleCheck, read_bundle, write_bundle
 from healer.demo.sample import LINT_PR_FILES
 from healer.demo.sandbox import Sandbox, git
 from healer.demo.state import Run

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness import assert_no_token, check_contract
 
-from healer.bundle import BUNDLE_NAME
+from healer.change.bundle import BUNDLE_NAME
 from healer.demo.running import HealerRun
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Run

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from healer.change.environment import scrubbed_env
 from healer.heal.agent import (
     OUTPUT_CAP,
     ProcessError,
     run,
-    scrubbed_env,
     split_fix_command,
     step_verify_argv,
     tool_available,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from healer.change.workspace import Repo
 from healer.demo.sandbox import git
 from healer.heal.learn import command_file, learned_command, read_command, reproduces
-from healer.heal.workspace import Repo
 
 
 @pytest.mark.parametrize(

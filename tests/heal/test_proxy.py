@@ -12,7 +12,8 @@ import pytest
 
 from healer.demo.fakemodel import FakeModel
 from healer.heal.modelkeys import KEY_VARIABLES, find_keys, without_keys
-from healer.heal.proxy import ModelProxy, ProxyError, model_proxy, route, upstream_base, with_stream_usage
+from healer.heal.providers import ProxyError, route, upstream_base, with_stream_usage
+from healer.heal.proxy import ModelProxy, model_proxy
 from healer.heal.usage import Limits, Meter, Usage, UsageReader
 
 KEY = "sk-ant-RealKeyThatMustStayWithTheHealer-0123456789"

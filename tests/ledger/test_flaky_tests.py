@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 
 from healer.config import Config, ConfigError, load_config_file
+from healer.ledger.entries import flaky_marker
 from healer.ledger.flaky import all_known_flaky, flaky_line, flaky_on_green
 from healer.ledger.ledger import Ledger
-from healer.ledger.markers import Kind, Marker, comment_body, flaky_marker
+from healer.ledger.markers import Kind, Marker, comment_body
 from healer.model import DEFAULT_ACTIONS, Category, Comment, Diagnosis, PullRequest, RunEvent, Verdict
 from healer.run.policy import decide
 

@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from healer.ledger.entries import flaky_marker
 from healer.ledger.ledger import Ledger
-from healer.ledger.markers import (
-    MAX_MARKER_TESTS,
-    Kind,
-    Marker,
-    comment_body,
-    decode_markers,
-    encode_marker,
-    flaky_marker,
-)
+from healer.ledger.markers import MAX_MARKER_TESTS, Kind, Marker, comment_body, decode_markers, encode_marker
 from healer.model import Comment
 
 BOT = "github-actions[bot]"

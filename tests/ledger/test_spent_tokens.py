@@ -54,8 +54,8 @@ def test_a_heal_of_several_checks_counts_once_and_every_attempt_of_the_pull_requ
 
 
 def test_an_attempt_a_budget_stopped_is_recorded_as_budget_and_its_change_is_remembered() -> None:
-    from healer.heal.context import HealResult
-    from healer.heal.usage import Spend
+    from healer.change.context import HealResult
+    from healer.change.outcomes import Spend
     from healer.ledger.memory import account_of, decode
 
     spend = Spend(tokens=600, requests=5, refused=1, stopped="agent-token-budget", limit=500)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from healer.heal.agent import Verification
-from healer.heal.context import HealResult
-from healer.heal.usage import Spend
-from healer.ledger.markers import Kind, Marker, add_markers, comment_body, record
+from healer.change.context import HealResult
+from healer.change.outcomes import Spend, Verification
+from healer.ledger.entries import record
+from healer.ledger.markers import Kind, Marker, add_markers, comment_body
 from healer.ledger.stats import events_of, figures
 from healer.ledger.trunk import notice_body, trunk_marker
 from healer.model import (

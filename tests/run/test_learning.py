@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from healer.heal.context import HealResult
+from healer.change.context import HealResult
 from healer.ledger.learned import lesson_of
 from healer.ledger.markers import Kind, Marker, Signer, encode_marker
 from healer.ledger.memory import encode

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from healer.config import Config
+from healer.ledger.entries import UNTRIED, claim_marker
 from healer.ledger.ledger import Kind, Ledger, Marker, comment_body, decode_markers
-from healer.ledger.markers import UNTRIED, claim_marker
 from healer.model import Action, Category, CheckPlan, Comment, Diagnosis, Plan, PullRequest, Verdict
 from healer.run.notices import notice_body, only_untried, promise, untried_notice
 

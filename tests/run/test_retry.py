@@ -7,8 +7,9 @@ from dataclasses import replace
 import pytest
 
 from healer.config import Config
+from healer.ledger.entries import claim_body
 from healer.ledger.ledger import Ledger
-from healer.ledger.markers import Kind, Marker, claim_body, comment_body
+from healer.ledger.markers import Kind, Marker, comment_body
 from healer.model import (
     DEFAULT_ACTIONS,
     Action,

@@ -10,9 +10,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from healer.heal.agent import Verification
-from healer.heal.prepare import SetupResult
-from healer.heal.usage import Spend
+from healer.change.outcomes import SetupResult, Spend, Verification
 from healer.heal.verify import VerifyPlan
 from healer.ledger.learned import description, lesson_of, rule_mapping
 from healer.model import (

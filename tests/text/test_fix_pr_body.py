@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from test_frames import PR, SHA, plan
 
-from healer.heal.agent import Verification
-from healer.heal.usage import Spend
+from healer.change.outcomes import Spend, Verification
 from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.frames import Frames
 from healer.text.proof import CI_MARK, passed_line, with_ci_line

@@ -506,7 +506,7 @@ def test_runner_markup_is_dropped_from_excerpts_unless_it_is_the_evidence() -> N
 
 
 def test_heal_frame_names_the_judging_command_the_set_up_and_the_delivery() -> None:
-    from healer.heal.prepare import SetupResult
+    from healer.change.outcomes import SetupResult
     from healer.heal.verify import VerifyPlan
 
     frame = render_heal_frame(

@@ -19,8 +19,8 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from healer.heal.diff import FileChange
-from healer.heal.guard.paths import normalise, quote
+from healer.change.diff import FileChange
+from healer.change.guard.paths import normalise, quote
 
 Reader = Callable[[str, bool], "str | None"]
 

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from healer.heal.diff import parse_diff
-from healer.heal.guard import NO_CHANGE, UNREADABLE, GuardVerdict, judge_diff, judge_paths, matches_glob
+from healer.change.diff import parse_diff
+from healer.change.guard import NO_CHANGE, UNREADABLE, GuardVerdict, judge_diff, judge_paths, matches_glob
 
 
 def file_diff(path: str, old: str | None, new: str | None) -> str:

@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from healer.heal.diff import DiffLine, FileChange
-from healer.heal.guard.paths import DOCS, GO, JS, JVM, PY, RUST, ext, is_script, is_test_file, quote
+from healer.change.diff import DiffLine, FileChange
+from healer.change.guard.paths import DOCS, GO, JS, JVM, PY, RUST, ext, is_script, is_test_file, quote
 
 # Only the start of a line is searched: keeps the regexes linear whatever line lengths the agent produced.
 _MAX_SCAN = 400

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from healer.heal.diff import FileChange
-from healer.heal.guard.paths import CODE, ext, is_script, is_test_file, normalise, quote
+from healer.change.diff import FileChange
+from healer.change.guard.paths import CODE, ext, is_script, is_test_file, normalise, quote
 
 # Binary content a fix may add or change, in bytes; above it a person decides.
 MAX_BINARY_BYTES = 1024 * 1024

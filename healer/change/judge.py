@@ -1,4 +1,4 @@
-"""Judging a staged change with the guard (:mod:`healer.heal.guard`): what the heal stage does before it
+"""Judging a staged change with the guard (:mod:`healer.change.guard`): what the heal stage does before it
 hands a change over, and what the deliver stage does again with the change of a heal bundle, which it does
 not trust.
 """
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from healer.change.guard import GuardVerdict, judge_diff
+from healer.change.workspace import Checkout, GitError
 from healer.config import Config
-from healer.heal.guard import GuardVerdict, judge_diff
-from healer.heal.workspace import Checkout, GitError
 from healer.text.frames import OVERRIDE_DIR
 
 

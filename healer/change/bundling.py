@@ -1,4 +1,4 @@
-"""A heal's result as the heal bundle carries it (:mod:`healer.bundle`), and back.
+"""A heal's result as the heal bundle carries it (:mod:`healer.change.bundle`), and back.
 
 The heal stage (a job without the write token) turns its :class:`HealResult` into a plain JSON record; the
 deliver stage (the job with the token, where no code of the pull request runs) turns the record back into a
@@ -14,10 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from healer.heal.agent import ProcessResult, Verification
-from healer.heal.context import HealResult
-from healer.heal.prepare import SetupResult
-from healer.heal.usage import Spend
+from healer.change.context import HealResult
+from healer.change.outcomes import ProcessResult, SetupResult, Spend, Verification
 from healer.text.spans import defuse, one_line
 
 RECORD_VERSION = 1

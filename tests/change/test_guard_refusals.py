@@ -16,7 +16,7 @@ from textwrap import dedent
 
 import pytest
 
-from healer.heal.guard import GuardVerdict, judge_diff
+from healer.change.guard import GuardVerdict, judge_diff
 
 Files = dict[str, tuple[str | None, str | None]]
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from healer.bundle import (
+from healer.change.bundle import (
     BUNDLE_NAME,
     MAX_BUNDLE_BYTES,
     BundleCheck,

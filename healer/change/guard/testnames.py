@@ -10,8 +10,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from healer.heal.diff import FileChange
-from healer.heal.guard.paths import GO, JS, JVM, PY, RUST, collected, ext, in_test_tree, is_test_file, quote
+from healer.change.diff import FileChange
+from healer.change.guard.paths import GO, JS, JVM, PY, RUST, collected, ext, in_test_tree, is_test_file, quote
 
 # The text of a file on one side: (path, new side?) → text, or None when unknown or absent.
 Reader = Callable[[str, bool], "str | None"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from healer.heal.workspace import (
+from healer.change.workspace import (
     ACTIONS_BOT_EMAIL,
     GitError,
     Repo,

@@ -6,11 +6,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from healer.change.outcomes import ProcessResult, SetupResult, Spend, Verification
+from healer.change.workspace import Checkout
 from healer.config import Config
-from healer.heal.agent import ProcessResult, Verification
-from healer.heal.prepare import SetupResult
-from healer.heal.usage import Spend
-from healer.heal.workspace import Checkout
 from healer.model import Account, CheckPlan, PullRequest
 from healer.text.frames import Frames
 

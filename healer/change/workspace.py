@@ -17,15 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from healer.heal.agent import scrubbed_env
+from healer.change.environment import git_env
 from healer.model import PullRequest
 from healer.text.tokens import scrub
 
-# Variables that would point git somewhere else or make it print requests (headers included).
-_GIT_ENV_DROP = re.compile(
-    r"^(GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)|TRACE\w*|CURL_VERBOSE|"
-    r"ASKPASS|SSH_COMMAND|EXEC_PATH|NAMESPACE|COMMON_DIR)|SSH_ASKPASS)$"
-)
 GIT_TIMEOUT = 600.0
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
 # git's line for a ref the remote refused as not a fast-forward (a hook's refusal reads "[remote rejected]")
@@ -68,21 +63,6 @@ def identity_for(bot_login: str) -> Identity:
     return Identity(bot_login, f"{bot_login}@users.noreply.github.com")
 
 
-def _git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    # git runs in a tree a PR (and an agent) wrote; no credential of the step reaches it through the
-    # environment (a push gets the token through its own GIT_CONFIG_* entries, see push_auth_env)
-    env = {
-        k: v
-        for k, v in scrubbed_env(base if base is not None else os.environ).items()
-        if not _GIT_ENV_DROP.match(k)
-    }
-    # No system or global configuration: only the repository's own, which no code from the pull request can
-    # write under `isolation: user`. (A credential helper, an `insteadOf` or a hook path set there would act
-    # with the token at hand.) safe.directory is given per command (see _git).
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
-    return env
-
-
 def _git(
     args: list[str],
     cwd: Path,
@@ -91,7 +71,7 @@ def _git(
     secret: str = "",
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    env = _git_env()
+    env = git_env()
     if extra_env:
         env.update(extra_env)
     # the subcommand, for messages: the first argument after the leading `-c key=value` pairs

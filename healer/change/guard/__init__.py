@@ -30,17 +30,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from healer.heal.diff import FileChange, parse_diff
-from healer.heal.guard.paths import ALWAYS_PROTECTED, allowed, judge_paths, matches_glob
-from healer.heal.guard.special import (
+from healer.change.diff import FileChange, parse_diff
+from healer.change.guard.paths import ALWAYS_PROTECTED, allowed, judge_paths, matches_glob
+from healer.change.guard.special import (
     MAX_BINARY_BYTES,
     binary_changes,
     git_file_changes,
     link_and_submodule_changes,
 )
-from healer.heal.guard.suppressions import added_markers, cfg_over_tests
-from healer.heal.guard.testnames import deleted_test_files, deleted_tests, redefined_tests
-from healer.heal.guard.toolconfig import tool_config_changes
+from healer.change.guard.suppressions import added_markers, cfg_over_tests
+from healer.change.guard.testnames import deleted_test_files, deleted_tests, redefined_tests
+from healer.change.guard.toolconfig import tool_config_changes
 
 __all__ = [
     "ALWAYS_PROTECTED",
