@@ -131,7 +131,8 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "unknown-action",
         "agent",
-        "What to do with failures no rule recognises: `agent` or `escalate`.",
+        "What to do with failures no rule recognises, in a step that checks the code: `agent` or `escalate` "
+        "(in any other step they are escalated).",
         choice(*UNKNOWN_ACTIONS),
     ),
     Input("rerun-timeouts", "false", "Re-run a timed-out job once before escalating.", boolean),
