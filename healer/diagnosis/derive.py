@@ -115,7 +115,7 @@ def _from_command(command: str, scripts: Mapping[str, str] | None, depth: int = 
 
 
 # shell builtins that end a line without being what failed (``npm test || exit 1``, ``cd web && make``)
-_BUILTINS = frozenset(
+SHELL_BUILTINS = frozenset(
     {
         "cd",
         "exit",
@@ -149,7 +149,7 @@ _BUILTINS = frozenset(
 
 def _last_is_known(command: str) -> bool:
     for words in reversed(split_commands(command)):
-        if tool_name(words[0]) in _BUILTINS:
+        if tool_name(words[0]) in SHELL_BUILTINS:
             continue
         return bool(read_line(" ".join(words)))
     return True

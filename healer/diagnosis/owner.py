@@ -153,7 +153,7 @@ def assign_owner(
     elif diagnosis.rule != "none":
         said.append(("evidence", f"none (the kind comes from {_describe(diagnosis, rule)})"))
     if owner is None:
-        owner, kind = _weigh(purpose, found, kind)
+        owner, kind = _weigh(purpose, found, kind, by_shape=diagnosis.rule == "derived.evidence")
     action = _action(owner, kind, diagnosis, purpose, rule)
     row = (
         f"({owner.value}, {kind.value}{'' if purpose.code_check else ', not a code check'}) → {action.value}"
@@ -172,7 +172,9 @@ def assign_owner(
     )
 
 
-def _weigh(purpose: StepPurpose, found: Owner | None, kind: Category) -> tuple[Owner, Category]:
+def _weigh(
+    purpose: StepPurpose, found: Owner | None, kind: Category, *, by_shape: bool = False
+) -> tuple[Owner, Category]:
     """The owner (and the kind, where a checker's finding changes it) from the purpose and the evidence."""
     checker = _CHECKER_KIND.get(purpose.purpose)
     if checker is not None and found in (Owner.PLATFORM, Owner.CODE, None) and kind is not Category.CONFIG:
@@ -186,7 +188,8 @@ def _weigh(purpose: StepPurpose, found: Owner | None, kind: Category) -> tuple[O
     if found in (Owner.PLATFORM, Owner.REPOSITORY, Owner.METADATA, Owner.UPSTREAM, Owner.NOBODY):
         # more precise than the purpose: the registry was down, the token was refused
         return found, kind
-    if found is Owner.CODE and purposed.builds_code and kind in _CODE_KINDS:
+    if found is Owner.CODE and purposed.builds_code and kind in _CODE_KINDS and not by_shape:
+        # a rule read a compiler's or a test's own report: the code, even in a release step
         return Owner.CODE, kind
     return purposed.owner, kind
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import yaml
 
-from healer.diagnosis.derive import name_hint
-from healer.diagnosis.tooltable import RUN, Tool, read_command, split_commands
+from healer.diagnosis.derive import SHELL_BUILTINS, name_hint
+from healer.diagnosis.tooltable import RUN, Tool, read_command, split_commands, tool_name
 from healer.model import Category, Owner
 
 ACTION_TABLE = Path(__file__).with_name("actions.yml")
@@ -137,6 +137,35 @@ _FROM_NAME_HINT = {
     Category.BUILD: "build",
     Category.DEPENDENCY: "dependency-install",
 }
+# commands that read what the one before them in a pipe wrote (``curl … | sh``, ``gh api … | jq``): the one
+# before them says what the step is for
+_FILTERS = frozenset(
+    {
+        "sh",
+        "bash",
+        "base64",
+        "jq",
+        "yq",
+        "tee",
+        "grep",
+        "egrep",
+        "xargs",
+        "head",
+        "tail",
+        "sed",
+        "awk",
+        "sort",
+        "uniq",
+        "cat",
+        "tr",
+        "cut",
+        "wc",
+        "gunzip",
+        "tar",
+        "column",
+        "fold",
+    }
+)
 # what a name may say of an automation step (an API call, a pull request command) more precisely than its verb
 _SPECIFIC_AUTOMATION = frozenset({"dependency-bot", "pr-policy", "release", "deploy"})
 # the names the runner gives its own steps and the web UI's default names say nothing of a purpose
@@ -249,33 +278,44 @@ def from_action(identity: str, table: Mapping[str, str] | None = None) -> StepPu
 
 
 def from_command(command: str) -> StepPurpose | None:
-    """The purpose of a ``run:`` script: the last command that the purpose table or the tool table knows."""
+    """The purpose of a ``run:`` script, from its last command (shell builtins left out): what failed ran
+    last, and the commands before it passed. The purpose table first, then the tool table's kind, then the
+    name of the project's script, target or script file (``make release``, ``ci/run-tests.sh``)."""
     commands, targets = command_table()
     for words in reversed(split_commands(command)):
+        head = tool_name(words[0].lstrip("({"))
+        if head in SHELL_BUILTINS or head in _FILTERS:
+            continue
         said = read_command(words, commands)
         if said is not None and said.category:
-            purpose = said.category
             aims = targets.get(said.tool.lower(), {})
             hit = next((p for word in words for t, p in aims.items() if t in word.lower()), None)
             if hit is not None:
                 return StepPurpose(hit, "command", f"command: {said.words} against {_target(words, aims)}")
-            return StepPurpose(purpose, "command", f"command: {said.words}")
+            return StepPurpose(said.category, "command", f"command: {said.words}")
         checked = read_command(words)
         if checked is None:
-            continue
+            return _script_file(words)
         if checked.category == RUN or checked.default:
             # a project's script or target (npm run deploy, make release, ./gradlew publishDocs)
-            if checked.script:
-                by_name = from_names([("script", checked.script)])
-                if by_name is not None:
-                    words = f"script name: {checked.tool} {checked.script}"
-                    return StepPurpose(by_name.purpose, "command", words)
+            by_name = from_names([("script", checked.script)]) if checked.script else None
+            if by_name is not None:
+                words_said = f"script name: {checked.tool} {checked.script}"
+                return StepPurpose(by_name.purpose, "command", words_said)
             if checked.category == RUN:
                 return None
         purpose = _FROM_KIND.get(checked.category)
-        if purpose is not None:
-            return StepPurpose(purpose, "command", f"tool table: {checked.words}")
-        return None
+        return StepPurpose(purpose, "command", f"tool table: {checked.words}") if purpose else None
+    return None
+
+
+def _script_file(words: Sequence[str]) -> StepPurpose | None:
+    """What a script file's name says it is for (``ci/run-tests.sh``, ``./scripts/publish``)."""
+    for word in words[:2]:
+        if "/" in word or word.endswith((".sh", ".ps1", ".bat", ".py", ".rb", ".pl")):
+            said = from_names([("script file", tool_name(word))])
+            if said is not None:
+                return StepPurpose(said.purpose, "command", said.source)
     return None
 
 

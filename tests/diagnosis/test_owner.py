@@ -297,3 +297,36 @@ def test_a_bad_ending_table_is_refused() -> None:
         parse_endings({"exit_codes": [{"code": 1, "category": "test", "owner": "code"}]})
     with pytest.raises(ValueError, match="entry #1"):
         parse_endings({"exit_codes": [{"code": 1, "category": "test", "owner": "someone", "doc": "d"}]})
+
+
+def test_a_file_of_the_checkout_that_does_not_parse_is_the_codes() -> None:
+    log = run_log(
+        "pip install -e .",
+        [
+            "Obtaining file:///home/runner/work/app/app",
+            "  Installing build dependencies: started",
+            "  × Getting requirements to build editable did not run successfully.",
+            "  │ exit code: 1",
+            "  ╰─> configuration error: `project.dependencies[2]` must be pep508",
+            "      ValueError: invalid pyproject.toml config: `project.dependencies[2]`.",
+        ],
+    )
+    diagnosis = diagnose(log, job="test")
+    assert (diagnosis.category, diagnosis.owner, diagnosis.action) == (
+        Category.CONFIG,
+        Owner.CODE,
+        Action.AGENT,
+    )
+    # a secret the workflow does not pass is the repository's, whatever step asks for it
+    log = run_log("./deploy.sh", ["Error: Input required and not supplied: api-token"])
+    diagnosis = diagnose(log, job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> None:
+    diagnosis = diagnose(BOT, job="auto-merge", workflow="Dependabot auto-merge")
+    assert (diagnosis.purpose, diagnosis.owner, diagnosis.action) == (
+        "dependency-bot",
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+    )
