@@ -67,6 +67,13 @@ _KIND_OWNER: Mapping[Category, Owner] = {
 _CODE_KINDS = frozenset({Category.BUILD, Category.TEST, Category.TYPECHECK})
 # Rules read from a name or from a summary, not from a cause line: they say a kind, never an owner.
 _NOT_EVIDENCE = ("fallback.", "derived.tool", "derived.script", "derived.job", "none")
+# The kind of a failure no cause line named, by its owner: the workflow's or the repository's settings, or a
+# hosted service that a retry may find working (DESIGN.md's config and transient).
+_DOMAIN = {
+    Owner.METADATA: Category.CONFIG,
+    Owner.REPOSITORY: Category.CONFIG,
+    Owner.PLATFORM: Category.TRANSIENT,
+}
 # Checkers whose findings about the network are findings about the pull request's documents or services:
 # a dead link is the document's; a service that never answered did not start.
 _CHECKER_KIND = {"link-check": Category.LINT, "health-check": Category.TEST}
@@ -154,6 +161,9 @@ def assign_owner(
         said.append(("evidence", f"none (the kind comes from {_describe(diagnosis, rule)})"))
     if owner is None:
         owner, kind = _weigh(purpose, found, kind, by_shape=diagnosis.rule == "derived.evidence")
+    if kind is Category.UNKNOWN and owner in _DOMAIN:
+        # no cause line named the kind: the owner's domain does (a policy check, a release, an upload)
+        kind = _DOMAIN[owner]
     action = _action(owner, kind, diagnosis, purpose, rule)
     row = (
         f"({owner.value}, {kind.value}{'' if purpose.code_check else ', not a code check'}) → {action.value}"
@@ -177,7 +187,8 @@ def _weigh(
 ) -> tuple[Owner, Category]:
     """The owner (and the kind, where a checker's finding changes it) from the purpose and the evidence."""
     checker = _CHECKER_KIND.get(purpose.purpose)
-    if checker is not None and found in (Owner.PLATFORM, Owner.CODE, None) and kind is not Category.CONFIG:
+    finding = found in (Owner.PLATFORM, Owner.CODE, None) and (kind is not Category.CONFIG or by_shape)
+    if checker is not None and finding:
         # a dead link or a service that never answered is the checked document's or service's
         return Owner.CODE, checker if found is Owner.PLATFORM or kind is Category.UNKNOWN else kind
     purposed = purpose.kind

@@ -79,7 +79,9 @@ def _job_log(command: str, output: str, exit_code: int = 1) -> str:
         pytest.param("shfmt -d scripts/", "format", id="shfmt-diff"),
         pytest.param("xcodebuild -scheme App build", "build", id="xcodebuild"),
         pytest.param("conda env create -f environment.yml", "dependency", id="conda"),
-        pytest.param("./scripts/release.sh", "unknown", id="no-prior"),
+        # a release script's failure is the repository's release set-up (healer.diagnosis.owner)
+        pytest.param("./scripts/release.sh", "config", id="release-script"),
+        pytest.param("./scripts/frobnicate.sh", "unknown", id="no-prior"),
     ],
 )
 def test_an_unrecognised_failure_takes_its_category_from_the_command(command: str, expected: str) -> None:
