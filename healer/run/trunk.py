@@ -41,6 +41,7 @@ from healer.model import (
     Comment,
     Diagnosis,
     Evidence,
+    Owner,
     Plan,
     PullRequest,
     RunEvent,
@@ -137,7 +138,7 @@ def without_broken(planner: Callable[..., Plan], trunk: TrunkCheck) -> Callable[
             CheckPlan(
                 check=name,
                 verdict=Verdict.SKIP,
-                diagnosis=diagnosis,
+                diagnosis=from_upstream(diagnosis, trunk.branch, run_id),
                 reason=SkipReason.BROKEN_TRUNK,
                 detail=f"It fails on {code(trunk.branch)} the same way (run {run_id}); no attempt is spent "
                 "until that branch is green.",
@@ -148,6 +149,16 @@ def without_broken(planner: Callable[..., Plan], trunk: TrunkCheck) -> Callable[
         return replace(planned, checks=planned.checks + skips)
 
     return plan
+
+
+def from_upstream(diagnosis: Diagnosis, branch: str, run_id: int) -> Diagnosis:
+    """A failure the base branch has too: upstream's, not this pull request's (what decided it says so)."""
+    said = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
+    said += (("history", f"{branch} fails the same way (run {run_id})"),)
+    said += (
+        ("row", f"({Owner.UPSTREAM.value}, {diagnosis.category.value}) → nothing until {branch} is green"),
+    )
+    return replace(diagnosis, owner=Owner.UPSTREAM, decided_by=said)
 
 
 def post_trunk_notice(
