@@ -12,7 +12,7 @@ from healer.ledger.entries import flaky_marker
 from healer.ledger.flaky import all_known_flaky, flaky_line, flaky_on_green
 from healer.ledger.ledger import Ledger
 from healer.ledger.markers import Kind, Marker, comment_body
-from healer.model import DEFAULT_ACTIONS, Category, Comment, Diagnosis, PullRequest, RunEvent, Verdict
+from healer.model import DEFAULT_ACTIONS, Category, Comment, Diagnosis, Owner, PullRequest, RunEvent, Verdict
 from healer.run.policy import decide
 
 BOT = "github-actions[bot]"
@@ -64,6 +64,9 @@ def test_known_flaky_failures_are_rerun_once_per_commit_then_escalated_never_hea
     known = ledger(flaky_marker("test", OLD, ["t::a"], 1, 2))
     [first] = decide({"test": failing("t::a")}, ledger=known, config=CONFIG, pull=PULL, run=RUN).checks
     assert first.verdict is Verdict.RERUN and first.flaky == ("t::a",)
+    # whose it is: history's, and what decided it says so
+    assert first.diagnosis is not None and first.diagnosis.owner is Owner.HISTORY
+    assert dict(first.diagnosis.decided_by)["history"] == "every failing test is known to be flaky"
     again = replace(RUN, run_attempt=2)
     [second] = decide({"test": failing("t::a")}, ledger=known, config=CONFIG, pull=PULL, run=again).checks
     assert second.verdict is Verdict.ESCALATE and "flaky" in second.detail
@@ -72,6 +75,7 @@ def test_known_flaky_failures_are_rerun_once_per_commit_then_escalated_never_hea
         {"test": failing("t::a", "t::new")}, ledger=known, config=CONFIG, pull=PULL, run=RUN
     ).checks
     assert mixed.verdict is Verdict.HEAL
+    assert mixed.diagnosis is not None and mixed.diagnosis.owner is not Owner.HISTORY
 
 
 def test_the_config_file_lists_flaky_tests() -> None:

@@ -13,6 +13,7 @@ from healer.model import (
     BranchRun,
     Category,
     Diagnosis,
+    Owner,
     PullRequest,
     RunEvent,
     SkipReason,
@@ -48,6 +49,9 @@ def test_a_check_broken_on_the_base_branch_is_skipped_and_a_re_run_it_blocked_is
 
     assert after["test"].verdict is Verdict.SKIP and after["test"].reason is SkipReason.BROKEN_TRUNK
     assert after["test"].attempt == 0 and "run 77" in after["test"].detail
+    # whose it is: upstream's (the base branch), and what decided it says so
+    assert after["test"].diagnosis is not None and after["test"].diagnosis.owner is Owner.UPSTREAM
+    assert dict(after["test"].diagnosis.decided_by)["history"] == "main fails the same way (run 77)"
     assert after["net"].verdict is Verdict.RERUN
 
 
