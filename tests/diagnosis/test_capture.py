@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from healer.diagnosis.capture import split_capture
+from healer.diagnosis.capture import failing_steps, split_capture
 from healer.diagnosis.classify import classify, diagnose_jobs
+from healer.diagnosis.diagnose import diagnose_tail
 from healer.diagnosis.rules import load_rules
-from healer.model import Category, Evidence, Job, LogTail
+from healer.model import Action, Category, Evidence, Job, LogTail, Owner
 
 
 def _job(name: str, step: str, lines: list[str]) -> str:
@@ -66,3 +67,47 @@ def test_the_first_real_failure_decides_not_a_cancelled_sibling_nor_a_later_job(
     assert diagnosis.category is Category.TEST
     assert diagnosis.job == "test (3.12)"
     assert any("assert 3 == 2" in line for line in diagnosis.excerpt)
+
+
+def _bom_job(name: str, step: str, lines: list[str]) -> str:
+    """As gh prints a step: its first line starts with the raw log's byte-order mark, after the job and step
+    columns; a file saved from Windows tools may carry one before the job column too."""
+    stamp = "2026-11-03T10:02:11.0000000Z "
+    first = f"\ufeff{name}\t{step}\t\ufeff{stamp}{lines[0]}\n"
+    return first + "".join(f"{name}\t{step}\t{stamp}{line}\n" for line in lines[1:])
+
+
+PUBLISH = _bom_job(
+    "release",
+    "Publish to npm",
+    _step(
+        "npm publish --access public",
+        [
+            "npm ERR! code E403",
+            "npm ERR! 403 403 Forbidden - PUT https://registry.npmjs.org/acme - You do not "
+            'have permission to publish "acme". Are you logged in as the correct user?',
+        ],
+        "##[error]Process completed with exit code 1.",
+    ),
+)
+
+
+def test_a_capture_gives_the_job_and_the_failing_step_even_after_a_byte_order_mark() -> None:
+    assert failing_steps(PUBLISH + FAILED) == {"release": "Publish to npm", "test (3.12)": "Run pytest"}
+    jobs = diagnose_jobs(PUBLISH, load_rules(), workflow="Release")
+    [(name, diagnosis)] = jobs
+    assert name == "release" and diagnosis.step == "Publish to npm"
+    assert diagnosis.command == "npm publish --access public"
+    assert (diagnosis.owner, diagnosis.purpose, diagnosis.action) == (
+        Owner.REPOSITORY,
+        "release",
+        Action.ESCALATE,
+    )
+    # every line was read past its columns: none of them leaks into the excerpt
+    assert not any("\t" in line or "\ufeff" in line for line in diagnosis.excerpt)
+
+
+def test_healer_diagnose_reads_a_capture_of_one_job() -> None:
+    tail = LogTail(text=PUBLISH, bytes_read=len(PUBLISH), truncated=False)
+    [(name, diagnosis)] = diagnose_tail(tail, load_rules())
+    assert (name, diagnosis.step, diagnosis.purpose) == ("release", "Publish to npm", "release")
