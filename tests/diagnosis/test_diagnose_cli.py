@@ -47,6 +47,34 @@ def test_json_output_has_the_documented_fields() -> None:
     assert 0 < record["confidence"] <= 1
     assert any("Argument 1" in line for line in record["excerpt"])
     assert isinstance(record["excerpt"], list)
+    assert (record["owner"], record["purpose"], record["action"]) == ("code", "typecheck", "agent")
+    assert record["decided_by"] == {
+        "purpose": "typecheck (tool table: mypy)",
+        "evidence": "typecheck: rule python.mypy",
+        "row": "(code, typecheck) → agent",
+    }
+
+
+def test_step_and_workflow_names_give_a_plain_log_its_purpose(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text(
+        "2026-11-03T10:02:11.0000000Z ##[group]Run ./scripts/ship\n"
+        "2026-11-03T10:02:11.0000000Z ./scripts/ship\n"
+        "2026-11-03T10:02:11.0000000Z ##[endgroup]\n"
+        "2026-11-03T10:02:12.0000000Z shipping 1.4.0 failed: version 1.4.0 is taken\n"
+        "2026-11-03T10:02:12.0000000Z ##[error]Process completed with exit code 1.\n",
+        encoding="utf-8",
+    )
+    _, out, _ = run("--json", str(log))
+    assert (json.loads(out)["owner"], json.loads(out)["action"]) == ("unknown", "escalate")
+    _, out, _ = run("--json", "--step", "Publish to PyPI", "--workflow", "Release", str(log))
+    record = json.loads(out)
+    assert (record["owner"], record["purpose"], record["action"]) == ("repository", "release", "escalate")
+    assert record["step"] == "Publish to PyPI"
+    assert record["decided_by"]["purpose"] == "release (step name: Publish to PyPI)"
+    status, out, _ = run("--job", "unit-tests", str(log))
+    assert status == 0 and "  owner:     code, the step is for test" in out
+    assert "  row:       (code, test) → agent" in out
 
 
 def test_one_json_line_per_log() -> None:
