@@ -330,3 +330,45 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         Owner.REPOSITORY,
         Action.ESCALATE,
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "line", "owner", "action"),
+    [
+        pytest.param(
+            "github/codeql-action/analyze@v3",
+            "##[error]Code scanning is not enabled for this repository. "
+            "Please enable code scanning in the repository settings.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="repository-setting",
+        ),
+        pytest.param(
+            "pip install -r requirements.txt --index-url https://pypi.acme.internal/simple",
+            "ERROR: HTTP error 401 while getting https://pypi.acme.internal/simple/acme-core/",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="private-index-401",
+        ),
+        pytest.param(
+            "docker buildx build --platform linux/arm64 .",
+            'ERROR: failed to solve: process "/bin/sh -c '
+            'cargo build --release" did not complete successfully: exit code: 137',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="buildkit-137",
+        ),
+        pytest.param(
+            "docker/build-push-action@v6",
+            "##[error]buildx failed with: ERROR: failed to solve: failed to "
+            "parse error response 400: <h2>Our services aren't available right now</h2>",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="github-outage-page",
+        ),
+    ],
+)
+def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
+    log = uses_log(command, {"a": "b"}, [line], "") if "@" in command else run_log(command, [line])
+    diagnosis = diagnose(log, job="ci")
+    assert (diagnosis.owner, diagnosis.action) == (owner, action)

@@ -104,7 +104,8 @@ def test_explain_posts_the_diagnosis_and_changes_nothing_else(box: Sandbox) -> N
     assert "`test (3.12)`" in reply.body and "category: **test**" in reply.body
     # whose it is, and what decided it: the step's purpose, the cause line, the table's row
     assert "whose: **code**; action: agent" in reply.body
-    assert "- decided by: `purpose: test (tool table: pytest); evidence: test: rule python.pytest" in reply.body
+    decided = "- decided by: `purpose: test (tool table: pytest); evidence: test: rule python.pytest"
+    assert decided in reply.body
     assert "row: (code, test) → agent`" in reply.body
     assert "rule: `python.pytest" in reply.body
     assert "failing tests: `tests/test_calc.py::test_add`" in reply.body
