@@ -144,7 +144,8 @@ def assign_owner(
     if kind is Category.CANCELLED:
         owner = Owner.NOBODY
         said.append(("ending", "the job was cancelled"))
-    elif ending is not None and (kind not in _CODE_KINDS or ending.owner is Owner.CODE or _weak(diagnosis)):
+    elif ending is not None:
+        # before the log's lines: a process the kernel killed did not fail a test, whatever it printed first
         owner, kind = ending.owner, ending.category
         said.append(("ending", f"exit code {ending.code}: {ending.meaning}"))
     elif diagnosis.rule.startswith("runner.") and kind in (Category.INFRASTRUCTURE, Category.TIMEOUT):
@@ -219,11 +220,6 @@ def _action(
         action = DEFAULT_ACTIONS[kind]
         return Action.AGENT if action is Action.FIX else action
     return diagnosis.action
-
-
-def _weak(diagnosis: Diagnosis) -> bool:
-    """A kind read from a name or a summary (not a cause line): an ending's meaning is worth more."""
-    return diagnosis.rule.startswith(_NOT_EVIDENCE) or diagnosis.category is Category.UNKNOWN
 
 
 def _describe(diagnosis: Diagnosis, rule: Rule | None) -> str:

@@ -372,3 +372,23 @@ def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, ac
     log = uses_log(command, {"a": "b"}, [line], "") if "@" in command else run_log(command, [line])
     diagnosis = diagnose(log, job="ci")
     assert (diagnosis.owner, diagnosis.action) == (owner, action)
+
+
+def test_the_ending_comes_before_the_lines_a_killed_process_printed() -> None:
+    log = run_log(
+        "pytest -v tests/",
+        [
+            "tests/test_io.py::test_read PASSED",
+            "tests/test_io.py::test_write FAILED",
+            "tests/test_train.py::test_epoch",
+            "/home/runner/work/_temp/1.sh: line 1:  2345 Killed                  pytest -v tests/",
+        ],
+        exit_code=137,
+    )
+    diagnosis = diagnose(log, job="test")
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.PLATFORM,
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+    )
+    assert list(dict(diagnosis.decided_by))[0] == "ending"
