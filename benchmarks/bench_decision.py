@@ -31,7 +31,7 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,14 @@ def diagnose_one(
         )
     record = Job(id=1, name=job, status="completed", conclusion="failure", steps=steps)
     evidence = Evidence(job=record, log=tail)
+    # the names go where the classifier's model takes them: a field of the job or the evidence, or an argument
+    for target in ("record", "evidence"):
+        obj = record if target == "record" else evidence
+        known = {f.name for f in fields(obj)}
+        given = {n: v for n, v in (("workflow", workflow), ("workflow_name", workflow)) if n in known and v}
+        if given:
+            obj = replace(obj, **given)
+            record, evidence = (obj, replace(evidence, job=obj)) if target == "record" else (record, obj)
     wanted = {"step": step, "workflow": workflow}
     params = inspect.signature(classify).parameters
     extra = {k: v for k, v in wanted.items() if k in params and v}
@@ -138,7 +146,8 @@ def load_set(name: str) -> list[tuple[Path, dict[str, Any]]]:
     """The labelled logs of one set (empty, with a message, when its folder is missing)."""
     folder, labels_path, relabel_path = SETS[name]
     if not labels_path.is_file():
-        print(f"[{name}] skipped: no labels at {labels_path}", file=sys.stderr)
+        where = " (read in place from the sibling shared/ folder)" if SHARED in labels_path.parents else ""
+        print(f"[{name}] skipped: no labels at {labels_path}{where}", file=sys.stderr)
         return []
     if relabel_path is not None and not relabel_path.is_file():
         print(f"[{name}] skipped: no owner and decision labels at {relabel_path}", file=sys.stderr)
