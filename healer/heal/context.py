@@ -94,6 +94,8 @@ class HealResult:
     learned: tuple[str, str] | None = None
     log: tuple[str, ...] = field(default_factory=tuple)
     spend: Spend | None = None  # what the agent spent through the model proxy (None: no proxy ran)
+    # the heal job's own report of its verification (two jobs): quoted as its word, decides nothing here
+    heal_word: Verification | None = None
 
     @property
     def result(self) -> str:

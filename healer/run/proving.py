@@ -11,7 +11,9 @@ fix pull request's own ``pull_request`` run. This stage
    hit its time limit (GitHub ends those ``cancelled``), each failed job diagnosed as in any run (its
    decisive line); anything else (cancelled by a person or a newer push, skipped) is no verdict;
 3. rewrites the CI line of the fix PR's body, and marks a draft fix PR ready for review once the workflow
-   whose failure it healed passed there (and no other workflow failed at that commit);
+   whose failure it healed passed there (and no other workflow failed at that commit), but only when that
+   commit is the one the healer pushed (recorded in the attempt's marker, signed with ``ledger-key``): a
+   branch that holds someone else's commits is never marked ready, and its CI line says so;
 4. adds a ``proof`` marker and a line to the attempt's comment; a failure also goes into the attempt's
    memory, so the next attempt (``/ci-healer retry``, a new commit) starts from it;
 5. posts one new comment on the pull request only when what a person waits on changed (the fix passed, or
@@ -40,6 +42,7 @@ from healer.text.proof import (
     failed_line,
     memory_note,
     news_comment,
+    not_ours_line,
     passed_line,
     run_url,
     with_ci_line,
@@ -142,7 +145,9 @@ def record(
     )
     before = fix_state(attempt.proofs, event.head_sha, attempt.marker.workflow)
     after = fix_state((*attempt.proofs, proof), event.head_sha, attempt.marker.workflow)
-    ready_now = after == "ready"
+    pushed = attempt.marker.pushed
+    ours = bool(pushed) and pushed == event.head_sha.lower()
+    ready_now = after == "ready" and ours
     ctx.outcome.category = attempt.marker.category
     ctx.note(f"CI of fix #{fix.number} ({code(name)}, run {event.run_id}): {verdict}")
     if ctx.dry_run:
@@ -161,17 +166,18 @@ def record(
         if passed
         else failed_line(name, url, failures)
     )
+    if not ours:
+        line = not_ours_line(line, event.head_sha, pushed)
+        ctx.note(f"fix #{fix.number} is at {event.head_sha[:7]}, not the commit the healer pushed: not marked")
     ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
-    body = add_markers(
-        attempt.comment.body,
-        [proof],
-        attempt_note(fix.number, name, url, passed, failures),
-        signer,
-    )
+    note = attempt_note(fix.number, name, url, passed, failures)
+    if not ours:
+        note += f" It tested {code(event.head_sha[:7])}, which holds commits ci-healer did not make."
+    body = add_markers(attempt.comment.body, [proof], note, signer)
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
-    if after != before and after in ("ready", "failed"):
+    if ours and after != before and after in ("ready", "failed"):
         text = news_comment(
             fix.number,
             attempt.checks,

@@ -95,6 +95,19 @@ def passed_line(workflow_name: str, url: str, *, ready: bool, not_ready_why: str
     return f"{CI_MARK} :white_check_mark: **CI passed** on this branch: {shown}.{after}"
 
 
+def not_ours_line(line: str, tested: str, pushed: str) -> str:
+    """A CI line for a fix branch whose head is not the commit the healer pushed (a person's commits are on
+    it, or the healer has no record of its push): the verdict, said plainly as being on someone else's work,
+    which the healer does not mark ready."""
+    line = line.replace(" Marked ready for review.", "")
+    mine = f"the one it pushed was {code(pushed[:7])}" if pushed else "it has no record of the commit it pushed"
+    return (
+        f"{line} :warning: That run tested {code(tested[:7])}, which holds commits ci-healer did not make "
+        f"({mine}), so ci-healer does not mark this pull request ready: review those commits as part of the "
+        "fix, then mark it ready yourself."
+    )
+
+
 def failed_line(workflow_name: str, url: str, failures: Sequence[Failure]) -> str:
     """The fix PR's CI line once its CI failed: each failed check and its decisive line."""
     return (
