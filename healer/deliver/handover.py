@@ -40,7 +40,9 @@ def hand_over(
     # pushed; one that fails is posted as a patch instead.
     # The heal job's word (two jobs) may only make this more careful, never less.
     said = result.heal_word
-    failed = verification.state in ("failed", "timed-out") or bool(said and said.state in ("failed", "timed-out"))
+    failed = verification.state in ("failed", "timed-out") or bool(
+        said and said.state in ("failed", "timed-out")
+    )
     if config.delivery == "comment" or (config.delivery == "push" and failed):
         return deliver_comment(diff)
     if config.delivery == "push" and not ctx.pr.is_fork:

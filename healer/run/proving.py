@@ -174,7 +174,9 @@ def record(
     )
     if not ours:
         line = not_ours_line(line, event.head_sha, pushed)
-        ctx.note(f"fix #{fix.number} is at {event.head_sha[:7]}, not the commit the healer pushed: not marked")
+        ctx.note(
+            f"fix #{fix.number} is at {event.head_sha[:7]}, not the commit the healer pushed: not marked"
+        )
     settled = after in ("ready", "failed") or not ours  # the fix's state, said first where people look
     if settled:
         title = state_title(fix.title, passed and ours)
@@ -187,9 +189,7 @@ def record(
         note += f" It tested {code(event.head_sha[:7])}, which holds commits ci-healer did not make."
     body = add_markers(attempt.comment.body, [proof], note, signer)
     if settled:
-        body = with_state_line(
-            body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours)
-        )
+        body = with_state_line(body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours))
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
@@ -227,9 +227,7 @@ def _tell(
         if asked:
             ctx.note(f"asked #{number}'s author to review fix #{fix.number} ({asked}): it passed CI")
             return
-    text = news_comment(
-        fix.number, attempt.checks, name, url, passed=passed, ready=ready, failures=failures
-    )
+    text = news_comment(fix.number, attempt.checks, name, url, passed=passed, ready=ready, failures=failures)
     ctx.gh.create_comment(number, text)
     ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
 

@@ -115,7 +115,9 @@ def not_ours_line(line: str, tested: str, pushed: str) -> str:
     it, or the healer has no record of its push): the verdict, said plainly as being on someone else's work,
     which the healer does not mark ready."""
     line = line.replace(" Marked ready for review.", "")
-    mine = f"the one it pushed was {code(pushed[:7])}" if pushed else "it has no record of the commit it pushed"
+    mine = (
+        f"the one it pushed was {code(pushed[:7])}" if pushed else "it has no record of the commit it pushed"
+    )
     return (
         f"{line} :warning: That run tested {code(tested[:7])}, which holds commits ci-healer did not make "
         f"({mine}), so ci-healer does not mark this pull request ready: review those commits as part of the "
@@ -177,15 +179,19 @@ def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready
     """The first line of the attempt's comment once its fix's CI reported: what the fix is now."""
     shown = f"{code(workflow_name)}, [run]({url})"
     if not ours:
+        verdict = "passed" if passed else "failed"
         return (
-            f":warning: Fix #{fix_pr} holds commits ci-healer did not make; CI {'passed' if passed else 'failed'} "
-            f"on them ({shown}). ci-healer does not mark it ready."
+            f":warning: Fix #{fix_pr} holds commits ci-healer did not make; CI {verdict} on them ({shown}). "
+            "ci-healer does not mark it ready."
         )
     if not passed:
         return f":x: Fix #{fix_pr} failed CI ({shown}): do not merge it as it is."
     if ready:
         return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}) and is ready for review."
-    return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}); it is still a draft: mark it ready, then merge."
+    return (
+        f":white_check_mark: Fix #{fix_pr} passed CI ({shown}); it is still a draft: mark it ready, then "
+        "merge it."
+    )
 
 
 def failures_text(failures: Sequence[Failure], limit: int = 3) -> str:
@@ -243,8 +249,8 @@ def news_comment(
         todo = (
             "Merge it into this branch to make the checks pass."
             if ready
-            else "GitHub would not let ci-healer mark it ready for review: open it, press *Ready for review*, "
-            "then merge it into this branch."
+            else "GitHub would not let ci-healer mark it ready for review: open it, press "
+            "*Ready for review*, then merge it into this branch."
         )
         state = "is ready for review" if ready else "is still a draft"
         return (

@@ -298,7 +298,9 @@ def test_where_drafts_are_refused_a_verified_fix_waiting_for_ci_opens_ready_and_
     verdict = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
 
     # not a draft: nothing to mark; the body leads with the run that passed, and the author is asked now
-    assert box.standin.readied == [] and first_line(fix.body or "").startswith(":white_check_mark: **CI passed**")
+    assert box.standin.readied == [] and first_line(fix.body or "").startswith(
+        ":white_check_mark: **CI passed**"
+    )
     assert "pulls/request-reviewers" not in operations(healed)
     assert [t.number for t in heard(verdict.requests)] == [fix.number]
 

@@ -1,5 +1,5 @@
-"""End to end: the heal job's word stays the heal job's, and a fix branch is the healer's only while its head is
-the commit the healer pushed.
+"""End to end: the heal job's word stays the heal job's, and a fix branch is the healer's only while its head
+is the commit the healer pushed.
 
 - A heal bundle whose record is forged (verification "passed", a ``learned`` command that is not the one the
   agent named, notes that pose as instructions) changes nothing the deliver job decides: the fix opens as a

@@ -55,8 +55,9 @@ def test_a_heal_is_heard_as_its_claim_and_the_review_request_and_its_outcome_is_
     assert result.outputs["decision"] == "healed"
     [fix] = box.standin.created_pulls(box.repo)
     assert on(result, pull.number) == [
-        ("comment", f":wrench: **ci-healer** is fixing `lint` on `{pull.head_sha[:7]}` (attempt 1 of 3): "
-                    f"a fix pull request into `{pull.head_ref}` follows, for you to review."),
+        ("comment", f":wrench: **ci-healer** is trying to fix `lint` on `{pull.head_sha[:7]}` "
+                    f"(attempt 1 of 3): a change, if it makes one, comes as a pull request into "
+                    f"`{pull.head_ref}`."),
         ("edit", ":wrench: Attempt 1 of 3 for `lint`: ran `ruff check --fix widgets/calc.py`."),
     ]  # fmt: skip
     assert len(created_comments(result, pull.number)) == 1

@@ -212,7 +212,7 @@ def comments(v: Values) -> list[str]:
             Frames(),
             state="claim",
             healing=[failing],
-            promise="a fix pull request follows, for you to review",
+            promise="a change, if it makes one, comes as a pull request",
             **common,
         ),
         render_comment(Frames(), state="claim", escalations=[escalated], mention="@octo/team", **common),

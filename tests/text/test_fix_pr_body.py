@@ -34,7 +34,8 @@ def folded(text: str) -> str:
     [
         pytest.param(
             Verification("passed", "ruff check .", 0),
-            ":white_check_mark: A verified fix for `lint` on #7: `ruff check .` passes on the changed tree.",
+            ":white_check_mark: A fix for `lint` on #7 that ci-healer checked: `ruff check .` passes on the "
+            "changed tree.",
             "Ran `ruff check .` on the changed tree: it passed (exit code 0)",
             "draft",
             id="passed",

@@ -402,12 +402,12 @@ def test_the_claim_of_a_heal_is_the_news_what_failed_its_decisive_line_and_what_
     lint = replace(plan(), diagnosis=replace(plan().diagnosis, decisive=plan().diagnosis.excerpt))
     claim = render_comment(
         Frames(), state="claim", head_sha=SHA, run_url="u", markers="", healing=[lint],
-        promise="a fix pull request into `feature` follows, for you to review",
+        promise="a change, if it makes one, comes as a pull request into `feature`",
     )  # fmt: skip
     first, decisive, *_ = visible_lines(claim)
     assert first == (
-        ":wrench: **ci-healer** is fixing `lint` on `0123456` (attempt 2 of 3): a fix pull request into "
-        "`feature` follows, for you to review."
+        ":wrench: **ci-healer** is trying to fix `lint` on `0123456` (attempt 2 of 3): a change, if it makes "
+        "one, comes as a pull request into `feature`."
     )
     assert decisive == "- `lint` (lint): ``src/a.py:1:1: F401 `os` imported but unused``"
     assert "looking at" not in claim
