@@ -181,6 +181,7 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
         )
         return "none"
     ctx.note(f"proposed the rule `{rule['id']}` learned from #{fix.number} in {delivered.pull.html_url}")
+    ctx.outcome.headline = f"proposed a rule learned from #{fix.number}"
     return "none"
 
 

@@ -154,6 +154,7 @@ def record(
     ready_now = after == "ready" and ours
     ctx.outcome.category = attempt.marker.category
     ctx.note(f"CI of fix #{fix.number} ({code(name)}, run {event.run_id}): {verdict}")
+    ctx.outcome.headline = f"the CI of fix #{fix.number} {verdict}"
     if ctx.dry_run:
         ctx.outcome.decision = "none"
         return

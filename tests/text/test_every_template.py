@@ -10,22 +10,28 @@ from dataclasses import dataclass, replace
 
 import pytest
 
+from healer.config import Config
 from healer.heal.agent import Verification
 from healer.heal.prepare import SetupResult
 from healer.heal.usage import Spend
 from healer.heal.verify import VerifyPlan
 from healer.ledger.learned import description, lesson_of, rule_mapping
+from healer.ledger.ledger import Ledger
+from healer.ledger.markers import Kind, Marker, comment_body
 from healer.model import (
     Account,
     Action,
     Category,
     CheckPlan,
+    Comment,
     Diagnosis,
     HealMode,
     PastAttempt,
     PullRequest,
+    RunEvent,
     Verdict,
 )
+from healer.run.retry import plan_retry
 from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.frames import (
     Frames,
@@ -33,10 +39,10 @@ from healer.text.frames import (
     render_comment,
     render_escalation,
     render_heal_frame,
-    render_summary,
     shipped_dir,
 )
 from healer.text.proof import Failure, failed_line, with_ci_line
+from healer.text.report import Outcome, render_job_summary
 from healer.text.rulepr import render_rule_pr_body, rule_title
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -243,6 +249,50 @@ def comments(v: Values) -> list[str]:
     ]
 
 
+def job_summaries(v: Values) -> list[str]:
+    """The job summary of a heal (a granted attempt within the budget), of a fix's CI verdict, of a rule
+    proposal (a closed pull request's run: no head, no run link) and of a run that did nothing."""
+    granted = plan_retry(
+        {v.check: Diagnosis(Category.TEST, 0.9, "r", Action.AGENT, v.excerpt, command=v.command)},
+        check=None,
+        by=v.merged_by.strip("@<b>") or "mona",
+        ledger=Ledger.from_comments(
+            [Comment(1, "bot", comment_body([Marker(Kind.ATTEMPT, SHA, v.check, attempt=1, run_id=1)]))],
+            "bot",
+        ),
+        config=Config(agent_command="agent", max_attempts=3),
+        pull=pr(v),
+        run=RunEvent("octo/repo", 1, 1, "CI", SHA, v.head_ref, "octo/repo", False, "pull_request", "failure"),
+    )
+    heal = Outcome(
+        decision="healed", plan=granted, pr=pr(v), fix_pull_request="https://github.com/octo/repo/pull/9"
+    )
+    heal.lines.append("opened fix pull request #9")
+    verdict = Outcome(decision="none", pr=pr(v), headline="the CI of fix #9 passed")
+    rule = Outcome(decision="none", headline="proposed a rule learned from #9")
+    nothing = Outcome()
+    texts = []
+    for outcome, sha, url in (
+        (heal, SHA, RUN_URL),
+        (verdict, SHA, RUN_URL),
+        (rule, "", ""),
+        (nothing, "", ""),
+    ):
+        texts.append(
+            render_job_summary(
+                Frames(),
+                outcome,
+                head_sha=sha,
+                run_url=url,
+                dry_run=False,
+                workflow_token=None,
+                requests=1,
+                seconds=1.0,
+            )
+        )
+    return texts
+
+
 def frames_and_summaries(v: Values) -> list[str]:
     earlier = Account((v.check,), 1, "b" * 40, "verify-failed", 11, "1 file changed, +1 -1", v.notes, v.notes)
     return [
@@ -258,32 +308,7 @@ def frames_and_summaries(v: Values) -> list[str]:
             earlier=[earlier],
             learn=True,
         ),
-        render_summary(
-            Frames(),
-            {
-                "decision": "healed",
-                "pr": pr(v),
-                "head_sha": SHA,
-                "run_url": RUN_URL,
-                "plan_rows": [
-                    {
-                        "check": v.check,
-                        "category": "test",
-                        "verdict": "heal",
-                        "attempt": "2 of 3",
-                        "detail": "the agent heals it",
-                    }
-                ],
-                "outcome_lines": ["opened fix pull request #9"],
-                "fix_pr_url": "https://github.com/octo/repo/pull/9",
-                "frame_path": "",
-                "dry_run": False,
-                "planned": "",
-                "token_warning": "possible",
-                "requests": 1,
-                "seconds": 1.0,
-            },
-        ),
+        *job_summaries(v),
     ]
 
 
@@ -334,6 +359,8 @@ COUNTED = r"(?:request|attempt|file|re-run|token|line|check|change|commit|test|s
 FLAWS = {
     "double punctuation": re.compile(r"(?<![.…])\.\.(?!\.)|[,;:] ?[.,;:]|\.[,;:]| [.,;:](?:\s|$)"),
     "an empty link": re.compile(r"\[[^\]]*\]\(\s*\)"),
+    "an empty commit": re.compile(r"\bat ``(?!`)"),
+    "a heading that says nothing": re.compile(r"^ ?ci-healer: (?:none|rerun)$"),
     "a plural after 1": re.compile(rf"(?<![\d.,])\b1 (?:model )?{COUNTED}s\b"),
     "a singular after another number": re.compile(rf"\b(?:0|[2-9]|\d{{2,}}) (?:model )?{COUNTED}\b(?!s)"),
     "an unfilled field": re.compile(r"\bNone\b|\bunknown\b|(?<![\w&/])#(?![\w#])|\(\s*\)|CODE CODE"),
@@ -356,6 +383,11 @@ def test_every_text_reads_right(template: Callable[[Values], list[str]], values:
                     continue  # the agent's frame and the job's summary are read on the runner itself
                 found = pattern.search(line)
                 assert found is None, f"{flaw} ({found.group()!r}) in line {lineno}: {line!r}"
+        # "beyond the budget" only for an attempt beyond it
+        for attempt, budget in re.findall(
+            r"[Aa]ttempt (\d+) \(\w+\), granted by .*? beyond the budget of (\d+)", text
+        ):
+            assert int(attempt) > int(budget), f"attempt {attempt} called beyond a budget of {budget}"
         # an empty code span is an unfilled field too
         assert not re.search(r"(?<!`)` +`(?!`)", unfenced(text)), "an empty code span"
         assert "`None`" not in unfenced(text), "a value that was not there"
