@@ -169,7 +169,7 @@ NO_CI_LINE = (
     "Fix pull requests opened with `GITHUB_TOKEN` start no CI run by themselves: the healer starts the "
     "healed workflow on each fix branch where it declares `workflow_dispatch`."
 )
-_CI_SHOWN = {"passed": "CI passed :white_check_mark:", "failed": "CI failed :x:"}
+_CI_SHOWN = {"passed": ":white_check_mark: CI passed", "failed": ":x: CI failed"}
 _QUOTE_EDGES = ("`", "'", '"')
 _MAX_COMMAND_CHECK = 200  # healer.run.commands.MAX_CHECK: a longer name is not read back from a comment
 
@@ -199,18 +199,17 @@ def _escalation_box(e: Any, *, repository: str, key: str) -> str:
 def fix_state(p: FixPull) -> str:
     """Where an open fix pull request stands, as a person deciding on it needs to know."""
     if p.ci == "failed":
-        return "CI failed :x:, do not merge it as it is"
+        return ":x: CI failed, do not merge it as it is"
     if p.ci == "passed":
         return _CI_SHOWN["passed"] + (", still a draft: mark it ready, then merge" if p.draft else ", ready")
     if p.draft:
-        return "a draft with no CI verdict yet :hourglass_flowing_sand:"
+        return ":hourglass_flowing_sand: a draft with no CI verdict yet"
     return "ready for review, no CI verdict recorded"
 
 
 def _fix_box(p: FixPull, *, repository: str, key: str) -> str:
-    about = [f"fixes #{p.for_pull}"] if p.for_pull else []
-    about.append(fix_state(p))
-    text = f"close #{p.number}{_title(p)}" + (f" ({', '.join(about)})" if about else "")
+    about = f" (fixes #{p.for_pull})" if p.for_pull else ""
+    text = f"close #{p.number}{_title(p)}{about} — {fix_state(p)}"
     return render_box(Box(CLOSE, p.number), text, repository=repository, key=key)
 
 

@@ -102,9 +102,10 @@ def passed_line(workflow_name: str, url: str, *, ready: bool, not_ready_why: str
     """The fix PR's CI line once its CI passed; ``not_ready_why``: GitHub refused to mark it ready."""
     after = " Marked ready for review." if ready else ""
     if not_ready_why:
+        said = code(" ".join(one_line(not_ready_why).split()), _LINE_LIMIT)
         after = (
             " GitHub refused to mark it ready for review, so it is still a draft: press *Ready for review* "
-            f"below, then merge it. GitHub said: {_short(not_ready_why)}"
+            f"below, then merge it. GitHub said: {said}."
         )
     shown = f"{code(workflow_name)} ([run]({url}))"
     return f"{CI_MARK} :white_check_mark: **CI passed** on this branch: {shown}.{after}"
@@ -134,6 +135,7 @@ def failed_line(workflow_name: str, url: str, failures: Sequence[Failure]) -> st
     )
 
 
+_TITLE_LIMIT = 200  # healer.deliver.fixpr's bound on a fix PR's title
 _TITLE_STATES = ("ci-healer (CI failed):", "ci-healer (unverified):")
 
 
@@ -148,7 +150,8 @@ def state_title(title: str, passed: bool) -> str:
         plain = plain[len("(unverified) ") :]
     if passed or not plain.startswith("ci-healer:"):
         return plain
-    return "ci-healer (CI failed):" + plain[len("ci-healer:") :]
+    marked = "ci-healer (CI failed):" + plain[len("ci-healer:") :]
+    return marked if len(marked) <= _TITLE_LIMIT else marked[: _TITLE_LIMIT - 1] + "…"
 
 
 STATE_MARK = "<!-- ci-healer:state -->"

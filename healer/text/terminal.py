@@ -11,7 +11,7 @@ from healer.model import Figures
 from healer.text.dashboard import figure_rows, fix_state
 
 _SHOWN = 20
-_SHORTCODES = {":white_check_mark:": "(ok)", ":x:": "(red)", ":hourglass_flowing_sand:": "(waiting)"}
+_SHORTCODES = {":white_check_mark: ": "", ":x: ": "", ":hourglass_flowing_sand: ": ""}
 
 
 def _plain(text: object, limit: int = 120) -> str:

@@ -45,7 +45,7 @@ def test_the_charts_leave_out_empty_slices_and_the_table_carries_the_same_figure
 def test_the_dashboard_starts_with_its_marker_and_defuses_what_pull_requests_wrote() -> None:
     body = render_dashboard(BUSY, repository="o/r")
     assert body.startswith(DASHBOARD_MARKER + "\n")
-    assert "close #9 `Fix @\u200bteam | now` (fixes #5, ready for review, no CI verdict recorded)" in body
+    assert "close #9 `Fix @\u200bteam | now` (fixes #5) — ready for review, no CI verdict recorded" in body
     assert "``/ci-healer retry lint` # x``" in body  # the newline folded, the span unbroken
     assert "\n# x" not in body and "![i](" not in body
 
@@ -119,12 +119,12 @@ def test_an_open_fix_says_what_its_ci_said_and_the_box_still_reads_back() -> Non
     lines = {
         n: next(line for line in body.splitlines() if f"close #{n} " in line) for n in (9, 11, 12, 13, 14)
     }
-    assert lines[9].endswith("(fixes #5, CI passed :white_check_mark:, ready)")
-    assert lines[11].endswith("(fixes #6, CI failed :x:, do not merge it as it is)")
-    assert lines[12].endswith("(fixes #7, ready for review, no CI verdict recorded)")
-    assert lines[13].endswith("(fixes #8, a draft with no CI verdict yet :hourglass_flowing_sand:)")
+    assert lines[9].endswith("(fixes #5) — :white_check_mark: CI passed, ready")
+    assert lines[11].endswith("(fixes #6) — :x: CI failed, do not merge it as it is")
+    assert lines[12].endswith("(fixes #7) — ready for review, no CI verdict recorded")
+    assert lines[13].endswith("(fixes #8) — :hourglass_flowing_sand: a draft with no CI verdict yet")
     assert lines[14].endswith(
-        "(fixes #9, CI passed :white_check_mark:, still a draft: mark it ready, then merge)"
+        "(fixes #9) — :white_check_mark: CI passed, still a draft: mark it ready, then merge"
     )
     ticked = body.replace("- [ ] ", "- [x] ")
     assert {box.number for box, _ in ticked_boxes(body, ticked, repository="o/r") if box.action == CLOSE} == {

@@ -25,6 +25,8 @@ from healer.model import (
     CheckPlan,
     Comment,
     Diagnosis,
+    Figures,
+    FixPull,
     HealMode,
     PastAttempt,
     PullRequest,
@@ -32,6 +34,7 @@ from healer.model import (
     Verdict,
 )
 from healer.run.retry import plan_retry
+from healer.text.dashboard import render_dashboard
 from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.frames import (
     Frames,
@@ -41,7 +44,16 @@ from healer.text.frames import (
     render_heal_frame,
     shipped_dir,
 )
-from healer.text.proof import Failure, failed_line, with_ci_line
+from healer.text.proof import (
+    Failure,
+    dispatched_line,
+    failed_line,
+    news_comment,
+    not_ours_line,
+    passed_line,
+    state_line,
+    with_ci_line,
+)
 from healer.text.report import Outcome, render_job_summary
 from healer.text.rulepr import render_rule_pr_body, rule_title
 
@@ -163,8 +175,71 @@ def fix_pr_bodies(v: Values) -> list[str]:
                 allowed=(v.path,),
                 budget_stop=stop if agent else "",
             )
-            out.append(with_ci_line(text, ci_line) if ci_line else text)
+            out.append(with_ci_line(text, ci_line, first=True) if ci_line else text)
+    # the heal job's word (two jobs): its report quoted, whatever it holds
+    word = Verification("passed", v.command, 0, "\n".join(v.excerpt), reason=v.notes)
+    out.append(
+        render_fix_pr_body(
+            Frames(),
+            pr=pr(v),
+            head_sha=SHA,
+            run_url=RUN_URL,
+            checks=[check_plan(v)],
+            fix_commands=(),
+            agent_ran=True,
+            agent_exit=0,
+            verification=Verification("unverified", reason="the job that delivered it runs none of its code"),
+            heal_word=word,
+            diffstat="1 file changed, +1 -1",
+            files=(f"M\t{v.path}",),
+        )
+    )
     return out
+
+
+def fix_states(v: Values) -> list[str]:
+    """A fix PR's CI lines and title in each state, the attempt comment's state line, the news comments, and
+    the dashboard and terminal report of fixes in each state."""
+    failure = [Failure(v.check, v.excerpt[-1])]
+    lines = [
+        dispatched_line(v.check, RUN_URL, True),
+        dispatched_line(v.check, RUN_URL, False),
+        passed_line(v.check, RUN_URL, ready=True),
+        passed_line(v.check, RUN_URL, ready=False, not_ready_why=f"Resource not accessible {v.title}"),
+        failed_line(v.check, RUN_URL, failure),
+        not_ours_line(passed_line(v.check, RUN_URL, ready=False), "b" * 40, "a" * 40),
+        not_ours_line(failed_line(v.check, RUN_URL, failure), "b" * 40, ""),
+        *(
+            state_line(9, v.check, RUN_URL, passed=passed, ready=ready, ours=ours)
+            for passed, ready, ours in (
+                (True, True, True),
+                (True, False, True),
+                (False, False, True),
+                (True, False, False),
+            )
+        ),
+        *(
+            news_comment(9, [v.check], v.check, RUN_URL, passed=passed, ready=ready, failures=failure)
+            for passed, ready in ((True, True), (True, False), (False, False))
+        ),
+    ]
+    fixes = (
+        FixPull(9, v.title, "u", "open", 7, ci="passed"),
+        FixPull(10, v.title, "u", "open", 7, ci="passed", draft=True),
+        FixPull(11, v.title, "u", "open", 7, ci="failed"),
+        FixPull(12, v.title, "u", "open", 7, draft=True),
+        FixPull(13, v.title, "u", "open", 7),
+    )
+    figures = Figures(
+        since="2026-01-01T00:00:00Z",
+        until="2026-02-01T00:00:00Z",
+        fix_pulls=fixes,
+        untried_checks=((7, v.check),),
+        hours_to_green=(0.55, 24.0),
+    )
+    lines.append(render_dashboard(figures, repository="octo/repo"))
+    # (the terminal report is plain text, not Markdown: tests/text/test_terminal.py reads it)
+    return lines
 
 
 def rule_pr_texts(v: Values) -> list[str]:
@@ -322,6 +397,8 @@ RENDERERS: dict[str, Callable[[Values], list[str]]] = {
     "heal.md.j2": frames_and_summaries,
     "summary.md.j2": frames_and_summaries,
 }
+# Texts written in code, not from a template, rendered the same way.
+IN_CODE: list[Callable[[Values], list[str]]] = [fix_states]
 
 
 def test_every_template_is_rendered_here() -> None:
@@ -371,7 +448,7 @@ FLAWS = {
 @pytest.mark.parametrize(
     "values", [pytest.param(ORDINARY, id="ordinary"), pytest.param(HOSTILE, id="hostile")]
 )
-@pytest.mark.parametrize("template", sorted(set(RENDERERS.values()), key=lambda f: f.__name__))
+@pytest.mark.parametrize("template", sorted({*RENDERERS.values(), *IN_CODE}, key=lambda f: f.__name__))
 def test_every_text_reads_right(template: Callable[[Values], list[str]], values: Values) -> None:
     for text in template(values):
         readable = prose(text)

@@ -107,3 +107,14 @@ def test_a_budget_stop_and_the_line_on_ci_are_near_the_top() -> None:
     assert "300,000 model tokens for this pull request" in budget_stop(
         Spend(stopped="max-agent-tokens-per-pr", limit=300_000)
     )
+
+
+def test_a_red_verdict_marks_the_title_and_a_green_one_clears_it_and_the_unverified_mark() -> None:
+    from healer.text.proof import state_title
+
+    plain = "ci-healer: fix lint for #7 (attempt 1/3)"
+    red = state_title(plain, passed=False)
+    assert red == "ci-healer (CI failed): fix lint for #7 (attempt 1/3)"
+    assert state_title(red, passed=True) == plain and state_title(red, passed=False) == red
+    assert state_title("ci-healer (unverified): fix lint for #7", passed=True) == "ci-healer: fix lint for #7"
+    assert len(state_title("ci-healer: " + "x" * 300, passed=False)) <= 200

@@ -27,7 +27,7 @@ def test_the_terminal_report_has_every_figure_and_names_what_waits_for_a_person(
     assert "0.5 h and 24.0 h (2 failures)" in text
     assert "#5 test (3.12): escalated on aaaaaaa" in text
     assert "#6 docs: nothing to try" in text
-    assert "#9 Fix lint (fixes #5): CI failed (red), do not merge it as it is" in text
+    assert "#9 Fix lint (fixes #5): CI failed, do not merge it as it is" in text
     # no Markdown, and no control character from a name reaches the terminal
     assert "|" not in text and "`" not in text and "mermaid" not in text
     assert "\x1b" not in text and "\r" not in text
