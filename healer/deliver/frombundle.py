@@ -40,14 +40,19 @@ from healer.text.spans import code
 from healer.text.tokens import contains
 
 UNVERIFIED = Verification("unverified", reason="the heal stage sent no verification")
-# What this job itself knows of a change it applied: it runs none of the pull request's code.
-NOT_CHECKED_HERE = Verification(
-    "unverified",
-    reason=(
-        "the job that delivered it runs none of the pull request's code, so what the heal job reports of "
-        "its own check is that job's word, not checked here"
-    ),
-)
+_SAID = {"passed": "passed", "failed": "failed", "timed-out": "did not finish in time"}
+
+
+def not_checked_here(word: Verification) -> Verification:
+    """What this job itself knows of a change it applied: nothing, as it runs none of the pull request's
+    code; the heal job's own report is named as that job's word (its command in a code span)."""
+    said = _SAID.get(word.state)
+    report = (
+        f"the heal job reports that {code(word.command, 200)} {said}, which is its word"
+        if said and word.command
+        else "the heal job's report is its word"
+    )
+    return Verification("unverified", reason=f"this job ran none of the pull request's code; {report}")
 
 
 def learned_here(ctx: HealContext) -> tuple[str, str] | None:
@@ -111,11 +116,11 @@ def deliver_bundle(
             diffstat=checkout.diffstat(),
             files=files,
             diff=diff[:8192],
-            verification=NOT_CHECKED_HERE,
+            verification=not_checked_here(result.verification or UNVERIFIED),
             heal_word=result.verification or UNVERIFIED,
             learned=learned_here(ctx),
         )
-        verification = NOT_CHECKED_HERE
+        verification = result.verification or UNVERIFIED
         if ctx.pr.is_fork:
             delivery = hand_fork(checkout, bundle.diff, verification, result)
         else:
