@@ -180,14 +180,14 @@ def record(
         )
     settled = after in ("ready", "failed") or not ours  # the fix's state, said first where people look
     if settled:
-        title = state_title(fix.title, passed and ours)
+        title = state_title(fix.title, passed)
         changes = {"title": title} if title != fix.title else {}
         ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line, first=True), **changes)
     elif not waited:
         ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
     note = attempt_note(fix.number, name, url, passed, failures)
     if not ours:
-        note += f" It tested {code(event.head_sha[:7])}, which holds commits ci-healer did not make."
+        note += f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
     body = add_markers(attempt.comment.body, [proof], note, signer)
     if settled:
         body = with_state_line(body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours))

@@ -116,13 +116,16 @@ def not_ours_line(line: str, tested: str, pushed: str) -> str:
     it, or the healer has no record of its push): the verdict, said plainly as being on someone else's work,
     which the healer does not mark ready."""
     line = line.replace(" Marked ready for review.", "")
-    mine = (
-        f"the one it pushed was {code(pushed[:7])}" if pushed else "it has no record of the commit it pushed"
-    )
+    if not pushed:  # an attempt recorded before the healer recorded its pushes
+        return (
+            f"{line} :warning: ci-healer has no record of the commit it pushed to this branch, so it cannot "
+            f"tell whether {code(tested[:7])}, which that run tested, is its own work, and does not mark "
+            "this pull request ready: review the branch's commits, then mark it ready yourself."
+        )
     return (
         f"{line} :warning: That run tested {code(tested[:7])}, which holds commits ci-healer did not make "
-        f"({mine}), so ci-healer does not mark this pull request ready: review those commits as part of the "
-        "fix, then mark it ready yourself."
+        f"(the one it pushed was {code(pushed[:7])}), so ci-healer does not mark this pull request ready: "
+        "review those commits as part of the fix, then mark it ready yourself."
     )
 
 
@@ -184,8 +187,8 @@ def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready
     if not ours:
         verdict = "passed" if passed else "failed"
         return (
-            f":warning: Fix #{fix_pr} holds commits ci-healer did not make; CI {verdict} on them ({shown}). "
-            "ci-healer does not mark it ready."
+            f":warning: CI {verdict} on fix #{fix_pr} ({shown}) at a commit ci-healer cannot vouch for as its "
+            "own, so it does not mark it ready: review the branch's commits."
         )
     if not passed:
         return f":x: Fix #{fix_pr} failed CI ({shown}): do not merge it as it is."

@@ -113,6 +113,7 @@ def test_a_persons_commit_on_the_fix_branch_turning_ci_green_marks_nothing_ready
     assert "CI passed" in body and "holds commits ci-healer did not make" in body
     assert f"`{theirs[:7]}`" in body and f"`{pushed[:7]}`" in body
     assert "Marked ready for review" not in body
+    assert fix.title.startswith("ci-healer: fix lint")  # CI passed: the title marks no failure
     # no news: nothing a person waits on changed through the healer's work
     assert len(box.standin.comments(box.repo, pull.number)) == comments_before
     # the run the healer itself started, on its own commit, is no longer the branch's head: skipped

@@ -118,3 +118,16 @@ def test_a_red_verdict_marks_the_title_and_a_green_one_clears_it_and_the_unverif
     assert state_title(red, passed=True) == plain and state_title(red, passed=False) == red
     assert state_title("ci-healer (unverified): fix lint for #7", passed=True) == "ci-healer: fix lint for #7"
     assert len(state_title("ci-healer: " + "x" * 300, passed=False)) <= 200
+
+
+def test_a_verdict_at_a_commit_the_healer_did_not_record_says_so_and_claims_nothing_about_who_made_it() -> (
+    None
+):
+    from healer.text.proof import not_ours_line, passed_line
+
+    green = passed_line("CI", "https://x/runs/1", ready=False)
+    theirs = not_ours_line(green, "b" * 40, "a" * 40)
+    assert "holds commits ci-healer did not make (the one it pushed was `aaaaaaa`)" in theirs
+    unknown = not_ours_line(green, "b" * 40, "")
+    assert "no record of the commit it pushed" in unknown and "did not make" not in unknown
+    assert "mark it ready yourself" in unknown and "Marked ready" not in unknown
