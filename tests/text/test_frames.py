@@ -256,7 +256,7 @@ def test_escalation_lists_every_attempt_and_mentions_only_the_configured_team() 
     assert shown[0] == "### :raising_hand: `lint` needs a person" and len(shown) == 4, shown
     assert shown[1] == "It failed (lint, `ruff check .`)."  # no decisive line found: what failed, then
     [step] = [ln for ln in shown if ln.startswith("**Next:**")]
-    assert "look at fix pull request #12" in step and "merge it only if it is right" in step
+    assert "look at fix pull request #12" in step and "merge" not in step  # it may be a draft
     assert re.findall(r"`/ci-healer [^`]*`", step) == ["`/ci-healer retry lint`"]
     assert (
         render_escalation(Frames(), plan(verdict=Verdict.ESCALATE), opt_out_label="ci-healer:off").count(
