@@ -281,6 +281,7 @@ class FixPull:
     head_ref: str = ""
     ci: str = ""  # its CI's verdict at its latest tested commit: passed, failed ("": none recorded)
     author: str = ""  # who opened it (``github-actions[bot]``: opened with GITHUB_TOKEN, so no CI ran on it)
+    draft: bool = False  # still a draft (waiting for its CI, or never verified)
 
 
 @dataclass(frozen=True)
@@ -312,6 +313,7 @@ class Figures:
     rerun_outcomes: Mapping[str, int] = field(default_factory=dict)  # passed, flaky, failed-again, pending
     escalations: int = 0
     untried: int = 0  # checks left to a person with nothing to try (no fix rule, no agent-command)
+    untried_checks: tuple[tuple[int, str], ...] = ()  # those checks: (pull request, check), to name them
     open_escalations: tuple[OpenEscalation, ...] = ()
     hours_to_green: tuple[float, ...] = ()  # first failure the healer saw → the check passed, per episode
     flaky_tests: Mapping[str, int] = field(default_factory=dict)  # test id → times recorded

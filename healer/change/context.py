@@ -59,7 +59,8 @@ class Delivery:
     # the fix branch's CI, started by the healer: started, no-trigger, failed; "" when it did not start it
     ci: str = ""
     # how the PR's author was told of a fix pull request: "review" (a review request), "mention" (GitHub
-    # refused it: a comment on the fix pull request mentions them), "" (nobody: a bot, or a failed request)
+    # refused it: a comment on the fix pull request mentions them), "waiting" (not yet: its CI runs, and the
+    # verdict asks), "" (nobody: a bot, a failed request, or a fix pull request reused and asked before)
     asked: str = ""
 
     @property
@@ -92,6 +93,8 @@ class HealResult:
     learned: tuple[str, str] | None = None
     log: tuple[str, ...] = field(default_factory=tuple)
     spend: Spend | None = None  # what the agent spent through the model proxy (None: no proxy ran)
+    # the heal job's own report of its verification (two jobs): quoted as its word, decides nothing here
+    heal_word: Verification | None = None
 
     @property
     def result(self) -> str:

@@ -98,7 +98,8 @@ def deliver_pull_request(
     unverified = draft
     ci = start_ci(branch) if start_ci is not None else None
     if ci is not None:
-        body = with_ci_line(body, ci.line)
+        # waiting for CI is the fix's state: its first line (a verdict replaces it there)
+        body = with_ci_line(body, ci.line, first=ci.pending)
         draft = draft or ci.pending
     try:
         try:
@@ -110,7 +111,7 @@ def deliver_pull_request(
             # review, and say plainly in its title and body when the change is unverified. One retry.
             draft = False
             if ci is not None:
-                body = with_ci_line(body, ci.line_when_not_draft())
+                body = with_ci_line(body, ci.line_when_not_draft(), first=ci.pending)
             pull = gh.create_pull(
                 head=branch,
                 base=pr.head_ref,
@@ -125,7 +126,11 @@ def deliver_pull_request(
         message = f"pushed {branch} but could not open the fix pull request: {exc}; {left}"
         raise DeliveryError(message) from None
     superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull)
-    asked = ask_review(gh, pull, pr, checks)
+    # Asked once, when the fix is ready: now, unless its CI is running (the verdict asks then), and never
+    # again for a fix pull request reused by a later attempt on the same commit (`/ci-healer retry`).
+    waiting = ci is not None and ci.pending
+    reused = pull.number in previous_fix_prs
+    asked = "" if reused else "waiting" if waiting else ask_review(gh, pull, pr, checks, draft=draft)
     return Delivery(
         "pull-request", branch, commit, pull, draft, superseded, ci=ci.state if ci else "", asked=asked
     )
@@ -134,13 +139,16 @@ def deliver_pull_request(
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 
 
-def ask_review(gh: GitHub, pull: PullRequest, pr: PullRequest, checks: Sequence[str]) -> str:
+def ask_review(
+    gh: GitHub, pull: PullRequest, pr: PullRequest, checks: Sequence[str], *, draft: bool = False
+) -> str:
     """Ask the author of ``pr`` to review the fix pull request ``pull``, so that the news arrives as a
     notification (opening a pull request notifies the repository's watchers, not the author, and the
     run's comment on ``pr`` was created before the fix existed). Returns what was done, for the run's
     comment: ``review`` (a review request), ``mention`` (GitHub refused the request, 422: the author is not
     a collaborator; a comment on the fix pull request mentions them instead) or "" (a bot, or the request
-    failed otherwise: the fix pull request stands, linked from the run's comment). Never raises."""
+    failed otherwise: the fix pull request stands, linked from the run's comment). ``draft``: the fix is a
+    draft, which GitHub does not merge, so the mention says to mark it ready first. Never raises."""
     author = pr.author
     if not _LOGIN.fullmatch(author or ""):
         return ""  # a bot (`dependabot[bot]`) reads no notifications and cannot be asked for a review
@@ -155,7 +163,12 @@ def ask_review(gh: GitHub, pull: PullRequest, pr: PullRequest, checks: Sequence[
     text = (
         f"@{author}: this pull request fixes {names or 'the failing checks'} of #{pr.number} on your branch. "
         "GitHub would not request your review here (it asks collaborators only), so this comment does: "
-        "merge it into your branch if it is right, or close it."
+        + (
+            "it is a draft, so if it is right, press *Ready for review*, then merge it into your branch; "
+            "otherwise close it."
+            if draft
+            else "merge it into your branch if it is right, or close it."
+        )
     )
     try:
         gh.create_comment(pull.number, text)

@@ -10,6 +10,15 @@ worktree of the head that the deliver job fetched itself, and the guard judges t
 heal stage did.
 Then it is delivered as one job would: a fix pull request, a push or a patch; for a fork, whose branch no bot
 token can push, a review of suggested changes and the patch in a comment (:mod:`healer.deliver.forks`).
+
+The heal job's *record* is its word, not a fact (under ``isolation: none`` the pull request's code could have
+written it): what it says decides nothing here. The change delivered is unverified as far as this job knows,
+so a fix pull request opens as a draft and the ledger records ``unverified``; the heal job's own verification
+is quoted, fenced, as what the heal job reports (``HealResult.heal_word``); CI on the fix branch is what marks
+it ready (:mod:`healer.run.proving`). What was learned is re-derived from this job's own plan and the files
+of the diff it applied, never from the record's ``learned`` command or the agent's notes. The one thing a
+record may do is make delivery more careful: a verification it reports as failed keeps ``delivery: push``
+from pushing (the change goes out as a patch), as in one job.
 """
 
 from __future__ import annotations
@@ -27,10 +36,36 @@ from healer.change.outcomes import Verification
 from healer.change.workspace import GitError, Repo
 from healer.deliver.handover import hand_over
 from healer.github import GitHub
+from healer.model import HealMode
 from healer.text.spans import code
 from healer.text.tokens import contains
 
 UNVERIFIED = Verification("unverified", reason="the heal stage sent no verification")
+_SAID = {"passed": "passed", "failed": "failed", "timed-out": "did not finish in time"}
+
+
+def not_checked_here(word: Verification) -> Verification:
+    """What this job itself knows of a change it applied: nothing, as it runs none of the pull request's
+    code; the heal job's own report is named as that job's word (its command in a code span)."""
+    said = _SAID.get(word.state)
+    report = (
+        f"the heal job reports that {code(word.command, 200)} {said}, which is its word"
+        if said and word.command
+        else "the heal job's report is its word"
+    )
+    return Verification("unverified", reason=f"this job ran none of the pull request's code; {report}")
+
+
+def learned_here(ctx: HealContext) -> tuple[str, str] | None:
+    """What a delivered change may teach, from this job's own plan: one check handed to the agent (as in one
+    job), with no command (only the heal job ran one, so only its word says it reproduces the change). The
+    lesson is then made of this job's diagnosis and the files of the diff it applied; the rule waits for a
+    person to merge the fix (:func:`healer.run.learning.propose_rule`)."""
+    config = ctx.config
+    agents = [p for p in ctx.checks if p.mode is HealMode.AGENT]
+    if not (config.learn and config.agent_command and len(agents) == 1):
+        return None
+    return (agents[0].check, "")
 
 
 def deliver_bundle(
@@ -77,13 +112,21 @@ def deliver_bundle(
         if verdict.allowed:
             say(f"guard: {', '.join(map(code, verdict.allowed))} changed, allowed by `guard: allow`")
         files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
-        result = replace(result, diffstat=checkout.diffstat(), files=files, diff=diff[:8192])
+        result = replace(
+            result,
+            diffstat=checkout.diffstat(),
+            files=files,
+            diff=diff[:8192],
+            verification=not_checked_here(result.verification or UNVERIFIED),
+            heal_word=result.verification or UNVERIFIED,
+            learned=learned_here(ctx),
+        )
         verification = result.verification or UNVERIFIED
         if ctx.pr.is_fork:
             delivery = hand_fork(checkout, bundle.diff, verification, result)
         else:
             delivery = hand_over(gh, checkout, diff, verification, result, ctx=ctx)
-        return replace(result, delivered=True, delivery=delivery, verification=verification)
+        return replace(result, delivered=True, delivery=delivery)
     finally:
         repo.remove_worktree(where)
         shutil.rmtree(where, ignore_errors=True)

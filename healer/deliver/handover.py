@@ -38,7 +38,11 @@ def hand_over(
     identity = identity_for(config.bot_login)
     # A push lands on the PR branch with no review step, so only a change that did not fail verification is
     # pushed; one that fails is posted as a patch instead.
-    failed = verification.state in ("failed", "timed-out")
+    # The heal job's word (two jobs) may only make this more careful, never less.
+    said = result.heal_word
+    failed = verification.state in ("failed", "timed-out") or bool(
+        said and said.state in ("failed", "timed-out")
+    )
     if config.delivery == "comment" or (config.delivery == "push" and failed):
         return deliver_comment(diff)
     if config.delivery == "push" and not ctx.pr.is_fork:
@@ -63,6 +67,7 @@ def hand_over(
         agent_ran=result.agent is not None,
         agent_exit=result.agent.returncode if result.agent else None,
         verification=verification,
+        heal_word=result.heal_word,
         diffstat=result.diffstat,
         notes=result.notes,
         setup=result.setup,

@@ -33,8 +33,19 @@ class LearnedFileError(Exception):
 
 
 def rule_yaml(rule: Mapping[str, Any]) -> str:
-    """The rule as one YAML list item (``- id: …``)."""
-    return yaml.safe_dump([dict(rule)], sort_keys=False, allow_unicode=True, width=100_000)
+    """The rule as one YAML list item (``- id: …``), under comments that say what its less obvious fields
+    mean (a reviewer reads them in the rule pull request)."""
+    category = rule.get("category", "")
+    said = (
+        "no shipped rule knew this failure, so it has no category of its own"
+        if category == "unknown"
+        else "the category the failure was diagnosed with"
+    )
+    notes = (
+        f"# category: {said}\n"
+        "# confidence: how sure a match makes the healer; 0.9, as the match lines are this failure's own\n"
+    )
+    return notes + yaml.safe_dump([dict(rule)], sort_keys=False, allow_unicode=True, width=100_000)
 
 
 def with_rule(existing: str | None, rule: Mapping[str, Any]) -> str:

@@ -34,9 +34,17 @@ class Text:
     reviewers: tuple[str, ...] = ()
 
 
+_HIDDEN = re.compile(r"<!--.*?-->")
+
+
 def first_line(body: str) -> str:
-    """The first visible line of a comment or pull request body (hidden markers and blank lines skipped)."""
-    return next((line.strip() for line in body.split("\n") if line.strip() and not _MARKER.match(line)), "")
+    """The first visible line of a comment or pull request body (hidden markers and blank lines skipped, and
+    a hidden mark at the start of a line, which GitHub does not show, left out)."""
+    for line in body.split("\n"):
+        shown = _HIDDEN.sub("", line).strip()
+        if shown:
+            return shown
+    return ""
 
 
 def texts(requests: Iterable[RecordedRequest]) -> list[Text]:

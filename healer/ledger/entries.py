@@ -28,6 +28,7 @@ def record(
     tokens: int = 0,
     learned: str = "",
     stopped: str = "",
+    pushed: str = "",
 ) -> Marker | None:
     """The marker that records what was done about one check (None for a skip that posts nothing).
 
@@ -56,6 +57,7 @@ def record(
         tokens=tokens,
         learned=learned if kind is Kind.ATTEMPT else "",
         stopped=stopped if kind is Kind.ATTEMPT else "",
+        pushed=pushed if kind is Kind.ATTEMPT else "",
     )
 
 

@@ -215,11 +215,11 @@ def description(lesson: Lesson, *, pr: int, fix_pr: int) -> str:
     article = "An" if kind[:1] in ("a", "e", "i", "o", "u") else "A"
     seen = f"{article} {kind} failure" if kind else "A failure"
     does = (
-        "one command reproduces that fix, so the rule runs it"
+        "the rule runs the command that reproduced that fix"
         if lesson.fix_command
         else "the agent is told what that fix changed"
     )
-    return f"{seen} seen before on #{pr} and fixed by #{fix_pr}, which a person merged; {does}."
+    return f"{seen} like the one #{fix_pr} fixed on #{pr}; {does}."
 
 
 def rule_mapping(lesson: Lesson, *, pr: int, fix_pr: int, commit: str = "") -> dict[str, Any]:

@@ -104,6 +104,9 @@ class Marker:
     tokens: int = 0  # model tokens the attempt's agent spent (the proxy's count); 0 in markers older than it
     learned: str = ""  # the signature of what a verified heal learned (:mod:`healer.ledger.learned`)
     stopped: str = ""  # the budget that stopped the attempt's agent (``agent-token-budget``…); "" if none did
+    # the commit the healer pushed as its fix PR's head (an attempt); "" when it opened none, or in older
+    # markers. Only a fix branch still at this commit is the healer's own work (:mod:`healer.run.proving`).
+    pushed: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -114,6 +117,10 @@ class Marker:
             object.__setattr__(self, "sha", self.sha.lower())
         if not isinstance(self.sha, str) or not _SHA.fullmatch(self.sha):
             raise ValueError(f"marker sha must be 4 to 64 lowercase hex digits, not {self.sha!r}")
+        if not isinstance(self.pushed, str) or not re.fullmatch(
+            r"(?:[0-9a-f]{40}|[0-9a-f]{64})?", self.pushed
+        ):
+            raise ValueError("marker pushed must be a commit sha")
         if not isinstance(self.learned, str) or not re.fullmatch(r"(?:[0-9a-f]{12})?", self.learned):
             raise ValueError("marker learned must be a signature (12 hex digits)")
         for name in ("check", "category", "mode", "result", "workflow", "stopped"):
@@ -192,6 +199,7 @@ _FIELDS = (  # (attribute, JSON key), in the order they are written
     ("tokens", "tokens"),  # after it, for the same reason
     ("learned", "learned"),  # after it, left out when empty, for the same reason
     ("stopped", "stopped"),  # and after that one
+    ("pushed", "pushed"),  # and after that one
 )
 _NEEDS_LOOK = re.compile(r"[^\x20-\x7e]|[<>&\-]")
 

@@ -148,6 +148,7 @@ def figures(
             event.pull,
             pull.head_ref if pull else "",
             author=pull.author if pull else "",
+            draft=bool(pull and pull.draft),
         )
     for pull in pulls:
         fix = pull.head_ref.startswith(FIX_BRANCH) and not pull.head_ref.startswith(RULE_BRANCH)
@@ -160,6 +161,7 @@ def figures(
                 _fix_target(pull.head_ref),
                 pull.head_ref,
                 author=pull.author,
+                draft=pull.draft,
             )
     for number, verdicts in proofs.items():
         if number in fix_pulls:
@@ -192,6 +194,7 @@ def figures(
         rerun_outcomes=_rerun_outcomes(reruns.values(), later),
         escalations=escalated,
         untried=len(untried),
+        untried_checks=tuple(sorted({(pull, check) for pull, _, check in untried})),
         open_escalations=tuple(sorted(open_escalations, key=lambda e: (e.pull, e.check))),
         hours_to_green=tuple(hours),
         flaky_tests=dict(flaky.most_common()),

@@ -220,12 +220,20 @@ def carry_out(
             result = HealResult(False, why_not=f"the heal failed: {scrub(str(exc), config.github_token)}")
         note = heal_note(result, heals, config)
         fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
+        # the fix branch's head as the healer pushed it: only a branch still there is its own work
+        pushed = result.delivery.commit.lower() if fix_pr is not None and result.delivery else ""
         word = "failed" if failure else result.result
         lesson = lesson_of_heal(result, heals)  # what a verified agent heal learned (healer.run.learning)
         account = account_of(result, heals, sha, word, fix_pr, lesson=lesson)
         stopped = result.spend.stopped if result.spend is not None else ""
         records = _records(
-            heals, event, fix_pr=fix_pr, result=word, tokens=spent_tokens(result), stopped=stopped
+            heals,
+            event,
+            fix_pr=fix_pr,
+            result=word,
+            tokens=spent_tokens(result),
+            stopped=stopped,
+            pushed=pushed,
         )
         markers += learned_markers(records, lesson)
         # `healed` promises a delivered change (or a frame handed on with delivery: none); a refused or

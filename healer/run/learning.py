@@ -42,15 +42,19 @@ def with_learned_rules(gh: GitHub, config: Config, branch: str, say: Callable[[s
 def lesson_of_heal(result: Any, heals: Sequence[CheckPlan]) -> Lesson | None:
     """What a heal (a :class:`healer.change.context.HealResult`) learned: only a verified, delivered agent
     heal of one check teaches (``learned``), with the command that reproduced its change, or else its files
-    and the agent's last paragraph."""
+    and the agent's last paragraph. A change delivered from a heal bundle (``heal_word`` set: the deliver job
+    ran none of it) teaches only what that job saw itself: the failure and the files of the diff it applied,
+    never the heal job's command or notes."""
     if result.learned is None or not result.delivered:
         return None
     check, command = result.learned
     plan = next((p for p in heals if p.check == check), None)
     if plan is None or plan.diagnosis is None:
         return None
-    notes = result.notes.strip()
+    notes = result.notes.strip() if getattr(result, "heal_word", None) is None else ""
     last = notes.split("\n\n")[-1] if notes else ""
+    if getattr(result, "heal_word", None) is not None:
+        command = ""
     return lesson_of(plan.diagnosis, check, fix_command=command, files=result.files, summary=last)
 
 
@@ -177,6 +181,7 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
         )
         return "none"
     ctx.note(f"proposed the rule `{rule['id']}` learned from #{fix.number} in {delivered.pull.html_url}")
+    ctx.outcome.headline = f"proposed a rule learned from #{fix.number}"
     return "none"
 
 

@@ -32,13 +32,18 @@ _BULLET = "- "
 
 
 def promise(pr: PullRequest, delivery: str) -> str:
-    """What follows a heal, as the claim announces it (healer-written text)."""
+    """Where a heal's change would go, as the claim says it (healer-written text). It promises nothing: a
+    heal may make no change, or one the guard refuses, and the claim may be the only text of a run that
+    then dies; so it says where a change goes *if* one is made, never that one follows."""
     if pr.is_fork:
-        return "the fix follows here, as suggested changes or a patch (the healer cannot push to a fork)"
+        return (
+            "a change, if it makes one, comes here as suggested changes or a patch (the healer cannot push "
+            "to a fork)"
+        )
     return {
-        "pull-request": f"a fix pull request into {code(pr.head_ref)} follows, for you to review",
-        "push": f"the fix is pushed onto {code(pr.head_ref)} as a commit",
-        "comment": "the fix follows here as a patch",
+        "pull-request": f"a change, if it makes one, comes as a pull request into {code(pr.head_ref)}",
+        "push": f"a change, if it makes one, is pushed onto {code(pr.head_ref)} as a commit",
+        "comment": "a change, if it makes one, is posted here as a patch",
         "none": "the heal frame is handed to a later step of this workflow",
     }.get(delivery, "")
 

@@ -11,7 +11,9 @@ fix pull request's own ``pull_request`` run. This stage
    hit its time limit (GitHub ends those ``cancelled``), each failed job diagnosed as in any run (its
    decisive line); anything else (cancelled by a person or a newer push, skipped) is no verdict;
 3. rewrites the CI line of the fix PR's body, and marks a draft fix PR ready for review once the workflow
-   whose failure it healed passed there (and no other workflow failed at that commit);
+   whose failure it healed passed there (and no other workflow failed at that commit), but only when that
+   commit is the one the healer pushed (recorded in the attempt's marker, signed with ``ledger-key``): a
+   branch that holds someone else's commits is never marked ready, and its CI line says so;
 4. adds a ``proof`` marker and a line to the attempt's comment; a failure also goes into the attempt's
    memory, so the next attempt (``/ci-healer retry``, a new commit) starts from it;
 5. posts one new comment on the pull request only when what a person waits on changed (the fix passed, or
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from healer.deliver.fixpr import fix_branch_target, is_fix_branch
+from healer.deliver.fixpr import ask_review, fix_branch_target, is_fix_branch
 from healer.github import GitHubError
 from healer.ledger.markers import Kind, Marker, Signer, add_markers, check_key, decode_markers, workflow_key
 from healer.ledger.memory import with_why
@@ -38,11 +40,16 @@ from healer.text.proof import (
     Failure,
     attempt_note,
     failed_line,
+    is_waiting,
     memory_note,
     news_comment,
+    not_ours_line,
     passed_line,
     run_url,
+    state_line,
+    state_title,
     with_ci_line,
+    with_state_line,
 )
 from healer.text.spans import code
 
@@ -142,12 +149,16 @@ def record(
     )
     before = fix_state(attempt.proofs, event.head_sha, attempt.marker.workflow)
     after = fix_state((*attempt.proofs, proof), event.head_sha, attempt.marker.workflow)
-    ready_now = after == "ready"
+    pushed = attempt.marker.pushed
+    ours = bool(pushed) and pushed == event.head_sha.lower()
+    ready_now = after == "ready" and ours
     ctx.outcome.category = attempt.marker.category
     ctx.note(f"CI of fix #{fix.number} ({code(name)}, run {event.run_id}): {verdict}")
+    ctx.outcome.headline = f"the CI of fix #{fix.number} {verdict}"
     if ctx.dry_run:
         ctx.outcome.decision = "none"
         return
+    waited = is_waiting(fix.body)  # the healer started this CI and asked nobody yet
     not_ready = ""
     if ready_now and fix.draft:
         try:
@@ -156,35 +167,70 @@ def record(
         except GitHubError as exc:
             not_ready = str(exc)
             ctx.reporter.warning(f"could not mark fix #{fix.number} ready for review: {exc}")
+    ready = ready_now and not not_ready
     line = (
         passed_line(name, url, ready=ready_now and fix.draft and not not_ready, not_ready_why=not_ready)
         if passed
         else failed_line(name, url, failures)
     )
-    ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
-    body = add_markers(
-        attempt.comment.body,
-        [proof],
-        attempt_note(fix.number, name, url, passed, failures),
-        signer,
-    )
+    if not ours:
+        line = not_ours_line(line, event.head_sha, pushed)
+        ctx.note(
+            f"fix #{fix.number} is at {event.head_sha[:7]}, not the commit the healer pushed: not marked"
+        )
+    settled = after in ("ready", "failed") or not ours  # the fix's state, said first where people look
+    if settled:
+        title = state_title(fix.title, passed)
+        changes = {"title": title} if title != fix.title else {}
+        ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line, first=True), **changes)
+    elif not waited:
+        ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
+    note = attempt_note(fix.number, name, url, passed, failures)
+    if not ours:
+        note += f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
+    body = add_markers(attempt.comment.body, [proof], note, signer)
+    if settled:
+        body = with_state_line(body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours))
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
-    if after != before and after in ("ready", "failed"):
-        text = news_comment(
-            fix.number,
-            attempt.checks,
-            name,
-            url,
-            passed=passed,
-            ready=ready_now and not not_ready,
-            failures=failures,
-        )
-        ctx.gh.create_comment(number, text)
-        ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
+    if not ours or after == before or after not in ("ready", "failed"):
+        pass  # nothing a person waits on changed through the healer's work: edits only
+    elif after == "ready" and not waited:
+        ctx.note(f"#{number}'s author was asked when fix #{fix.number} opened: its passing CI is no news")
+    else:
+        _tell(ctx, fix, number, attempt, name, url, passed=passed, ready=ready, failures=failures)
     ctx.outcome.decision = "none"
     ctx.note(f"fix pull request: {fix.html_url}")
+
+
+def _tell(
+    ctx: RunContext,
+    fix: PullRequest,
+    number: int,
+    attempt: Attempt,
+    name: str,
+    url: str,
+    *,
+    passed: bool,
+    ready: bool,
+    failures: tuple[Failure, ...],
+) -> None:
+    """The one notification of a fix's verdict: for a fix that passed the CI it waited for, the review
+    request of the pull request's author (or the mention GitHub's refusal calls for); for one that failed, or
+    whose author cannot be asked, a comment on the pull request with the news first."""
+    if passed:
+        try:
+            pull = ctx.gh.get_pull(number)
+        except GitHubError:
+            pull = None
+        asked = ask_review(ctx.gh, fix, pull, attempt.checks, draft=not ready) if pull is not None else ""
+        if asked:
+            ctx.note(f"asked #{number}'s author to review fix #{fix.number} ({asked}): it passed CI")
+            return
+    text = news_comment(fix.number, attempt.checks, name, url, passed=passed, ready=ready, failures=failures)
+    ctx.gh.create_comment(number, text)
+    ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
 
 
 def fix_state(proofs: tuple[Marker, ...], head_sha: str, healed_workflow: str) -> str:

@@ -39,6 +39,7 @@ from healer.text.dashboard import (
     render_summary,
 )
 from healer.text.report import Actions, Reporter, write_summary
+from healer.text.terminal import render_text
 from healer.text.tokens import scrub
 
 REPORT_EVENTS = frozenset({"schedule", "workflow_dispatch"})
@@ -224,6 +225,8 @@ def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         )
     elif args.format == "dashboard":
         text = report.dashboard
+    elif args.format == "text" or (args.format == "auto" and not in_actions and sys.stdout.isatty()):
+        text = render_text(report.figures, repository=repository)
     else:
         text = report.summary
     if in_actions:
@@ -245,7 +248,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--since", default="", help="a number of days (30d, 4w) or a date (2026-11-01)")
     parser.add_argument("--until", default="", help="the end of the window (a date); default: now")
-    parser.add_argument("--format", choices=("markdown", "json", "dashboard"), default="markdown")
+    parser.add_argument(
+        "--format",
+        choices=("auto", "text", "markdown", "json", "dashboard"),
+        default="auto",
+        help="auto (the default): text in a terminal, else markdown (the job summary)",
+    )
     parser.add_argument("--repository", default="", help="owner/name (default: GITHUB_REPOSITORY)")
     parser.add_argument("--dashboard", action="store_true", help="keep the issue 'CI healer dashboard'")
     parser.add_argument("--dry-run", action="store_true", help="read and render, write nothing")

@@ -104,6 +104,12 @@ def _grant(plan: CheckPlan, by: str, ledger: Ledger, config: Config) -> CheckPla
             detail="This failure needs the agent, and no `agent-command` is configured.",
         )
     attempt = ledger.attempts_spent(plan.check) + 1
+    beyond = attempt > plan.max_attempts
+    where = (
+        f"{who} beyond the budget of {plan.max_attempts}"
+        if beyond
+        else f"asked for by `{by}`, within the budget of {plan.max_attempts}"
+    )
     return replace(
         plan,
         verdict=Verdict.HEAL,
@@ -112,7 +118,7 @@ def _grant(plan: CheckPlan, by: str, ledger: Ledger, config: Config) -> CheckPla
         # the budget stretches to this attempt: the comment reads "attempt k of k"
         max_attempts=max(plan.max_attempts, attempt),
         mode=mode,
-        detail=f"Heal attempt {attempt} ({mode.value}), {who} beyond the budget of {plan.max_attempts}.",
+        detail=f"Heal attempt {attempt} ({mode.value}), {where}.",
     )
 
 

@@ -12,6 +12,7 @@ the table above it already gives, so a viewer that shows the block as code loses
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,10 +55,26 @@ def _rerun_text(figures: Figures) -> str:
     return f"{figures.reruns}" + (f" ({', '.join(parts)})" if parts else "")
 
 
+def green_text(hours: tuple[float, ...]) -> str:
+    """How long failures took to turn green, as the figures show it: each time when there are three or fewer
+    (the median of two is a time that neither took), else the median with the fastest and the slowest."""
+    if not hours:
+        return "none yet"
+    shown = sorted(round(h, 1) for h in hours)
+    if len(shown) <= 3:
+        times = (
+            " and ".join(f"{h} h" for h in shown)
+            if len(shown) < 3
+            else f"{shown[0]} h, {shown[1]} h and {shown[2]} h"
+        )
+        return f"{times} ({len(shown)} failure{'s' if len(shown) != 1 else ''})"
+    median = round(statistics.median(hours), 1)
+    return f"median {median} h over {len(shown)} failures (fastest {shown[0]} h, slowest {shown[-1]} h)"
+
+
 def figure_rows(figures: Figures) -> list[tuple[str, str]]:
     """The figures as (label, value) rows, the order the summary and the issue show them."""
     not_delivered = figures.attempts - figures.delivered
-    hours = figures.median_hours_to_green
     # 0 is a count when no agent ran (fix rules) or its proxy counted nothing; unknown only where an agent
     # ran and its use could not be read
     tokens = (
@@ -86,12 +103,7 @@ def figure_rows(figures: Figures) -> list[tuple[str, str]]:
         ("re-runs", _rerun_text(figures)),
         ("escalations", f"{figures.escalations} ({len(figures.open_escalations)} still open)"),
         ("checks with nothing to try (no fix rule, no agent)", str(figures.untried)),
-        (
-            "first failure → green",
-            f"median {hours} h over {len(figures.hours_to_green)} check(s)"
-            if hours is not None
-            else "none yet",
-        ),
+        ("first failure → green", green_text(figures.hours_to_green)),
         ("flaky tests", str(len(figures.flaky_tests))),
         ("agent tokens", tokens),
         ("rules learned", f"{figures.rule_count('merged')} merged, {figures.rule_count('open')} pending"),
@@ -157,7 +169,7 @@ NO_CI_LINE = (
     "Fix pull requests opened with `GITHUB_TOKEN` start no CI run by themselves: the healer starts the "
     "healed workflow on each fix branch where it declares `workflow_dispatch`."
 )
-_CI_SHOWN = {"passed": "CI passed :white_check_mark:", "failed": "CI failed :x:"}
+_CI_SHOWN = {"passed": ":white_check_mark: CI passed", "failed": ":x: CI failed"}
 _QUOTE_EDGES = ("`", "'", '"')
 _MAX_COMMAND_CHECK = 200  # healer.run.commands.MAX_CHECK: a longer name is not read back from a comment
 
@@ -184,10 +196,20 @@ def _escalation_box(e: Any, *, repository: str, key: str) -> str:
     return render_box(Box(RETRY, e.pull, e.check), text, repository=repository, key=key)
 
 
+def fix_state(p: FixPull) -> str:
+    """Where an open fix pull request stands, as a person deciding on it needs to know."""
+    if p.ci == "failed":
+        return ":x: CI failed, do not merge it as it is"
+    if p.ci == "passed":
+        return _CI_SHOWN["passed"] + (", still a draft: mark it ready, then merge" if p.draft else ", ready")
+    if p.draft:
+        return ":hourglass_flowing_sand: a draft with no CI verdict yet"
+    return "ready for review, no CI verdict recorded"
+
+
 def _fix_box(p: FixPull, *, repository: str, key: str) -> str:
-    about = [f"fixes #{p.for_pull}"] if p.for_pull else []
-    about += [_CI_SHOWN[p.ci]] if p.ci in _CI_SHOWN else []
-    text = f"close #{p.number}{_title(p)}" + (f" ({', '.join(about)})" if about else "")
+    about = f" (fixes #{p.for_pull})" if p.for_pull else ""
+    text = f"close #{p.number}{_title(p)}{about} — {fix_state(p)}"
     return render_box(Box(CLOSE, p.number), text, repository=repository, key=key)
 
 
@@ -208,6 +230,10 @@ def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str
     ]
     fixes = [_fix_box(p, repository=repository, key=key) for p in open_fixes]
     rules = [f"- #{p.number}{_title(p)}" for p in figures.rule_pulls if p.state == "open"][:MAX_LISTED]
+    untried = [
+        f"- #{pull}: {code(check, 100)} (no fix rule applies and no `agent-command` is set)"
+        for pull, check in figures.untried_checks[:MAX_LISTED]
+    ]
     trunk = [
         f"- {code(t.check, 100)}: base-branch run {t.base_run or '?'}, held "
         + ", ".join(f"#{n}" for n in t.pulls[:20])
@@ -230,6 +256,7 @@ def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str
         "",
         *([f"> {NO_CI_LINE}", ""] if no_ci else []),
         *_section("Escalations waiting for a person", escalations),
+        *_section("Checks with nothing to try, waiting for a person", untried),
         *_section("Open fix pull requests", fixes),
         *_section("Rule pull requests waiting for review", rules),
         *_section("Failures of the base branch", trunk),
@@ -262,7 +289,13 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
             "ci_passed": figures.fix_ci_count("passed"),
             "ci_failed": figures.fix_ci_count("failed"),
             "open_list": [
-                {"number": p.number, "title": p.title, "fixes": p.for_pull, "ci": p.ci or None}
+                {
+                    "number": p.number,
+                    "title": p.title,
+                    "fixes": p.for_pull,
+                    "ci": p.ci or None,
+                    "draft": p.draft,
+                }
                 for p in figures.fix_pulls
                 if p.state == "open"
             ],
@@ -271,6 +304,7 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
         "escalations": {
             "total": figures.escalations,
             "untried": figures.untried,
+            "untried_list": [{"pull_request": n, "check": c} for n, c in figures.untried_checks],
             "open": [
                 {"pull_request": e.pull, "check": e.check, "sha": e.sha, "since": e.at}
                 for e in figures.open_escalations

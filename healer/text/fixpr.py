@@ -54,6 +54,7 @@ def render_fix_pr_body(
     max_attempts: int = 0,
     allowed: Sequence[str] = (),
     budget_stop: str = "",
+    heal_word: Any = None,
 ) -> str:
     """The body of a fix pull request: what it fixes and how sure that is (first line), the diagnosis, the
     change, what ran and what verification established (nothing more); the excerpt, how to merge and the
@@ -62,7 +63,8 @@ def render_fix_pr_body(
     ``allowed``: changed paths the guard let through only because the repository allows them (``guard:
     allow``), named so that a reviewer looks at them. ``budget_stop``: :func:`budget_stop` of the agent's
     spend. The line on CI of the fix branch goes under the first paragraph later
-    (:func:`healer.text.proof.with_ci_line`)."""
+    (:func:`healer.text.proof.with_ci_line`). ``heal_word``: the verification the heal job reports (two jobs),
+    quoted fenced as its word; it decides nothing."""
 
     def render(lines: int) -> str:
         excerpt_lines = min(lines, EXCERPT_LINES)
@@ -87,6 +89,7 @@ def render_fix_pr_body(
                 "attempt": attempt or max((p.attempt for p in checks), default=1),
                 "max_attempts": max_attempts or max((p.max_attempts for p in checks), default=1),
                 "budget_stop": budget_stop,
+                "heal_word": heal_word,
             },
         )
 

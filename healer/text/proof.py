@@ -44,14 +44,26 @@ def run_url(server_url: str, repository: str, run_id: int) -> str:
     return f"{server_url}/{repository}/actions/runs/{run_id}"
 
 
+WAITING = "**Waiting for CI:**"
+
+
 def dispatched_line(workflow_name: str, url: str, draft: bool) -> str:
-    """The fix PR's CI line when the healer started its CI with ``workflow_dispatch``."""
-    wait = " This pull request stays a draft until it passes." if draft else ""
+    """The fix PR's CI line (its first line) when the healer started its CI with ``workflow_dispatch``."""
+    wait = (
+        " This pull request stays a draft until it passes; nobody is asked to review it before."
+        if draft
+        else " Nobody is asked to review it before it passes."
+    )
     return (
-        f"{CI_MARK} :hourglass_flowing_sand: **CI:** {code(workflow_name)} is running on this branch "
+        f"{CI_MARK} :hourglass_flowing_sand: {WAITING} {code(workflow_name)} is running on this branch "
         f"([runs]({url})), started by ci-healer because changes pushed with `GITHUB_TOKEN` start no "
         f"workflow.{wait}"
     )
+
+
+def is_waiting(body: str) -> bool:
+    """Whether a fix PR's body says it waits for the CI the healer started (nobody was asked to review it)."""
+    return any(ln.lstrip().startswith(CI_MARK) and WAITING in ln for ln in body.split("\n"))
 
 
 def add_dispatch_line(workflow_path: str) -> str:
@@ -87,19 +99,104 @@ def dispatch_failed_line(workflow_name: str, why: str) -> str:
 
 
 def passed_line(workflow_name: str, url: str, *, ready: bool, not_ready_why: str = "") -> str:
-    """The fix PR's CI line once its CI passed."""
+    """The fix PR's CI line once its CI passed; ``not_ready_why``: GitHub refused to mark it ready."""
     after = " Marked ready for review." if ready else ""
     if not_ready_why:
-        after = f" It could not be marked ready for review ({_short(not_ready_why)})."
+        said = code(" ".join(one_line(not_ready_why).split()), _LINE_LIMIT)
+        after = (
+            " GitHub refused to mark it ready for review, so it is still a draft: press *Ready for review* "
+            f"below, then merge it. GitHub said: {said}."
+        )
     shown = f"{code(workflow_name)} ([run]({url}))"
     return f"{CI_MARK} :white_check_mark: **CI passed** on this branch: {shown}.{after}"
 
 
+def not_ours_line(line: str, tested: str, pushed: str) -> str:
+    """A CI line for a fix branch whose head is not the commit the healer pushed (a person's commits are on
+    it, or the healer has no record of its push): the verdict, said plainly as being on someone else's work,
+    which the healer does not mark ready."""
+    line = line.replace(" Marked ready for review.", "")
+    if not pushed:  # an attempt recorded before the healer recorded its pushes
+        return (
+            f"{line} :warning: ci-healer has no record of the commit it pushed to this branch, so it cannot "
+            f"tell whether {code(tested[:7])}, which that run tested, is its own work, and does not mark "
+            "this pull request ready: review the branch's commits, then mark it ready yourself."
+        )
+    return (
+        f"{line} :warning: That run tested {code(tested[:7])}, which holds commits ci-healer did not make "
+        f"(the one it pushed was {code(pushed[:7])}), so ci-healer does not mark this pull request ready: "
+        "review those commits as part of the fix, then mark it ready yourself."
+    )
+
+
 def failed_line(workflow_name: str, url: str, failures: Sequence[Failure]) -> str:
-    """The fix PR's CI line once its CI failed: each failed check and its decisive line."""
+    """The fix PR's CI line once its CI failed: each failed check and its decisive line; it supersedes what
+    ci-healer's own check said (it is the body's first line), and says not to merge."""
     return (
         f"{CI_MARK} :x: **CI failed** on this branch: {code(workflow_name)} ([run]({url})): "
-        f"{failures_text(failures)}."
+        f"{failures_text(failures)}. Do not merge it as it is."
+    )
+
+
+_TITLE_LIMIT = 200  # healer.deliver.fixpr's bound on a fix PR's title
+_TITLE_STATES = ("ci-healer (CI failed):", "ci-healer (unverified):")
+
+
+def state_title(title: str, passed: bool) -> str:
+    """A fix PR's title after its CI verdict: ``ci-healer (CI failed): …`` when it failed, plain ``ci-healer:
+    …`` when it passed (an "unverified" mark goes: CI checked it)."""
+    plain = title
+    for mark in _TITLE_STATES:
+        if plain.startswith(mark):
+            plain = "ci-healer:" + plain[len(mark) :]
+    if plain.startswith("(unverified) "):
+        plain = plain[len("(unverified) ") :]
+    if passed or not plain.startswith("ci-healer:"):
+        return plain
+    marked = "ci-healer (CI failed):" + plain[len("ci-healer:") :]
+    return marked if len(marked) <= _TITLE_LIMIT else marked[: _TITLE_LIMIT - 1] + "…"
+
+
+STATE_MARK = "<!-- ci-healer:state -->"
+
+
+def with_state_line(body: str, line: str) -> str:
+    """A comment's ``body`` with ``line`` (the fix's state) as its first visible line, before the text and
+    after the hidden block on top (markers, the attempt's memory line); an earlier state line is replaced."""
+    lines = body.split("\n")
+    at = 0
+    while at < len(lines) and (not lines[at].strip() or _hidden(lines[at])):
+        at += 1
+    shown = f"{STATE_MARK} {line}"
+    if at < len(lines) and lines[at].lstrip().startswith(STATE_MARK):
+        lines[at] = shown
+        return "\n".join(lines)
+    head = "\n".join(lines[:at]).rstrip("\n")
+    rest = "\n".join(lines[at:]).strip("\n")
+    return "\n\n".join(part for part in (head, shown, rest) if part)
+
+
+def _hidden(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("<!--") and stripped.endswith("-->") and not stripped.startswith(STATE_MARK)
+
+
+def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready: bool, ours: bool) -> str:
+    """The first line of the attempt's comment once its fix's CI reported: what the fix is now."""
+    shown = f"{code(workflow_name)}, [run]({url})"
+    if not ours:
+        verdict = "passed" if passed else "failed"
+        return (
+            f":warning: CI {verdict} on fix #{fix_pr} ({shown}) at a commit ci-healer cannot vouch for as "
+            "its own, so it does not mark it ready: review the branch's commits."
+        )
+    if not passed:
+        return f":x: Fix #{fix_pr} failed CI ({shown}): do not merge it as it is."
+    if ready:
+        return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}) and is ready for review."
+    return (
+        f":white_check_mark: Fix #{fix_pr} passed CI ({shown}); it is still a draft: mark it ready, then "
+        "merge it."
     )
 
 
@@ -113,9 +210,17 @@ def failures_text(failures: Sequence[Failure], limit: int = 3) -> str:
     return f"{text} and {more} more" if more > 0 else text
 
 
-def with_ci_line(body: str, line: str) -> str:
+def with_ci_line(body: str, line: str, *, first: bool = False) -> str:
     """``body`` with its CI line replaced by ``line``; without one, ``line`` goes after the first paragraph
-    (the news), so that it is the second thing a reader sees."""
+    (the news), so that it is the second thing a reader sees. ``first``: the line is the fix's state (waiting
+    for CI, passed, failed), which supersedes what the body said first: any earlier CI line is removed and
+    ``line`` becomes the body's first line."""
+    if first:
+        kept = [ln for ln in body.split("\n") if not ln.lstrip().startswith(CI_MARK)]
+        rest = "\n".join(kept).strip("\n")
+        while "\n\n\n" in rest:
+            rest = rest.replace("\n\n\n", "\n\n")
+        return f"{line}\n\n{rest}" if rest else line
     lines = body.split("\n")
     for index, existing in enumerate(lines):
         if existing.lstrip().startswith(CI_MARK):
@@ -147,10 +252,16 @@ def news_comment(
     """The new comment on the pull request when its fix's CI changed what a person waits on (news first)."""
     names = ", ".join(code(c) for c in checks) or "the failing checks"
     if passed:
-        state = "is ready for review" if ready else "can be reviewed"
+        todo = (
+            "Merge it into this branch to make the checks pass."
+            if ready
+            else "GitHub would not let ci-healer mark it ready for review: open it, press "
+            "*Ready for review*, then merge it into this branch."
+        )
+        state = "is ready for review" if ready else "is still a draft"
         return (
             f":white_check_mark: The fix for {names} passed CI: #{fix_pr} {state} "
-            f"({code(workflow_name)}, [run]({url})). Merge it into this branch to make the checks pass."
+            f"({code(workflow_name)}, [run]({url})). {todo}"
         )
     return (
         f":x: The fix for {names} in #{fix_pr} failed CI ({code(workflow_name)}, [run]({url})): "

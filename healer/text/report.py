@@ -77,6 +77,16 @@ class Actions:
         )
 
 
+# The job summary's heading for a decision (the output `decision` stays the word).
+_HEADINGS = {
+    "none": "nothing to heal",
+    "healed": "healed",
+    "rerun": "re-ran",
+    "escalated": "escalated",
+    "skipped": "skipped",
+}
+
+
 @dataclass
 class Outcome:
     """What this run did (filled in as it goes; rendered into outputs, summary and the comment)."""
@@ -96,6 +106,9 @@ class Outcome:
     agent_tokens: str = ""  # model tokens the agent spent through the proxy ("": none ran through it)
     bundle_path: str = ""  # stage: heal, the heal bundle written for the deliver stage
     fix_ci: str = ""  # the fix branch's CI as the healer started it: started, no-trigger, failed ("": not)
+    # what the run did, in a few words, for the summary's heading when ``decision`` alone would say too little
+    # (a fix's CI verdict, a rule proposal: both decide "none")
+    headline: str = ""
 
     def outputs(self) -> dict[str, str]:
         return {
@@ -225,6 +238,7 @@ def render_job_summary(
         frames,
         {
             "decision": outcome.decision,
+            "headline": outcome.headline or _HEADINGS.get(outcome.decision, outcome.decision),
             "pr": outcome.pr,
             "head_sha": head_sha,
             "run_url": run_url,

@@ -22,7 +22,11 @@ def test_an_escalation_says_what_fails_and_what_to_do_and_mentions_in_a_created_
     line = next(line for line in body.splitlines() if line.startswith("**Fails:**"))
     assert "`test (3.12)` (test, `python -m pytest -q`)" in line
     assert "**Tried:** nothing: All 0 heal attempt(s) are spent." in line
-    assert "add the label `ci-healer:off`" in line
+    assert "Add the label `ci-healer:off`" in body
+    # unfolded: the news, the decisive line, one next step with one command, the mention; the rest folded
+    shown = [x for x in body.split("<details>")[0].splitlines() if x.strip() and not x.startswith("<!--")]
+    assert len(shown) == 4 and shown[2].startswith("**Next:** fix the failure by hand"), shown
+    assert line in body.split("<details>")[1]
     assert "Earlier attempts did not make this check pass" not in body
     assert "| # |" not in body  # no table of attempts that never happened
     # GitHub notifies a mention only in a created comment: the claim is created as the escalation itself,

@@ -11,6 +11,7 @@ from commands_harness import command
 from harness import PASSED, agent_reports, heal, lint_log, lint_pull, write_agent
 from twojobs import deliver_job, heal_job
 
+from healer.demo.notifications import first_line, heard
 from healer.demo.sample import job_log
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Run
@@ -60,39 +61,44 @@ def test_a_lint_fix_opened_with_github_token_runs_ci_and_is_marked_ready_when_it
     ops = operations(healed)
     assert ops.count("actions/create-workflow-dispatch") == 1
     assert ops.index("actions/create-workflow-dispatch") < ops.index("pulls/create")
-    # the fix was verified on the runner, but it waits for CI as a draft that says so
+    # the fix was verified on the runner, but it waits for CI as a draft that says so first; nobody is asked
+    # to review it yet
     assert fix.draft
+    assert first_line(fix.body or "").startswith(":hourglass_flowing_sand: **Waiting for CI:**")
     assert "is running on this branch" in (fix.body or "") and "draft until it passes" in (fix.body or "")
+    assert "pulls/request-reviewers" not in ops
     comments_before = len(box.standin.comments(box.repo, pull.number))
 
     verdict = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
 
-    # the verdict: marked ready (GraphQL), the run named in the body, one new comment with the news
+    # the verdict: marked ready (GraphQL), its first line says CI passed and names the run; the author is
+    # asked to review it now, once (the one notification); the attempt's comment leads with the state
     assert box.standin.readied == [fix.number] and not fix.draft
-    assert f"/actions/runs/{dispatched.id}" in (fix.body or "") and "CI passed" in (fix.body or "")
+    assert first_line(fix.body or "").startswith(":white_check_mark: **CI passed**")
+    assert f"/actions/runs/{dispatched.id}" in (fix.body or "")
     assert "is running on this branch" not in (fix.body or "")
     comments = box.standin.comments(box.repo, pull.number)
-    assert len(comments) == comments_before + 1
-    news = comments[-1].body
-    assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
-    assert f"#{fix.number} is ready for review" in news
+    assert len(comments) == comments_before
     attempt = comments[0].body
+    assert first_line(attempt).startswith(f":white_check_mark: Fix #{fix.number} passed CI")
     assert '"kind":"proof"' in attempt and '"result":"passed"' in attempt and f"#{fix.number}" in attempt
+    [told] = heard(verdict.requests)
+    assert told.kind in ("review request", "comment") and told.number == fix.number
     # nothing was healed or re-run: a fix branch's run is a verdict
     assert not box.standin.reruns and len(box.standin.created_pulls(box.repo)) == 1
     assert "actions/create-workflow-dispatch" not in operations(verdict)
-    assert operations(verdict) == [
+    assert operations(verdict)[:6] == [
         "pulls/list",
         "issues/list-comments",
         "graphql",
         "pulls/update",
         "issues/update-comment",
-        "issues/create-comment",
+        "pulls/get",
     ]
     # the same event delivered again records nothing twice
     again = heal(box, dispatched)
     assert [r.operation for r in again.requests if r.is_write] == []
-    assert len(box.standin.comments(box.repo, pull.number)) == comments_before + 1
+    assert len(box.standin.comments(box.repo, pull.number)) == comments_before
 
 
 def test_a_fix_whose_ci_fails_says_what_failed_and_the_next_attempt_starts_from_it(
@@ -131,7 +137,11 @@ def test_a_fix_whose_ci_fails_says_what_failed_and_the_next_attempt_starts_from_
     heal(box, finish(box, dispatched, [("test (3.12)", "failure", red)], "failure"))
 
     assert fix.draft and box.standin.readied == []
-    assert "CI failed" in (fix.body or "") and "`test (3.12)`" in (fix.body or "")
+    # the red CI supersedes what the runner's own check said: first line, title and the attempt's comment
+    assert first_line(fix.body or "").startswith(":x: **CI failed**") and "`test (3.12)`" in (fix.body or "")
+    assert fix.title.startswith("ci-healer (CI failed): fix lint for #")
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    assert first_line(attempt).startswith(f":x: Fix #{fix.number} failed CI")
     news = box.standin.comments(box.repo, pull.number)[-1].body
     assert news.startswith(f":x: The fix for `lint` in #{fix.number} failed CI")
     assert "/ci-healer retry" in news
@@ -139,6 +149,8 @@ def test_a_fix_whose_ci_fails_says_what_failed_and_the_next_attempt_starts_from_
     box.standin.set_permission(box.repo, "maintainer", "write")
     result, _ = command(box, pull, "/ci-healer retry", inputs=inputs)
     assert result.outputs["decision"] == "healed"
+    # the retry reuses the fix pull request of this commit: nobody is asked to review it again
+    assert [t for t in heard(result.requests) if t.kind == "review request" or t.number == fix.number] == []
     first, second = agent_reports(agent)
     assert "failed CI on the fix branch" not in str(first["frame"])
     assert f"#{fix.number} failed CI on the fix branch" in str(second["frame"])
@@ -221,10 +233,12 @@ def test_with_an_app_token_the_fix_prs_own_ci_gives_the_verdict_through_the_same
     verdict = heal(box, green, inputs=app_token)
 
     assert "graphql" not in operations(verdict)  # not a draft: nothing to mark
+    assert first_line(fix.body or "").startswith(":white_check_mark: **CI passed**")
     assert f"/actions/runs/{green.id}" in (fix.body or "")
-    news = box.standin.comments(box.repo, pull.number)[-1].body
-    assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
-    assert f"#{fix.number} is ready for review" in news
+    # the author was asked when the fix opened ready: its passing CI is an edit, not news
+    assert heard(verdict.requests) == []
+    [attempt] = box.standin.comments(box.repo, pull.number)
+    assert first_line(attempt.body).startswith(f":white_check_mark: Fix #{fix.number} passed CI")
 
 
 def test_the_two_jobs_record_the_verdict_in_the_deliver_job_alone(box: Sandbox, read_token: str) -> None:
@@ -281,12 +295,14 @@ def test_where_drafts_are_refused_a_verified_fix_waiting_for_ci_opens_ready_and_
     assert "is running on this branch" in (fix.body or "") and "a draft" not in (fix.body or "")
     [dispatched] = box.standin.dispatched
 
-    heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
+    verdict = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
 
-    # not a draft: nothing to mark; the body names the run that passed, and the author hears it
-    assert box.standin.readied == [] and "CI passed" in (fix.body or "")
-    news = box.standin.comments(box.repo, pull.number)[-1].body
-    assert news.startswith(":white_check_mark: The fix for `lint` passed CI")
+    # not a draft: nothing to mark; the body leads with the run that passed, and the author is asked now
+    assert box.standin.readied == [] and first_line(fix.body or "").startswith(
+        ":white_check_mark: **CI passed**"
+    )
+    assert "pulls/request-reviewers" not in operations(healed)
+    assert [t.number for t in heard(verdict.requests)] == [fix.number]
 
 
 def test_a_fix_whose_ci_hit_its_time_limit_failed_and_one_cancelled_by_a_person_is_no_verdict(

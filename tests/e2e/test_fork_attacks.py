@@ -538,16 +538,17 @@ def _say(**fields: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
             id="the-failed-set-up-command",
         ),
         pytest.param(
+            # the deliver job names the heal job's report as that job's word: its command, in a code span
             _say(
                 verification={
-                    "state": "unverified",
-                    "command": "",
-                    "exit_code": None,
+                    "state": "passed",
+                    "command": FORGED_TEXT,
+                    "exit_code": 0,
                     "output": "",
                     "reason": FORGED_TEXT,
                 }
             ),
-            id="the-verification-reason",
+            id="the-verification-command",
         ),
         pytest.param(
             _say(ready=False, why_not=FORGED_TEXT),
@@ -694,7 +695,8 @@ def _heal_and_deliver(
     assert box.origin_refs() == refs and not box.standin.created_pulls(box.repo)
     assert delivered.outputs["decision"] == "healed", delivered.stdout[-3000:]
     [attempt] = attempts(box, pull.number)
-    assert attempt.result == "verified"  # type: ignore[attr-defined]
+    # the heal job's verification is its word: the deliver job, which ran none of it, records `unverified`
+    assert attempt.result == "unverified"  # type: ignore[attr-defined]
     return pull, sha, healed, delivered, bundle
 
 
@@ -710,7 +712,7 @@ def test_a_fork_failing_test_under_fork_policy_heal_gets_the_agents_fix_as_sugge
     # the suggestions, applied with Commit suggestion, make exactly the agent's change
     assert _apply_review(head, review.comments) == _fixed(head, "")
     assert {c.path for c in review.comments} == {"widgets/calc.py"}
-    assert "verified" in review.body and "Commit suggestion" in review.body
+    assert "which is its word" in review.body and "Commit suggestion" in review.body
     [comment] = [c for c in box.standin.comments(box.repo, pull.number) if "suggested change" in c.body]
     assert "a fork's, which the healer cannot push to" in comment.body and "git apply" in comment.body
     assert "-    return a - b" in comment.body and "+    return a + b" in comment.body

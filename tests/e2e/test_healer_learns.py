@@ -202,9 +202,7 @@ def test_a_fix_a_person_merged_becomes_a_rule_that_heals_the_next_failure_withou
     [fix2] = created(box, f"ci-healer/{other.number}-")
     assert not fix2.draft and "python scripts/gen_client.py" in (fix2.body or "")
     # the rule's description is the diagnosis of the fix pull requests it opens
-    assert f"seen before on #{pull.number} and fixed by #{fix.number}, which a person merged" in (
-        fix2.body or ""
-    )
+    assert f"like the one #{fix.number} fixed on #{pull.number}" in (fix2.body or "")
     assert "pong" in box.show(fix2.head_sha, "widgets/client.py")
     # the figures of docs/learning.md (run with -s)
     print(f"\nrequests: {len(first.requests)} / {len(second.requests)} heal, {len(learned.requests)} merge")

@@ -303,3 +303,37 @@ def test_on_schedule_the_action_keeps_one_dashboard_issue_in_place(box: Sandbox)
     assert issues[0].labels == ["ci-healer"]  # put back
     assert [i.author for i in issues] == [BOT, "mallory"]
     assert "| heal attempts | 21 |" in issues[0].body
+
+
+def test_in_a_terminal_the_report_is_plain_text_and_piped_it_stays_markdown(box: Sandbox) -> None:
+    import os
+    import pty
+
+    seed(box)
+    env = shell_env(box)
+    argv = [sys.executable, "-m", "healer", "report", "--since", SINCE, "--until", UNTIL]
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            argv, env=env, stdout=follower, stderr=subprocess.PIPE, timeout=120, check=False
+        )
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal's other end is closed: all was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    shown = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    assert done.returncode == 0, done.stderr
+    assert shown.startswith("CI healer report: ")
+    assert "mermaid" not in shown and "| --- |" not in shown and "```" not in shown
+    assert "heal attempts" in shown and "first failure → green" in shown
+    piped = report(box)
+    assert "```mermaid" in piped.stdout and "| --- |" in piped.stdout  # the job summary's Markdown
+    assert report(box, "--format", "text").stdout.startswith("CI healer report: ")

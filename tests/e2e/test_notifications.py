@@ -55,8 +55,9 @@ def test_a_heal_is_heard_as_its_claim_and_the_review_request_and_its_outcome_is_
     assert result.outputs["decision"] == "healed"
     [fix] = box.standin.created_pulls(box.repo)
     assert on(result, pull.number) == [
-        ("comment", f":wrench: **ci-healer** is fixing `lint` on `{pull.head_sha[:7]}` (attempt 1 of 3): "
-                    f"a fix pull request into `{pull.head_ref}` follows, for you to review."),
+        ("comment", f":wrench: **ci-healer** is trying to fix `lint` on `{pull.head_sha[:7]}` "
+                    f"(attempt 1 of 3): a change, if it makes one, comes as a pull request into "
+                    f"`{pull.head_ref}`."),
         ("edit", ":wrench: Attempt 1 of 3 for `lint`: ran `ruff check --fix widgets/calc.py`."),
     ]  # fmt: skip
     assert len(created_comments(result, pull.number)) == 1
@@ -115,9 +116,17 @@ def test_a_rerun_then_an_escalation_each_create_one_comment_whose_first_line_is_
     assert [kind for kind, _ in on(first, pull.number)] == ["comment", "edit"]
     assert all(line.startswith(rerun_line) for _, line in on(first, pull.number))
     assert [kind for kind, _ in on(second, pull.number)] == ["comment", "edit"]
+    # a DNS outage after its re-run: the platform failed, not the author's code
     assert all(
-        line == "### :raising_hand: `test (3.12)` needs a person" for _, line in on(second, pull.number)
+        line
+        == "### :raising_hand: `test (3.12)` needs a person: the platform failed, not the pull request's code"
+        for _, line in on(second, pull.number)
     )
+    [escalation_body] = [
+        c.body for c in box.standin.comments(box.repo, pull.number) if "needs a person" in c.body
+    ]
+    assert "by hand" not in escalation_body.split("<details>")[0]
+    assert f"`gh run rerun {run.id} --failed`" in escalation_body
     # the mention is in the created comment (an edit would notify nobody), and only one comment is created
     [escalation] = created_comments(second, pull.number)
     assert escalation.mentions == (TEAM.lstrip("@"),)

@@ -241,6 +241,7 @@ def test_a_month_with_a_lifted_episode_and_a_budget_stopped_delivered_fix(
                     "title": f"Fix CI of #{numbers['budget']}",
                     "fixes": numbers["budget"],
                     "ci": None,
+                    "draft": False,
                 },
             ],
         },
@@ -248,6 +249,7 @@ def test_a_month_with_a_lifted_episode_and_a_budget_stopped_delivered_fix(
         "escalations": {
             "total": 1,
             "untried": 0,
+            "untried_list": [],
             "open": [
                 {"pull_request": numbers["escalated"], "check": "test (3.12)", "sha": sha(4), "since": at(14)}
             ],

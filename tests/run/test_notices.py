@@ -28,15 +28,23 @@ def check(name: str, verdict: Verdict = Verdict.ESCALATE, *, untried: bool = Tru
     ("delivery", "fork", "says"),
     [
         pytest.param(
-            "pull-request", False, "a fix pull request into `feature` follows, for you to review", id="pr"
+            "pull-request",
+            False,
+            "a change, if it makes one, comes as a pull request into `feature`",
+            id="pr",
         ),
-        pytest.param("push", False, "the fix is pushed onto `feature` as a commit", id="push"),
-        pytest.param("comment", False, "the fix follows here as a patch", id="comment"),
+        pytest.param(
+            "push", False, "a change, if it makes one, is pushed onto `feature` as a commit", id="push"
+        ),
+        pytest.param("comment", False, "a change, if it makes one, is posted here as a patch", id="comment"),
         pytest.param("pull-request", True, "cannot push to a fork", id="fork"),
     ],
 )
-def test_the_claim_promises_what_the_delivery_brings(delivery: str, fork: bool, says: str) -> None:
-    assert says in promise(pull("alice/repo" if fork else "octo/repo"), delivery)
+def test_the_claim_says_where_a_change_would_go_and_promises_none(
+    delivery: str, fork: bool, says: str
+) -> None:
+    said = promise(pull("alice/repo" if fork else "octo/repo"), delivery)
+    assert says in said and "follows" not in said and "review" not in said
 
 
 def test_a_plan_is_untried_only_when_nothing_else_acts() -> None:

@@ -209,3 +209,21 @@ def test_the_action_of_the_config_file_is_followed() -> None:
     )
     assert plan.verdict is Verdict.RERUN
     assert Action.RERUN
+
+
+def test_an_attempt_within_the_budget_is_not_called_beyond_it() -> None:
+    # attempt 1 was spent on this very commit: `retry` grants attempt 2 of 2, which is within the budget
+    once = ledger(Marker(Kind.ATTEMPT, SHA, "test", attempt=1, run_id=500, run_attempt=1))
+    plan = only(
+        plan_retry(
+            {"test": diag(Category.TEST)},
+            check=None,
+            by="mai",
+            ledger=once,
+            config=CONFIG,
+            pull=PULL,
+            run=RUN,
+        )
+    )
+    assert plan.attempt <= CONFIG.max_attempts
+    assert "beyond" not in plan.detail and "asked for by `mai`, within the budget of" in plan.detail

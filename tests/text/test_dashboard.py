@@ -45,7 +45,7 @@ def test_the_charts_leave_out_empty_slices_and_the_table_carries_the_same_figure
 def test_the_dashboard_starts_with_its_marker_and_defuses_what_pull_requests_wrote() -> None:
     body = render_dashboard(BUSY, repository="o/r")
     assert body.startswith(DASHBOARD_MARKER + "\n")
-    assert "close #9 `Fix @\u200bteam | now` (fixes #5)" in body
+    assert "close #9 `Fix @\u200bteam | now` (fixes #5) — ready for review, no CI verdict recorded" in body
     assert "``/ci-healer retry lint` # x``" in body  # the newline folded, the span unbroken
     assert "\n# x" not in body and "![i](" not in body
 
@@ -92,7 +92,7 @@ def test_the_json_is_plain_values_and_says_when_tokens_are_unknown() -> None:
     }
     assert data["agent_tokens"] == {"total": None, "attempts_with_tokens": 0, "attempts_unknown": 4}
     assert data["fix_pull_requests"]["open_list"] == [
-        {"number": 9, "title": "Fix @team | now", "fixes": 5, "ci": None}
+        {"number": 9, "title": "Fix @team | now", "fixes": 5, "ci": None, "draft": False}
     ]
     assert (data["fix_pull_requests"]["ci_passed"], data["fix_pull_requests"]["ci_failed"]) == (0, 0)
 
@@ -111,19 +111,54 @@ def test_an_open_fix_says_what_its_ci_said_and_the_box_still_reads_back() -> Non
         FixPull(9, "Fix lint", "u", "open", 5, ci="passed"),
         FixPull(11, "Fix test", "u", "open", 6, ci="failed"),
         FixPull(12, "Fix docs", "u", "open", 7),
+        FixPull(13, "Fix more", "u", "open", 8, draft=True),
+        FixPull(14, "Fix again", "u", "open", 9, ci="passed", draft=True),
     )
     body = render_dashboard(replace(BUSY, fix_pulls=fixes), repository="o/r")
 
-    lines = {n: next(line for line in body.splitlines() if f"close #{n} " in line) for n in (9, 11, 12)}
-    assert lines[9].endswith("(fixes #5, CI passed :white_check_mark:)")
-    assert lines[11].endswith("(fixes #6, CI failed :x:)")
-    assert lines[12].endswith("(fixes #7)")
+    lines = {
+        n: next(line for line in body.splitlines() if f"close #{n} " in line) for n in (9, 11, 12, 13, 14)
+    }
+    assert lines[9].endswith("(fixes #5) — :white_check_mark: CI passed, ready")
+    assert lines[11].endswith("(fixes #6) — :x: CI failed, do not merge it as it is")
+    assert lines[12].endswith("(fixes #7) — ready for review, no CI verdict recorded")
+    assert lines[13].endswith("(fixes #8) — :hourglass_flowing_sand: a draft with no CI verdict yet")
+    assert lines[14].endswith(
+        "(fixes #9) — :white_check_mark: CI passed, still a draft: mark it ready, then merge"
+    )
     ticked = body.replace("- [ ] ", "- [x] ")
     assert {box.number for box, _ in ticked_boxes(body, ticked, repository="o/r") if box.action == CLOSE} == {
         9,
         11,
         12,
+        13,
+        14,
     }
-    assert "| fix PRs' CI (its latest verdict) | 1 passed, 1 failed |" in render_summary(
+    assert "| fix PRs' CI (its latest verdict) | 2 passed, 1 failed |" in render_summary(
         replace(BUSY, fix_pulls=fixes), repository="o/r"
     )
+
+
+def test_time_to_green_is_each_time_when_few_and_a_true_median_otherwise() -> None:
+    from healer.text.dashboard import green_text
+
+    assert green_text(()) == "none yet"
+    # two failures: their median (12.3 h) is a time neither took, so both are named
+    two = green_text((0.55, 24.0))
+    assert two == "0.6 h and 24.0 h (2 failures)" and "median" not in two
+    assert green_text((2.0,)) == "2.0 h (1 failure)"
+    many = green_text((1.0, 2.0, 9.0, 30.0, 3.0))
+    assert many == "median 3.0 h over 5 failures (fastest 1.0 h, slowest 30.0 h)"
+
+
+def test_checks_with_nothing_to_try_are_named_not_only_counted() -> None:
+    figures = replace(BUSY, untried=2, untried_checks=((4, "lint"), (6, "docs @team")))
+    body = render_dashboard(figures, repository="o/r")
+    assert "## Checks with nothing to try, waiting for a person" in body
+    assert "- #4: `lint` (no fix rule applies and no `agent-command` is set)" in body
+    assert "- #6: `docs @\u200bteam`" in body
+    data = figures_json(figures, repository="o/r")
+    assert data["escalations"]["untried_list"] == [
+        {"pull_request": 4, "check": "lint"},
+        {"pull_request": 6, "check": "docs @team"},
+    ]

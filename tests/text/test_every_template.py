@@ -11,19 +11,28 @@ from dataclasses import dataclass, replace
 import pytest
 
 from healer.change.outcomes import SetupResult, Spend, Verification
+from healer.config import Config
 from healer.heal.verify import VerifyPlan
 from healer.ledger.learned import description, lesson_of, rule_mapping
+from healer.ledger.ledger import Ledger
+from healer.ledger.markers import Kind, Marker, comment_body
 from healer.model import (
     Account,
     Action,
     Category,
     CheckPlan,
+    Comment,
     Diagnosis,
+    Figures,
+    FixPull,
     HealMode,
     PastAttempt,
     PullRequest,
+    RunEvent,
     Verdict,
 )
+from healer.run.retry import plan_retry
+from healer.text.dashboard import render_dashboard
 from healer.text.fixpr import budget_stop, render_fix_pr_body
 from healer.text.frames import (
     Frames,
@@ -31,10 +40,19 @@ from healer.text.frames import (
     render_comment,
     render_escalation,
     render_heal_frame,
-    render_summary,
     shipped_dir,
 )
-from healer.text.proof import Failure, failed_line, with_ci_line
+from healer.text.proof import (
+    Failure,
+    dispatched_line,
+    failed_line,
+    news_comment,
+    not_ours_line,
+    passed_line,
+    state_line,
+    with_ci_line,
+)
+from healer.text.report import Outcome, render_job_summary
 from healer.text.rulepr import render_rule_pr_body, rule_title
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -155,8 +173,71 @@ def fix_pr_bodies(v: Values) -> list[str]:
                 allowed=(v.path,),
                 budget_stop=stop if agent else "",
             )
-            out.append(with_ci_line(text, ci_line) if ci_line else text)
+            out.append(with_ci_line(text, ci_line, first=True) if ci_line else text)
+    # the heal job's word (two jobs): its report quoted, whatever it holds
+    word = Verification("passed", v.command, 0, "\n".join(v.excerpt), reason=v.notes)
+    out.append(
+        render_fix_pr_body(
+            Frames(),
+            pr=pr(v),
+            head_sha=SHA,
+            run_url=RUN_URL,
+            checks=[check_plan(v)],
+            fix_commands=(),
+            agent_ran=True,
+            agent_exit=0,
+            verification=Verification("unverified", reason="the job that delivered it runs none of its code"),
+            heal_word=word,
+            diffstat="1 file changed, +1 -1",
+            files=(f"M\t{v.path}",),
+        )
+    )
     return out
+
+
+def fix_states(v: Values) -> list[str]:
+    """A fix PR's CI lines and title in each state, the attempt comment's state line, the news comments, and
+    the dashboard and terminal report of fixes in each state."""
+    failure = [Failure(v.check, v.excerpt[-1])]
+    lines = [
+        dispatched_line(v.check, RUN_URL, True),
+        dispatched_line(v.check, RUN_URL, False),
+        passed_line(v.check, RUN_URL, ready=True),
+        passed_line(v.check, RUN_URL, ready=False, not_ready_why=f"Resource not accessible {v.title}"),
+        failed_line(v.check, RUN_URL, failure),
+        not_ours_line(passed_line(v.check, RUN_URL, ready=False), "b" * 40, "a" * 40),
+        not_ours_line(failed_line(v.check, RUN_URL, failure), "b" * 40, ""),
+        *(
+            state_line(9, v.check, RUN_URL, passed=passed, ready=ready, ours=ours)
+            for passed, ready, ours in (
+                (True, True, True),
+                (True, False, True),
+                (False, False, True),
+                (True, False, False),
+            )
+        ),
+        *(
+            news_comment(9, [v.check], v.check, RUN_URL, passed=passed, ready=ready, failures=failure)
+            for passed, ready in ((True, True), (True, False), (False, False))
+        ),
+    ]
+    fixes = (
+        FixPull(9, v.title, "u", "open", 7, ci="passed"),
+        FixPull(10, v.title, "u", "open", 7, ci="passed", draft=True),
+        FixPull(11, v.title, "u", "open", 7, ci="failed"),
+        FixPull(12, v.title, "u", "open", 7, draft=True),
+        FixPull(13, v.title, "u", "open", 7),
+    )
+    figures = Figures(
+        since="2026-01-01T00:00:00Z",
+        until="2026-02-01T00:00:00Z",
+        fix_pulls=fixes,
+        untried_checks=((7, v.check),),
+        hours_to_green=(0.55, 24.0),
+    )
+    lines.append(render_dashboard(figures, repository="octo/repo"))
+    # (the terminal report is plain text, not Markdown: tests/text/test_terminal.py reads it)
+    return lines
 
 
 def rule_pr_texts(v: Values) -> list[str]:
@@ -210,7 +291,7 @@ def comments(v: Values) -> list[str]:
             Frames(),
             state="claim",
             healing=[failing],
-            promise="a fix pull request follows, for you to review",
+            promise="a change, if it makes one, comes as a pull request",
             **common,
         ),
         render_comment(Frames(), state="claim", escalations=[escalated], mention="@octo/team", **common),
@@ -241,6 +322,50 @@ def comments(v: Values) -> list[str]:
     ]
 
 
+def job_summaries(v: Values) -> list[str]:
+    """The job summary of a heal (a granted attempt within the budget), of a fix's CI verdict, of a rule
+    proposal (a closed pull request's run: no head, no run link) and of a run that did nothing."""
+    granted = plan_retry(
+        {v.check: Diagnosis(Category.TEST, 0.9, "r", Action.AGENT, v.excerpt, command=v.command)},
+        check=None,
+        by=v.merged_by.strip("@<b>") or "mona",
+        ledger=Ledger.from_comments(
+            [Comment(1, "bot", comment_body([Marker(Kind.ATTEMPT, SHA, v.check, attempt=1, run_id=1)]))],
+            "bot",
+        ),
+        config=Config(agent_command="agent", max_attempts=3),
+        pull=pr(v),
+        run=RunEvent("octo/repo", 1, 1, "CI", SHA, v.head_ref, "octo/repo", False, "pull_request", "failure"),
+    )
+    heal = Outcome(
+        decision="healed", plan=granted, pr=pr(v), fix_pull_request="https://github.com/octo/repo/pull/9"
+    )
+    heal.lines.append("opened fix pull request #9")
+    verdict = Outcome(decision="none", pr=pr(v), headline="the CI of fix #9 passed")
+    rule = Outcome(decision="none", headline="proposed a rule learned from #9")
+    nothing = Outcome()
+    texts = []
+    for outcome, sha, url in (
+        (heal, SHA, RUN_URL),
+        (verdict, SHA, RUN_URL),
+        (rule, "", ""),
+        (nothing, "", ""),
+    ):
+        texts.append(
+            render_job_summary(
+                Frames(),
+                outcome,
+                head_sha=sha,
+                run_url=url,
+                dry_run=False,
+                workflow_token=None,
+                requests=1,
+                seconds=1.0,
+            )
+        )
+    return texts
+
+
 def frames_and_summaries(v: Values) -> list[str]:
     earlier = Account((v.check,), 1, "b" * 40, "verify-failed", 11, "1 file changed, +1 -1", v.notes, v.notes)
     return [
@@ -256,32 +381,7 @@ def frames_and_summaries(v: Values) -> list[str]:
             earlier=[earlier],
             learn=True,
         ),
-        render_summary(
-            Frames(),
-            {
-                "decision": "healed",
-                "pr": pr(v),
-                "head_sha": SHA,
-                "run_url": RUN_URL,
-                "plan_rows": [
-                    {
-                        "check": v.check,
-                        "category": "test",
-                        "verdict": "heal",
-                        "attempt": "2 of 3",
-                        "detail": "the agent heals it",
-                    }
-                ],
-                "outcome_lines": ["opened fix pull request #9"],
-                "fix_pr_url": "https://github.com/octo/repo/pull/9",
-                "frame_path": "",
-                "dry_run": False,
-                "planned": "",
-                "token_warning": "possible",
-                "requests": 1,
-                "seconds": 1.0,
-            },
-        ),
+        *job_summaries(v),
     ]
 
 
@@ -295,6 +395,8 @@ RENDERERS: dict[str, Callable[[Values], list[str]]] = {
     "heal.md.j2": frames_and_summaries,
     "summary.md.j2": frames_and_summaries,
 }
+# Texts written in code, not from a template, rendered the same way.
+IN_CODE: list[Callable[[Values], list[str]]] = [fix_states]
 
 
 def test_every_template_is_rendered_here() -> None:
@@ -332,6 +434,8 @@ COUNTED = r"(?:request|attempt|file|re-run|token|line|check|change|commit|test|s
 FLAWS = {
     "double punctuation": re.compile(r"(?<![.…])\.\.(?!\.)|[,;:] ?[.,;:]|\.[,;:]| [.,;:](?:\s|$)"),
     "an empty link": re.compile(r"\[[^\]]*\]\(\s*\)"),
+    "an empty commit": re.compile(r"\bat ``(?!`)"),
+    "a heading that says nothing": re.compile(r"^ ?ci-healer: (?:none|rerun)$"),
     "a plural after 1": re.compile(rf"(?<![\d.,])\b1 (?:model )?{COUNTED}s\b"),
     "a singular after another number": re.compile(rf"\b(?:0|[2-9]|\d{{2,}}) (?:model )?{COUNTED}\b(?!s)"),
     "an unfilled field": re.compile(r"\bNone\b|\bunknown\b|(?<![\w&/])#(?![\w#])|\(\s*\)|CODE CODE"),
@@ -342,7 +446,7 @@ FLAWS = {
 @pytest.mark.parametrize(
     "values", [pytest.param(ORDINARY, id="ordinary"), pytest.param(HOSTILE, id="hostile")]
 )
-@pytest.mark.parametrize("template", sorted(set(RENDERERS.values()), key=lambda f: f.__name__))
+@pytest.mark.parametrize("template", sorted({*RENDERERS.values(), *IN_CODE}, key=lambda f: f.__name__))
 def test_every_text_reads_right(template: Callable[[Values], list[str]], values: Values) -> None:
     for text in template(values):
         readable = prose(text)
@@ -354,6 +458,11 @@ def test_every_text_reads_right(template: Callable[[Values], list[str]], values:
                     continue  # the agent's frame and the job's summary are read on the runner itself
                 found = pattern.search(line)
                 assert found is None, f"{flaw} ({found.group()!r}) in line {lineno}: {line!r}"
+        # "beyond the budget" only for an attempt beyond it
+        for attempt, budget in re.findall(
+            r"[Aa]ttempt (\d+) \(\w+\), granted by .*? beyond the budget of (\d+)", text
+        ):
+            assert int(attempt) > int(budget), f"attempt {attempt} called beyond a budget of {budget}"
         # an empty code span is an unfilled field too
         assert not re.search(r"(?<!`)` +`(?!`)", unfenced(text)), "an empty code span"
         assert "`None`" not in unfenced(text), "a value that was not there"

@@ -33,7 +33,8 @@ def folded(text: str) -> str:
     [
         pytest.param(
             Verification("passed", "ruff check .", 0),
-            ":white_check_mark: A verified fix for `lint` on #7: `ruff check .` passes on the changed tree.",
+            ":white_check_mark: A fix for `lint` on #7 that ci-healer checked: `ruff check .` passes on the "
+            "changed tree.",
             "Ran `ruff check .` on the changed tree: it passed (exit code 0)",
             "draft",
             id="passed",
@@ -105,3 +106,27 @@ def test_a_budget_stop_and_the_line_on_ci_are_near_the_top() -> None:
     assert "300,000 model tokens for this pull request" in budget_stop(
         Spend(stopped="max-agent-tokens-per-pr", limit=300_000)
     )
+
+
+def test_a_red_verdict_marks_the_title_and_a_green_one_clears_it_and_the_unverified_mark() -> None:
+    from healer.text.proof import state_title
+
+    plain = "ci-healer: fix lint for #7 (attempt 1/3)"
+    red = state_title(plain, passed=False)
+    assert red == "ci-healer (CI failed): fix lint for #7 (attempt 1/3)"
+    assert state_title(red, passed=True) == plain and state_title(red, passed=False) == red
+    assert state_title("ci-healer (unverified): fix lint for #7", passed=True) == "ci-healer: fix lint for #7"
+    assert len(state_title("ci-healer: " + "x" * 300, passed=False)) <= 200
+
+
+def test_a_verdict_at_a_commit_the_healer_did_not_record_says_so_and_claims_nothing_about_who_made_it() -> (
+    None
+):
+    from healer.text.proof import not_ours_line, passed_line
+
+    green = passed_line("CI", "https://x/runs/1", ready=False)
+    theirs = not_ours_line(green, "b" * 40, "a" * 40)
+    assert "holds commits ci-healer did not make (the one it pushed was `aaaaaaa`)" in theirs
+    unknown = not_ours_line(green, "b" * 40, "")
+    assert "no record of the commit it pushed" in unknown and "did not make" not in unknown
+    assert "mark it ready yourself" in unknown and "Marked ready" not in unknown

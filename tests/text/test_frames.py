@@ -251,10 +251,16 @@ def test_escalation_lists_every_attempt_and_mentions_only_the_configured_team() 
     [line] = [line for line in text.splitlines() if line.startswith("**Fails:**")]
     assert "attempt 1 (fix) on `aaaaaaa` gave an unverified change (#11)" in line
     assert "| # |" not in text  # the sentence names every attempt: no table repeats it
-    assert "review fix pull request #12" in line and "`/ci-healer retry`" in line
+    # unfolded: the news, the decisive line, one next step with one command, the mention; the rest folded
+    shown = [ln for ln in text.split("<details>")[0].splitlines() if ln.strip()]
+    assert shown[0] == "### :raising_hand: `lint` needs a person" and len(shown) == 4, shown
+    assert shown[1] == "It failed (lint, `ruff check .`)."  # no decisive line found: what failed, then
+    [step] = [ln for ln in shown if ln.startswith("**Next:**")]
+    assert "look at fix pull request #12" in step and "merge" not in step  # it may be a draft
+    assert re.findall(r"`/ci-healer [^`]*`", step) == ["`/ci-healer retry lint`"]
     assert (
         render_escalation(Frames(), plan(verdict=Verdict.ESCALATE), opt_out_label="ci-healer:off").count(
-            "add the label `ci-healer:off`"
+            "Add the label `ci-healer:off`"
         )
         == 1
     )
@@ -273,8 +279,28 @@ def test_escalation_says_nothing_was_tried_and_why_and_gives_the_rule_descriptio
     assert "Earlier attempts" not in text and "spent its budget" not in text and "| # |" not in text
     # no hard line break inside a sentence: every non-empty line outside the fence ends a paragraph
     prose = text.split("```")[0] + text.split("```")[-1]
-    lines = [line for line in prose.splitlines() if line]
+    lines = [line for line in prose.splitlines() if line and not line.startswith("<")]
     assert all(line.endswith((".", ":", "person")) or line.startswith("|") for line in lines), lines
+
+
+def test_a_platform_failure_says_it_is_not_the_authors_code_and_how_to_rerun_it() -> None:
+    dns = plan(Category.TRANSIENT, ("fatal: unable to access 'https://x/': Could not resolve host: x",))
+    dns = replace(
+        dns, verdict=Verdict.ESCALATE, diagnosis=replace(dns.diagnosis, decisive=dns.diagnosis.excerpt)
+    )
+    text = render_comment(
+        Frames(), state="done", head_sha=SHA, run_url="https://github.com/o/r/actions/runs/77",
+        markers="", escalations=[dns],
+    )  # fmt: skip
+    shown = [ln for ln in text.split("<details>")[0].splitlines() if ln.strip()]
+    assert (
+        shown[0]
+        == "### :raising_hand: `lint` needs a person: the platform failed, not the pull request's code"
+    )
+    assert "Could not resolve host" in shown[1]
+    assert "`gh run rerun 77 --failed`" in shown[2] and "by hand" not in text.split("<details>")[0]
+    # a test failure says nothing of the platform
+    assert "platform" not in render_escalation(Frames(), plan(Category.TEST, verdict=Verdict.ESCALATE))
 
 
 @pytest.mark.parametrize(
@@ -402,12 +428,12 @@ def test_the_claim_of_a_heal_is_the_news_what_failed_its_decisive_line_and_what_
     lint = replace(plan(), diagnosis=replace(plan().diagnosis, decisive=plan().diagnosis.excerpt))
     claim = render_comment(
         Frames(), state="claim", head_sha=SHA, run_url="u", markers="", healing=[lint],
-        promise="a fix pull request into `feature` follows, for you to review",
+        promise="a change, if it makes one, comes as a pull request into `feature`",
     )  # fmt: skip
     first, decisive, *_ = visible_lines(claim)
     assert first == (
-        ":wrench: **ci-healer** is fixing `lint` on `0123456` (attempt 2 of 3): a fix pull request into "
-        "`feature` follows, for you to review."
+        ":wrench: **ci-healer** is trying to fix `lint` on `0123456` (attempt 2 of 3): a change, if it makes "
+        "one, comes as a pull request into `feature`."
     )
     assert decisive == "- `lint` (lint): ``src/a.py:1:1: F401 `os` imported but unused``"
     assert "looking at" not in claim

@@ -78,8 +78,8 @@ def test_the_rule_pull_request_says_what_the_rule_does_where_and_shows_the_chang
     )
     assert "It is repository-wide: it applies to every check of every pull request" in fix
     assert (
-        "**Diagnosis it gives:** A lint failure seen before on #3 and fixed by #4, which a person merged; "
-        "one command reproduces that fix, so the rule runs it." in fix
+        "**Diagnosis it gives:** A lint failure like the one #4 fixed on #3; the rule runs the command that "
+        "reproduced that fix." in fix
     )
     assert "fix pull request #4 for #3 (commit `ccccccc`, merged by `mona`)" in fix
     assert any(tag == "```" and "+b @org/everyone" in block for tag, block in fenced_blocks(fix))
