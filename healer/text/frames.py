@@ -137,6 +137,8 @@ class CheckView:
     hint: str = ""  # a learned rule's account of what fixed this failure before (untrusted: fenced)
     decisive: str = ""  # the first line that decided the diagnosis, cut short (untrusted: a code span)
     untried: bool = False  # nothing to try (no fix rule, no agent): a line of the short notice
+    owner: str = "unknown"  # whose failure it is (healer.diagnosis.owner): code, repository, platform …
+    purpose: str = ""  # what the failing step is for (release, pr-policy, test …), "" when unknown
 
 
 _GROUP = re.compile(r"^##\[group\]")
@@ -200,6 +202,8 @@ def check_view(plan: CheckPlan, max_lines: int = 60, max_chars: int = 8 * 1024) 
         hint=getattr(diag, "hint", "") if diag else "",
         decisive=_first_line(diag.decisive) if diag else "",
         untried=plan.untried,
+        owner=diag.owner.value if diag else "unknown",
+        purpose=diag.purpose if diag else "",
     )
 
 

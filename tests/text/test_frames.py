@@ -17,6 +17,7 @@ from healer.model import (
     CheckPlan,
     Diagnosis,
     HealMode,
+    Owner,
     PastAttempt,
     PullRequest,
     Verdict,
@@ -286,7 +287,9 @@ def test_escalation_says_nothing_was_tried_and_why_and_gives_the_rule_descriptio
 def test_a_platform_failure_says_it_is_not_the_authors_code_and_how_to_rerun_it() -> None:
     dns = plan(Category.TRANSIENT, ("fatal: unable to access 'https://x/': Could not resolve host: x",))
     dns = replace(
-        dns, verdict=Verdict.ESCALATE, diagnosis=replace(dns.diagnosis, decisive=dns.diagnosis.excerpt)
+        dns,
+        verdict=Verdict.ESCALATE,
+        diagnosis=replace(dns.diagnosis, decisive=dns.diagnosis.excerpt, owner=Owner.PLATFORM),
     )
     text = render_comment(
         Frames(), state="done", head_sha=SHA, run_url="https://github.com/o/r/actions/runs/77",
@@ -301,6 +304,40 @@ def test_a_platform_failure_says_it_is_not_the_authors_code_and_how_to_rerun_it(
     assert "`gh run rerun 77 --failed`" in shown[2] and "by hand" not in text.split("<details>")[0]
     # a test failure says nothing of the platform
     assert "platform" not in render_escalation(Frames(), plan(Category.TEST, verdict=Verdict.ESCALATE))
+
+
+@pytest.mark.parametrize(
+    ("owner", "purpose", "heading", "next_step"),
+    [
+        pytest.param(
+            Owner.REPOSITORY,
+            "release",
+            "needs a person: the repository's settings or credentials (a release step), not the pull"
+            " request's code",
+            "**Next:** a maintainer fixes the secret, permission, setting or release the log names",
+            id="repository",
+        ),
+        pytest.param(
+            Owner.METADATA,
+            "pr-policy",
+            "needs a person: the pull request's title, labels or description (a pull-request policy check),"
+            " not its code",
+            "**Next:** change the pull request's title, labels or description as the log says",
+            id="metadata",
+        ),
+    ],
+)
+def test_an_escalation_names_whose_failure_it_is_and_who_acts(
+    owner: Owner, purpose: str, heading: str, next_step: str
+) -> None:
+    base = plan(
+        Category.CONFIG, ('No release type found in pull request title "fix"',), verdict=Verdict.ESCALATE
+    )
+    escalation = replace(base, diagnosis=replace(base.diagnosis, owner=owner, purpose=purpose))
+    shown = [ln for ln in render_escalation(Frames(), escalation).split("<details>")[0].splitlines() if ln]
+    assert shown[0].endswith(heading)
+    assert any(line.startswith(next_step) for line in shown), shown
+    assert "The healer changes only the pull request's code" in render_escalation(Frames(), escalation)
 
 
 @pytest.mark.parametrize(
