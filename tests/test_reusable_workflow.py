@@ -374,3 +374,19 @@ def test_zizmor_finds_nothing_in_the_reusable_workflow_and_the_caller() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("job_id", ["deliver", "command"])
+def test_the_apps_token_is_narrowed_to_the_jobs_own_grants_and_the_heal_job_mints_none(job_id: str) -> None:
+    # (the App's token step runs for real only against GitHub: the stand-in serves no App endpoints)
+    job = JOBS[job_id]
+    [app] = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/create-github-app-token@")]
+    assert app["id"] == "app-token" and app["if"] == "env.CI_HEALER_APP == 'true'"
+    assert job["env"]["CI_HEALER_APP"] == (
+        "${{ secrets.CI_HEALER_APP_ID != '' && secrets.CI_HEALER_APP_PRIVATE_KEY != '' }}"
+    )
+    asked = {f"permission-{scope}": level for scope, level in job["permissions"].items()}
+    assert {k: v for k, v in app["with"].items() if k.startswith("permission-")} == asked
+    assert app["with"]["app-id"] == "${{ secrets.CI_HEALER_APP_ID }}"
+    # the heal job runs the pull request's code: no App token is ever minted on its machine
+    assert not [s for s in JOBS["heal"]["steps"] if "create-github-app-token" in str(s.get("uses", ""))]
