@@ -204,6 +204,14 @@ class Act:
         if "github" not in git(box.workspace, "remote").split():
             git(box.workspace, "remote", "add", "github", f"https://github.com/{box.repo}")
 
+    def _secrets(self, tag: str, secrets: dict[str, str]) -> Path:
+        """The secrets in a file only this user reads: on act's command line every user could read them
+        (/proc/PID/cmdline), the attacks of another test running beside this one among them."""
+        path = self.where / f"secrets-{tag}.env"
+        path.touch(mode=0o600)
+        path.write_text("".join(f"{name}={json.dumps(value)}\n" for name, value in secrets.items()))
+        return path
+
     def run(
         self,
         workflow: str,
@@ -251,7 +259,7 @@ class Act:
             "--artifact-server-port", str(free_port()),
             "--artifact-server-path", str(self.where / "artifacts"),
             "--json",
-            "--secret", f"GITHUB_TOKEN={token}",
+            "--secret-file", str(self._secrets(tag, {"GITHUB_TOKEN": token, **(secrets or {})})),
         ]  # fmt: skip
         for folder in sorted(SHARED_ACTIONS.iterdir()):
             if folder.is_dir():
@@ -259,8 +267,6 @@ class Act:
         argv += ["--local-repository", f"{HEALER_REPOSITORY}@{self.healer_sha}={self.healer_path}"]
         for name, value in variables.items():
             argv += ["--env", f"{name}={value}"]
-        for name, value in (secrets or {}).items():
-            argv += ["--secret", f"{name}={value}"]
         # act's own environment: no GitHub variables of an outer run, no docker
         outer = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_", "ACTIONS_"))}
         # the runner's tools are this environment's (ruff for the fix rules, git, node)
