@@ -22,6 +22,7 @@ import pytest
 import yaml
 from actengine import HEALER_REPOSITORY, Act, ActRun, requires_act
 from harness import TOKEN, agent_reports, check_contract, failing_test_pull, lint_pull, write_agent
+from harness import heal as heal_directly
 from test_action_steps import EVERY_INPUT, SPY
 from twojobs import READ_TOKEN
 
@@ -209,7 +210,8 @@ def test_a_closed_prs_fix_pr_is_closed_by_the_called_close_job(
     box: Sandbox, engine: Act, tmp_path: Path
 ) -> None:
     pull, run = failing_test_pull(box)
-    heal(box, engine, run, {**BASE, "agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
+    # a fix pull request to act on (healed without the engine: the test above runs the heal under act)
+    heal_directly(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
     [fix] = box.standin.created_pulls(box.repo)
     box.standin.merge_pull(pull, delete_branch=True)
 
@@ -226,7 +228,8 @@ def test_a_box_ticked_in_the_dashboard_runs_in_the_called_command_job(
     box: Sandbox, engine: Act, tmp_path: Path
 ) -> None:
     pull, run = failing_test_pull(box)
-    heal(box, engine, run, {**BASE, "agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
+    # a fix pull request to act on (healed without the engine: the test above runs the heal under act)
+    heal_directly(box, run, inputs={"agent-command": write_agent(tmp_path / "agent", FIX_ADD)})
     [fix] = box.standin.created_pulls(box.repo)
     schedule = box.root / "schedule.json"
     schedule.write_text(json.dumps({"schedule": "17 6 * * 1", "repository": {"full_name": box.repo}}))
