@@ -36,7 +36,7 @@ NOT_OFFERED: dict[str, str] = {
     "bundle-path": "the workflow passes the bundle from job to job as an artifact of the run",
 }
 # The workflow's own inputs (the job around the action), and where each one must arrive.
-OWN_INPUTS = {"runs-on", "timeout-minutes", "python-version", "agent-install"}
+OWN_INPUTS = {"runs-on", "timeout-minutes", "python-version", "agent-install", "ci-healer-ref"}
 # The agents' keys, as the README's agent recipes name them; each reaches the action step's environment.
 MODEL_KEYS = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY", "GEMINI_API_KEY"}
 HEALER_PATH = ".ci-healer"  # where each job checks the action out, at the workflow's own commit
@@ -170,13 +170,21 @@ def test_every_job_runs_the_action_at_the_workflows_own_commit(job_id: str) -> N
     healer = healer_step(JOBS[job_id])
     [own] = [s for s in steps if s.get("with", {}).get("path") == HEALER_PATH]
     assert str(own["uses"]).startswith("actions/checkout@")
-    # `github.workflow_sha` and `github.repository` would be the caller's (the github context is the caller's)
-    assert own["with"]["repository"] == "${{ job.workflow_repository }}"
-    assert own["with"]["ref"] == "${{ job.workflow_sha }}"
+    # `github.workflow_sha` and `github.repository` would be the caller's (the github context is the
+    # caller's): the locate step reads `job.workflow_*`, else the caller's `ci-healer-ref`, and checks it
+    assert own["with"]["repository"] == "${{ steps.locate.outputs.repository }}"
+    assert own["with"]["ref"] == "${{ steps.locate.outputs.sha }}"
     assert own["with"]["persist-credentials"] is False
-    [locate] = [s for s in steps if "job.workflow_sha" in str(s.get("env", {}))]
+    [locate] = [s for s in steps if s.get("id") == "locate"]
+    assert locate["env"] == {
+        "WORKFLOW_REPOSITORY": "${{ job.workflow_repository }}",
+        "WORKFLOW_SHA": "${{ job.workflow_sha }}",
+        "CI_HEALER_REF": "${{ inputs.ci-healer-ref }}",
+    }
     assert steps.index(locate) < steps.index(own) < steps.index(healer)
     assert "${{" not in locate["run"], "the values reach the script through env: only"
+    # the same step in every job
+    assert locate == next(s for s in JOBS["heal"]["steps"] if s.get("id") == "locate")
 
 
 @pytest.mark.parametrize("job_id", ["close-fix-prs", "dashboard"])
@@ -208,42 +216,94 @@ def test_the_jobs_run_on_the_same_events_and_with_the_same_grants_as_the_copied_
     }
 
 
-def _locate(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _locate(env: dict[str, str], tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
     [step] = [s for s in JOBS["heal"]["steps"] if s.get("name") == LOCATE]
-    return subprocess.run(
+    output = tmp_path / "github-output"
+    output.write_text("")
+    given = {"WORKFLOW_REPOSITORY": "", "WORKFLOW_SHA": "", "CI_HEALER_REF": "", **env}
+    result = subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-        env={"PATH": "/usr/bin:/bin", **env},
+        env={"PATH": "/usr/bin:/bin", "GITHUB_OUTPUT": str(output), **given},
         capture_output=True,
         text=True,
         check=False,
     )
+    lines = output.read_text().splitlines()
+    return result, dict(line.split("=", 1) for line in lines)
+
+
+SHA = "0123456789abcdef" * 2 + "01234567"
+OTHER = "fedcba9876543210" * 2 + "76543210"
 
 
 @pytest.mark.parametrize(
-    ("repository", "sha"),
+    "env",
     [
-        pytest.param("", "", id="github-enterprise-server-has-no-job-workflow-context"),
-        pytest.param("octo-org/ci-healer", "", id="no-commit"),
-        pytest.param("", "a" * 40, id="no-repository"),
-        pytest.param("octo-org/ci-healer", "main", id="a-branch-name"),
+        pytest.param({}, id="no-job-workflow-context-and-no-ci-healer-ref"),
+        pytest.param({"WORKFLOW_REPOSITORY": "octo-org/ci-healer"}, id="no-commit"),
+        pytest.param({"WORKFLOW_SHA": SHA}, id="no-repository"),
+        pytest.param(
+            {"WORKFLOW_REPOSITORY": "octo-org/ci-healer", "WORKFLOW_SHA": "main"}, id="a-branch-name"
+        ),
+        # a broken job context is not patched up with the input
+        pytest.param(
+            {"WORKFLOW_SHA": "main", "CI_HEALER_REF": f"octo-org/ci-healer@{SHA}"},
+            id="context-broken-ref-set",
+        ),
+        pytest.param({"CI_HEALER_REF": "octo-org/ci-healer@v1"}, id="ref-a-tag"),
+        pytest.param({"CI_HEALER_REF": "octo-org/ci-healer@main"}, id="ref-a-branch"),
+        pytest.param({"CI_HEALER_REF": SHA}, id="ref-without-repository"),
+        pytest.param({"CI_HEALER_REF": f"octo-org/ci-healer/x@{SHA}"}, id="ref-a-path"),
+        pytest.param({"CI_HEALER_REF": f"octo-org/ci-healer@{SHA}\nrepository=evil/x"}, id="ref-two-lines"),
+        pytest.param({"CI_HEALER_REF": f"$(id)/x@{SHA}"}, id="ref-a-command"),
     ],
 )
 def test_without_the_workflows_own_commit_the_job_stops_before_its_checkout(
-    repository: str, sha: str
+    env: dict[str, str], tmp_path: Path
 ) -> None:
     # actions/checkout given an empty repository and ref checks out the caller's own repository, and
     # `uses: ./.ci-healer` would then run whatever the caller keeps there
-    result = _locate({"WORKFLOW_REPOSITORY": repository, "WORKFLOW_SHA": sha})
+    result, outputs = _locate(env, tmp_path)
     assert result.returncode == 1
+    assert outputs == {}, "nothing for the checkout to use"
     [error] = [line for line in result.stdout.splitlines() if line.startswith("::error::")]
-    assert "GitHub Enterprise Server" in error and "examples/ci-healer.yml" in error
+    assert "ci-healer-ref" in error and "examples/ci-healer.yml" in error
+    assert "uid=" not in result.stdout + result.stderr
 
 
-def test_with_the_workflows_own_commit_the_job_goes_on() -> None:
-    sha = "0123456789abcdef" * 2 + "01234567"
-    result = _locate({"WORKFLOW_REPOSITORY": "octo-org/ci-healer", "WORKFLOW_SHA": sha})
+@pytest.mark.parametrize(
+    ("env", "found"),
+    [
+        pytest.param(
+            {"WORKFLOW_REPOSITORY": "octo-org/ci-healer", "WORKFLOW_SHA": SHA},
+            ("octo-org/ci-healer", SHA),
+            id="the-job-context",
+        ),
+        # a caller's stale ci-healer-ref (Dependabot moved only the `uses:` line) does not win over GitHub's
+        pytest.param(
+            {
+                "WORKFLOW_REPOSITORY": "octo-org/ci-healer",
+                "WORKFLOW_SHA": SHA,
+                "CI_HEALER_REF": f"a/b@{OTHER}",
+            },
+            ("octo-org/ci-healer", SHA),
+            id="the-job-context-over-the-input",
+        ),
+        pytest.param(
+            {"CI_HEALER_REF": f"octo-org/ci-healer@{SHA}"},
+            ("octo-org/ci-healer", SHA),
+            id="no-job-context-the-input",
+        ),
+    ],
+)
+def test_with_the_workflows_own_commit_the_job_goes_on(
+    env: dict[str, str], found: tuple[str, str], tmp_path: Path
+) -> None:
+    result, outputs = _locate(env, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "::error::" not in result.stdout
+    assert (outputs["repository"], outputs["sha"]) == found
+    assert f"ci-healer: {found[0]}@{found[1]}" in result.stdout
 
 
 # -- the caller ----------------------------------------------------------------------------------------------
@@ -314,3 +374,19 @@ def test_zizmor_finds_nothing_in_the_reusable_workflow_and_the_caller() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("job_id", ["deliver", "command"])
+def test_the_apps_token_is_narrowed_to_the_jobs_own_grants_and_the_heal_job_mints_none(job_id: str) -> None:
+    # (the App's token step runs for real only against GitHub: the stand-in serves no App endpoints)
+    job = JOBS[job_id]
+    [app] = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/create-github-app-token@")]
+    assert app["id"] == "app-token" and app["if"] == "env.CI_HEALER_APP == 'true'"
+    assert job["env"]["CI_HEALER_APP"] == (
+        "${{ secrets.CI_HEALER_APP_ID != '' && secrets.CI_HEALER_APP_PRIVATE_KEY != '' }}"
+    )
+    asked = {f"permission-{scope}": level for scope, level in job["permissions"].items()}
+    assert {k: v for k, v in app["with"].items() if k.startswith("permission-")} == asked
+    assert app["with"]["app-id"] == "${{ secrets.CI_HEALER_APP_ID }}"
+    # the heal job runs the pull request's code: no App token is ever minted on its machine
+    assert not [s for s in JOBS["heal"]["steps"] if "create-github-app-token" in str(s.get("uses", ""))]

@@ -21,6 +21,7 @@ import pytest
 # alone)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from actengine import REQUIRED, Act, healer_repository, missing  # noqa: E402
 from harness import REPO, TOKEN, check_contract  # noqa: E402
 from twojobs import READ_TOKEN  # noqa: E402
 
@@ -53,3 +54,19 @@ def read_token(standin: StandIn) -> Iterator[str]:
     standin.read_tokens = {READ_TOKEN}  # type: ignore[attr-defined]
     yield READ_TOKEN
     standin.read_tokens = set()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def healer_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This working tree as the repository ``octo-org/ci-healer`` at a commit (see :mod:`actengine`)."""
+    return healer_repository(tmp_path_factory.mktemp("ci-healer"))
+
+
+@pytest.fixture
+def engine(box: Sandbox, tmp_path: Path, healer_repo: tuple[Path, str]) -> Act:
+    """nektos/act for this test's sandbox (skipped where it cannot run: see :func:`actengine.missing`)."""
+    if missing():
+        (pytest.fail if REQUIRED else pytest.skip)(missing())
+    where = tmp_path / "act"
+    where.mkdir()
+    return Act(box, where, healer_repo)

@@ -1,6 +1,11 @@
-"""End to end through ``action.yml`` itself: every step of the composite action in order (setup-python, the
-environment's location, the cache, the skipped build, the run step), its expressions and its outputs, against
-the GitHub stand-in and a real ``origin`` (see :mod:`composite` for what the test runner supports)."""
+"""End to end through ``action.yml`` itself, in a real Actions engine: a workflow that uses ``octo-org/ci-
+healer@<commit>`` runs under nektos/act (see :mod:`actengine`), with the actions the action pins (setup-python
+from the tool cache, cache restore and save against act's cache server), its expressions, its
+``$GITHUB_OUTPUT`` files and its outputs, against the GitHub stand-in and a real ``origin``.
+
+act gives each job a new ``RUNNER_TEMP``, so the venv's cache never hits (the cache's version includes the
+path): every run here builds the environment from the lock and saves it, and the skip of a hit is not
+exercised."""
 
 from __future__ import annotations
 
@@ -8,29 +13,16 @@ import base64
 import hashlib
 import json
 import os
-import re
-import shlex
+import subprocess
 import sys
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from composite import (
-    CompositeError,
-    CompositeResult,
-    CompositeRunner,
-    Context,
-    condition,
-    evaluate,
-    interpolate,
-    parse_outputs,
-    runner_arch,
-    runner_os,
-    tiny_venv,
-)
+from actengine import HEALER_REPOSITORY, Act, ActRun, requires_act
 from harness import (
     PASSED,
     TOKEN,
@@ -42,8 +34,6 @@ from harness import (
     lint_pull,
     write_agent,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Run
@@ -92,97 +82,126 @@ EVERY_INPUT = {
     "bundle-path": "/tmp/a-bundle-only-for-this-test",
     "learn": "false",
 }
+# A Python that records the environment of the first process that has the healer's variables (the healer
+# itself; the build step's pip has none) in $HEALER_ENV_RECORD, then goes on as usual.
+SPY = """\
+import json, os
+if "HEALER_STAGE" in os.environ and os.environ.get("HEALER_ENV_RECORD"):
+    try:
+        with open(os.environ["HEALER_ENV_RECORD"], "x") as record:
+            json.dump(dict(os.environ), record)
+    except FileExistsError:
+        pass
+"""
+
+
+def literal(value: str) -> str:
+    """``value`` as a workflow writes a text holding ``${{``: the engine evaluates it to the text itself."""
+    return value.replace("${{", "${{ '${{' }}")
+
+
+def workflow(sha: str, inputs: Mapping[str, str]) -> str:
+    """A workflow_run workflow whose job checks out the default branch and uses the action, then writes the
+    action's outputs to ``$RESULT_FILE`` and, as a later step that reads the frame would, copies the frame
+    (act removes the job's ``RUNNER_TEMP`` when the job ends) to ``$RESULT_FILE.frame``."""
+    given = "".join(f"          {name}: {json.dumps(literal(value))}\n" for name, value in inputs.items())
+    return (
+        "name: CI healer\n"
+        "on: workflow_run\n"
+        "jobs:\n"
+        "  heal:\n"
+        "    runs-on: ubuntu-latest\n"
+        "    steps:\n"
+        "      - uses: actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8\n"
+        "        with:\n"
+        "          persist-credentials: false\n"
+        "      - id: healer\n"
+        f"        uses: {HEALER_REPOSITORY}@{sha}\n"
+        + (f"        with:\n{given}" if given else "")
+        + "      - if: always()\n"
+        "        env:\n"
+        "          OUTPUTS: ${{ toJSON(steps.healer.outputs) }}\n"
+        "          FRAME: ${{ steps.healer.outputs.frame-path }}\n"
+        "        run: |\n"
+        '          printf \'%s\' "$OUTPUTS" > "$RESULT_FILE"\n'
+        '          if [ -n "$FRAME" ]; then cp "$FRAME" "$RESULT_FILE.frame"; fi\n'
+    )
 
 
 def act(
     box: Sandbox,
+    engine: Act,
     run: Run,
     inputs: Mapping[str, str] | None = None,
     *,
     github_token: str = TOKEN,
-    restore_cache: Callable[[Path], None] = tiny_venv,
+    env: Mapping[str, str] | None = None,
     expect_exit: int = 0,
-) -> tuple[CompositeResult, HealerRun]:
-    """Run ``action.yml`` for ``run`` and check what every run must keep (as ``harness.heal`` does)."""
-    tag = f"{run.id}-{run.run_attempt}-{len(box.standin.requests)}"
-    event = box.write_event(run, f"event-{tag}.json")
-    # the job's environment: the runner's GITHUB_* and RUNNER_TEMP; inputs reach the step only through
-    # action.yml (composite steps get no INPUT_* and no token of their own)
-    job_env = {k: v for k, v in box.environment(event, {}, tag=tag).items() if not k.startswith("HEALER_")}
+) -> tuple[ActRun, HealerRun]:
+    """Run the action for ``run`` under act and check what every run must keep (as ``harness.heal`` does)."""
+    event = box.write_event(run, f"event-{run.id}-{len(box.standin.requests)}.json")
     before = len(box.standin.requests)
-    runner = CompositeRunner(ROOT, job_env=job_env, github_token=github_token, restore_cache=restore_cache)
     # the sample agents are this machine's user's scripts; test_isolation runs the action with `user`
-    result = runner.run({"isolation": "none", **(inputs or {})})
-    box.standin.idle()
-    summary_path = Path(job_env["GITHUB_STEP_SUMMARY"])
+    result = engine.run(
+        workflow(engine.healer_sha, {"isolation": "none", **(inputs or {})}),
+        "workflow_run",
+        event,
+        token=github_token,
+        env=dict(env or {}),
+    )
+    outputs = {k: str(v) for k, v in result.results.items()}
     healer = HealerRun(
         result.returncode,
-        result.stdout,
+        result.output("heal"),
         result.stderr,
-        result.outputs,
-        summary_path.read_text(encoding="utf-8") if summary_path.exists() else "",
-        result.seconds,
+        outputs,
+        result.summary("heal"),
+        0.0,
         list(box.standin.requests[before:]),
     )
-    detail = f"\n--- stdout ---\n{result.stdout[-6000:]}\n--- stderr ---\n{result.stderr[-4000:]}"
-    assert result.returncode == expect_exit, f"exit code {result.returncode}{detail}"
-    assert "Traceback (most recent call last)" not in result.stdout + result.stderr, detail
+    assert result.returncode == expect_exit, f"exit code {result.returncode}\n{result.detail}"
+    assert "Traceback (most recent call last)" not in healer.stdout, result.detail
     assert_no_token(box, healer)
-    for step in result.steps:
-        for token in {TOKEN, github_token}:
-            assert token not in repr(step.outputs), f"a token leaked into the outputs of {step.name!r}"
+    assert not result.unmasked(TOKEN), "the token reached act's log unmasked"
     if github_token != TOKEN:  # the workflow's token, unused: not even masked
-        assert github_token not in result.stdout + result.stderr + repr(result.outputs) + healer.summary
+        assert github_token not in healer.stdout + repr(outputs) + healer.summary
     check_contract(healer.requests, box.standin.api_url)
     return result, healer
-
-
-def ran(result: CompositeResult) -> list[str]:
-    return [step.id or step.name for step in result.steps if step.ran]
 
 
 # -- scenarios -----------------------------------------------------------------------------------------------
 
 
+@requires_act
 @pytest.mark.parametrize(
     ("inputs", "workflow_token", "warned"),
     [
         pytest.param({}, TOKEN, True, id="with-the-workflow-token"),
+        pytest.param({"github-token": TOKEN}, TOKEN, True, id="the-workflow-token-passed-explicitly"),
         pytest.param({"github-token": TOKEN}, WORKFLOW_TOKEN, False, id="with-another-token"),
     ],
 )
 def test_a_lint_failure_is_healed_through_every_step_of_the_action(
-    box: Sandbox, inputs: dict[str, str], workflow_token: str, warned: bool
+    box: Sandbox, engine: Act, inputs: dict[str, str], workflow_token: str, warned: bool
 ) -> None:
     pull, run = lint_pull(box)
 
-    result, healer = act(box, run, inputs, github_token=workflow_token)
+    result, healer = act(box, engine, run, inputs, github_token=workflow_token)
 
-    assert ran(result) == ["python", "env", "cache", "run"]
-    # the build step was skipped by its own condition, which the cache hit made false
-    build = result.step("Build the ci-healer environment")
-    assert not build.ran and build.condition == "steps.cache.outputs.cache-hit != 'true'"
-    assert result.step("cache").outputs["cache-hit"] == "true"
-    # the cache key is built from the runner, the interpreter and the lock's hash; the venv under RUNNER_TEMP
-    env, cache = result.step("env"), result.step("cache")
+    # act's cache never hits (see the module's docstring): the environment is built, then saved at once
+    assert result.ran("heal", action="healer") == ["python", "env", "cache", "3", "save", "run"]
+    log = result.output("heal")
     lock_hash = hashlib.sha256((ROOT / "requirements/action.txt").read_bytes()).hexdigest()[:16]
-    assert env.outputs == {"lock-hash": lock_hash, "venv": f"{result.env['RUNNER_TEMP']}/ci-healer-venv"}
-    version = result.step("python").outputs["python-version"]
-    assert cache.with_ == {
-        "path": env.outputs["venv"],
-        "key": f"ci-healer-venv-{runner_os()}-{runner_arch()}-py{version}-{lock_hash}",
-    }
-    # the healer ran with the venv's interpreter and the token; whether that is the workflow's own token
-    # decides the summary's warning that the fix PR starts no CI by itself
-    step = result.step("run")
-    assert step.env["HEALER_PYTHON"] == env.outputs["venv"] + "/bin/python"
-    assert step.env["HEALER_GITHUB_TOKEN"] == TOKEN
-    assert step.env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"] == str(warned).lower()
+    assert "Successfully set up CPython (3.12." in log
+    assert "Heal attempt 1 of 3" in log  # max-attempts, left out, arrives as its default
+    # the cache key is built from the runner, the interpreter and the lock's hash
+    assert "Cache saved with key: ci-healer-venv-Linux-X64-py3.12." in log and f"-{lock_hash}\n" in log
+    # whether the token is the workflow's own decides the summary's warning that the fix PR starts no CI
     assert ("delivered with the workflow's `GITHUB_TOKEN`" in healer.summary) == warned
     assert "If `github-token` is the workflow's" not in healer.summary
     # the action's outputs come from the run step
     [fix] = box.standin.created_pulls(box.repo)
-    assert result.outputs == {
+    assert result.results == {
         "decision": "healed",
         "attempt": "1",
         "category": "lint",
@@ -205,148 +224,118 @@ def test_the_environment_is_saved_right_after_its_build_and_never_at_the_end_of_
     build = names.index("Build the ci-healer environment")
     save, run = names.index("Save the ci-healer environment"), names.index("Run ci-healer")
     assert build + 1 == save < run  # saved as built, before the healer (and any code it runs) starts
-    assert steps[save]["if"] == steps[build]["if"]
+    assert steps[save]["if"] == steps[build]["if"] == "steps.cache.outputs.cache-hit != 'true'"
     [restore] = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache/restore@")]
     assert steps[save]["with"] == restore["with"]
 
 
-def test_the_build_step_runs_on_a_cache_miss_or_a_restore_key_match_only() -> None:
-    [build] = [s for s in ACTION["runs"]["steps"] if s.get("name") == "Build the ci-healer environment"]
-    context = CompositeRunner(ROOT, job_env={"RUNNER_TEMP": "/tmp"}, github_token=TOKEN).context({})
-    assert condition(build["if"], context)  # a miss: the cache step sets no cache-hit
-    context.steps["cache"] = {"cache-hit": "false"}  # a restore-key match
-    assert condition(build["if"], context)
-    context.steps["cache"] = {"cache-hit": "true"}
-    assert not condition(build["if"], context)
-
-
-def test_a_dry_run_writes_nothing(box: Sandbox) -> None:
+@requires_act
+def test_a_dry_run_writes_nothing(box: Sandbox, engine: Act) -> None:
     pull, run = lint_pull(box)
     refs = box.origin_refs()
 
-    result, healer = act(box, run, {"dry-run": "true"})
+    result, healer = act(box, engine, run, {"dry-run": "true"})
 
-    assert result.step("run").env["HEALER_DRY_RUN"] == "true"
-    assert result.outputs["decision"] == "none"
-    assert result.outputs["fix-pull-request"] == ""
+    assert result.results["decision"] == "none"
+    assert result.results["fix-pull-request"] == ""
     assert healer.requests and {r.method for r in healer.requests} == {"GET"}
     assert box.origin_refs() == refs
     assert not box.standin.created_pulls(box.repo)
     assert not box.standin.comments(box.repo, pull.number)
-    assert "dry run" in result.stdout
+    assert "dry run" in healer.stdout
 
 
-@pytest.mark.parametrize(
-    ("inputs", "second"),
-    [
-        pytest.param({}, ("healed", "2"), id="default-3"),
-        pytest.param({"max-attempts": "1"}, ("escalated", ""), id="set-to-1"),
-    ],
-)
-def test_max_attempts_left_at_its_default_or_set(
-    box: Sandbox, inputs: dict[str, str], second: tuple[str, str]
-) -> None:
+@requires_act
+def test_max_attempts_set_to_1_escalates_the_second_failure(box: Sandbox, engine: Act) -> None:
+    # (left at its default, 3, it reaches the healer too: "Heal attempt 1 of 3" in the test above)
     pull, run = lint_pull(box)
-    first, _ = act(box, run, inputs)
-    assert first.step("run").env["HEALER_MAX_ATTEMPTS"] == inputs.get("max-attempts", "3")
-    assert (first.outputs["decision"], first.outputs["attempt"]) == ("healed", "1")
+    first, _ = act(box, engine, run, {"max-attempts": "1"})
+    assert (first.results["decision"], first.results["attempt"]) == ("healed", "1")
+    assert "Heal attempt 1 of 1" in first.output("heal")
 
     # the author pushes another commit without merging the fix: the lint job fails again
     box.push_to_pull(pull, {"README.md": "# widgets\n\nrevision 2\n"}, "Revision 2")
     run = box.add_run(pull, [("lint", "failure", lint_log(box)), ("test (3.12)", "success", PASSED)])
-    result, _ = act(box, run, inputs)
+    result, _ = act(box, engine, run, {"max-attempts": "1"})
 
-    assert (result.outputs["decision"], result.outputs["attempt"]) == second
+    assert (result.results["decision"], result.results["attempt"]) == ("escalated", "")
     escalations = [c for c in box.standin.comments(box.repo, pull.number) if '"kind":"escalation"' in c.body]
-    assert len(escalations) == (second[0] == "escalated")
+    assert len(escalations) == 1
 
 
-def test_with_delivery_none_the_frame_path_output_names_the_frame_under_runner_temp(box: Sandbox) -> None:
+@requires_act
+def test_with_delivery_none_the_frame_path_output_names_the_frame_under_runner_temp(
+    box: Sandbox, engine: Act
+) -> None:
     _, run = failing_test_pull(box)
 
-    result, _ = act(box, run, {"delivery": "none"})
+    result, _ = act(box, engine, run, {"delivery": "none"})
 
-    assert result.outputs["decision"] == "healed"
-    frame = Path(result.outputs["frame-path"])
-    assert frame.is_relative_to(result.env["RUNNER_TEMP"]) and "test_add" in frame.read_text()
+    assert result.results["decision"] == "healed"
+    frame = Path(str(result.results["frame-path"]))
+    # act's RUNNER_TEMP: a folder `tmp` of the job's own under act's cache; a later step read the frame there
+    assert frame.is_relative_to(engine.cache) and "tmp" in frame.relative_to(engine.cache).parts
+    [copied] = engine.where.glob("result-*.json.frame")
+    assert "test_add" in copied.read_text()
     assert not box.standin.created_pulls(box.repo)
 
 
-def test_a_bad_input_fails_the_run_step_with_one_error_naming_it(box: Sandbox) -> None:
+@requires_act
+def test_a_bad_input_fails_the_run_step_with_one_error_naming_it(box: Sandbox, engine: Act) -> None:
     _, run = lint_pull(box)
 
-    result, healer = act(box, run, {"delivery": "email"}, expect_exit=1)
+    result, healer = act(box, engine, run, {"delivery": "email"}, expect_exit=1)
 
-    assert result.failed is result.step("run")
-    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
-    assert len(errors) == 1 and "`delivery`" in errors[0] and "email" in errors[0], result.stdout
-    assert set(result.outputs.values()) == {""}
+    failed = [s.ids for s in result.steps if s.stage == "Main" and s.result == "failure"]
+    assert failed == [("healer", "run"), ("healer",)], "the run step failed, and with it the action"
+    errors = [line for line in healer.stdout.splitlines() if line.startswith("::error")]
+    errors += [str(line["msg"]) for line in result.lines if "::error" in str(line.get("msg", ""))]
+    assert any("`delivery`" in e and "email" in e for e in errors), result.detail
+    assert set(result.results.values()) == {""}
     assert {r.method for r in healer.requests} <= {"GET"}
     assert not box.standin.created_pulls(box.repo)
 
 
-@pytest.mark.parametrize(
-    ("given", "expected"),
-    [
-        pytest.param("", (WORKFLOW_TOKEN, "true"), id="empty-is-the-workflow-token"),
-        pytest.param(WORKFLOW_TOKEN, (WORKFLOW_TOKEN, "true"), id="the-workflow-token-passed-explicitly"),
-        pytest.param(TOKEN, (TOKEN, "false"), id="another-token"),
-    ],
-)
-def test_the_token_and_whether_it_is_the_workflow_token(given: str, expected: tuple[str, str]) -> None:
-    [step] = [s for s in ACTION["runs"]["steps"] if s.get("id") == "run"]
-    runner = CompositeRunner(ROOT, job_env={"RUNNER_TEMP": "/tmp"}, github_token=WORKFLOW_TOKEN)
-    context = runner.context({"github-token": given})
-    env = {
-        name: interpolate(step["env"][name], context)
-        for name in ("HEALER_GITHUB_TOKEN", "HEALER_TOKEN_IS_WORKFLOW_TOKEN")
-    }
-    assert (env["HEALER_GITHUB_TOKEN"], env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"]) == expected
-
-
-def _spy_venv(record: Path) -> Callable[[Path], None]:
-    """A cache hit whose ``bin/python`` records the environment it was started with, then is this Python."""
-
-    def restore(path: Path) -> None:
-        tiny_venv(path)
-        python = path / "bin" / "python"
-        python.unlink()
-        python.write_text(
-            "#!/bin/sh\n"
-            f"{shlex.quote(sys.executable)} -c 'import json, os, sys; json.dump(dict(os.environ), "
-            f'open(sys.argv[1], "w"))\' {shlex.quote(str(record))}\n'
-            f'exec {shlex.quote(sys.executable)} "$@"\n',
-            encoding="utf-8",
-        )
-        python.chmod(0o755)
-
-    return restore
-
-
-def test_every_input_reaches_the_healer_as_its_variable(box: Sandbox, tmp_path: Path) -> None:
+@requires_act
+def test_every_input_reaches_the_healer_as_its_variable(box: Sandbox, engine: Act, tmp_path: Path) -> None:
     declared = ACTION["inputs"]
     assert set(EVERY_INPUT) == set(declared), "add the new input to EVERY_INPUT"
     assert all(EVERY_INPUT[name] != str(spec["default"]) for name, spec in declared.items())
     _, run = lint_pull(box)
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    (spy / "sitecustomize.py").write_text(SPY, encoding="utf-8")
     record = tmp_path / "healer-env.json"
 
     # `github-token` is another token than the workflow's own (a GitHub App's, say)
-    result, _ = act(box, run, EVERY_INPUT, github_token=WORKFLOW_TOKEN, restore_cache=_spy_venv(record))
+    result, _ = act(
+        box,
+        engine,
+        run,
+        EVERY_INPUT,
+        github_token=WORKFLOW_TOKEN,
+        env={"PYTHONPATH": str(spy), "HEALER_ENV_RECORD": str(record)},
+    )
 
     env = json.loads(record.read_text(encoding="utf-8"))
     given = {name: env.get("HEALER_" + name.upper().replace("-", "_")) for name in declared}
+    # every value verbatim, `${{ github.token }}` in the agent command too: text, never evaluated again
     assert given == {**EVERY_INPUT, "github-token": None}
     assert env["HEALER_TOKEN_IS_WORKFLOW_TOKEN"] == "false"
-    # the token travels in no variable (a file the healer read and deleted), the workflow's own token in none
-    assert not [k for k, v in env.items() if TOKEN in v or WORKFLOW_TOKEN in v]
+    # the token travels in no variable (a file the healer read and deleted), the workflow's own token in none.
+    # (act, unlike GitHub's runner, also hands a composite action's steps its inputs as INPUT_* variables.)
+    held = [k for k, v in env.items() if TOKEN in v or WORKFLOW_TOKEN in v]
+    assert [k for k in held if not k.startswith("INPUT_")] == []
     token_file = Path(env["HEALER_GITHUB_TOKEN_FILE"])
-    assert token_file.parent == Path(box.root) / token_file.parent.name  # under RUNNER_TEMP
-    assert not token_file.exists()
-    assert env["GITHUB_ACTION_PATH"] == str(ROOT)
-    assert result.outputs["decision"] == "none"  # dry-run: 'true' was among them
+    assert token_file.parent == Path(env["RUNNER_TEMP"]) and not token_file.exists()
+    assert env["HEALER_PYTHON"] == f"{env['RUNNER_TEMP']}/ci-healer-venv/bin/python"
+    # the healer ran from the action's own folder at the commit the workflow named
+    assert Path(env["GITHUB_ACTION_PATH"]).name == f"octo-org-ci-healer@{engine.healer_sha}"
+    assert result.results["decision"] == "none"  # dry-run: 'true' was among them
 
 
-def test_the_agent_gets_no_token_and_no_inputs(box: Sandbox, tmp_path: Path) -> None:
+@requires_act
+def test_the_agent_gets_no_token_and_no_inputs(box: Sandbox, engine: Act, tmp_path: Path) -> None:
     _, run = failing_test_pull(box)
     agent = write_agent(
         tmp_path / "agent",
@@ -355,9 +344,9 @@ def test_the_agent_gets_no_token_and_no_inputs(box: Sandbox, tmp_path: Path) -> 
         "calc.write_text(calc.read_text().replace('a - b', 'a + b'))\n",
     )
 
-    result, _ = act(box, run, {"agent-command": agent})
+    result, _ = act(box, engine, run, {"agent-command": agent})
 
-    assert result.outputs["decision"] == "healed"
+    assert result.results["decision"] == "healed"
     [report] = agent_reports(tmp_path / "agent")
     env = report["env"]
     assert isinstance(env, dict)
@@ -372,46 +361,54 @@ def test_the_agent_gets_no_token_and_no_inputs(box: Sandbox, tmp_path: Path) -> 
         "HEALER_MAX_ATTEMPTS",
         "HEALER_PR_NUMBER",
     ]
+    # nor the runner's own variables that would let it talk to the engine (the cache and artifact servers)
+    assert not [k for k in env if k.startswith("ACTIONS_")]
 
 
-def test_in_a_container_job_the_lock_is_found_through_the_action_path_variable(tmp_path: Path) -> None:
-    # There, ${{ github.action_path }} names the host's directory, which the container does not have.
-    (tmp_path / "temp").mkdir()
-    job_env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "RUNNER_TEMP": str(tmp_path / "temp"),
-        "GITHUB_WORKSPACE": str(tmp_path),
-    }
-    host = "/home/runner/work/_actions/octo-org/ci-healer/v1"
-    assert not Path(host).exists()
-    runner = CompositeRunner(ROOT, job_env=job_env, github_token=TOKEN, github_action_path=host)
-    context = runner.context({})
+# -- the steps' scripts, on their own ------------------------------------------------------------------------
 
-    steps = [runner.run_step(i, step, context) for i, step in enumerate(runner.steps[:2])]
 
-    assert [step.id for step in steps] == ["python", "env"] and steps[1].returncode == 0, steps[1].stderr
-    lock_hash = hashlib.sha256((ROOT / "requirements/action.txt").read_bytes()).hexdigest()[:16]
-    assert steps[1].outputs["lock-hash"] == lock_hash
+def _step(name: str) -> dict[str, Any]:
+    [step] = [s for s in ACTION["runs"]["steps"] if s.get("name") == name]
+    return step
+
+
+def _bash(script: str, env: Mapping[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    # as the runner runs a `shell: bash` step
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_lock_is_found_through_the_action_path_variable_never_the_expression() -> None:
+    # In a `container:` job ${{ github.action_path }} names the host's directory, which the container does not
+    # have (actions/runner#2185); $GITHUB_ACTION_PATH is right in both
+    for step in ACTION["runs"]["steps"]:
+        assert "github.action_path" not in json.dumps(step), step.get("name")
+    assert '"$GITHUB_ACTION_PATH/requirements/action.txt"' in _step("Locate the ci-healer environment")["run"]
 
 
 def test_an_unreadable_lock_fails_the_locate_step_instead_of_keying_the_cache_on_nothing(
     tmp_path: Path,
 ) -> None:
-    action_path = tmp_path / "action"
-    action_path.mkdir()
-    (action_path / "action.yml").write_bytes((ROOT / "action.yml").read_bytes())
-    (tmp_path / "temp").mkdir()
-    job_env = {
+    output = tmp_path / "output"
+    output.write_text("")
+    env = {
         "PATH": os.environ.get("PATH", os.defpath),
-        "RUNNER_TEMP": str(tmp_path / "temp"),
-        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_ACTION_PATH": str(tmp_path / "action-without-its-lock"),
+        "GITHUB_OUTPUT": str(output),
+        "RUNNER_TEMP": str(tmp_path),
     }
-    runner = CompositeRunner(action_path, job_env=job_env, github_token=TOKEN)
 
-    result = runner.run({})
+    done = _bash(_step("Locate the ci-healer environment")["run"], env, tmp_path)
 
-    assert result.failed is result.step("env") and "action.txt" in result.failed.stderr
-    assert ran(result) == ["python", "env"] and "lock-hash" not in result.failed.outputs
+    assert done.returncode != 0 and "action.txt" in done.stderr
+    assert "lock-hash" not in output.read_text()
 
 
 # -- the Build step, on its own ------------------------------------------------------------------------------
@@ -443,211 +440,35 @@ def test_the_build_step_installs_the_hashed_lock_into_a_venv_without_pip(tmp_pat
     wheel = _wheel(tmp_path / "wheels")
     action_path = tmp_path / "action"
     (action_path / "requirements").mkdir(parents=True)
-    (action_path / "action.yml").write_bytes((ROOT / "action.yml").read_bytes())
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     (action_path / "requirements" / "action.txt").write_text(
         f"tinypkg==1.0 \\\n    --hash=sha256:{digest}\n", encoding="utf-8"
     )
-    (tmp_path / "temp").mkdir()
-    job_env = {
+    venv = tmp_path / "temp" / "ci-healer-venv"
+    build = _step("Build the ci-healer environment")
+    # the step's env: as action.yml maps it, with setup-python's interpreter and the located venv
+    assert build["env"] == {
+        "PYTHON": "${{ steps.python.outputs.python-path }}",
+        "VENV": "${{ steps.env.outputs.venv }}",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    env = {
         "PATH": os.environ.get("PATH", os.defpath),
         "HOME": str(tmp_path),
         "RUNNER_TEMP": str(tmp_path / "temp"),
-        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_ACTION_PATH": str(action_path),
+        "PYTHON": sys.executable,
+        "VENV": str(venv),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "PIP_NO_INDEX": "1",
         "PIP_FIND_LINKS": str(wheel.parent),
         "PIP_CONFIG_FILE": os.devnull,
         "PIP_CACHE_DIR": str(tmp_path / "pip-cache"),
     }
-    runner = CompositeRunner(action_path, job_env=job_env, github_token=TOKEN)
-    [index] = [i for i, s in enumerate(runner.steps) if s.get("name") == "Build the ci-healer environment"]
-    context = runner.context({})
-    venv = tmp_path / "temp" / "ci-healer-venv"
-    context.steps.update(
-        python={"python-path": sys.executable, "python-version": "3.12.0"},
-        env={"venv": str(venv), "lock-hash": digest[:16]},
-        cache={"cache-hit": "false"},
-    )
 
-    build = runner.run_step(index, runner.steps[index], context)
+    done = _bash(build["run"], env, tmp_path)
 
-    assert build.ran and build.returncode == 0, build.stdout + build.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
     assert (venv / "bin" / "python").exists() and not (venv / "bin" / "pip").exists()
     sites = list(venv.glob("lib/python*/site-packages/tinypkg/__init__.py"))
     assert [p.read_text() for p in sites] == ["VALUE = 42\n"]
-
-
-# -- the runner itself ---------------------------------------------------------------------------------------
-
-
-def _context(**inputs: str) -> Context:
-    return Context(
-        inputs={"a": "", "b": "x", **inputs},
-        step_ids=frozenset({"cache"}),
-        github={"token": "T", "action_path": "/act"},
-        runner={"os": "Linux", "arch": "X64", "temp": "/tmp/r"},
-    )
-
-
-@pytest.mark.parametrize(
-    ("expression", "value"),
-    [
-        pytest.param("inputs.a || github.token", "T", id="or-takes-the-first-truthy"),
-        pytest.param("inputs.b || github.token", "x", id="or-keeps-a-truthy-left"),
-        pytest.param("inputs.a == '' || inputs.a == github.token", True, id="comparisons-then-or"),
-        pytest.param("inputs.b == 'X'", True, id="strings-compare-case-insensitively"),
-        pytest.param("steps.cache.outputs.cache-hit != 'true'", True, id="a-missing-output-is-null"),
-        pytest.param("steps.cache.outputs.cache-hit == ''", True, id="null-equals-empty-as-numbers"),
-        pytest.param("inputs.b && inputs.a", "", id="and-yields-the-falsy-operand"),
-        pytest.param("'it''s'", "it's", id="escaped-quote"),
-        pytest.param("runner.temp", "/tmp/r", id="runner-temp"),
-        pytest.param("!(inputs.a)", True, id="not-of-parentheses"),
-        pytest.param("(inputs.a || inputs.b) && inputs.a", "", id="parentheses-group"),
-        pytest.param("inputs.a || (inputs.b && github.token)", "T", id="parentheses-right"),
-        pytest.param("startsWith(runner.temp, '/TMP')", True, id="startswith-ignores-case"),
-        pytest.param("startsWith(inputs.a, 'x')", False, id="startswith-empty"),
-    ],
-)
-def test_expressions(expression: str, value: object) -> None:
-    assert evaluate(expression, _context()) == value
-
-
-@pytest.mark.parametrize(
-    "expression",
-    [
-        pytest.param("hashFiles('x')", id="functions"),
-        pytest.param("hashFiles()", id="other-function"),
-        pytest.param("(inputs.a", id="unclosed-parenthesis"),
-        pytest.param("startsWith(inputs.b)", id="startswith-one-argument"),
-        pytest.param("inputs.missing", id="undeclared-input"),
-        pytest.param("steps.nope.outputs.x", id="unknown-step"),
-        pytest.param("steps.cache.outcome", id="step-outcome"),
-        pytest.param("github.event_name", id="other-github-property"),
-        pytest.param("env.HOME", id="env-context"),
-        pytest.param("inputs.a == inputs.b == inputs.a", id="chained-comparison"),
-        pytest.param("inputs.a ||", id="missing-operand"),
-        pytest.param("1 == 1", id="numbers"),
-    ],
-)
-def test_unsupported_expressions_fail_loudly(expression: str) -> None:
-    with pytest.raises(CompositeError):
-        evaluate(expression, _context())
-
-
-@pytest.mark.parametrize(
-    ("expression", "value"),
-    [
-        pytest.param("!cancelled()", True, id="not-cancelled"),
-        pytest.param("!cancelled() && inputs.b == 'x'", True, id="not-cancelled-and"),
-        pytest.param("success()", True, id="success"),
-        pytest.param("failure()", False, id="failure"),
-        pytest.param("!inputs.a", True, id="not-of-an-empty-input"),
-        pytest.param("!inputs.b", False, id="not-of-a-value"),
-    ],
-)
-def test_the_status_functions_and_not(expression: str, value: bool) -> None:
-    # a job runs while nothing before it failed or was cancelled
-    assert evaluate(expression, _context()) is value
-
-
-@given(st.text())
-def test_an_input_value_passes_verbatim_whatever_it_holds(value: str) -> None:
-    # a value that itself looks like `${{ github.token }}` is text, never evaluated again
-    context = _context(a=value)
-    assert interpolate("${{ inputs.a }}", context) == value
-    assert interpolate("${{ inputs.a || inputs.b }}", context) == (value or "x")
-
-
-def test_templates_interpolate_and_reject_an_unclosed_expression() -> None:
-    context = _context()
-    assert (
-        interpolate("${{ github.action_path }}/requirements/action.txt", context)
-        == "/act/requirements/action.txt"
-    )
-    assert interpolate("py${{ inputs.b }}-${{ inputs.a == '' }}", context) == "pyx-true"
-    with pytest.raises(CompositeError):
-        interpolate("${{ inputs.b ", context)
-
-
-def test_github_output_both_forms_and_malformed_lines() -> None:
-    assert parse_outputs("a=1\nb=x=y\nbody<<EOF\nline 1\nline 2\nEOF\n\n") == {
-        "a": "1",
-        "b": "x=y",
-        "body": "line 1\nline 2",
-    }
-    with pytest.raises(CompositeError):
-        parse_outputs("no equals sign\n")
-    with pytest.raises(CompositeError):
-        parse_outputs("body<<EOF\nnever closed\n")
-
-
-SHA = "0" * 40
-
-
-@pytest.mark.parametrize(
-    ("steps", "inputs", "given", "reason"),
-    [
-        pytest.param(
-            [{"uses": "actions/cache@v4", "with": {"path": "/x", "key": "k"}}],
-            {},
-            {},
-            "not pinned",
-            id="unpinned",
-        ),
-        pytest.param([{"uses": f"actions/checkout@{SHA}"}], {}, {}, "does not know", id="unknown-action"),
-        pytest.param([{"run": "true", "shell": "pwsh"}], {}, {}, "only `shell: bash`", id="other-shell"),
-        pytest.param(
-            [{"run": "true", "shell": "bash", "continue-on-error": True}],
-            {},
-            {},
-            "continue-on-error",
-            id="unknown-key",
-        ),
-        pytest.param(
-            [{"run": "true", "shell": "bash"}],
-            {},
-            {"nope": "1"},
-            "does not declare: nope",
-            id="undeclared-input",
-        ),
-        pytest.param(
-            [{"run": "true", "shell": "bash"}],
-            {"token": {"default": "${{ github.token }}"}},
-            {},
-            "input defaults",
-            id="expression-in-a-default",
-        ),
-        pytest.param(
-            [{"run": 'echo "X=1" >> "$GITHUB_ENV"', "shell": "bash"}],
-            {},
-            {},
-            "wrote GITHUB_ENV",
-            id="writes-github-env",
-        ),
-        pytest.param(
-            [{"run": 'echo "broken" >> "$GITHUB_OUTPUT"', "shell": "bash"}],
-            {},
-            {},
-            "malformed line",
-            id="bad-output-line",
-        ),
-    ],
-)
-def test_the_runner_refuses_what_it_does_not_support(
-    tmp_path: Path,
-    steps: list[dict[str, Any]],
-    inputs: dict[str, Any],
-    given: dict[str, str],
-    reason: str,
-) -> None:
-    action = {"name": "t", "inputs": inputs, "runs": {"using": "composite", "steps": steps}}
-    (tmp_path / "action.yml").write_text(yaml.safe_dump(action), encoding="utf-8")
-    job_env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "RUNNER_TEMP": str(tmp_path),
-        "GITHUB_WORKSPACE": str(tmp_path),
-    }
-    runner = CompositeRunner(tmp_path, job_env=job_env, github_token=TOKEN)
-
-    with pytest.raises(CompositeError, match=re.escape(reason)):
-        runner.run(given)

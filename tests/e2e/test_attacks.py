@@ -211,15 +211,27 @@ def _digest(paths: list[Path]) -> dict[str, str]:
     return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "absent" for p in paths}
 
 
-def _running(uid: int) -> list[str]:
-    """The processes of ``uid`` that still run (a zombie is dead; init reaps it when it gets to it)."""
+def _uptime() -> float:
+    """Seconds since boot, the clock of a process's start time in /proc."""
+    return float(Path("/proc/uptime").read_text().split()[0])
+
+
+def _running(uid: int, started_before: float) -> list[str]:
+    """The processes of ``uid`` that still run and started before ``started_before`` (seconds since boot): a
+    zombie is dead (init reaps it when it gets to it), and a process started later is not a survivor but
+    another throwaway user's (useradd gives a deleted user's uid to the next one, and tests may run in
+    parallel)."""
     alive = []
+    ticks = os.sysconf("SC_CLK_TCK")
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
+            started = int((status.parent / "stat").read_text().rsplit(")", 1)[1].split()[19]) / ticks
+        except (OSError, IndexError, ValueError):
             continue
-        if str(uid) in fields.get("Uid", "").split() and not fields.get("State", "").strip().startswith("Z"):
+        if str(uid) not in fields.get("Uid", "").split() or fields.get("State", "").strip().startswith("Z"):
+            continue
+        if started <= started_before:
             alive.append(f"{status.parent.name} {fields.get('Name', '').strip()}")
     return alive
 
@@ -278,6 +290,7 @@ def test_code_from_the_pull_request_finds_no_token_and_changes_nothing_outside_i
         tag=tag,
         timeout=120,
     )
+    ended = _uptime()
     box.standin.idle()
 
     detail = f"\n--- stdout ---\n{result.stdout[-6000:]}\n--- stderr ---\n{result.stderr[-3000:]}"
@@ -311,7 +324,7 @@ def test_code_from_the_pull_request_finds_no_token_and_changes_nothing_outside_i
     time.sleep(0.3)
     assert {p: p.stat().st_mtime_ns for p in beats} == beats, "a daemon of the attack is still running"
     for uid in {r["uid"] for r in reports}:
-        assert _running(uid) == [], f"processes of uid {uid} survived"
+        assert _running(uid, ended) == [], f"processes of uid {uid} survived"
     # the fix was verified and delivered, and it is exactly the fix: no rewritten test, no attack residue
     assert result.outputs["decision"] == "healed", detail
     [fix] = box.standin.created_pulls(box.repo)

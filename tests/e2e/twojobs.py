@@ -1,7 +1,12 @@
 """The two jobs of a heal, as the reusable workflow runs them, for the end-to-end tests: ``stage: heal`` with
 a token that may only read (the stand-in answers any write with GitHub's 403; the ``read_token`` fixture of
 conftest.py), then ``stage: deliver`` with the write token and the heal bundle the first job wrote, handed
-over as the artifact's folder."""
+over as the artifact's folder.
+
+Why not through the workflow in a real engine, as test_called_workflow.py runs it: nektos/act ignores
+``permissions:`` and gives every job the same ``GITHUB_TOKEN``, so a heal job holding GitHub's read-only job
+token beside a deliver job holding the writing one cannot be run there, nor can a job's ``timeout-minutes``
+(act does not enforce it). These helpers run the healer's two stages directly, each with its own token."""
 
 from __future__ import annotations
 
