@@ -531,6 +531,8 @@ def test_summary_warns_about_the_workflow_token_and_fits() -> None:
                 {
                     "check": "a|b",
                     "category": "lint",
+                    "owner": "code",
+                    "decided_by": "purpose: lint (tool table: ruff); row: (code, lint) → fix",
                     "verdict": "heal",
                     "attempt": "1 of 3",
                     "detail": "x | y",
@@ -548,6 +550,8 @@ def test_summary_warns_about_the_workflow_token_and_fits() -> None:
     )
     assert "actions/create-github-app-token" in text
     assert "x \\| y" in text
+    assert "| `a\\|b` | lint | code | heal | 1 of 3 |" in text
+    assert "- `a|b`: `purpose: lint (tool table: ruff); row: (code, lint) → fix`" in text
     assert "9 GitHub API requests, 1.2 s" in text
 
 
