@@ -55,6 +55,8 @@ PURPOSES: Mapping[str, Kind] = {
     "container-build": Kind(True, Owner.CODE, True),
     "dependency-install": Kind(True, Owner.CODE),
     "health-check": Kind(True, Owner.CODE, True),
+    # a check of the repository's files that says no more than that it checks (``scripts/check_client.py``)
+    "check": Kind(True, Owner.CODE),
     # not a check of the code: whose it is comes from the purpose unless the evidence is more precise
     "pr-policy": Kind(False, Owner.METADATA),
     "dependency-bot": Kind(False, Owner.REPOSITORY),
@@ -98,7 +100,7 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bpr[- _]?(?:title|lint|label|size|policy|check)|pull[- _]?request[- _]?(?:title|labels?|lint)"
             r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
             r"|\blabels? check"
-            r"|changelog|\bcla\b|\bdco\b|sign-?off|news[- _]?(?:entry|fragment)",
+            r"|changelog|\bcla\b|\bdco\b|sign(?:ed)?-?off|news[- _]?(?:entry|fragment)",
         ),
         ("release", r"\b(?:release|publish|pypi|npmjs|crates\.io|rubygems|maven central|sonatype)\b"),
         ("deploy", r"\b(?:deploy\w*|gh-pages|github pages|pages)\b"),
@@ -166,6 +168,8 @@ _FILTERS = frozenset(
         "fold",
     }
 )
+# a name that says no more than that the step checks something (after every more precise word)
+_CHECK = re.compile(r"(?:^|[-_ ./])checks?(?:$|[-_ .:])", re.IGNORECASE)
 # what a name may say of an automation step (an API call, a pull request command) more precisely than its verb
 _SPECIFIC_AUTOMATION = frozenset({"dependency-bot", "pr-policy", "release", "deploy"})
 # the names the runner gives its own steps and the web UI's default names say nothing of a purpose
@@ -335,6 +339,11 @@ def from_names(names: Sequence[tuple[str, str | None]]) -> StepPurpose | None:
         hint = name_hint(name)
         if hint in _FROM_NAME_HINT:
             return StepPurpose(_FROM_NAME_HINT[hint], "name", f"{what} name: {name.strip()[:100]}")
+    # only then a name that says no more than "check", the step's first (``Check Signed-off-by`` in a job
+    # named ``dco`` is the DCO policy)
+    for what, name in names:
+        if name and not _SAYS_NOTHING.match(name.strip()) and _CHECK.search(name):
+            return StepPurpose("check", "name", f"{what} name: {name.strip()[:100]}")
     return None
 
 

@@ -156,6 +156,8 @@ def test_a_run_step_is_known_by_its_verb(command: str, purpose: str) -> None:
         pytest.param("./gradlew publish", "release", id="gradle-task"),
         pytest.param("./scripts/frobnicate", "", id="unknown-script"),
         pytest.param("mvn -B verify", "test", id="mvn-verify-is-a-check"),
+        pytest.param("python scripts/check_client.py", "check", id="a-script-that-says-it-checks"),
+        pytest.param("./scripts/checkout-submodules.sh", "checkout", id="checkout-is-not-a-check"),
     ],
 )
 def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:

@@ -198,7 +198,7 @@ def test_a_fix_a_person_merged_becomes_a_rule_that_heals_the_next_failure_withou
     second = heal(box, other_run, inputs=inputs)
     assert second.outputs["decision"] == "healed"
     assert len(agent_reports(tmp_path / "agent")) == 1  # still the one run of the first occurrence
-    assert f"(rule {rule['id']}, fix)" in second.stdout
+    assert f"(rule {rule['id']}, fix; " in second.stdout
     [fix2] = created(box, f"ci-healer/{other.number}-")
     assert not fix2.draft and "python scripts/gen_client.py" in (fix2.body or "")
     # the rule's description is the diagnosis of the fix pull requests it opens
