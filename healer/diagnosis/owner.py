@@ -133,9 +133,7 @@ def evidence_owner(diagnosis: Diagnosis, rule: Rule | None) -> Owner | None:
     return _KIND_OWNER.get(diagnosis.category)
 
 
-def assign_owner(
-    diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | None = None, conclusion: str | None = None
-) -> Diagnosis:
+def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | None = None) -> Diagnosis:
     """``diagnosis`` with its owner, purpose, action and what decided them (``decided_by``)."""
     said: list[tuple[str, str]] = []
     kind = diagnosis.category
@@ -151,10 +149,10 @@ def assign_owner(
     elif diagnosis.rule.startswith("runner.") and kind in (Category.INFRASTRUCTURE, Category.TIMEOUT):
         owner = Owner.PLATFORM if kind is Category.INFRASTRUCTURE else Owner.UNKNOWN
         said.append(("ending", f"the runner: {_describe(diagnosis, rule)}"))
+    # what the step is for, from its action or command ("purpose"), or only from a name ("name", weaker)
+    stage = "name" if purpose.strength == "name" else "purpose"
     if purpose.purpose:
-        said.append(("purpose", f"{purpose.purpose} ({purpose.source})"))
-    elif purpose.source:
-        said.append(("purpose", purpose.source))
+        said.append((stage, f"{purpose.purpose} ({purpose.source})"))
     found = evidence_owner(diagnosis, rule)
     if found is not None:
         said.append(("evidence", f"{diagnosis.category.value}: {_describe(diagnosis, rule)}"))

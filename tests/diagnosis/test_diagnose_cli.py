@@ -71,7 +71,7 @@ def test_step_and_workflow_names_give_a_plain_log_its_purpose(tmp_path: Path) ->
     record = json.loads(out)
     assert (record["owner"], record["purpose"], record["action"]) == ("repository", "release", "escalate")
     assert record["step"] == "Publish to PyPI"
-    assert record["decided_by"]["purpose"] == "release (step name: Publish to PyPI)"
+    assert record["decided_by"]["name"] == "release (step name: Publish to PyPI)"
     status, out, _ = run("--job", "unit-tests", str(log))
     assert status == 0 and "  owner:     code, the step is for test" in out
     assert "  row:       (code, test) → agent" in out

@@ -119,7 +119,7 @@ LINKS = run_log(
             Owner.REPOSITORY,
             Action.ESCALATE,
             "dependency-bot",
-            "purpose",
+            "name",
             id="dependency-bot",
         ),
         pytest.param(
