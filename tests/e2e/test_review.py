@@ -190,6 +190,9 @@ def test_a_rerun_github_refuses_is_escalated_with_githubs_reason(box: Sandbox) -
     [comment] = box.standin.comments(box.repo, pull.number)
     assert reason in comment.body and "not a missing permission" in comment.body
     assert "actions: write" not in comment.body + result.stdout
+    # news: the escalation is the one comment created (no claim before it, nothing deleted)
+    writes = [r.operation for r in result.requests if r.is_write and r.operation.startswith("issues/")]
+    assert writes == ["issues/create-comment"]
 
 
 def test_a_rerun_refused_for_a_missing_permission_names_the_permission(box: Sandbox) -> None:
@@ -203,7 +206,7 @@ def test_a_rerun_refused_for_a_missing_permission_names_the_permission(box: Sand
 
     [error] = [line for line in result.stdout.splitlines() if line.startswith("::error")]
     assert "`actions: write`" in error
-    assert box.standin.comments(box.repo, pull.number) == []  # the claim was withdrawn
+    assert box.standin.comments(box.repo, pull.number) == []  # nothing was written
 
 
 def test_a_push_onto_a_branch_the_author_moved_meanwhile_is_a_stale_head(
