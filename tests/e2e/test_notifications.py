@@ -167,6 +167,26 @@ def test_a_rerun_that_passes_is_recorded_in_an_edit_of_the_healers_comment_and_n
     assert any(m.kind is Kind.RESET and m.check == "test (3.12)" for m in decode_markers(done.body))
 
 
+def test_a_rerun_beside_an_escalation_is_told_in_the_escalations_comment(box: Sandbox) -> None:
+    pull, run = failing_test_pull(box)
+    # the same commit's other job hit a DNS outage: one run, a re-run and an escalation
+    dns = TRANSIENT_LOG.replace("test (3.12)", "test (3.11)")
+    box.standin.add_job(
+        run, "test (3.11)", conclusion="failure", log=dns, steps=[(_step_name(dns), "failure")]
+    )
+
+    result = heal(box, run, inputs={"max-attempts": "0", "escalation-mention": TEAM})
+
+    assert len(box.standin.reruns) == 1
+    # the escalation is news: the run claims and creates its one comment, which tells the re-run too
+    [created] = created_comments(result, pull.number)
+    assert created.first_line.startswith("### :raising_hand: `test (3.12)` needs a person")
+    [comment] = box.standin.comments(box.repo, pull.number)
+    kinds = {m.kind for m in decode_markers(comment.body)}
+    assert {Kind.RERUN, Kind.ESCALATION} <= kinds
+    assert "Re-ran the job `test (3.11)`" in comment.body
+
+
 def test_a_redelivered_event_does_not_rerun_twice_without_a_marker(box: Sandbox) -> None:
     sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
     pull = box.open_pull("feature/net", sha)
