@@ -7,7 +7,10 @@ Part 1 models the reads of one healer run against fakes in GitHub's shapes and c
 * a failed run with one failed job, up to the point of acting: the PR (is its head still the run's commit?),
   the job listing, the comments (the ledger), the config file from the default branch, and the job's
   annotations and log (redirect + download);
-* the same with five failed jobs.
+* the same with five failed jobs;
+* a whole run that re-runs one job, against the built-in GitHub stand-in (every request of the child
+  ``healer run``, and the writes among them), on a pull request with no healer comment and on one with a
+  comment the re-run is recorded in.
 
 Part 2 serves job logs of 1, 41 and 200 MiB behind the log redirect from a local ``http.server`` on 127.0.0.1
 (in a child process) that answers ``Range`` as Azure Blob Storage does (``bytes=a-`` and ``bytes=a-b``; the
@@ -179,6 +182,48 @@ def count_requests() -> list[tuple[str, int, str]]:
     return rows
 
 
+# -- part 1b: what a re-run costs, the whole run against the stand-in ---------------------------------------
+
+
+def rerun_requests() -> list[tuple[str, int, str]]:
+    """The requests of a whole ``healer run`` that re-runs one job (a DNS outage), against the built-in
+    GitHub stand-in: on a pull request without a healer comment, and on one with a comment to record it in.
+    Returns (scenario, requests, writes by operation)."""
+    import tempfile
+    from collections import Counter
+
+    from healer.demo.sample import BASE_FILES, job_log
+    from healer.demo.sandbox import Sandbox
+    from healer.demo.standin import StandIn
+    from healer.ledger.markers import Kind, Marker, comment_body
+
+    dns = job_log(
+        "test (3.12)",
+        "git clone https://git.example-host.invalid/org/repo.git",
+        ["fatal: unable to access 'https://git.example-host.invalid/org/repo.git/': Could not resolve host"],
+        exit_code=128,
+    )
+    passed = job_log("lint", "ruff check .", ["All checks passed!"], exit_code=0)
+    rows = []
+    with StandIn(token="ghs_benchmarkToken0123456789") as standin, tempfile.TemporaryDirectory() as tmp:
+        box = Sandbox.create(Path(tmp) / "rerun", standin, files=BASE_FILES)
+        for n, title in enumerate(("re-run, no healer comment yet", "re-run, a healer comment to edit")):
+            sha = box.commit(f"feature/net-{n}", {"README.md": f"# widgets\n\n{n}\n"}, "Touch the README")
+            pull = box.open_pull(f"feature/net-{n}", sha)
+            if n:
+                earlier = Marker(Kind.RESET, "0" * 40, "lint", run_id=1, run_attempt=1)
+                standin.add_comment(box.repo, pull.number, comment_body([earlier], "earlier"), author=BOT)
+            run = box.add_run(pull, [("lint", "success", passed), ("test (3.12)", "failure", dns)])
+            done = box.run_healer(run, timeout=120)
+            standin.idle()
+            if done.returncode != 0 or done.outputs.get("decision") != "rerun":
+                raise SystemExit(f"the re-run scenario did not re-run:\n{done.stdout[-3000:]}")
+            writes = Counter(r.operation for r in done.requests if r.is_write)
+            said = ", ".join(f"{op} {k}" for op, k in sorted(writes.items()))
+            rows.append((title, len(done.requests), said))
+    return rows
+
+
 # -- part 2: large logs on a local server ---------------------------------------------------------------
 
 _BLOCK = b"".join(
@@ -323,6 +368,10 @@ def main() -> int:
     print("API requests per run (counted by the client, checked against the fake's call log)")
     for title, count, where in count_requests():
         print(f"  {title:<50} {count:>3}   ({where})")
+    print()
+    print("A whole run that re-runs one job (the stand-in; every request, and the writes among them)")
+    for title, count, writes in rerun_requests():
+        print(f"  {title:<50} {count:>3}   ({writes})")
     print()
     print(
         "Job logs behind the redirect, local http.server on 127.0.0.1 (bytes the server sent, requests made)"

@@ -105,6 +105,7 @@ class RunOps(Views):
         if run is None:
             return error(404, "Not Found")
         self.s.reruns.append(Rerun(repo.full_name, run.id))
+        self._next_attempt(run)
         return Reply(201, {})
 
     def op_actions_re_run_job_for_workflow_run(
@@ -114,7 +115,15 @@ class RunOps(Views):
         if job is None:
             return error(404, "Not Found")
         self.s.reruns.append(Rerun(repo.full_name, job.run_id, job.id))
+        self._next_attempt(self.s.runs[job.run_id])
         return Reply(201, {})
+
+    def _next_attempt(self, run: Run) -> None:
+        """A re-run starts the run's next attempt at once, queued (GitHub's ``run_attempt`` counts it from
+        the request on); :meth:`healer.demo.seeding.Seeding.add_run_attempt` completes it."""
+        if run.status == "completed":
+            run.run_attempt += 1
+            run.status, run.conclusion = "queued", None
 
     def op_checks_list_annotations(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]

@@ -277,9 +277,11 @@ class Seeding:
                 pull.updated_at = self._now()
 
     def add_run_attempt(self, run: Run, *, conclusion: str | None = "failure") -> Run:
-        """Start the next attempt of ``run`` (as a re-run does); add its jobs with :meth:`add_job`."""
+        """Start the next attempt of ``run`` (as a re-run does), or complete the one a re-run request
+        queued; add its jobs with :meth:`add_job`."""
         with self._lock:
-            run.run_attempt += 1
+            if run.status == "completed":
+                run.run_attempt += 1
             run.conclusion = conclusion
             run.status = "completed"
             return run

@@ -7,7 +7,8 @@ settles the claim with the outcome. A ``/ci-healer retry`` acts with a :class:`G
 
 The claim is the run's one created comment, the one that notifies (:mod:`healer.run.notices`): it is
 written as the news (what failed, its decisive line, what the run does), and the outcome is an edit of it.
-A run whose checks have nothing to try edits the pull request's notice instead, when there is one.
+A run whose checks have nothing to try edits the pull request's notice instead, when there is one; a run
+that only re-runs claims nothing and creates no comment (:mod:`healer.run.quiet`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from healer.run.lifecycle import edit_resets
 from healer.run.notices import edit_notice, mention_of, only_untried, promise, untried_notice
 from healer.run.planning import Planned
 from healer.run.policy import acting
+from healer.run.quiet import only_reruns, rerun_quietly
 from healer.text.frames import COMMENT_LIMIT, FrameError, HealNote, render_comment
 from healer.text.report import SetupError
 from healer.text.spans import code
@@ -98,6 +100,15 @@ def act(
     notice = untried_notice(ledger, planned.comments, config, ctx.signer(pr)) if untried else None
     if notice is not None:
         edit_notice(ctx, event, pr, plan, notice)
+        return
+    if grant is None and only_reruns(plan):
+        # a re-run that passes is not news: no claim, no created comment (healer.run.quiet)
+        def carry() -> Done:
+            return carry_out(
+                ctx, event, pr, config, ledger, plan, planned.diagnosed.job_ids, planned.comments
+            )
+
+        rerun_quietly(ctx, event, pr, config, ledger, plan, planned.comments, carry)
         return
     identity = grant.claim_run if grant else (event.run_id, event.run_attempt)
     claim = ctx.gh.create_comment(

@@ -92,12 +92,14 @@ def untried_notice(
 ) -> Comment | None:
     """The pull request's notice of checks with nothing to try: the newest healer comment whose every record
     (claims and resets aside) is an ``untried`` escalation, and that no run is still writing. None when the
-    pull request has none yet."""
+    pull request has none yet. Re-run markers added to it do not make it another kind of comment."""
     login = config.bot_login.strip().casefold()
     for comment in sorted(comments, key=lambda c: c.id, reverse=True):
         if comment.author.casefold() != login or ledger.held(comment.id):
             continue
-        records = [m for m in decode_markers(comment.body, signer) if m.kind not in (Kind.CLAIM, Kind.RESET)]
+        # re-runs are recorded quietly in the healer's latest comment (healer.run.quiet), this one included
+        aside = (Kind.CLAIM, Kind.RESET, Kind.RERUN)
+        records = [m for m in decode_markers(comment.body, signer) if m.kind not in aside]
         if records and all(m.kind is Kind.ESCALATION and m.result == UNTRIED for m in records):
             return comment
     return None

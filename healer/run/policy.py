@@ -29,10 +29,12 @@ Per check:
 
    - ``rerun`` (transient, infrastructure by default): re-run while the re-runs of (check, commit) are
      fewer than ``max-reruns``. Re-runs so far are the larger of the ledger's count and ``run_attempt - 1``
-     (GitHub's own count, which no comment edit can lower). When the budget went to another run of the same
-     commit whose re-run has not finished, this run's first failure skips (``already-attempted``) instead of
-     escalating. Then transient, infrastructure and timeout escalate (a retry did not help; agent budget is
-     not spent on the network), and so does any failure whose owner is not the code; other categories heal.
+     (GitHub's own count, which no comment edit can lower; it counts the re-runs that found no healer
+     comment to record them in, and an escalation lists those too). When the budget went to another run of
+     the same commit whose re-run has not finished, this run's first failure skips (``already-attempted``)
+     instead of escalating. Then transient, infrastructure and timeout escalate (a retry did not help;
+     agent budget is not spent on the network), and so does any failure whose owner is not the code; other
+     categories heal.
    - ``escalate`` (config, timeout, and whatever is not the code's: the PR's metadata, the repository's
      credentials or release, an uncertain owner outside a code check): escalate, saying whose it is; a
      timeout is re-run once first with ``rerun-timeouts``.
@@ -74,6 +76,7 @@ from healer.model import (
     Diagnosis,
     HealMode,
     Owner,
+    PastAttempt,
     Plan,
     PullRequest,
     RunEvent,
@@ -240,7 +243,22 @@ def _plan_check(
     if sha in ledger.attempted_shas(name):
         return skip(SkipReason.ALREADY_ATTEMPTED, f"This check was already healed on {sha[:7]}.")
 
-    reruns = max(ledger.reruns(name, sha), run.run_attempt - 1)
+    recorded = ledger.reruns(name, sha)
+    reruns = max(recorded, run.run_attempt - 1)
+
+    def escalate_rerun(detail: str) -> CheckPlan:
+        # a re-run that found no healer comment to record it in left no marker: its escalation still
+        # says it was re-run (GitHub's count, ``run_attempt``)
+        planned = escalate(detail)
+        if planned.verdict is not Verdict.ESCALATE or reruns <= recorded:
+            return planned
+        category = diagnosis.category.value
+        unrecorded = tuple(
+            PastAttempt(kind="rerun", sha=sha, attempt=0, category=category, run_id=run.run_id)
+            for _ in range(reruns - recorded)
+        )
+        return _with(planned, history=planned.history + unrecorded)
+
     if all_known_flaky(diagnosis.test_ids, recorded=ledger.flaky_tests(), patterns=config.flaky_tests):
         # a flaky test is re-run, never "fixed": an agent would change nothing or weaken the test
         base = _with(base, diagnosis=from_history(diagnosis))
@@ -251,7 +269,7 @@ def _plan_check(
                 flaky=diagnosis.test_ids,
                 detail=f"Known flaky tests failed; re-run once on {sha[:7]}.",
             )
-        return escalate(f"Known flaky tests failed again after a re-run on {sha[:7]}.")
+        return escalate_rerun(f"Known flaky tests failed again after a re-run on {sha[:7]}.")
     mode = HealMode.AGENT
     if action is Action.RERUN:
         if reruns < max_reruns:
@@ -267,10 +285,12 @@ def _plan_check(
                 f"A re-run of this check on {sha[:7]} (run {pending}) has not finished; its result decides.",
             )
         if diagnosis.category in _RETRY_CATEGORIES or diagnosis.owner not in (Owner.CODE, Owner.UNKNOWN):
-            return escalate(f"The job was re-run {reruns} time(s) on {sha[:7]} and still fails.")
+            return escalate_rerun(f"The job was re-run {reruns} time(s) on {sha[:7]} and still fails.")
     elif action is Action.ESCALATE:
         if diagnosis.category is Category.TIMEOUT and config.rerun_timeouts and reruns < 1:
             return _with(base, verdict=Verdict.RERUN, detail=f"A timed-out job is re-run once on {sha[:7]}.")
+        if diagnosis.category is Category.TIMEOUT and config.rerun_timeouts:
+            return escalate_rerun(escalation_reason(diagnosis))
         return escalate(escalation_reason(diagnosis))
     elif action is Action.FIX:
         mode = HealMode.FIX if diagnosis.fix_commands else HealMode.AGENT

@@ -646,3 +646,24 @@ def test_what_github_would_notify_tells_created_texts_from_edits(
         ("edit", 1, ":wrench: done, cc @hubot", False),  # a mention added by an edit notifies nobody
     ]
     assert [t.mentions for t in heard(standin.requests[before:])] == [("octo/team",)]
+
+
+def test_a_rerun_starts_the_runs_next_attempt_at_once_as_github_does(
+    standin: StandIn, seeded: dict[str, int]
+) -> None:
+    path = "/repos/octo/widgets/actions/runs/{run}"
+    before = call(standin, "GET", path.format(**seeded)).json()
+    assert (before["run_attempt"], before["status"]) == (2, "completed")
+
+    assert call(standin, "POST", "/repos/octo/widgets/actions/jobs/{job}/rerun".format(**seeded)).ok
+    queued = call(standin, "GET", path.format(**seeded)).json()
+    assert (queued["run_attempt"], queued["status"], queued["conclusion"]) == (3, "queued", None)
+    # a second request while it is queued starts no other attempt
+    call(standin, "POST", "/repos/octo/widgets/actions/runs/{run}/rerun-failed-jobs".format(**seeded))
+    assert call(standin, "GET", path.format(**seeded)).json()["run_attempt"] == 3
+
+    # the attempt the re-run started is the one that completes
+    run = standin.runs[seeded["run"]]
+    standin.add_run_attempt(run, conclusion="success")
+    done = call(standin, "GET", path.format(**seeded)).json()
+    assert (done["run_attempt"], done["status"], done["conclusion"]) == (3, "completed", "success")

@@ -48,14 +48,19 @@ def test_a_test_that_passed_on_a_rerun_is_rerun_when_it_fails_again_not_sent_to_
     [rerun] = box.standin.reruns  # the failed job of the new commit's run, re-run once
     assert rerun.run_id == again.id
     assert len(agent_reports(agent)) == 1  # not sent to the agent
-    newest = box.standin.comments(box.repo, pull.number)[-1]
-    assert newest.id != comment.id and f"`{TEST_ID}`" in newest.body and "flaky" in newest.body
+    # a re-run is not news: recorded in an edit of the healer's comment, which notifies nobody
+    [newest] = box.standin.comments(box.repo, pull.number)
+    assert newest.id == comment.id and '"kind":"rerun"' in newest.body
+    assert f"; known flaky: `{TEST_ID}`" in newest.body
+    assert not [r for r in second.requests if r.operation == "issues/create-comment"]
 
     # once per commit: the re-run fails the same way, and the check is escalated, still without the agent
     box.add_run(pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", log)], run=again)
     third = heal(box, again, inputs=inputs)
     assert third.outputs["decision"] == "escalated"
     assert len(box.standin.reruns) == 1 and len(agent_reports(agent)) == 1
+    # that is news: the escalation is a comment of its own
+    assert len(box.standin.comments(box.repo, pull.number)) == 2
 
 
 def test_tests_listed_as_flaky_in_the_config_file_are_never_sent_to_the_agent(

@@ -100,7 +100,7 @@ def test_when_github_refuses_the_review_request_the_fix_pull_request_mentions_th
     assert len(created_comments(result, pull.number)) == 1
 
 
-def test_a_rerun_then_an_escalation_each_create_one_comment_whose_first_line_is_the_news(
+def test_a_rerun_is_heard_by_nobody_and_the_escalation_after_it_is_created_with_its_news(
     box: Sandbox,
 ) -> None:
     sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
@@ -112,9 +112,11 @@ def test_a_rerun_then_an_escalation_each_create_one_comment_whose_first_line_is_
     box.add_run(pull, [("lint", "success", PASSED), ("test (3.12)", "failure", TRANSIENT_LOG)], run=run)
     second = heal(box, run, inputs=inputs)
 
-    rerun_line = ":repeat: Re-ran the job `test (3.12)`: its log says `"
-    assert [kind for kind, _ in on(first, pull.number)] == ["comment", "edit"]
-    assert all(line.startswith(rerun_line) for _, line in on(first, pull.number))
+    # the re-run: no claim, no comment, no edit (there is no healer comment to record it in)
+    assert first.outputs["decision"] == "rerun"
+    assert len(box.standin.reruns) == 1
+    assert on(first, pull.number) == []
+    assert heard(first.requests) == []
     assert [kind for kind, _ in on(second, pull.number)] == ["comment", "edit"]
     # a DNS outage after its re-run: the platform failed, not the author's code
     assert all(
@@ -127,9 +129,82 @@ def test_a_rerun_then_an_escalation_each_create_one_comment_whose_first_line_is_
     ]
     assert "by hand" not in escalation_body.split("<details>")[0]
     assert f"`gh run rerun {run.id} --failed`" in escalation_body
+    # the re-run that left no marker is still told (GitHub counted it: the run's attempt)
+    assert "1 re-run of the job, which failed again." in escalation_body
     # the mention is in the created comment (an edit would notify nobody), and only one comment is created
     [escalation] = created_comments(second, pull.number)
     assert escalation.mentions == (TEAM.lstrip("@"),)
+
+
+def test_a_rerun_that_passes_is_recorded_in_an_edit_of_the_healers_comment_and_notifies_nobody(
+    box: Sandbox,
+) -> None:
+    pull, run = lint_pull(box)
+    heal(box, run)  # the healer's comment on this pull request: a heal of `lint`
+    [before] = box.standin.comments(box.repo, pull.number)
+    sha = box.push_to_pull(pull, {"README.md": "# widgets\n\nagain\n"}, "Touch the README")
+    failed = box.add_run(
+        pull, [("lint", "success", LINT_PASSED), ("test (3.12)", "failure", TRANSIENT_LOG)], sha=sha
+    )
+
+    first = heal(box, failed)
+
+    assert first.outputs["decision"] == "rerun"
+    assert heard(first.requests) == []
+    assert [kind for kind, _ in on(first, pull.number)] == ["edit"]
+    [after] = box.standin.comments(box.repo, pull.number)
+    assert after.id == before.id
+    reruns = [m for m in decode_markers(after.body) if m.kind is Kind.RERUN]
+    assert [(m.check, m.sha, m.run_id) for m in reruns] == [("test (3.12)", sha, failed.id)]
+    assert f":repeat: Re-ran `test (3.12)` on `{sha[:7]}`" in after.body
+
+    # the re-run passes: nobody hears of it; the budget is reset in the same comment (an edit)
+    passing = [("lint", "success", LINT_PASSED), ("test (3.12)", "success", PASSED)]
+    green = heal(box, box.add_run(pull, passing, run=failed, conclusion="success"))
+    assert heard(green.requests) == []
+    assert [kind for kind, _ in on(green, pull.number)] == ["edit"]
+    [done] = box.standin.comments(box.repo, pull.number)
+    assert any(m.kind is Kind.RESET and m.check == "test (3.12)" for m in decode_markers(done.body))
+
+
+def test_a_rerun_beside_an_escalation_is_told_in_the_escalations_comment(box: Sandbox) -> None:
+    pull, run = failing_test_pull(box)
+    # the same commit's other job hit a DNS outage: one run, a re-run and an escalation
+    dns = TRANSIENT_LOG.replace("test (3.12)", "test (3.11)")
+    box.standin.add_job(
+        run, "test (3.11)", conclusion="failure", log=dns, steps=[(_step_name(dns), "failure")]
+    )
+
+    result = heal(box, run, inputs={"max-attempts": "0", "escalation-mention": TEAM})
+
+    assert len(box.standin.reruns) == 1
+    # the escalation is news: the run claims and creates its one comment, which tells the re-run too
+    [created] = created_comments(result, pull.number)
+    assert created.first_line.startswith("### :raising_hand: `test (3.12)` needs a person")
+    [comment] = box.standin.comments(box.repo, pull.number)
+    kinds = {m.kind for m in decode_markers(comment.body)}
+    assert {Kind.RERUN, Kind.ESCALATION} <= kinds
+    assert "Re-ran the job `test (3.11)`" in comment.body
+
+
+def test_a_redelivered_event_does_not_rerun_twice_without_a_marker(box: Sandbox) -> None:
+    sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
+    pull = box.open_pull("feature/net", sha)
+    run = box.add_run(pull, [("lint", "success", PASSED), ("test (3.12)", "failure", TRANSIENT_LOG)])
+
+    # the same workflow_run event (attempt 1), delivered twice: the healer's own job re-run
+    event = box.write_event(run, "event-delivered.json")
+    first = box.run_env(box.environment(event, {}, tag="first"))
+    box.standin.idle()
+    again = box.run_env(box.environment(event, {}, tag="again"))
+    box.standin.idle()
+
+    assert (first.returncode, again.returncode) == (0, 0), again.stdout[-3000:]
+    assert first.outputs["decision"] == "rerun"
+    assert again.outputs["decision"] == "skipped"
+    assert len(box.standin.reruns) == 1
+    assert f"run {run.id} was re-run already (attempt 2)" in again.summary
+    assert box.standin.comments(box.repo, pull.number) == []
 
 
 def test_checks_with_nothing_to_try_get_one_short_notice_per_pull_request(box: Sandbox) -> None:

@@ -21,6 +21,9 @@ from harness import (
 
 from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Pull, Run
+from healer.ledger.markers import Kind, Marker, comment_body
+
+BOT = "github-actions[bot]"
 
 SLOW_TESTS = job_log(
     "test (3.12)",
@@ -338,6 +341,9 @@ def test_a_second_run_of_the_commit_waits_for_the_rerun_another_run_requested(bo
     # workflow_run (BEHAVIOUR.md, "Events and runs").
     sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
     pull = box.open_pull("feature/net", sha)
+    # the healer spoke on this pull request before: its re-run is recorded in an edit of that comment
+    earlier = Marker(Kind.RESET, "0" * 40, "lint", run_id=1, run_attempt=1)
+    box.standin.add_comment(box.repo, pull.number, comment_body([earlier], "earlier"), author=BOT)
     push = box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)])
     push.event = "push"
     pr_run = box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)])
@@ -349,11 +355,37 @@ def test_a_second_run_of_the_commit_waits_for_the_rerun_another_run_requested(bo
     assert second.decision == "skipped", second.stdout
     assert "has not finished" in second.stdout
     assert '"kind":"escalation"' not in markers(box, pull.number)
+    assert len(box.standin.comments(box.repo, pull.number)) == 1  # recorded by an edit
     # the re-run fails as well: now the check escalates, once
     box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)], run=push)
     third = heal(box, push)
     assert third.decision == "escalated", third.stdout
     assert len(box.standin.reruns) == 1
+
+
+def test_without_a_healer_comment_each_run_of_the_commit_reruns_its_own_and_one_escalates(
+    box: Sandbox,
+) -> None:
+    sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
+    pull = box.open_pull("feature/net", sha)
+    push = box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)])
+    push.event = "push"
+    pr_run = box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)])
+
+    first = heal(box, push)
+    second = heal(box, pr_run)
+
+    # no marker to wait on: each run re-runs its own job (each bounded by its own run attempt), quietly
+    assert (first.decision, second.decision) == ("rerun", "rerun")
+    assert sorted(r.run_id for r in box.standin.reruns) == sorted([push.id, pr_run.id])
+    assert box.standin.comments(box.repo, pull.number) == []
+    # both re-runs fail: the first to finish escalates, the second says nothing more
+    box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)], run=push)
+    box.add_run(pull, [("test (3.12)", "failure", TRANSIENT)], run=pr_run)
+    third, fourth = heal(box, push), heal(box, pr_run)
+    assert (third.decision, fourth.decision) == ("escalated", "skipped"), fourth.stdout
+    assert len(box.standin.reruns) == 2
+    assert markers(box, pull.number).count('"kind":"escalation"') == 1
 
 
 def test_no_attempt_is_spent_twice_on_one_commit(box: Sandbox, tmp_path: Path) -> None:

@@ -306,3 +306,8 @@ def test_get_issue_reads_the_body_as_it_is_now_and_a_missing_one_is_an_error(
     with pytest.raises(GitHubError) as raised:
         gh.get_issue(9)
     assert raised.value.status == 404
+
+
+def test_the_latest_attempt_of_a_run_is_read_from_the_run(rsps: responses.RequestsMock, gh: GitHub) -> None:
+    fake(rsps, "GET", "/actions/runs/42", a_run("failure"))
+    assert gh.run_attempt(42) == 2

@@ -880,3 +880,16 @@ def test_with_no_agent_and_no_fix_rule_the_check_is_escalated_as_untried_once():
     assert plan_one(diag(Category.TEST)).verdict is Verdict.HEAL
     spent = plan_one(diag(Category.TEST), config=replace(no_agent, max_attempts=0))
     assert (spent.verdict, spent.untried) == (Verdict.ESCALATE, False)
+
+
+def test_an_escalation_after_a_rerun_no_marker_recorded_still_lists_the_rerun():
+    # the re-run found no healer comment to record it in: GitHub's run attempt counted it
+    plan = plan_one(diag(Category.TRANSIENT), run=replace(RUN, run_attempt=2))
+    assert plan.verdict is Verdict.ESCALATE
+    assert [(p.kind, p.sha, p.run_id) for p in plan.history] == [("rerun", SHA, RUN_ID)]
+    # recorded: listed once, not twice
+    plan = plan_one(diag(Category.TRANSIENT), [rerun(SHA, run_id=RUN_ID)], run=replace(RUN, run_attempt=2))
+    assert [(p.kind, p.run_id) for p in plan.history] == [("rerun", RUN_ID)]
+    # a first failure escalated for another reason lists no re-run that did not happen
+    plan = plan_one(diag(Category.TRANSIENT), config=replace(CONFIG, max_reruns=0))
+    assert plan.verdict is Verdict.ESCALATE and plan.history == ()
