@@ -46,8 +46,11 @@ def cases() -> dict[str, CheckPlan]:
     dns = _plan(
         "build",
         Category.TRANSIENT,
-        ("Cloning into 'vendor'...", "fatal: unable to access 'https://git.example.com/x.git/': "
-         "Could not resolve host: git.example.com"),
+        (
+            "Cloning into 'vendor'...",
+            "fatal: unable to access 'https://git.example.com/x.git/': "
+            "Could not resolve host: git.example.com",
+        ),
         "git submodule update --init",
         (PastAttempt("rerun", SHA, 0, "transient"),),
     )
