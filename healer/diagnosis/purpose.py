@@ -100,6 +100,7 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bpr[- _]?(?:title|lint|label|size|policy|check)|pull[- _]?request[- _]?(?:title|labels?|lint)"
             r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
             r"|\blabels? check"
+            # the DCO's `Signed-off-by:` trailer (`git commit --signoff`, the git documentation)
             r"|changelog|\bcla\b|\bdco\b|sign(?:ed)?-?off|news[- _]?(?:entry|fragment)",
         ),
         ("release", r"\b(?:release|publish|pypi|npmjs|crates\.io|rubygems|maven central|sonatype)\b"),
@@ -168,7 +169,8 @@ _FILTERS = frozenset(
         "fold",
     }
 )
-# a name that says no more than that the step checks something (after every more precise word)
+# a name that says no more than that the step checks something (after every more precise word): the GNU
+# Coding Standards' `check` target ("perform self-tests"), `cargo check`, `npm run check`
 _CHECK = re.compile(r"(?:^|[-_ ./])checks?(?:$|[-_ .:])", re.IGNORECASE)
 # what a name may say of an automation step (an API call, a pull request command) more precisely than its verb
 _SPECIFIC_AUTOMATION = frozenset({"dependency-bot", "pr-policy", "release", "deploy"})
