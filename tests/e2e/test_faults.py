@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from harness import PASSED, heal, lint_log, lint_pull
+from harness import PASSED, heal, job_log, lint_log, lint_pull
 
 from healer.demo.sample import LINT_PR_FILES
 from healer.demo.sandbox import HealerRun, Sandbox
@@ -134,3 +134,29 @@ def test_a_large_log_without_range_support_is_streamed_for_its_tail(box: Sandbox
 
     # the whole 20 MiB came back; the failure at its very end was still found
     assert result.outputs["category"] == "lint"
+
+
+NETWORK_LOG = job_log(
+    "test (3.12)",
+    "git clone https://git.example-host.invalid/org/repo.git",
+    ["fatal: unable to access 'https://git.example-host.invalid/org/repo.git/': Could not resolve host"],
+    exit_code=128,
+)
+
+
+def test_a_quiet_rerun_that_cannot_read_its_run_re_runs_nothing_and_says_why(box: Sandbox) -> None:
+    # With no healer comment to record a re-run in, the run's latest attempt is read from GitHub first (a
+    # redelivered event must not re-run twice). A run deleted meanwhile answers 404, a token without
+    # `actions: read` 403: either way nothing is re-run and nothing is written, and the error says which.
+    sha = box.commit("feature/net", {"README.md": "# widgets\n\nnetwork\n"}, "Touch the README")
+    pull = box.open_pull("feature/net", sha)
+    run = box.add_run(pull, [("test (3.12)", "failure", NETWORK_LOG)])
+    for status, said in ((404, f"run {run.id}"), (403, "actions: read")):
+        box.standin.fail("actions/get-workflow-run", status)
+
+        result = heal(box, run, expect_exit=1)
+
+        [error] = error_lines(result.stdout + "\n" + result.stderr)
+        assert said in error and str(status) in error, error
+        assert not [r for r in result.requests if r.is_write], result.requests
+        assert box.standin.reruns == [] and not box.standin.comments(box.repo, pull.number)
