@@ -106,12 +106,20 @@ def _from_command(command: str, scripts: Mapping[str, str] | None, depth: int = 
         return said[0]
     # no tool the table knows: a script file's name may say what it is for (ci/run-tests.sh)
     for words in reversed(split_commands(command)):
-        for word in words[:2]:
-            if "/" in word or word.endswith((".sh", ".ps1", ".bat", ".py", ".rb", ".pl")):
-                hint = name_hint(tool_name(word))
-                if hint is not None:
-                    return _Said(hint, f"script file name: {tool_name(word)}", True)
+        for name in script_files(words):
+            hint = name_hint(name)
+            if hint is not None:
+                return _Said(hint, f"script file name: {name}", True)
     return None
+
+
+_SCRIPT_SUFFIXES = (".sh", ".ps1", ".bat", ".py", ".rb", ".pl")
+
+
+def script_files(words: Sequence[str]) -> list[str]:
+    """The names of the script files a simple command runs (``ci/run-tests.sh``, ``python scripts/x.py``):
+    its first two words that are a path or end like a script, without their folders."""
+    return [tool_name(w) for w in words[:2] if "/" in w or w.endswith(_SCRIPT_SUFFIXES)]
 
 
 # shell builtins that end a line without being what failed (``npm test || exit 1``, ``cd web && make``)

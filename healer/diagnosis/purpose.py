@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from healer.diagnosis.derive import SHELL_BUILTINS, name_hint
+from healer.diagnosis.derive import SHELL_BUILTINS, name_hint, script_files
 from healer.diagnosis.tooltable import RUN, Tool, read_command, split_commands, tool_name
 from healer.model import Category, Owner
 
@@ -317,11 +317,10 @@ def from_command(command: str) -> StepPurpose | None:
 
 def _script_file(words: Sequence[str]) -> StepPurpose | None:
     """What a script file's name says it is for (``ci/run-tests.sh``, ``./scripts/publish``)."""
-    for word in words[:2]:
-        if "/" in word or word.endswith((".sh", ".ps1", ".bat", ".py", ".rb", ".pl")):
-            said = from_names([("script file", tool_name(word))])
-            if said is not None:
-                return StepPurpose(said.purpose, "command", said.source)
+    for name in script_files(words):
+        said = from_names([("script file", name)])
+        if said is not None:
+            return StepPurpose(said.purpose, "command", said.source)
     return None
 
 
