@@ -72,7 +72,7 @@ PURPOSES: Mapping[str, Kind] = {
     "coverage-upload": Kind(False, Owner.PLATFORM),
     "download": Kind(False, Owner.PLATFORM),
 }
-# the tool table's kinds as purposes (``config`` and ``transient`` tools say nothing of a purpose)
+# the tool table's kinds (and a name's) as purposes (``config`` and ``transient`` say nothing of a purpose)
 _FROM_KIND = {
     Category.TEST.value: "test",
     Category.LINT.value: "lint",
@@ -132,14 +132,6 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-_FROM_NAME_HINT = {
-    Category.FORMAT: "format",
-    Category.TYPECHECK: "typecheck",
-    Category.LINT: "lint",
-    Category.TEST: "test",
-    Category.BUILD: "build",
-    Category.DEPENDENCY: "dependency-install",
-}
 # commands that read what the one before them in a pipe wrote (``curl … | sh``, ``gh api … | jq``): the one
 # before them says what the step is for
 _FILTERS = frozenset(
@@ -338,8 +330,8 @@ def from_names(names: Sequence[tuple[str, str | None]]) -> StepPurpose | None:
             if words.search(name):
                 return StepPurpose(purpose, "name", f"{what} name: {name.strip()[:100]}")
         hint = name_hint(name)
-        if hint in _FROM_NAME_HINT:
-            return StepPurpose(_FROM_NAME_HINT[hint], "name", f"{what} name: {name.strip()[:100]}")
+        if hint is not None and hint.value in _FROM_KIND:
+            return StepPurpose(_FROM_KIND[hint.value], "name", f"{what} name: {name.strip()[:100]}")
     # only then a name that says no more than "check", the step's first (``Check Signed-off-by`` in a job
     # named ``dco`` is the DCO policy)
     for what, name in names:
