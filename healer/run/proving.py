@@ -48,6 +48,7 @@ from healer.text.proof import (
     run_url,
     state_line,
     state_title,
+    unasked,
     with_ci_line,
     with_state_line,
 )
@@ -178,6 +179,9 @@ def record(
         ctx.note(
             f"fix #{fix.number} is at {event.head_sha[:7]}, not the commit the healer pushed: not marked"
         )
+    asks = ours and after == "ready" and after != before  # the verdict that asks for a review, once
+    if waited and not asks:
+        line = unasked(line)  # a red verdict tells; the green one after it still has someone to ask
     settled = after in ("ready", "failed") or not ours  # the fix's state, said first where people look
     if settled:
         title = state_title(fix.title, passed)

@@ -45,6 +45,8 @@ def run_url(server_url: str, repository: str, run_id: int) -> str:
 
 
 WAITING = "**Waiting for CI:**"
+# on the fix PR's CI line while its author has not been asked to review it (the fix opened waiting for CI)
+UNASKED = "<!-- ci-healer:unasked -->"
 
 
 def dispatched_line(workflow_name: str, url: str, draft: bool) -> str:
@@ -57,13 +59,22 @@ def dispatched_line(workflow_name: str, url: str, draft: bool) -> str:
     return (
         f"{CI_MARK} :hourglass_flowing_sand: {WAITING} {code(workflow_name)} is running on this branch "
         f"([runs]({url})), started by ci-healer because changes pushed with `GITHUB_TOKEN` start no "
-        f"workflow.{wait}"
+        f"workflow.{wait} {UNASKED}"
     )
 
 
 def is_waiting(body: str) -> bool:
-    """Whether a fix PR's body says it waits for the CI the healer started (nobody was asked to review it)."""
-    return any(ln.lstrip().startswith(CI_MARK) and WAITING in ln for ln in body.split("\n"))
+    """Whether nobody was asked to review the fix yet: it opened waiting for the CI the healer started, and
+    no verdict since asked anyone (a red one tells, it does not ask). The fix PR's CI line carries
+    :data:`UNASKED` until then; a line written before the mark existed says so by waiting."""
+    return any(
+        ln.lstrip().startswith(CI_MARK) and (UNASKED in ln or WAITING in ln) for ln in body.split("\n")
+    )
+
+
+def unasked(line: str) -> str:
+    """A CI line that keeps saying nobody was asked to review the fix yet."""
+    return f"{line} {UNASKED}"
 
 
 def add_dispatch_line(workflow_path: str) -> str:

@@ -331,3 +331,29 @@ def test_a_fix_whose_ci_hit_its_time_limit_failed_and_one_cancelled_by_a_person_
     assert "CI failed" in (fix.body or "") and "maximum execution time of 5 minutes" in (fix.body or "")
     news = box.standin.comments(box.repo, pull.number)[-1].body
     assert news.startswith(":x: The fix for `lint` in #") and "maximum execution time" in news
+
+
+def test_a_fix_whose_ci_fails_then_passes_on_a_re_run_asks_its_author_once_when_it_passes(
+    box: Sandbox,
+) -> None:
+    # A red verdict tells the author (a comment); it asks nobody to review. The same commit's CI passing on a
+    # re-run makes the fix ready: that is when the author is asked, once, as for a fix green the first time.
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    assert heal(box, run, inputs=GITHUB_TOKEN).outputs["decision"] == "healed"
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+
+    red = heal(box, finish(box, dispatched, [("lint", "failure", RED_LINT)], "failure"))
+    assert fix.draft and [t.kind for t in heard(red.requests)] == ["comment"]
+
+    box.standin.add_run_attempt(dispatched, conclusion="success")
+    box.standin.add_job(dispatched, "lint", conclusion="success", log=PASSED)
+    green = heal(box, dispatched)
+
+    assert not fix.draft and box.standin.readied == [fix.number]
+    assert first_line(fix.body or "").startswith(":white_check_mark: **CI passed**")
+    [told] = heard(green.requests)
+    assert told.kind in ("review request", "comment") and told.number == fix.number
+    # once: the same verdict delivered again asks nobody
+    assert heard(heal(box, dispatched).requests) == []
