@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from healer.demo.notifications import first_line
 from healer.demo.sample import job_log
 from healer.github import GitHub, GitHubError
 from healer.heal import attempt as heal_module
@@ -592,6 +593,10 @@ def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
     assert len(world.gh.comments) == 1
     assert Kind.RESET in [m.kind for m in world.comment_markers()]
     assert "budget for it starts over" in world.gh.comments[0].body
+    # the comment spoke of `lint` alone, which passed: the pass is its first line now, not the old news
+    assert first_line(world.gh.comments[0].body).startswith(
+        ":white_check_mark: `lint` in the workflow `CI` passed on"
+    )
 
 
 def test_green_run_without_history_costs_two_reads(world: World) -> None:
