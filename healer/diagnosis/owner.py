@@ -181,6 +181,19 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
     )
 
 
+def reassigned(
+    diagnosis: Diagnosis, owner: Owner, history: str, then: str, *, action: Action | None = None
+) -> Diagnosis:
+    """``diagnosis`` given to ``owner`` by what the healer's history knows and the log does not (a flaky
+    test, a broken base branch): ``decided_by`` keeps every stage but the table's row, adds ``history``, and
+    a row ``(owner, kind) → then``; ``action`` replaces the diagnosis' when given."""
+    said = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
+    said += (("history", history), ("row", f"({owner.value}, {diagnosis.category.value}) → {then}"))
+    return replace(
+        diagnosis, owner=owner, action=diagnosis.action if action is None else action, decided_by=said
+    )
+
+
 def _weigh(
     purpose: StepPurpose, found: Owner | None, kind: Category, *, by_shape: bool = False
 ) -> tuple[Owner, Category]:
