@@ -102,7 +102,7 @@ def passed_line(workflow_name: str, url: str, *, ready: bool, not_ready_why: str
     """The fix PR's CI line once its CI passed; ``not_ready_why``: GitHub refused to mark it ready."""
     after = " Marked ready for review." if ready else ""
     if not_ready_why:
-        said = code(" ".join(one_line(not_ready_why).split()), _LINE_LIMIT)
+        said = code(not_ready_why, _LINE_LIMIT)  # code() folds it onto one line
         after = (
             " GitHub refused to mark it ready for review, so it is still a draft: press *Ready for review* "
             f"below, then merge it. GitHub said: {said}."
