@@ -112,16 +112,17 @@ def deliver_bundle(
         if verdict.allowed:
             say(f"guard: {', '.join(map(code, verdict.allowed))} changed, allowed by `guard: allow`")
         files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
+        word = result.verification or UNVERIFIED
+        verification = not_checked_here(word)
         result = replace(
             result,
             diffstat=checkout.diffstat(),
             files=files,
             diff=diff[:8192],
-            verification=not_checked_here(result.verification or UNVERIFIED),
-            heal_word=result.verification or UNVERIFIED,
+            verification=verification,
+            heal_word=word,
             learned=learned_here(ctx),
         )
-        verification = result.verification or UNVERIFIED
         if ctx.pr.is_fork:
             delivery = hand_fork(checkout, bundle.diff, verification, result)
         else:
