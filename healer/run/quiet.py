@@ -27,11 +27,11 @@ from typing import Protocol
 
 from healer.config import Config
 from healer.ledger.entries import reset_markers
-from healer.ledger.ledger import Kind, Ledger, Marker, add_markers, comment_body, decode_markers
+from healer.ledger.ledger import Kind, Ledger, Marker, comment_body, decode_markers
 from healer.ledger.markers import Signer, workflow_key
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
-from healer.run.lifecycle import edit_resets, retire
+from healer.run.lifecycle import edit_resets, retire_passed, with_markers
 from healer.run.policy import acting
 from healer.text.frames import COMMENT_LIMIT
 from healer.text.spans import code
@@ -110,9 +110,7 @@ def rerun_quietly(
         ctx.gh.create_comment(pr.number, text)
     elif into is not None and markers:
         note = rerun_note(plan, [m.check for m in markers if m.kind is Kind.RERUN], event)
-        body = add_markers(into.body, markers, note, signer)
-        if len(body) > COMMENT_LIMIT:
-            body = add_markers(into.body, markers, signer=signer)  # the note is optional, the markers not
+        body = with_markers(into.body, markers, note, signer)
         if len(body) <= COMMENT_LIMIT:
             ctx.gh.update_comment(into.id, scrub(body, ctx.config.github_token))
             ctx.note(f"recorded the re-run in the healer's comment {into.id} (edited: nobody is notified)")
@@ -122,10 +120,7 @@ def rerun_quietly(
         ctx.note("the re-run is not recorded in a comment (none to edit); GitHub's run attempt counts it")
     if plan.resets and not resets:
         edit_resets(ctx, ledger, plan.resets, event, pr)  # a comment of their own, as without a re-run
-    for check in resets:
-        retire(
-            ctx, pr, ledger.fix_prs(check), f"{code(check)} passed on {event.head_sha[:7]} without this fix."
-        )
+    retire_passed(ctx, pr, ledger, resets, event)
     if done.failure is not None:
         raise done.failure
 
