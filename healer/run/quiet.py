@@ -25,10 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from healer.config import Config
 from healer.ledger.entries import reset_markers
-from healer.ledger.ledger import Kind, Ledger, Marker, comment_body, decode_markers
-from healer.ledger.markers import Signer, workflow_key
+from healer.ledger.ledger import Kind, Ledger, Marker, comment_body
+from healer.ledger.markers import workflow_key
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
 from healer.run.lifecycle import edit_resets, retire_passed, with_markers
@@ -59,20 +58,19 @@ def only_reruns(plan: Plan) -> list[CheckPlan]:
     return reruns if reruns and len(reruns) == len(acts) else []
 
 
-def record_comment(
-    ledger: Ledger, comments: Sequence[Comment], config: Config, signer: Signer | None
-) -> Comment | None:
+def record_comment(ledger: Ledger, comments: Sequence[Comment]) -> Comment | None:
     """The healer's own comment a re-run's markers are added to: its newest comment with markers that no
     run is still writing (an unsettled claim), and that is not a notice another stage rewrites. The short
-    notice of checks with nothing to try may take them (it ignores re-run markers)."""
-    login = config.bot_login.strip().casefold()
+    notice of checks with nothing to try may take them (it ignores re-run markers). ``ledger`` is read from
+    ``comments``: its entries are the markers it trusts (the bot's, signed), by comment."""
+    kinds: dict[int, set[Kind]] = {}
+    for entry in ledger.entries:
+        kinds.setdefault(entry.comment_id, set()).add(entry.marker.kind)
     for comment in sorted(comments, key=lambda c: c.id, reverse=True):
-        if not login or comment.author.casefold() != login or ledger.held(comment.id):
+        own = kinds.get(comment.id)
+        if not own or own == {Kind.CLAIM} or ledger.held(comment.id):
             continue
-        kinds = {m.kind for m in decode_markers(comment.body, signer)}
-        if not kinds or kinds == {Kind.CLAIM}:
-            continue
-        return None if kinds & _NOT_INTO else comment
+        return None if own & _NOT_INTO else comment
     return None
 
 
@@ -80,7 +78,6 @@ def rerun_quietly(
     ctx: RunContext,
     event: RunEvent,
     pr: PullRequest,
-    config: Config,
     ledger: Ledger,
     plan: Plan,
     comments: Sequence[Comment],
@@ -91,7 +88,7 @@ def rerun_quietly(
     ``carry`` is :func:`healer.run.acting.carry_out` bound to this run (it re-runs, turns refusals into
     escalations, labels, and renders the outcome)."""
     signer = ctx.signer(pr)
-    into = record_comment(ledger, comments, config, signer)
+    into = record_comment(ledger, comments)
     if into is None:
         # no marker will say this run acted: GitHub's count of the run's attempts does
         latest = ctx.gh.run_attempt(event.run_id)
