@@ -31,7 +31,7 @@ from healer.ledger.markers import workflow_key
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
 from healer.run.lifecycle import edit_resets, retire_passed, with_markers
-from healer.run.policy import acting
+from healer.run.notices import acting_only
 from healer.text.frames import COMMENT_LIMIT
 from healer.text.spans import code
 from healer.text.tokens import scrub
@@ -53,9 +53,7 @@ _NOT_INTO = frozenset({Kind.TRUNK, Kind.STARTUP})
 
 def only_reruns(plan: Plan) -> list[CheckPlan]:
     """The plan's re-runs when they are all it acts on (no heal, escalation, diagnosis or notice); else []."""
-    acts = acting(plan)
-    reruns = [c for c in acts if c.verdict is Verdict.RERUN and not c.diagnose]
-    return reruns if reruns and len(reruns) == len(acts) else []
+    return acting_only(plan, lambda c: c.verdict is Verdict.RERUN and not c.diagnose)
 
 
 def record_comment(ledger: Ledger, comments: Sequence[Comment]) -> Comment | None:
