@@ -100,3 +100,7 @@ class Diagnosis:
     # what decided owner and action, as (stage, words) pairs in the order they were weighed: ending, purpose,
     # evidence, name, history, and the table's row
     decided_by: tuple[tuple[str, str], ...] = ()
+
+    def decided_text(self) -> str:
+        """``decided_by`` on one line for people: ``stage: words; stage: words…``."""
+        return "; ".join(f"{stage}: {words}" for stage, words in self.decided_by)

@@ -15,10 +15,9 @@ from healer.change.workspace import Checkout, Identity
 from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
 from healer.model import PullRequest
-from healer.text.proof import with_ci_line
+from healer.text.proof import TITLE_LIMIT, unverified_title, with_ci_line
 
 FIX_BRANCH_PREFIX = "ci-healer/"
-_TITLE_LIMIT = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -53,8 +52,8 @@ def fix_title(pr: PullRequest, checks: Sequence[str], attempt: int = 0, max_atte
     names = ", ".join(" ".join(_CONTROL.sub(" ", c).split()) for c in checks) or "CI"
     suffix = f" (attempt {attempt}/{max_attempts})" if attempt else ""
     title = f"ci-healer: fix {names} for #{pr.number}"
-    if len(title) + len(suffix) > _TITLE_LIMIT:
-        title = title[: _TITLE_LIMIT - len(suffix) - 1] + "…"
+    if len(title) + len(suffix) > TITLE_LIMIT:
+        title = title[: TITLE_LIMIT - len(suffix) - 1] + "…"
     return title + suffix
 
 
@@ -183,14 +182,6 @@ UNVERIFIED_NOTE = (
     "> **Unverified.** This repository does not accept draft pull requests, so this fix is open for review "
     "although nothing verified it. Read and test it before merging.\n\n"
 )
-
-
-def unverified_title(title: str) -> str:
-    """The fix PR's title marked unverified (for a repository that refuses drafts), still bounded."""
-    marked = title.replace("ci-healer:", "ci-healer (unverified):", 1)
-    if marked == title:
-        marked = f"(unverified) {title}"
-    return marked if len(marked) <= _TITLE_LIMIT else marked[: _TITLE_LIMIT - 1] + "…"
 
 
 def delete_fix_branch(gh: GitHub, branch: str) -> bool:

@@ -37,17 +37,17 @@ from healer.change.workspace import GitError, Repo
 from healer.deliver.handover import hand_over
 from healer.github import GitHub
 from healer.model import HealMode
+from healer.text.fixpr import HEAL_WORDS
 from healer.text.spans import code
 from healer.text.tokens import contains
 
 UNVERIFIED = Verification("unverified", reason="the heal stage sent no verification")
-_SAID = {"passed": "passed", "failed": "failed", "timed-out": "did not finish in time"}
 
 
 def not_checked_here(word: Verification) -> Verification:
     """What this job itself knows of a change it applied: nothing, as it runs none of the pull request's
     code; the heal job's own report is named as that job's word (its command in a code span)."""
-    said = _SAID.get(word.state)
+    said = HEAL_WORDS.get(word.state)
     report = (
         f"the heal job reports that {code(word.command, 200)} {said}, which is its word"
         if said and word.command
@@ -112,16 +112,17 @@ def deliver_bundle(
         if verdict.allowed:
             say(f"guard: {', '.join(map(code, verdict.allowed))} changed, allowed by `guard: allow`")
         files = tuple(checkout.git("diff", "--cached", "--name-status", "--no-renames").splitlines())
+        word = result.verification or UNVERIFIED
+        verification = not_checked_here(word)
         result = replace(
             result,
             diffstat=checkout.diffstat(),
             files=files,
             diff=diff[:8192],
-            verification=not_checked_here(result.verification or UNVERIFIED),
-            heal_word=result.verification or UNVERIFIED,
+            verification=verification,
+            heal_word=word,
             learned=learned_here(ctx),
         )
-        verification = result.verification or UNVERIFIED
         if ctx.pr.is_fork:
             delivery = hand_fork(checkout, bundle.diff, verification, result)
         else:

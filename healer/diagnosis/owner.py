@@ -163,11 +163,13 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
     if kind is Category.UNKNOWN and owner in _DOMAIN:
         # no cause line named the kind: the owner's domain does (a policy check, a release, an upload)
         kind = _DOMAIN[owner]
-    action = _action(owner, kind, diagnosis, purpose, rule)
+    # the maintainer's own rule says what to do (a learned one goes by the table like the shipped rules)
+    own_rule = rule is not None and rule.repository and not rule.learned
+    action = diagnosis.action if own_rule else _action(owner, kind, diagnosis, purpose)
     row = (
         f"({owner.value}, {kind.value}{'' if purpose.code_check else ', not a code check'}) → {action.value}"
     )
-    if rule is not None and rule.repository and not rule.learned:
+    if own_rule:
         row += " (the repository's own rule)"
     said.append(("row", row))
     return replace(
@@ -178,6 +180,19 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
         action=action,
         fix_commands=diagnosis.fix_commands if action is Action.FIX else (),
         decided_by=tuple(said),
+    )
+
+
+def reassigned(
+    diagnosis: Diagnosis, owner: Owner, history: str, then: str, *, action: Action | None = None
+) -> Diagnosis:
+    """``diagnosis`` given to ``owner`` by what the healer's history knows and the log does not (a flaky
+    test, a broken base branch): ``decided_by`` keeps every stage but the table's row, adds ``history``, and
+    a row ``(owner, kind) → then``; ``action`` replaces the diagnosis' when given."""
+    said = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
+    said += (("history", history), ("row", f"({owner.value}, {diagnosis.category.value}) → {then}"))
+    return replace(
+        diagnosis, owner=owner, action=diagnosis.action if action is None else action, decided_by=said
     )
 
 
@@ -204,11 +219,7 @@ def _weigh(
     return purposed.owner, kind
 
 
-def _action(
-    owner: Owner, kind: Category, diagnosis: Diagnosis, purpose: StepPurpose, rule: Rule | None
-) -> Action:
-    if rule is not None and rule.repository and not rule.learned:
-        return diagnosis.action  # the maintainer's own rule says what to do
+def _action(owner: Owner, kind: Category, diagnosis: Diagnosis, purpose: StepPurpose) -> Action:
     table = OWNER_ACTIONS.get(owner)
     if table is not None:
         return table

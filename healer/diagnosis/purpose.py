@@ -287,9 +287,10 @@ def from_command(command: str) -> StepPurpose | None:
         said = read_command(words, commands)
         if said is not None and said.category:
             aims = targets.get(said.tool.lower(), {})
-            hit = next((p for word in words for t, p in aims.items() if t in word.lower()), None)
+            hit = next(((t, p) for word in words for t, p in aims.items() if t in word.lower()), None)
             if hit is not None:
-                return StepPurpose(hit, "command", f"command: {said.words} against {_target(words, aims)}")
+                target, aimed = hit
+                return StepPurpose(aimed, "command", f"command: {said.words} against {target}")
             return StepPurpose(said.category, "command", f"command: {said.words}")
         checked = read_command(words)
         if checked is None:
@@ -314,10 +315,6 @@ def _script_file(words: Sequence[str]) -> StepPurpose | None:
         if said is not None:
             return StepPurpose(said.purpose, "command", said.source)
     return None
-
-
-def _target(words: Sequence[str], aims: Mapping[str, str]) -> str:
-    return next((t for word in words for t in aims if t in word.lower()), "")
 
 
 def from_names(names: Sequence[tuple[str, str | None]]) -> StepPurpose | None:

@@ -1,5 +1,5 @@
 """The REST operations behind ``/ci-healer`` comment commands: who may command, reactions, the opt-out label,
-and the pull request's latest failed run."""
+the pull request's latest failed run, and a workflow run's latest attempt (:mod:`healer.run.quiet`)."""
 
 from __future__ import annotations
 
@@ -135,3 +135,11 @@ class CommandCalls(_Calls):
         if not isinstance(data, Mapping):
             raise GitHubError(f"GitHub sent a malformed answer when asked to read workflow run {run_id}")
         return data
+
+    def run_attempt(self, run_id: int) -> int:
+        """The latest attempt of workflow run ``run_id`` (:meth:`get_run`): above an event's own attempt, the
+        run was re-run since that event."""
+        attempt = self.get_run(run_id).get("run_attempt")
+        if not isinstance(attempt, int):
+            raise GitHubError(f"GitHub sent a malformed workflow run when asked for run {run_id}")
+        return attempt

@@ -82,17 +82,6 @@ def _issue_number(data: Mapping[str, Any]) -> int:
 class HistoryCalls(_Calls):
     """Mixed into :class:`healer.github.GitHub`."""
 
-    def run_attempt(self, run_id: int) -> int:
-        """The latest attempt of workflow run ``run_id`` (``actions/get-workflow-run``): above an event's own
-        attempt, the run was re-run since that event."""
-        data = self._call(
-            "GET", f"/actions/runs/{run_id}", what=f"read workflow run {run_id}", need="actions: read"
-        )
-        attempt = data.get("run_attempt") if isinstance(data, Mapping) else None
-        if not isinstance(attempt, int):
-            raise GitHubError(f"GitHub sent a malformed workflow run when asked for run {run_id}")
-        return attempt
-
     def latest_branch_run(self, workflow: str, branch: str, *, event: str = "push") -> BranchRun | None:
         """The newest completed run of ``workflow`` (its id or file name) for ``event`` on ``branch``.
 

@@ -108,7 +108,7 @@ def act(
                 ctx, event, pr, config, ledger, plan, planned.diagnosed.job_ids, planned.comments
             )
 
-        rerun_quietly(ctx, event, pr, config, ledger, plan, planned.comments, carry)
+        rerun_quietly(ctx, event, pr, ledger, plan, planned.comments, carry)
         return
     identity = grant.claim_run if grant else (event.run_id, event.run_attempt)
     claim = ctx.gh.create_comment(

@@ -37,8 +37,7 @@ def explain_text(
             f"whose: **{diagnosis.owner.value}**; action: {diagnosis.action.value}"
         )
         if diagnosis.decided_by:
-            said = "; ".join(f"{stage}: {words}" for stage, words in diagnosis.decided_by)
-            lines.append(f"- decided by: {code(said[:MAX_DECIDED_CHARS])}")
+            lines.append(f"- decided by: {code(diagnosis.decided_text()[:MAX_DECIDED_CHARS])}")
         rule = f"- rule: {code(diagnosis.rule)}"
         if description:
             rule += f": {' '.join(description.split())}"

@@ -51,10 +51,11 @@ def lesson_of_heal(result: Any, heals: Sequence[CheckPlan]) -> Lesson | None:
     plan = next((p for p in heals if p.check == check), None)
     if plan is None or plan.diagnosis is None:
         return None
-    notes = result.notes.strip() if getattr(result, "heal_word", None) is None else ""
-    last = notes.split("\n\n")[-1] if notes else ""
     if getattr(result, "heal_word", None) is not None:
-        command = ""
+        command, notes = "", ""  # the heal job's word, not this job's
+    else:
+        notes = result.notes.strip()
+    last = notes.split("\n\n")[-1] if notes else ""
     return lesson_of(plan.diagnosis, check, fix_command=command, files=result.files, summary=last)
 
 

@@ -22,14 +22,14 @@ from healer.ledger.ledger import (
     comment_body,
 )
 from healer.ledger.ledger import reset_markers as make_reset_markers
-from healer.ledger.markers import decode_markers, workflow_key
+from healer.ledger.markers import Signer, decode_markers, workflow_key
 from healer.model import PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs
 from healer.run.learning import propose_rule
 from healer.run.planning import counts, find_pull, load_repository_config
-from healer.text.frames import render_comment
+from healer.text.frames import COMMENT_LIMIT, render_comment
 from healer.text.proof import with_state_line
 from healer.text.spans import code
 
@@ -96,18 +96,33 @@ def edit_resets(
         if not ctx.dry_run:
             ctx.gh.create_comment(pr.number, comment_body(markers, note.strip(), signer))
         return
-    body = add_markers(latest.body, markers, note.strip(), signer)
     said = {m.check for m in decode_markers(latest.body) if m.check}
     if said and said <= set(checks):
         # every check this comment speaks of passed: its news ("needs a person", "a fix follows") is no longer
         # true, so the pass leads it (the rest of the note, a flaky line, stays below)
         lines = [ln for ln in note.strip().split("\n") if ln.strip() and ln.strip() != "---"]
-        body = with_state_line(add_markers(latest.body, markers, "\n\n".join(lines[1:]), signer), lines[0])
-    if len(body) > 65_536:
-        body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
+        body = with_state_line(with_markers(latest.body, markers, "\n\n".join(lines[1:]), signer), lines[0])
+        if len(body) > COMMENT_LIMIT:
+            body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
+    else:
+        body = with_markers(latest.body, markers, note.strip(), signer)
     ctx.note(f"reset the budget of {', '.join(map(code, checks))} (edited the previous comment)")
     if not ctx.dry_run:
         ctx.gh.update_comment(latest.id, body)
+    retire_passed(ctx, pr, ledger, checks, event)
+
+
+def with_markers(body: str, markers: Sequence[Marker], note: str, signer: Signer | None) -> str:
+    """``body`` with ``markers`` and ``note`` added, or only the markers when the note would take the comment
+    past GitHub's limit (the note is optional, the markers not)."""
+    added = add_markers(body, markers, note, signer)
+    return added if len(added) <= COMMENT_LIMIT else add_markers(body, markers, signer=signer)
+
+
+def retire_passed(
+    ctx: RunContext, pr: PullRequest, ledger: Ledger, checks: Sequence[str], event: RunEvent
+) -> None:
+    """Retire the fix PRs of ``checks``, which passed at ``event``'s commit without them."""
     for check in checks:
         retire(
             ctx, pr, ledger.fix_prs(check), f"{code(check)} passed on {event.head_sha[:7]} without this fix."

@@ -15,7 +15,7 @@ edited when another check joins it, so that it notifies once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from healer.config import Config
 from healer.ledger.entries import UNTRIED, record, reset_markers
@@ -24,6 +24,7 @@ from healer.ledger.markers import Marker, Signer, add_markers, decode_markers, w
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
 from healer.run.healing import category_of, names
+from healer.run.policy import acting
 from healer.text.frames import render_comment
 from healer.text.spans import code
 from healer.text.tokens import scrub
@@ -79,12 +80,18 @@ def edit_notice(ctx: RunContext, event: RunEvent, pr: PullRequest, plan: Plan, n
     ctx.outcome.category = category_of(untried[0])
 
 
+def acting_only(plan: Plan, keep: Callable[[CheckPlan], bool]) -> list[CheckPlan]:
+    """The checks ``plan`` acts on (:func:`healer.run.policy.acting`) when ``keep`` holds for each of them and
+    there is one; else an empty list."""
+    acts = acting(plan)
+    kept = [c for c in acts if keep(c)]
+    return kept if kept and len(kept) == len(acts) else []
+
+
 def only_untried(plan: Plan) -> list[CheckPlan]:
     """The plan's untried escalations when they are all it acts on (nothing to heal, re-run or diagnose);
     else an empty list."""
-    acts = [c for c in plan.checks if c.verdict is not Verdict.SKIP or c.diagnose]
-    untried = [c for c in acts if c.verdict is Verdict.ESCALATE and c.untried]
-    return untried if untried and len(untried) == len(acts) else []
+    return acting_only(plan, lambda c: c.verdict is Verdict.ESCALATE and c.untried)
 
 
 def untried_notice(

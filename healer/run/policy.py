@@ -65,6 +65,7 @@ from datetime import datetime
 from typing import Any
 
 from healer.config import Config, check_settings
+from healer.diagnosis.owner import reassigned
 from healer.diagnosis.triage import event_skip_reason, pull_skip_reason
 from healer.ledger.flaky import all_known_flaky
 from healer.ledger.ledger import Ledger
@@ -343,10 +344,8 @@ def escalation_reason(diagnosis: Diagnosis) -> str:
 
 def from_history(diagnosis: Diagnosis) -> Diagnosis:
     """A failure of tests the ledger or the config knows as flaky: history's, re-run and never healed."""
-    said = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
-    said += (("history", "every failing test is known to be flaky"),)
-    said += ((("row", f"({Owner.HISTORY.value}, {diagnosis.category.value}) → rerun")),)
-    return replace(diagnosis, owner=Owner.HISTORY, action=Action.RERUN, decided_by=said)
+    history = "every failing test is known to be flaky"
+    return reassigned(diagnosis, Owner.HISTORY, history, Action.RERUN.value, action=Action.RERUN)
 
 
 def heals_forks(config: Config) -> bool:

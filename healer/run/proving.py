@@ -170,7 +170,7 @@ def record(
             ctx.reporter.warning(f"could not mark fix #{fix.number} ready for review: {exc}")
     ready = ready_now and not not_ready
     line = (
-        passed_line(name, url, ready=ready_now and fix.draft and not not_ready, not_ready_why=not_ready)
+        passed_line(name, url, ready=ready and fix.draft, not_ready_why=not_ready)
         if passed
         else failed_line(name, url, failures)
     )
@@ -179,10 +179,11 @@ def record(
         ctx.note(
             f"fix #{fix.number} is at {event.head_sha[:7]}, not the commit the healer pushed: not marked"
         )
+    decided = after in ("ready", "failed")  # a verdict a person waits on (passed where it healed, or failed)
     asks = ours and after == "ready" and after != before  # the verdict that asks for a review, once
     if waited and not asks:
         line = unasked(line)  # a red verdict tells; the green one after it still has someone to ask
-    settled = after in ("ready", "failed") or not ours  # the fix's state, said first where people look
+    settled = decided or not ours  # the fix's state, said first where people look
     if settled:
         title = state_title(fix.title, passed)
         changes = {"title": title} if title != fix.title else {}
@@ -198,7 +199,7 @@ def record(
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
-    if not ours or after == before or after not in ("ready", "failed"):
+    if not ours or after == before or not decided:
         pass  # nothing a person waits on changed through the healer's work: edits only
     elif after == "ready" and not waited:
         ctx.note(f"#{number}'s author was asked when fix #{fix.number} opened: its passing CI is no news")

@@ -25,14 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from healer.config import Config
 from healer.ledger.entries import reset_markers
-from healer.ledger.ledger import Kind, Ledger, Marker, add_markers, comment_body, decode_markers
-from healer.ledger.markers import Signer, workflow_key
+from healer.ledger.ledger import Kind, Ledger, Marker, comment_body
+from healer.ledger.markers import workflow_key
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
 from healer.run.context import RunContext
-from healer.run.lifecycle import edit_resets, retire
-from healer.run.policy import acting
+from healer.run.lifecycle import edit_resets, retire_passed, with_markers
+from healer.run.notices import acting_only
 from healer.text.frames import COMMENT_LIMIT
 from healer.text.spans import code
 from healer.text.tokens import scrub
@@ -54,25 +53,22 @@ _NOT_INTO = frozenset({Kind.TRUNK, Kind.STARTUP})
 
 def only_reruns(plan: Plan) -> list[CheckPlan]:
     """The plan's re-runs when they are all it acts on (no heal, escalation, diagnosis or notice); else []."""
-    acts = acting(plan)
-    reruns = [c for c in acts if c.verdict is Verdict.RERUN and not c.diagnose]
-    return reruns if reruns and len(reruns) == len(acts) else []
+    return acting_only(plan, lambda c: c.verdict is Verdict.RERUN and not c.diagnose)
 
 
-def record_comment(
-    ledger: Ledger, comments: Sequence[Comment], config: Config, signer: Signer | None
-) -> Comment | None:
+def record_comment(ledger: Ledger, comments: Sequence[Comment]) -> Comment | None:
     """The healer's own comment a re-run's markers are added to: its newest comment with markers that no
     run is still writing (an unsettled claim), and that is not a notice another stage rewrites. The short
-    notice of checks with nothing to try may take them (it ignores re-run markers)."""
-    login = config.bot_login.strip().casefold()
+    notice of checks with nothing to try may take them (it ignores re-run markers). ``ledger`` is read from
+    ``comments``: its entries are the markers it trusts (the bot's, signed), by comment."""
+    kinds: dict[int, set[Kind]] = {}
+    for entry in ledger.entries:
+        kinds.setdefault(entry.comment_id, set()).add(entry.marker.kind)
     for comment in sorted(comments, key=lambda c: c.id, reverse=True):
-        if not login or comment.author.casefold() != login or ledger.held(comment.id):
+        own = kinds.get(comment.id)
+        if not own or own == {Kind.CLAIM} or ledger.held(comment.id):
             continue
-        kinds = {m.kind for m in decode_markers(comment.body, signer)}
-        if not kinds or kinds == {Kind.CLAIM}:
-            continue
-        return None if kinds & _NOT_INTO else comment
+        return None if own & _NOT_INTO else comment
     return None
 
 
@@ -80,7 +76,6 @@ def rerun_quietly(
     ctx: RunContext,
     event: RunEvent,
     pr: PullRequest,
-    config: Config,
     ledger: Ledger,
     plan: Plan,
     comments: Sequence[Comment],
@@ -91,7 +86,7 @@ def rerun_quietly(
     ``carry`` is :func:`healer.run.acting.carry_out` bound to this run (it re-runs, turns refusals into
     escalations, labels, and renders the outcome)."""
     signer = ctx.signer(pr)
-    into = record_comment(ledger, comments, config, signer)
+    into = record_comment(ledger, comments)
     if into is None:
         # no marker will say this run acted: GitHub's count of the run's attempts does
         latest = ctx.gh.run_attempt(event.run_id)
@@ -110,9 +105,7 @@ def rerun_quietly(
         ctx.gh.create_comment(pr.number, text)
     elif into is not None and markers:
         note = rerun_note(plan, [m.check for m in markers if m.kind is Kind.RERUN], event)
-        body = add_markers(into.body, markers, note, signer)
-        if len(body) > COMMENT_LIMIT:
-            body = add_markers(into.body, markers, signer=signer)  # the note is optional, the markers not
+        body = with_markers(into.body, markers, note, signer)
         if len(body) <= COMMENT_LIMIT:
             ctx.gh.update_comment(into.id, scrub(body, ctx.config.github_token))
             ctx.note(f"recorded the re-run in the healer's comment {into.id} (edited: nobody is notified)")
@@ -122,10 +115,7 @@ def rerun_quietly(
         ctx.note("the re-run is not recorded in a comment (none to edit); GitHub's run attempt counts it")
     if plan.resets and not resets:
         edit_resets(ctx, ledger, plan.resets, event, pr)  # a comment of their own, as without a re-run
-    for check in resets:
-        retire(
-            ctx, pr, ledger.fix_prs(check), f"{code(check)} passed on {event.head_sha[:7]} without this fix."
-        )
+    retire_passed(ctx, pr, ledger, resets, event)
     if done.failure is not None:
         raise done.failure
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from healer.config import Config
 from healer.diagnosis.classify import classify
+from healer.diagnosis.owner import reassigned
 from healer.diagnosis.readback import read_back
 from healer.diagnosis.rules import RuleSet
 from healer.diagnosis.signature import failure_signature, same_failure
@@ -153,12 +154,8 @@ def without_broken(planner: Callable[..., Plan], trunk: TrunkCheck) -> Callable[
 
 def from_upstream(diagnosis: Diagnosis, branch: str, run_id: int) -> Diagnosis:
     """A failure the base branch has too: upstream's, not this pull request's (what decided it says so)."""
-    said = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
-    said += (("history", f"{branch} fails the same way (run {run_id})"),)
-    said += (
-        ("row", f"({Owner.UPSTREAM.value}, {diagnosis.category.value}) → nothing until {branch} is green"),
-    )
-    return replace(diagnosis, owner=Owner.UPSTREAM, decided_by=said)
+    history = f"{branch} fails the same way (run {run_id})"
+    return reassigned(diagnosis, Owner.UPSTREAM, history, f"nothing until {branch} is green")
 
 
 def post_trunk_notice(

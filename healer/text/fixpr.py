@@ -18,6 +18,11 @@ _BUDGETS = {
 }
 
 
+# What the heal job (two jobs) says its own check did, as its word is quoted (here and by
+# healer.deliver.frombundle, in the delivered change's verification)
+HEAL_WORDS = {"passed": "passed", "failed": "failed", "timed-out": "did not finish in time"}
+
+
 def budget_stop(spend: Any) -> str:
     """What a model budget that refused the agent's requests means for the change (healer-written text), or
     "" when no budget stopped it. ``spend``: a :class:`healer.change.outcomes.Spend`, or None."""
@@ -90,6 +95,7 @@ def render_fix_pr_body(
                 "max_attempts": max_attempts or max((p.max_attempts for p in checks), default=1),
                 "budget_stop": budget_stop,
                 "heal_word": heal_word,
+                "heal_said": HEAL_WORDS.get(heal_word.state, "did not run") if heal_word else "",
             },
         )
 

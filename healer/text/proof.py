@@ -113,7 +113,7 @@ def passed_line(workflow_name: str, url: str, *, ready: bool, not_ready_why: str
     """The fix PR's CI line once its CI passed; ``not_ready_why``: GitHub refused to mark it ready."""
     after = " Marked ready for review." if ready else ""
     if not_ready_why:
-        said = code(" ".join(one_line(not_ready_why).split()), _LINE_LIMIT)
+        said = code(not_ready_why, _LINE_LIMIT)  # code() folds it onto one line
         after = (
             " GitHub refused to mark it ready for review, so it is still a draft: press *Ready for review* "
             f"below, then merge it. GitHub said: {said}."
@@ -149,8 +149,21 @@ def failed_line(workflow_name: str, url: str, failures: Sequence[Failure]) -> st
     )
 
 
-_TITLE_LIMIT = 200  # healer.deliver.fixpr's bound on a fix PR's title
+TITLE_LIMIT = 200  # a fix PR's title, as healer.deliver.fixpr.fix_title writes it and as it is marked here
 _TITLE_STATES = ("ci-healer (CI failed):", "ci-healer (unverified):")
+
+
+def _bounded(title: str) -> str:
+    return title if len(title) <= TITLE_LIMIT else title[: TITLE_LIMIT - 1] + "…"
+
+
+def unverified_title(title: str) -> str:
+    """The fix PR's title marked unverified (for a repository that refuses drafts), still bounded;
+    :func:`state_title` takes the mark off once CI checked the fix."""
+    marked = title.replace("ci-healer:", "ci-healer (unverified):", 1)
+    if marked == title:
+        marked = f"(unverified) {title}"
+    return _bounded(marked)
 
 
 def state_title(title: str, passed: bool) -> str:
@@ -165,7 +178,7 @@ def state_title(title: str, passed: bool) -> str:
     if passed or not plain.startswith("ci-healer:"):
         return plain
     marked = "ci-healer (CI failed):" + plain[len("ci-healer:") :]
-    return marked if len(marked) <= _TITLE_LIMIT else marked[: _TITLE_LIMIT - 1] + "…"
+    return _bounded(marked)
 
 
 STATE_MARK = "<!-- ci-healer:state -->"

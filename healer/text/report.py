@@ -222,9 +222,7 @@ def render_job_summary(
             "category": c.diagnosis.category.value if c.diagnosis else "unknown",
             # "–" where nothing said whose it is (the "why" column then says what a person should do)
             "owner": c.diagnosis.owner.value if c.diagnosis and c.diagnosis.owner.value != "unknown" else "–",
-            "decided_by": "; ".join(f"{stage}: {words}" for stage, words in c.diagnosis.decided_by)
-            if c.diagnosis
-            else "",
+            "decided_by": c.diagnosis.decided_text() if c.diagnosis else "",
             "verdict": c.verdict.value,
             "attempt": f"{c.attempt} of {c.max_attempts}" if c.attempt else "–",
             "detail": c.detail or (c.reason.value if c.reason else ""),

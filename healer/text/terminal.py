@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from healer.model import Figures
 from healer.text.dashboard import figure_rows, fix_state
+from healer.text.spans import one_line
 
 _SHOWN = 20
 _SHORTCODES = {":white_check_mark: ": "", ":x: ": "", ":hourglass_flowing_sand: ": ""}
 
 
 def _plain(text: object, limit: int = 120) -> str:
-    line = " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
+    line = " ".join(one_line(str(text)).split())
     for code, word in _SHORTCODES.items():
         line = line.replace(code, word)
     return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -40,15 +40,15 @@ def test_the_rerun_goes_into_the_newest_healer_comment_that_no_run_is_writing() 
     forged = Comment(13, "mallory", comment_body([marker(Kind.RESET)], "not the bot's"))
     plain = Comment(14, BOT, "no markers")
     comments = [old, newer, held, forged, plain]
-    assert record_comment(Ledger.from_comments(comments, BOT), comments, CONFIG, None) == newer
+    assert record_comment(Ledger.from_comments(comments, BOT), comments) == newer
 
 
 def test_no_comment_takes_the_rerun_when_the_newest_is_a_notice_another_stage_rewrites() -> None:
     old = Comment(10, BOT, comment_body([marker(Kind.ATTEMPT, attempt=1)], "a heal"))
     trunk = Comment(11, BOT, comment_body([marker(Kind.TRUNK)], "the base branch is broken"))
     comments = [old, trunk]
-    assert record_comment(Ledger.from_comments(comments, BOT), comments, CONFIG, None) is None
-    assert record_comment(Ledger.empty(), [], CONFIG, None) is None
+    assert record_comment(Ledger.from_comments(comments, BOT), comments) is None
+    assert record_comment(Ledger.empty(), []) is None
 
 
 def test_a_notice_of_checks_with_nothing_to_try_stays_one_after_a_rerun_is_recorded_in_it() -> None:
@@ -56,7 +56,7 @@ def test_a_notice_of_checks_with_nothing_to_try_stays_one_after_a_rerun_is_recor
         10, BOT, comment_body([marker(Kind.ESCALATION, "a", result=UNTRIED), marker(Kind.RERUN)], "notice")
     )
     ledger = Ledger.from_comments([notice], BOT)
-    assert record_comment(ledger, [notice], CONFIG, None) == notice
+    assert record_comment(ledger, [notice]) == notice
     assert untried_notice(ledger, [notice], CONFIG, None) == notice
 
 
