@@ -159,13 +159,15 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
     elif diagnosis.rule != "none":
         said.append(("evidence", f"none (the kind comes from {_describe(diagnosis, rule)})"))
     if owner is None:
-        owner, kind = _weigh(purpose, found, kind, by_shape=diagnosis.rule == "derived.evidence")
+        owner, kind = _weigh(
+            purpose, found, kind, by_shape=diagnosis.rule == "derived.evidence", said=rule is not None and rule.owner is not None
+        )
     if kind is Category.UNKNOWN and owner in _DOMAIN:
         # no cause line named the kind: the owner's domain does (a policy check, a release, an upload)
         kind = _DOMAIN[owner]
     # the maintainer's own rule says what to do (a learned one goes by the table like the shipped rules)
     own_rule = rule is not None and rule.repository and not rule.learned
-    action = diagnosis.action if own_rule else _action(owner, kind, diagnosis, purpose)
+    action = diagnosis.action if own_rule else _action(owner, kind, diagnosis, purpose, rule)
     row = (
         f"({owner.value}, {kind.value}{'' if purpose.code_check else ', not a code check'}) → {action.value}"
     )
@@ -197,7 +199,7 @@ def reassigned(
 
 
 def _weigh(
-    purpose: StepPurpose, found: Owner | None, kind: Category, *, by_shape: bool = False
+    purpose: StepPurpose, found: Owner | None, kind: Category, *, by_shape: bool = False, said: bool = False
 ) -> tuple[Owner, Category]:
     """The owner (and the kind, where a checker's finding changes it) from the purpose and the evidence."""
     checker = _CHECKER_KIND.get(purpose.purpose)
@@ -209,6 +211,10 @@ def _weigh(
     if purposed is None:
         return found or Owner.UNKNOWN, kind
     if purposed.code_check:
+        if kind is Category.CONFIG and not said:
+            # a script, a file or an option of the checkout the check runs: the pull request's (a rule about
+            # credentials or the repository's settings says its owner itself)
+            return Owner.CODE, kind
         return found or Owner.CODE, kind
     if found in (Owner.PLATFORM, Owner.REPOSITORY, Owner.METADATA, Owner.UPSTREAM, Owner.NOBODY):
         # more precise than the purpose: the registry was down, the token was refused
@@ -219,10 +225,16 @@ def _weigh(
     return purposed.owner, kind
 
 
-def _action(owner: Owner, kind: Category, diagnosis: Diagnosis, purpose: StepPurpose) -> Action:
+def _action(
+    owner: Owner, kind: Category, diagnosis: Diagnosis, purpose: StepPurpose, rule: Rule | None
+) -> Action:
     table = OWNER_ACTIONS.get(owner)
     if table is not None:
         return table
+    if owner is Owner.CODE and kind is Category.CONFIG and (rule is None or rule.owner is None):
+        # the check's own script, file or option is wrong: the code's, so the agent's (a rule that names
+        # its owner keeps its action)
+        return Action.AGENT
     if owner is Owner.UNKNOWN and not purpose.code_check and kind is not Category.TIMEOUT:
         return Action.ESCALATE
     if kind is not diagnosis.category:

@@ -359,6 +359,51 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="buildkit-137",
         ),
         pytest.param(
+            "github/codeql-action/init@v3",
+            "##[error]Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="oidc-permission",
+        ),
+        pytest.param(
+            "actions/upload-artifact@v4",
+            "##[error]Failed to CreateArtifact: Artifact storage quota has been hit. Unable to upload any "
+            "new artifacts. Usage is recalculated every 6-12 hours.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="artifact-quota",
+        ),
+        pytest.param(
+            "./scripts/publish-docs.sh",
+            "./scripts/publish-docs.sh: line 4: DOCS_DEPLOY_TOKEN: unbound variable",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="secret-unset",
+        ),
+        pytest.param(
+            "./test-startup.sh",
+            "/opt/emacs/bin/emacs: error while loading shared libraries: libgnutls.so.26: cannot open shared "
+            "object file: No such file or directory",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="shared-library-missing",
+        ),
+        pytest.param(
+            "swift build && swift test",
+            "The program 'swift' is currently not installed. To run 'swift' please ask your administrator to "
+            "install the package 'python-swiftclient'",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="program-not-installed",
+        ),
+        pytest.param(
+            "make test",
+            "curl: (22) The requested URL returned error: 403 Forbidden",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="server-refused-in-a-check",
+        ),
+        pytest.param(
             "docker/build-push-action@v6",
             "##[error]buildx failed with: ERROR: failed to solve: failed to "
             "parse error response 400: <h2>Our services aren't available right now</h2>",
@@ -392,3 +437,52 @@ def test_the_ending_comes_before_the_lines_a_killed_process_printed() -> None:
         Action.RERUN,
     )
     assert list(dict(diagnosis.decided_by))[0] == "ending"
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        pytest.param("npm run lint:ci", ['npm error Missing script: "lint:ci"'], id="missing-script"),
+        pytest.param(
+            "bash scripts/test.sh",
+            ["scripts/test.sh: line 3: syntax error near unexpected token `fi'"],
+            id="script-syntax",
+        ),
+        pytest.param(
+            "mypy --strictest src",
+            ["usage: mypy [-h] [-v] [-V] [more options; see below]", "mypy: error: unrecognized arguments: --strictest"],
+            id="tool-option",
+        ),
+        pytest.param("./scripts/check.sh", ["bash: ./scripts/check.sh: Permission denied"], id="not-executable"),
+    ],
+)
+def test_a_checks_own_script_file_or_option_is_the_codes(command: str, output: list[str]) -> None:
+    """A config-kind failure in a step that checks the code is the pull request's: the script, the file or
+    the option is in its tree, so the agent gets it (not a person)."""
+    diagnosis = diagnose(run_log(command, output), job="test")
+    assert diagnosis.category is Category.CONFIG
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert dict(diagnosis.decided_by)["row"] == "(code, config) → agent"
+
+
+def test_the_same_kind_outside_a_code_check_stays_the_repositorys() -> None:
+    """An artifact upload that found no files is not a check of the code: a person sees to the workflow."""
+    log = uses_log(
+        "actions/upload-artifact@v4",
+        {"name": "dist", "path": "dist/"},
+        ["##[error]No files were found with the provided path: dist/. No artifacts will be uploaded."],
+        "",
+    )
+    diagnosis = diagnose(log, job="package")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_rule_that_names_the_repository_keeps_a_code_checks_config_failure_with_a_person() -> None:
+    """A version the setup cannot find, or a token without a permission, is the workflow's or the settings',
+    even inside a test step: the rule says so itself."""
+    log = run_log(
+        "gh pr comment 7 --body done && pytest",
+        ["GraphQL: Resource not accessible by integration (addComment)"],
+    )
+    diagnosis = diagnose(log, job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
