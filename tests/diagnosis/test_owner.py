@@ -397,6 +397,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="program-not-installed",
         ),
         pytest.param(
+            "make -j8",
+            "g++: fatal error: Killed signal terminated program cc1plus",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="compiler-killed",
+        ),
+        pytest.param(
             "make test",
             "curl: (22) The requested URL returned error: 403 Forbidden",
             Owner.REPOSITORY,
