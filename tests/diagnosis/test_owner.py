@@ -397,6 +397,36 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="program-not-installed",
         ),
         pytest.param(
+            "npx commitlint --from origin/main --to HEAD",
+            "✖   subject may not be empty [subject-empty]",
+            Owner.METADATA,
+            Action.ESCALATE,
+            id="commit-message",
+        ),
+        pytest.param(
+            "actions/deploy-pages@v4",
+            '##[error]Branch "feat/nav" is not allowed to deploy to github-pages due to environment protection '
+            "rules.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="environment-protection",
+        ),
+        pytest.param(
+            "ruby/setup-ruby@v1",
+            "##[error]Error: Unknown version 2.6 for ruby on ubuntu-24.04",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="setup-ruby-version",
+        ),
+        pytest.param(
+            "codecov/codecov-action@v5",
+            'error - 2026-10-11 12:01:13,911 -- Commit creating failed: {"message":"Token required because '
+            'branch is protected"}',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="codecov-token",
+        ),
+        pytest.param(
             "make -j8",
             "g++: fatal error: Killed signal terminated program cc1plus",
             Owner.PLATFORM,
