@@ -219,6 +219,9 @@ def _weigh(
     if found in (Owner.PLATFORM, Owner.REPOSITORY, Owner.METADATA, Owner.UPSTREAM, Owner.NOBODY):
         # more precise than the purpose: the registry was down, the token was refused
         return found, kind
+    if found is Owner.CODE and said:
+        # a rule that names the code as owner (a file of the checkout that does not parse) says so in any step
+        return Owner.CODE, kind
     if found is Owner.CODE and purposed.builds_code and kind in _CODE_KINDS and not by_shape:
         # a rule read a compiler's or a test's own report: the code, even in a release step
         return Owner.CODE, kind

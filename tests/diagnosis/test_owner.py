@@ -427,6 +427,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="codecov-token",
         ),
         pytest.param(
+            "terraform plan -input=false",
+            "│ Error: No valid credential sources found",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cloud-credentials-missing",
+        ),
+        pytest.param(
             "make -j8",
             "g++: fatal error: Killed signal terminated program cc1plus",
             Owner.PLATFORM,
@@ -523,3 +530,15 @@ def test_a_rule_that_names_the_repository_keeps_a_code_checks_config_failure_wit
     )
     diagnosis = diagnose(log, job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_rule_that_names_the_code_says_so_in_a_release_job_too() -> None:
+    """A package.json that does not parse is the pull request's file, even when a release job reads it."""
+    log = run_log(
+        "VERSION=$(jq -e -r '.version' package.json)",
+        ["jq: error (at package.json:7): Cannot index string with string \"version\""],
+        exit_code=5,
+    )
+    diagnosis = diagnose(log, job="release")
+    assert diagnosis.purpose == "release"
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
