@@ -542,3 +542,23 @@ def test_a_rule_that_names_the_code_says_so_in_a_release_job_too() -> None:
     diagnosis = diagnose(log, job="release")
     assert diagnosis.purpose == "release"
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+PLAYWRIGHT = [
+    "  ✘  10 [chromium] › tests/search.spec.ts:14:5 › search suggests products (6.1s)",
+    "  ✓  11 [chromium] › tests/search.spec.ts:14:5 › search suggests products (retry #1) (1.9s)",
+    "",
+    "  1 flaky",
+    "    [chromium] › tests/search.spec.ts:14:5 › search suggests products ──────────",
+]
+
+
+def test_a_playwright_run_failed_only_for_flaky_tests_is_the_tests_history() -> None:
+    diagnosis = diagnose(run_log("npx playwright test", [*PLAYWRIGHT, "  63 passed (1.4m)"]), job="e2e")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_a_playwright_run_with_a_test_that_failed_for_good_is_the_codes() -> None:
+    failed = ["  1 failed", "    [chromium] › tests/cart.spec.ts:9:5 › cart keeps items ───────────"]
+    diagnosis = diagnose(run_log("npx playwright test", [*PLAYWRIGHT, *failed, "  62 passed (1.4m)"]), job="e2e")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
