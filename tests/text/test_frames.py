@@ -352,6 +352,17 @@ def test_an_escalation_names_whose_failure_it_is_and_who_acts(
     assert "The healer changes only the pull request's code" in render_escalation(Frames(), escalation)
 
 
+def test_a_config_failure_of_the_code_escalates_to_its_author_not_to_a_maintainer() -> None:
+    """The check's own script was wrong and the attempts are spent: the author fixes it by hand; nothing says
+    a maintainer must fix a secret or that the healer cannot change it."""
+    base = plan(Category.CONFIG, ('npm error Missing script: "lint:ci"',), verdict=Verdict.ESCALATE)
+    escalation = replace(base, diagnosis=replace(base.diagnosis, owner=Owner.CODE, purpose="lint"))
+    text = render_escalation(Frames(), escalation)
+    assert "**Next:** fix the failure by hand" in text
+    assert "a maintainer fixes the secret" not in text
+    assert "The healer changes only the pull request's code" not in text
+
+
 @pytest.mark.parametrize(
     ("history", "category", "says", "never"),
     [
