@@ -10,7 +10,9 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
 * ``decisions``: ``tests/fixtures/decisions`` — written logs stratified by the job's purpose;
 * ``heldout``: ``tests/fixtures/heldout``, owner and decision from ``decisions/relabel-heldout.json``;
 * ``corpus``: ``../shared/corpus/logs`` read in place, relabelled in ``decisions/relabel-corpus.json``;
-* ``logchunks``: ``../shared/corpus/logchunks-dev`` read in place, relabelled in ``relabel-logchunks.json``.
+* ``logchunks``: ``../shared/corpus/logchunks-dev`` read in place, relabelled in ``relabel-logchunks.json``;
+* ``fresh``: ``tests/fixtures/fresh`` — 150 written logs of 67 repositories, labelled and frozen before any
+  measurement on them; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -58,6 +60,9 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
         DECISIONS / "relabel-heldout.json",
     ),
     "corpus": (SHARED / "logs", SHARED / "logs" / "labels.json", DECISIONS / "relabel-corpus.json"),
+    # written after the owner tables and frozen before anyone measured on it: every repository is in the
+    # test half, and it is reported once per change to the diagnosis
+    "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
@@ -172,7 +177,10 @@ def load_split() -> dict[str, Any]:
 
 
 def half_of(repo: str, split: dict[str, Any]) -> str:
-    """The frozen half of a repository; one added after the freeze goes where its hash says."""
+    """The frozen half of a repository; one added after the freeze goes where its hash says (the fresh set's
+    repositories are all in the test half)."""
+    if repo.startswith("fresh:"):
+        return "test"
     if repo in split.get("dev", ()):
         return "dev"
     if repo in split.get("test", ()):

@@ -77,6 +77,8 @@ _DOMAIN = {
 # Checkers whose findings about the network are findings about the pull request's documents or services:
 # a dead link is the document's; a service that never answered did not start.
 _CHECKER_KIND = {"link-check": Category.LINT, "health-check": Category.TEST}
+# Rules whose cause line is a server that was busy or failing (429, 5xx), not a link or a service that is gone.
+_BUSY_SERVER = frozenset({"network.http-5xx"})
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,12 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
         said.append(("evidence", f"none (the kind comes from {_describe(diagnosis, rule)})"))
     if owner is None:
         owner, kind = _weigh(
-            purpose, found, kind, by_shape=diagnosis.rule == "derived.evidence", said=rule is not None and rule.owner is not None
+            purpose,
+            found,
+            kind,
+            by_shape=diagnosis.rule == "derived.evidence",
+            said=rule is not None and rule.owner is not None,
+            rule_id=diagnosis.rule,
         )
     if kind is Category.UNKNOWN and owner in _DOMAIN:
         # no cause line named the kind: the owner's domain does (a policy check, a release, an upload)
@@ -199,11 +206,21 @@ def reassigned(
 
 
 def _weigh(
-    purpose: StepPurpose, found: Owner | None, kind: Category, *, by_shape: bool = False, said: bool = False
+    purpose: StepPurpose,
+    found: Owner | None,
+    kind: Category,
+    *,
+    by_shape: bool = False,
+    said: bool = False,
+    rule_id: str = "",
 ) -> tuple[Owner, Category]:
     """The owner (and the kind, where a checker's finding changes it) from the purpose and the evidence."""
     checker = _CHECKER_KIND.get(purpose.purpose)
     finding = found in (Owner.PLATFORM, Owner.CODE, None) and (kind is not Category.CONFIG or by_shape)
+    if checker is not None and finding and rule_id in _BUSY_SERVER:
+        # a server that answered "too many requests" or a 5xx is busy or down, not gone (RFC 9110, 15.6 and
+        # RFC 6585, 4): the checked link is fine and a later run finds it
+        return Owner.PLATFORM, kind
     if checker is not None and finding:
         # a dead link or a service that never answered is the checked document's or service's
         return Owner.CODE, checker if found is Owner.PLATFORM or kind is Category.UNKNOWN else kind
@@ -219,6 +236,10 @@ def _weigh(
     if found in (Owner.PLATFORM, Owner.REPOSITORY, Owner.METADATA, Owner.UPSTREAM, Owner.NOBODY):
         # more precise than the purpose: the registry was down, the token was refused
         return found, kind
+    if found is Owner.CODE and kind is Category.DEPENDENCY and purpose.purpose == "toolchain" and not by_shape:
+        # a set-up that installs the project's dependencies (ruby/setup-ruby's bundler-cache) reports the
+        # resolver's error about the pull request's manifests: the code's
+        return Owner.CODE, kind
     if found is Owner.CODE and said:
         # a rule that names the code as owner (a file of the checkout that does not parse) says so in any step
         return Owner.CODE, kind

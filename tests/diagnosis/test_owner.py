@@ -434,6 +434,35 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="cloud-credentials-missing",
         ),
         pytest.param(
+            "bundle exec srb tc",
+            "lib/trellis/router.rb:52: Expected `Symbol` but found `T.nilable(Symbol)` for argument `name` "
+            "https://srb.help/7002",
+            Owner.CODE,
+            Action.AGENT,
+            id="sorbet",
+        ),
+        pytest.param(
+            "npm run build",
+            "[!] RollupError: src/embed/iframe.ts (23:14): Expected ';', '}' or <eof>",
+            Owner.CODE,
+            Action.AGENT,
+            id="rollup",
+        ),
+        pytest.param(
+            "ruby/setup-ruby@v1",
+            'Your bundle only supports platforms ["arm64-darwin-24"] but your local platform is x86_64-linux.',
+            Owner.CODE,
+            Action.AGENT,
+            id="setup-ruby-installs-the-lock-file",
+        ),
+        pytest.param(
+            "lychee --no-progress './**/*.md'",
+            "[429] https://api.example.com/docs | Network error: Too Many Requests",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="link-checker-rate-limited",
+        ),
+        pytest.param(
             "make -j8",
             "g++: fatal error: Killed signal terminated program cc1plus",
             Owner.PLATFORM,
@@ -562,3 +591,15 @@ def test_a_playwright_run_with_a_test_that_failed_for_good_is_the_codes() -> Non
     failed = ["  1 failed", "    [chromium] › tests/cart.spec.ts:9:5 › cart keeps items ───────────"]
     diagnosis = diagnose(run_log("npx playwright test", [*PLAYWRIGHT, *failed, "  62 passed (1.4m)"]), job="e2e")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_job_github_would_not_start_for_billing_is_the_repositorys() -> None:
+    log = "".join(
+        f"{STAMP}{line}\n"
+        for line in [
+            "##[error]The job was not started because recent account payments have failed or your spending "
+            "limit needs to be increased. Please check the 'Billing & plans' section in your settings",
+        ]
+    )
+    diagnosis = diagnose(log, job="build")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)

@@ -71,6 +71,8 @@ from healer.model import Category
         pytest.param("sudo -E env CI=1 travis_retry python -m pytest -q", "test", id="wrappers"),
         pytest.param("make -C src -j 4 check", "test", id="make-check"),
         pytest.param("mvn -B clean verify", "test", id="maven-goals"),
+        pytest.param("bundle exec srb tc", "typecheck", id="sorbet"),
+        pytest.param("bundle exec steep check", "typecheck", id="steep"),
     ],
 )
 def test_the_table_knows_the_tool_and_its_subcommand(command: str, category: str) -> None:
