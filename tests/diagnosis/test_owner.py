@@ -463,6 +463,45 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="link-checker-rate-limited",
         ),
         pytest.param(
+            "pytest tests/integration -q",
+            "FAILED tests/integration/test_live.py::test_forecast - requests.exceptions.ConnectionError: "
+            "HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="tests-failed-only-on-the-network",
+        ),
+        pytest.param(
+            "rustup toolchain install beta --profile minimal",
+            "error: component download failed for rustc-x86_64-unknown-linux-gnu: could not download file from "
+            "'https://static.rust-lang.org/dist/2026-11-20/rustc-beta-x86_64-unknown-linux-gnu.tar.xz' to "
+            "'/home/runner/.rustup/downloads/x.partial'",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="rustup-download",
+        ),
+        pytest.param(
+            "cargo build --locked",
+            "error: internal compiler error: compiler/rustc_middle/src/ty/layout.rs:1012:21: unexpected type",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="rustc-ice",
+        ),
+        pytest.param(
+            "mypy marigold_etl",
+            "marigold_etl/transform.py:112: error: INTERNAL ERROR -- Please try using mypy master on GitHub:",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="mypy-crash",
+        ),
+        pytest.param(
+            "sphinx-build -W -b html docs docs/_build",
+            "intersphinx inventory 'https://docs.sqlalchemy.org/en/20/objects.inv' not fetchable due to <class "
+            "'requests.exceptions.ConnectionError'>: HTTPSConnectionPool(host='docs.sqlalchemy.org', port=443)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="intersphinx-unreachable",
+        ),
+        pytest.param(
             "make -j8",
             "g++: fatal error: Killed signal terminated program cc1plus",
             Owner.PLATFORM,
@@ -603,3 +642,24 @@ def test_a_job_github_would_not_start_for_billing_is_the_repositorys() -> None:
     )
     diagnosis = diagnose(log, job="build")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_test_that_failed_on_an_assertion_beside_network_errors_is_still_the_codes() -> None:
+    lines = [
+        "FAILED tests/test_live.py::test_forecast - requests.exceptions.ConnectionError: HTTPSConnectionPool(...)",
+        "FAILED tests/test_units.py::test_kelvin - AssertionError: assert 273.1 == 273.15",
+        "2 failed, 40 passed in 3.10s",
+    ]
+    diagnosis = diagnose(run_log("pytest -q", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_document_warning_beside_an_unreachable_inventory_is_the_documents() -> None:
+    lines = [
+        "intersphinx inventory 'https://docs.python.org/3/objects.inv' not fetchable due to <class "
+        "'requests.exceptions.ConnectionError'>: HTTPSConnectionPool(host='docs.python.org', port=443)",
+        "docs/usage.rst:12: WARNING: undefined label: 'install'",
+        "build finished with problems, 2 warnings (with warnings treated as errors).",
+    ]
+    diagnosis = diagnose(run_log("sphinx-build -W -b html docs out", lines), job="docs")
+    assert diagnosis.owner is Owner.CODE
