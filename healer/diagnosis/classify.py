@@ -26,7 +26,7 @@ from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
 from healer.diagnosis.logs import SETUP_STEP, JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
-from healer.diagnosis.owner import assign_owner
+from healer.diagnosis.owner import assign_owner, flaky_in_the_log
 from healer.diagnosis.purpose import step_purpose
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import RuleSet
@@ -125,7 +125,9 @@ def diagnose(
         job=(job.name or None) if job else None,
         workflow=workflow,
     )
-    return assign_owner(read, purpose, rule=rules.get(read.rule))
+    owned = assign_owner(read, purpose, rule=rules.get(read.rule))
+    # a Go test that passed and failed in the same step (go test -count=N) is flaky on the log's own word
+    return flaky_in_the_log(owned, (log.lines[i] for i in log.failing_lines()))
 
 
 def _read(

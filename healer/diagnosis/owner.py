@@ -23,7 +23,8 @@ Pure: values in, a :class:`~healer.model.Diagnosis` out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +34,7 @@ import yaml
 
 from healer.diagnosis.purpose import StepPurpose
 from healer.diagnosis.rules import Rule
+from healer.diagnosis.testids import passed_go_tests
 from healer.diagnosis.tooltable import split_commands, tool_name
 from healer.model import DEFAULT_ACTIONS, Action, Category, Diagnosis, Owner
 
@@ -77,6 +79,8 @@ _DOMAIN = {
 # Checkers whose findings about the network are findings about the pull request's documents or services:
 # a dead link is the document's; a service that never answered did not start.
 _CHECKER_KIND = {"link-check": Category.LINT, "health-check": Category.TEST}
+# `go test -count=N` with N of 2 or more: every test runs N times on the same code
+_REPEATED = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
 # Rules whose cause line is a server that was busy or failing (429, 5xx), not a link or a service that is gone.
 _BUSY_SERVER = frozenset({"network.http-5xx"})
 
@@ -202,6 +206,27 @@ def reassigned(
     said += (("history", history), ("row", f"({owner.value}, {diagnosis.category.value}) → {then}"))
     return replace(
         diagnosis, owner=owner, action=diagnosis.action if action is None else action, decided_by=said
+    )
+
+
+def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
+    """A test failure whose every failing test also passed in the same step (``go test -count=N`` runs each
+    test N times, the Go documentation's ``-count``) is the tests' history: the same code both passed and
+    failed them. ``step_lines`` (the failing step's) are read only for such a failure."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST or not diagnosis.test_ids:
+        return diagnosis
+    if not _REPEATED.search(diagnosis.command or ""):
+        return diagnosis  # one run each: a test of the same name may pass in another package
+    passed = passed_go_tests(step_lines)
+    if not passed or not set(diagnosis.test_ids) <= passed:
+        return diagnosis
+    shown = ", ".join(diagnosis.test_ids[:3])
+    return reassigned(
+        diagnosis,
+        Owner.HISTORY,
+        f"{shown} passed and failed in the same run of the same code",
+        Action.RERUN.value,
+        action=Action.RERUN,
     )
 
 

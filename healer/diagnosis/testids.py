@@ -44,6 +44,7 @@ _JEST_TEST = re.compile(r"^\s*● (?P<name>.+\S)\s*$")
 _VITEST = re.compile(r"^\s*FAIL\s+(?P<id>\S.*? > .+?)\s*(?:\[.*\])?$")
 _TAP = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?:\s+#\s.*)?$")
 _GO = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(\d")
+_GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 _SUREFIRE3 = re.compile(
     r"^\[ERROR\] (?P<id>[\w.$]+\.[\w$]+(?:\([^)]*\))?(?:\[[^\]]*\])?)"
@@ -97,6 +98,14 @@ def failing_test_ids(lines: Iterable[str], *, limit: int = MAX_TEST_IDS) -> tupl
         if not any(other.startswith(name + "/") for other in go_tests):
             found.setdefault(_bounded(name))
     return tuple(found)[:limit]
+
+
+def passed_go_tests(lines: Iterable[str]) -> frozenset[str]:
+    """The Go tests ``lines`` report as passed (``--- PASS: Name (0.01s)``): with ``go test -count=N`` one
+    test can pass and fail in the same run, on the same code."""
+    return frozenset(
+        match.group("name") for raw in lines if "--- PASS" in raw and (match := _GO_PASS.match(_clean(raw)))
+    )
 
 
 def _one_line_id(line: str) -> str | None:

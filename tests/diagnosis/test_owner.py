@@ -663,3 +663,34 @@ def test_a_document_warning_beside_an_unreachable_inventory_is_the_documents() -
     ]
     diagnosis = diagnose(run_log("sphinx-build -W -b html docs out", lines), job="docs")
     assert diagnosis.owner is Owner.CODE
+
+
+GO_RUNS = [
+    "=== RUN   TestTickerDrift",
+    "--- PASS: TestTickerDrift (0.21s)",
+    "=== RUN   TestTickerDrift",
+    "    ticker_test.go:41: drift 12ms exceeds 10ms",
+    "--- FAIL: TestTickerDrift (0.23s)",
+    "=== RUN   TestTickerDrift",
+    "--- PASS: TestTickerDrift (0.20s)",
+    "FAIL",
+    "FAIL\texample.com/tickerd/scheduler\t0.701s",
+]
+
+
+def test_a_go_test_that_passed_and_failed_in_one_repeated_run_is_flaky() -> None:
+    diagnosis = diagnose(run_log("go test -count=3 -v ./scheduler/...", GO_RUNS), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert "passed and failed in the same run" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_go_test_of_the_same_name_passing_once_elsewhere_is_not_flaky() -> None:
+    """Without -count, a PASS of the same name may be another package's test: the failure stays the code's."""
+    diagnosis = diagnose(run_log("go test -v ./...", GO_RUNS), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_go_test_that_failed_every_repeated_run_is_the_codes() -> None:
+    runs = [line.replace("PASS", "FAIL") for line in GO_RUNS]
+    diagnosis = diagnose(run_log("go test -count=3 -v ./scheduler/...", runs), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
