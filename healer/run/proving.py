@@ -170,7 +170,7 @@ def record(
             ctx.reporter.warning(f"could not mark fix #{fix.number} ready for review: {exc}")
     ready = ready_now and not not_ready
     line = (
-        passed_line(name, url, ready=ready and fix.draft, not_ready_why=not_ready)
+        passed_line(name, url, ready=ready and fix.draft, refused=bool(not_ready))
         if passed
         else failed_line(name, url, failures)
     )

@@ -203,7 +203,7 @@ def fix_states(v: Values) -> list[str]:
         dispatched_line(v.check, RUN_URL, True),
         dispatched_line(v.check, RUN_URL, False),
         passed_line(v.check, RUN_URL, ready=True),
-        passed_line(v.check, RUN_URL, ready=False, not_ready_why=f"Resource not accessible {v.title}"),
+        passed_line(v.check, RUN_URL, ready=False, refused=True),
         failed_line(v.check, RUN_URL, failure),
         not_ours_line(passed_line(v.check, RUN_URL, ready=False), "b" * 40, "a" * 40),
         not_ours_line(failed_line(v.check, RUN_URL, failure), "b" * 40, ""),

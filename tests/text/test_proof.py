@@ -17,6 +17,7 @@ from healer.text.proof import (
     no_dispatch_line,
     passed_line,
     runs_url,
+    state_line,
     with_ci_line,
 )
 
@@ -50,7 +51,7 @@ def test_hostile_names_and_log_lines_stay_inside_one_code_span() -> None:
         dispatched_line(HOSTILE, "u", draft=False),
         no_dispatch_line(HOSTILE),
         failed_line(HOSTILE, URL, [Failure(HOSTILE, HOSTILE)]),
-        passed_line(HOSTILE, URL, ready=False, not_ready_why=HOSTILE),
+        passed_line(HOSTILE, URL, ready=False, refused=True),
         dispatch_failed_line(HOSTILE, HOSTILE),
         attempt_note(13, HOSTILE, URL, False, [Failure(HOSTILE, HOSTILE)]),
         news_comment(13, [HOSTILE], HOSTILE, URL, passed=False, ready=False, failures=[Failure(HOSTILE)]),
@@ -68,7 +69,9 @@ def test_the_news_says_what_changed_in_its_first_line() -> None:
     red = news_comment(
         13, ["test"], "CI", URL, passed=False, ready=False, failures=[Failure("test (3.12)", "FAILED t::x")]
     )
-    assert green.split("\n")[0].startswith(":white_check_mark: The fix for `lint` passed CI: #13 is ready")
+    assert green.split("\n")[0].startswith(
+        ":white_check_mark: The fix for `lint` passed CI: #13 was marked ready"
+    )
     assert red.split("\n")[0].startswith(":x: The fix for `test` in #13 failed CI")
     assert "`FAILED t::x`" in red and "/ci-healer retry" in red
 
@@ -96,3 +99,16 @@ def test_the_runs_page_filters_by_the_fix_branch() -> None:
 def test_the_line_to_add_names_the_workflow_file_and_the_trigger() -> None:
     line = add_dispatch_line(".github/workflows/ci.yml")
     assert "`workflow_dispatch:`" in line and "`.github/workflows/ci.yml`" in line and "\n" not in line
+
+
+def test_a_refused_ready_is_said_as_what_happened_then_with_what_to_do_and_no_transport_detail() -> None:
+    # said in the past: a person may mark the fix ready later, and no event tells the healer
+    texts = [
+        passed_line("CI", URL, ready=False, refused=True),
+        state_line(13, "CI", URL, passed=True, ready=False, ours=True),
+        news_comment(13, ["lint"], "CI", URL, passed=True, ready=False, failures=()),
+    ]
+    for text in texts:
+        assert "still a draft" not in text and "is a draft" not in text and "HTTP" not in text
+        assert "left it a draft" in text and "ready for review yourself" in text
+        assert "`contents: write`" in text and "GITHUB_TOKEN" in text

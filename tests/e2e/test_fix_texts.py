@@ -1,0 +1,43 @@
+"""End to end: what a fix pull request and the attempt's comment say stays true after later events the healer
+hears of (its CI cancelled, a newer commit passing, the fix closed) and those it does not (a person marking
+the fix ready). Each text is read where people look: the first visible line, and nothing further down that
+still says waiting."""
+
+from __future__ import annotations
+
+from harness import PASSED, heal, lint_pull
+from test_fix_ci import GITHUB_TOKEN, allow_dispatch, finish
+
+from healer.demo.notifications import first_line, heard
+from healer.demo.sandbox import Sandbox
+
+TRANSPORT = ("HTTP", "Resource not accessible", "graphql", "FORBIDDEN")
+
+
+def test_a_fix_github_refused_to_mark_ready_says_what_happened_then_and_what_to_do(box: Sandbox) -> None:
+    # a workflow's GITHUB_TOKEN without `contents: write` (BEHAVIOUR.md, cli/cli#8910)
+    box.standin.repos[box.repo.lower()].ready_refused = True
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+
+    verdict = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
+
+    assert fix.draft and box.standin.readied == []
+    shown = first_line(fix.body or "")
+    assert shown.startswith(":white_check_mark: **CI passed**")
+    # what happened then, in the past: still true once a person marks it ready, which no event tells
+    assert "refused to let ci-healer mark this pull request ready for review" in shown
+    assert "left it a draft" in shown and "still a draft" not in (fix.body or "")
+    # what to do, and no transport detail for the reader
+    assert "mark it ready for review yourself" in shown and "`contents: write`" in shown
+    assert not [bit for bit in TRANSPORT if bit in (fix.body or "")]
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    assert first_line(attempt).startswith(f":white_check_mark: Fix #{fix.number} passed CI")
+    assert "left it a draft" in first_line(attempt) and "still a draft" not in attempt
+    assert not [bit for bit in TRANSPORT if bit in attempt]
+    # the one notification asks the author to review it, as for a fix marked ready
+    [told] = heard(verdict.requests)
+    assert told.number == fix.number
