@@ -9,7 +9,8 @@ fix pull request's own ``pull_request`` run. This stage
    (a fork's branch or a person's pull request of the same name is left alone);
 2. reads the verdict: ``success`` passed; ``failure`` and ``timed_out`` failed, and ``cancelled`` when a job
    hit its time limit (GitHub ends those ``cancelled``), each failed job diagnosed as in any run (its
-   decisive line); anything else (cancelled by a person or a newer push, skipped) is no verdict;
+   decisive line); anything else (cancelled by a person or a newer push, skipped) is no verdict, and a
+   fix still waiting for its first verdict says, first, that its CI was cancelled and to re-run it;
 3. rewrites the CI line of the fix PR's body, and marks a draft fix PR ready for review once the workflow
    whose failure it healed passed there (and no other workflow failed at that commit), but only when that
    commit is the one the healer pushed (recorded in the attempt's marker, signed with ``ledger-key``): a
@@ -39,6 +40,9 @@ from healer.run.planning import CancelledRun, diagnose, load_repository_config, 
 from healer.text.proof import (
     Failure,
     attempt_note,
+    awaits_verdict,
+    cancelled_line,
+    cancelled_state_line,
     failed_line,
     is_waiting,
     memory_note,
@@ -115,8 +119,9 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
     if not passed:
         cancelled = read_cancelled_run(ctx, event) if event.conclusion == "cancelled" else None
         if event.conclusion == "cancelled" and cancelled is None:
-            ctx.outcome.decision = "skipped"
-            return  # cancelled by a person, a newer push or a concurrency group: not a verdict (it said so)
+            # cancelled by a person, a newer push or a concurrency group: not a verdict (it said so)
+            _cancelled(ctx, event, fix, attempt)
+            return
         failures = _failures(ctx, event, cancelled)
     record(ctx, event, fix, number, attempt, passed, failures, signer)
 
@@ -207,6 +212,23 @@ def record(
         _tell(ctx, fix, number, attempt, name, url, passed=passed, ready=ready, failures=failures)
     ctx.outcome.decision = "none"
     ctx.note(f"fix pull request: {fix.html_url}")
+
+
+def _cancelled(ctx: RunContext, event: RunEvent, fix: PullRequest, attempt: Attempt) -> None:
+    """The CI the fix waits for was cancelled before a verdict: its first line and the attempt's comment say
+    so, and what a person can do (re-run it); edits only, nobody is asked or told. A fix whose CI line holds a
+    verdict keeps it: a cancelled re-run changes nothing that was checked."""
+    if ctx.dry_run or not awaits_verdict(fix.body):
+        ctx.outcome.decision = "skipped"
+        return
+    url = run_url(ctx.actions.server_url, event.repository, event.run_id)
+    name = event.workflow_name or event.workflow_path
+    line = unasked(cancelled_line(name, url, draft=fix.draft))
+    ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line, first=True))
+    state = cancelled_state_line(fix.number, name, url)
+    ctx.gh.update_comment(attempt.comment.id, with_state_line(attempt.comment.body, state))
+    ctx.note(f"the CI of fix #{fix.number} was cancelled before a verdict: its first line says so")
+    ctx.outcome.decision = "none"
 
 
 def _tell(

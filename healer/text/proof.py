@@ -63,6 +63,39 @@ def dispatched_line(workflow_name: str, url: str, draft: bool) -> str:
     )
 
 
+CANCELLED = "**CI cancelled:**"
+
+
+def cancelled_line(workflow_name: str, url: str, draft: bool) -> str:
+    """The fix PR's CI line (its first line) when the CI the healer started was cancelled before it finished
+    (by a person, a newer push or a concurrency group: a run a time limit stopped is a failure). Nothing has
+    checked the fix; what a person can do is start that CI again."""
+    after = "marks it ready for review and asks for its review" if draft else "asks for its review"
+    return (
+        f"{CI_MARK} :stop_sign: {CANCELLED} {code(workflow_name)} ([run]({url})) was cancelled on this "
+        "branch before it finished, so CI has not checked this fix and nobody was asked to review it. "
+        f"Re-run it (*Re-run all jobs* on the run's page) or run {code(workflow_name)} on this branch: when "
+        f"it passes, ci-healer {after}."
+    )
+
+
+def cancelled_state_line(fix_pr: int, workflow_name: str, url: str) -> str:
+    """The first line of the attempt's comment when its fix's CI was cancelled before a verdict."""
+    return (
+        f":stop_sign: The CI of fix #{fix_pr} was cancelled before it finished ({code(workflow_name)}, "
+        f"[run]({url})), so nothing has checked it: re-run it, and ci-healer asks for its review when it "
+        "passes."
+    )
+
+
+def awaits_verdict(body: str) -> bool:
+    """Whether the fix PR's CI line says it waits for the CI the healer started (or that CI was cancelled
+    before it gave a verdict): no verdict is said there to keep."""
+    return any(
+        ln.lstrip().startswith(CI_MARK) and (WAITING in ln or CANCELLED in ln) for ln in body.split("\n")
+    )
+
+
 def is_waiting(body: str) -> bool:
     """Whether nobody was asked to review the fix yet: it opened waiting for the CI the healer started, and
     no verdict since asked anyone (a red one tells, it does not ask). The fix PR's CI line carries

@@ -41,3 +41,43 @@ def test_a_fix_github_refused_to_mark_ready_says_what_happened_then_and_what_to_
     # the one notification asks the author to review it, as for a fix marked ready
     [told] = heard(verdict.requests)
     assert told.number == fix.number
+
+
+def cancel(box: Sandbox, run: object) -> None:
+    """A person (or a newer push, or a concurrency group) cancels the run: GitHub says ``cancelled``, and the
+    job's log says it was cancelled, not that it hit a time limit."""
+    box.standin.add_job(run, "lint", conclusion="cancelled", log="##[error]The operation was canceled.\n")
+    run.status, run.conclusion = "completed", "cancelled"  # type: ignore[attr-defined]
+
+
+def test_a_fix_whose_ci_was_cancelled_says_so_first_and_what_to_do_and_asks_nobody(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    cancel(box, dispatched)
+
+    cancelled = heal(box, dispatched)
+
+    # no verdict: nothing marked, nobody asked or told; the first lines say what is true and what to do
+    assert fix.draft and box.standin.readied == [] and heard(cancelled.requests) == []
+    shown = first_line(fix.body or "")
+    assert shown.startswith(":stop_sign: **CI cancelled:** `CI`") and f"/runs/{dispatched.id})" in shown
+    assert "Re-run it" in shown and "nobody was asked to review it" in shown
+    assert "Waiting for CI" not in (fix.body or "") and "is running on this branch" not in (fix.body or "")
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    assert first_line(attempt).startswith(f":stop_sign: The CI of fix #{fix.number} was cancelled")
+
+    # the person re-runs it and it passes: marked ready, and the author asked, once
+    box.standin.add_run_attempt(dispatched, conclusion="success")
+    box.standin.add_job(dispatched, "lint", conclusion="success", log=PASSED)
+    green = heal(box, dispatched)
+
+    assert not fix.draft and box.standin.readied == [fix.number]
+    assert first_line(fix.body or "").startswith(":white_check_mark: **CI passed**")
+    assert "cancelled" not in (fix.body or "").lower()
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    assert first_line(attempt).startswith(f":white_check_mark: Fix #{fix.number} passed CI")
+    [told] = heard(green.requests)
+    assert told.number == fix.number and told.kind in ("review request", "comment")

@@ -44,6 +44,8 @@ from healer.text.frames import (
 )
 from healer.text.proof import (
     Failure,
+    cancelled_line,
+    cancelled_state_line,
     dispatched_line,
     failed_line,
     news_comment,
@@ -202,6 +204,9 @@ def fix_states(v: Values) -> list[str]:
     lines = [
         dispatched_line(v.check, RUN_URL, True),
         dispatched_line(v.check, RUN_URL, False),
+        cancelled_line(v.check, RUN_URL, True),
+        cancelled_line(v.check, RUN_URL, False),
+        cancelled_state_line(9, v.check, RUN_URL),
         passed_line(v.check, RUN_URL, ready=True),
         passed_line(v.check, RUN_URL, ready=False, refused=True),
         failed_line(v.check, RUN_URL, failure),
