@@ -54,6 +54,7 @@ from healer.text.proof import (
     state_title,
     unasked,
     with_ci_line,
+    with_fix_state,
     with_state_line,
 )
 from healer.text.spans import code
@@ -201,6 +202,7 @@ def record(
     body = add_markers(attempt.comment.body, [proof], note, signer)
     if settled:
         body = with_state_line(body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours))
+        body = with_fix_state(body, "not-ours" if not ours else verdict)
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
@@ -226,7 +228,8 @@ def _cancelled(ctx: RunContext, event: RunEvent, fix: PullRequest, attempt: Atte
     line = unasked(cancelled_line(name, url, draft=fix.draft))
     ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line, first=True))
     state = cancelled_state_line(fix.number, name, url)
-    ctx.gh.update_comment(attempt.comment.id, with_state_line(attempt.comment.body, state))
+    body = with_fix_state(with_state_line(attempt.comment.body, state), "cancelled")
+    ctx.gh.update_comment(attempt.comment.id, body)
     ctx.note(f"the CI of fix #{fix.number} was cancelled before a verdict: its first line says so")
     ctx.outcome.decision = "none"
 

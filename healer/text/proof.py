@@ -9,6 +9,7 @@ writes anything.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -263,6 +264,43 @@ def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready
     if ready:
         return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}) and was marked ready for review."
     return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}); {READY_REFUSED}: {READY_TODO}."
+
+
+# The attempt comment's line about its fix pull request (prompts/comment.md.j2, which takes these from
+# here): "Fix pull request: <url> (<state>; <verification>)<how its author is asked>". Before any CI verdict
+# the state says a draft waits, and the last part that its review is asked for later; each verdict rewrites
+# both, so that nothing on the line promises what a verdict contradicts (:func:`with_fix_state`).
+FIX_WAITING = "a draft until its CI passes; "
+FIX_DRAFT = "draft: "
+ASKED_LATER = "; its review is asked for once its CI passes"
+_FIX_STATES = {
+    "passed": ("its CI passed; ", ""),
+    "failed": ("its CI failed; ", "; nobody is asked to review it while its CI fails"),
+    "cancelled": ("its CI was cancelled before it finished; ", ASKED_LATER),
+    "not-ours": ("its branch holds commits ci-healer did not make; ", "; ci-healer asks nobody to review it"),
+}
+_FIX_PARTS = re.compile(r"^(Fix pull request: \S+) \((.*)\)((?:; [^()]*)?)$")
+
+
+def with_fix_state(body: str, state: str) -> str:
+    """The attempt's comment with its fix pull request's line saying ``state`` (one of :data:`_FIX_STATES`):
+    what it said of the draft and of a review asked for later is replaced; how the author was asked (a past
+    review request or mention) and the verification stay. A line it does not know (a repository's own
+    template) is left as it is."""
+    prefix, clause = _FIX_STATES[state]
+    prefixes = (FIX_WAITING, FIX_DRAFT, *(p for p, _ in _FIX_STATES.values()))
+    clauses = {ASKED_LATER, *(c for _, c in _FIX_STATES.values() if c)}
+    lines = body.split("\n")
+    for index, line in enumerate(lines):
+        found = _FIX_PARTS.match(line)
+        if found is None:
+            continue
+        inner = found.group(2)
+        inner = next((inner[len(p) :] for p in prefixes if inner.startswith(p)), inner)
+        tail = clause if found.group(3) in clauses else found.group(3)
+        shown = f"{prefix}{inner}" if inner else prefix.rstrip("; ")
+        lines[index] = f"{found.group(1)} ({shown}){tail}"
+    return "\n".join(lines)
 
 
 def failures_text(failures: Sequence[Failure], limit: int = 3) -> str:

@@ -6,7 +6,7 @@ still says waiting."""
 from __future__ import annotations
 
 from harness import PASSED, heal, lint_pull
-from test_fix_ci import GITHUB_TOKEN, allow_dispatch, finish
+from test_fix_ci import GITHUB_TOKEN, RED_LINT, allow_dispatch, finish
 
 from healer.demo.notifications import first_line, heard
 from healer.demo.sandbox import Sandbox
@@ -81,3 +81,32 @@ def test_a_fix_whose_ci_was_cancelled_says_so_first_and_what_to_do_and_asks_nobo
     assert first_line(attempt).startswith(f":white_check_mark: Fix #{fix.number} passed CI")
     [told] = heard(green.requests)
     assert told.number == fix.number and told.kind in ("review request", "comment")
+
+
+def test_the_attempts_comment_follows_a_red_verdict_and_promises_no_review_it_contradicts(
+    box: Sandbox,
+) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    waiting = box.standin.comments(box.repo, pull.number)[0].body
+    assert "its review is asked for once its CI passes" in waiting
+
+    heal(box, finish(box, dispatched, [("lint", "failure", RED_LINT)], "failure"))
+
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    assert first_line(attempt).startswith(f":x: Fix #{fix.number} failed CI")
+    assert "asked for once its CI passes" not in attempt and "a draft until its CI passes" not in attempt
+    line = next(x for x in attempt.split("\n") if x.startswith("Fix pull request: "))
+    assert "(its CI failed; " in line and line.endswith("; nobody is asked to review it while its CI fails")
+
+    # the same commit passes on a re-run: the line says so, and nothing of the red run stays on it
+    box.standin.add_run_attempt(dispatched, conclusion="success")
+    box.standin.add_job(dispatched, "lint", conclusion="success", log=PASSED)
+    heal(box, dispatched)
+
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    line = next(x for x in attempt.split("\n") if x.startswith("Fix pull request: "))
+    assert "(its CI passed; " in line and "fails" not in line and "asked for" not in line

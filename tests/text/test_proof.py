@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from healer.model import Action, Category, CheckPlan, Diagnosis, HealMode, Verdict
+from healer.text.frames import Frames, HealNote, render_comment
 from healer.text.proof import (
     CI_MARK,
     Failure,
@@ -19,6 +21,7 @@ from healer.text.proof import (
     runs_url,
     state_line,
     with_ci_line,
+    with_fix_state,
 )
 
 URL = "https://github.com/o/r/actions/runs/42"
@@ -112,3 +115,52 @@ def test_a_refused_ready_is_said_as_what_happened_then_with_what_to_do_and_no_tr
         assert "still a draft" not in text and "is a draft" not in text and "HTTP" not in text
         assert "left it a draft" in text and "ready for review yourself" in text
         assert "`contents: write`" in text and "GITHUB_TOKEN" in text
+
+
+def _fix_line(body: str) -> str:
+    return next(x for x in body.split("\n") if x.startswith("Fix pull request: "))
+
+
+def _attempt_comment(**changes: object) -> str:
+    diagnosis = Diagnosis(Category.LINT, 0.9, "ruff", Action.FIX, ("a.py:1:1: F401",))
+    plan = CheckPlan("lint", Verdict.HEAL, diagnosis, 1, 3, HealMode.FIX)
+    note = HealNote(1, 3, (plan,), True, how="ran `ruff`", verification="verified: `ruff` passed",
+                    fix_pr_url="https://github.com/o/r/pull/2", **changes)  # type: ignore[arg-type]  # fmt: skip
+    return render_comment(Frames(), state="done", head_sha="a" * 40, run_url="u", markers="", heal=note)
+
+
+def test_the_attempts_fix_line_follows_each_verdict_and_keeps_the_verification() -> None:
+    waiting = _attempt_comment(draft=True, ci_started=True, asked="waiting")
+    assert _fix_line(waiting) == (
+        "Fix pull request: https://github.com/o/r/pull/2 (a draft until its CI passes; "
+        "verified: `ruff` passed); its review is asked for once its CI passes"
+    )
+    red = with_fix_state(waiting, "failed")
+    assert _fix_line(red) == (
+        "Fix pull request: https://github.com/o/r/pull/2 (its CI failed; verified: `ruff` passed)"
+        "; nobody is asked to review it while its CI fails"
+    )
+    # a re-run that passes: nothing on the line still speaks of the red run or of a review to come
+    green = with_fix_state(red, "passed")
+    assert (
+        _fix_line(green)
+        == "Fix pull request: https://github.com/o/r/pull/2 (its CI passed; verified: `ruff` passed)"
+    )
+    assert red.replace(_fix_line(red), "") == waiting.replace(_fix_line(waiting), "")
+    cancelled = with_fix_state(waiting, "cancelled")
+    assert "(its CI was cancelled before it finished; " in _fix_line(cancelled)
+    assert _fix_line(cancelled).endswith("; its review is asked for once its CI passes")
+    theirs = with_fix_state(waiting, "not-ours")
+    assert _fix_line(theirs).endswith("; ci-healer asks nobody to review it")
+
+
+def test_a_review_asked_for_at_once_stays_said_after_a_red_verdict() -> None:
+    # a fix asked for when it opened (no CI of the healer's to wait for) whose own CI then fails
+    asked = _attempt_comment(draft=True, asked="review")
+    red = with_fix_state(asked, "failed")
+    assert _fix_line(red) == (
+        "Fix pull request: https://github.com/o/r/pull/2 (its CI failed; verified: `ruff` passed)"
+        "; its review was requested from the author of this pull request"
+    )
+    # a line the healer did not write (a repository's own template) is left alone
+    assert with_fix_state("Fix pull request: see below", "failed") == "Fix pull request: see below"
