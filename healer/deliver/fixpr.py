@@ -15,7 +15,7 @@ from healer.change.workspace import Checkout, Identity
 from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
 from healer.model import PullRequest
-from healer.text.proof import TITLE_LIMIT, unverified_title, with_ci_line
+from healer.text.proof import TITLE_LIMIT, closed_body, unverified_title, with_ci_line
 
 FIX_BRANCH_PREFIX = "ci-healer/"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -216,7 +216,8 @@ def retire_fix_pulls(
     known: Mapping[int, PullRequest] | None = None,
 ) -> tuple[int, ...]:
     """A fix PR never outlives its reason: close the open ones among ``numbers`` with ``why`` (one sentence)
-    at the top of the body, and delete the ``ci-healer/<owner>-…`` branch of every one, merged ones included.
+    first in the body (a CI line still waiting for a verdict goes: :func:`healer.text.proof.closed_body`), and
+    delete the ``ci-healer/<owner>-…`` branch of every one, merged ones included.
 
     Only fix PRs of pull request ``owner`` (head ``ci-healer/<owner>-…`` in this repository) are touched.
     Returns the numbers closed. Never raises: tidying up must not fail what already happened.
@@ -229,7 +230,7 @@ def retire_fix_pulls(
                 continue  # not one of this pull request's fix PRs
             if fix.state == "open":
                 # one request, no notification: the note goes at the top of the body as the PR is closed
-                gh.update_pull(number, state="closed", body=(f"> {why}\n\n{fix.body}")[:60_000])
+                gh.update_pull(number, state="closed", body=closed_body(why, fix.body)[:60_000])
                 closed.append(number)
         except GitHubError:
             continue

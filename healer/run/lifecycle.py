@@ -30,7 +30,7 @@ from healer.run.evidence import select_jobs
 from healer.run.learning import propose_rule
 from healer.run.planning import counts, find_pull, load_repository_config
 from healer.text.frames import COMMENT_LIMIT, render_comment
-from healer.text.proof import with_state_line
+from healer.text.proof import with_fix_state, with_state_line
 from healer.text.spans import code
 
 
@@ -102,6 +102,7 @@ def edit_resets(
         # true, so the pass leads it (the rest of the note, a flaky line, stays below)
         lines = [ln for ln in note.strip().split("\n") if ln.strip() and ln.strip() != "---"]
         body = with_state_line(with_markers(latest.body, markers, "\n\n".join(lines[1:]), signer), lines[0])
+        body = with_fix_state(body, "passed-since")  # its fix pull request, if any, is waited on no more
         if len(body) > COMMENT_LIMIT:
             body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
     else:

@@ -111,6 +111,22 @@ def unasked(line: str) -> str:
     return f"{line} {UNASKED}"
 
 
+def closed_body(why: str, body: str) -> str:
+    """A fix PR's body as the healer closes it (superseded, no longer needed, its pull request gone): ``why``
+    (one sentence) first. A CI line that waits for a verdict, or says its CI was cancelled before one, goes:
+    nobody waits on a closed fix. A verdict stays, below."""
+    kept = [
+        ln
+        for ln in body.split("\n")
+        if not (ln.lstrip().startswith(CI_MARK) and (WAITING in ln or CANCELLED in ln))
+    ]
+    rest = "\n".join(kept).replace(f" {UNASKED}", "").strip("\n")
+    while "\n\n\n" in rest:
+        rest = rest.replace("\n\n\n", "\n\n")
+    head = f"> :no_entry_sign: **Closed by ci-healer:** {why}"
+    return f"{head}\n\n{rest}" if rest else head
+
+
 def add_dispatch_line(workflow_path: str) -> str:
     """The one line that says what to add so that the healer can start CI on its fix branches."""
     return (
@@ -278,6 +294,8 @@ _FIX_STATES = {
     "failed": ("its CI failed; ", "; nobody is asked to review it while its CI fails"),
     "cancelled": ("its CI was cancelled before it finished; ", ASKED_LATER),
     "not-ours": ("its branch holds commits ci-healer did not make; ", "; ci-healer asks nobody to review it"),
+    # every check it fixes passed since (a reset): closed as not needed, or merged; nothing waits on its CI
+    "passed-since": ("the checks it fixes passed since; ", ""),
 }
 _FIX_PARTS = re.compile(r"^(Fix pull request: \S+) \((.*)\)((?:; [^()]*)?)$")
 

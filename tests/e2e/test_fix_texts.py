@@ -5,7 +5,7 @@ still says waiting."""
 
 from __future__ import annotations
 
-from harness import PASSED, heal, lint_pull
+from harness import LINT_PASSED, PASSED, heal, lint_pull
 from test_fix_ci import GITHUB_TOKEN, RED_LINT, allow_dispatch, finish
 
 from healer.demo.notifications import first_line, heard
@@ -110,3 +110,35 @@ def test_the_attempts_comment_follows_a_red_verdict_and_promises_no_review_it_co
     attempt = box.standin.comments(box.repo, pull.number)[0].body
     line = next(x for x in attempt.split("\n") if x.startswith("Fix pull request: "))
     assert "(its CI passed; " in line and "fails" not in line and "asked for" not in line
+
+
+def test_a_fix_closed_as_unneeded_while_waiting_for_ci_says_so_first_and_nothing_says_waiting(
+    box: Sandbox,
+) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    assert first_line(fix.body or "").startswith(":hourglass_flowing_sand: **Waiting for CI:**")
+    # the author fixes lint another way before the fix's CI reports; CI passes at the new head
+    sha = box.push_to_pull(pull, {"widgets/extra.py": "VALUE = 1\n"}, "Fix lint by hand")
+    green = box.add_run(
+        pull,
+        [("lint", "success", LINT_PASSED), ("test (3.12)", "success", PASSED)],
+        sha=sha,
+        conclusion="success",
+    )
+
+    heal(box, green)
+
+    assert fix.state == "closed"
+    shown = first_line(fix.body or "")
+    assert shown == f"> :no_entry_sign: **Closed by ci-healer:** `lint` passed on {sha[:7]} without this fix."
+    body = fix.body or ""
+    assert "Waiting for CI" not in body and "is running on this branch" not in body
+    assert "stays a draft until it passes" not in body and "ci-healer:unasked" not in body
+    # what the fix is stays below, for whoever reads it later
+    assert "lint" in body.split("\n", 2)[2]
+    # the attempt's comment, led by the pass, no longer says a review is asked for once the fix's CI passes
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    assert "asked for once its CI passes" not in attempt and "a draft until its CI passes" not in attempt

@@ -11,6 +11,8 @@ from healer.text.proof import (
     Failure,
     add_dispatch_line,
     attempt_note,
+    cancelled_line,
+    closed_body,
     dispatch_failed_line,
     dispatched_line,
     failed_line,
@@ -20,6 +22,7 @@ from healer.text.proof import (
     passed_line,
     runs_url,
     state_line,
+    unasked,
     with_ci_line,
     with_fix_state,
 )
@@ -164,3 +167,29 @@ def test_a_review_asked_for_at_once_stays_said_after_a_red_verdict() -> None:
     )
     # a line the healer did not write (a repository's own template) is left alone
     assert with_fix_state("Fix pull request: see below", "failed") == "Fix pull request: see below"
+
+
+def test_a_closed_fix_says_so_first_and_keeps_no_line_that_waits() -> None:
+    waiting = with_ci_line(BODY, unasked(dispatched_line("CI", "u", draft=True)), first=True)
+    closed = closed_body("`lint` passed on abc1234 without this fix.", waiting)
+    assert (
+        closed.split("\n")[0]
+        == "> :no_entry_sign: **Closed by ci-healer:** `lint` passed on abc1234 without this fix."
+    )
+    assert CI_MARK not in closed and "ci-healer:unasked" not in closed and "\n\n\n" not in closed
+    assert closed.endswith(BODY.strip("\n"))
+    # a cancelled CI waits too; a verdict stays, below the reason
+    cancelled = with_ci_line(BODY, unasked(cancelled_line("CI", URL, draft=True)), first=True)
+    assert CI_MARK not in closed_body("Superseded by #5.", cancelled)
+    red = with_ci_line(BODY, failed_line("CI", URL, [Failure("test")]), first=True)
+    kept = closed_body("Superseded by #5.", red).split("\n")
+    assert kept[0].endswith("Superseded by #5.") and kept[2].startswith(f"{CI_MARK} :x: **CI failed**")
+
+
+def test_a_reset_says_the_checks_passed_since_on_the_fix_line() -> None:
+    waiting = _attempt_comment(draft=True, ci_started=True, asked="waiting")
+    line = _fix_line(with_fix_state(waiting, "passed-since"))
+    assert line == (
+        "Fix pull request: https://github.com/o/r/pull/2 (the checks it fixes passed since; "
+        "verified: `ruff` passed)"
+    )
