@@ -218,8 +218,9 @@ def _section(title: str, lines: Sequence[str]) -> list[str]:
     return [f"## {title}", "", *lines, ""] if lines else []
 
 
-def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str:
-    """The body of the dashboard issue; its first line is the hidden marker that finds it again.
+def render_dashboard(figures: Figures, *, repository: str, key: str = "", updated: str = "") -> str:
+    """The body of the dashboard issue; its first line is the hidden marker that finds it again. ``updated``:
+    when the report ran (ISO 8601), which is not the window's end when that was asked for (``--until``).
 
     Each escalation and each open fix PR has a box (:mod:`healer.text.boxes`, signed with ``key``, the
     ``ledger-key``): ticked by a person with write access, ``retry`` runs ``/ci-healer retry <check>`` on the
@@ -252,7 +253,7 @@ def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str
     lines = [
         DASHBOARD_MARKER,
         f"The healer's dashboard for {code(repository)}, kept up to date by its scheduled report (last on "
-        f"{_day(figures.until)}).{ticks} Other edits are overwritten.",
+        f"{_day(updated or figures.until)}).{ticks} Other edits are overwritten.",
         "",
         *([f"> {NO_CI_LINE}", ""] if no_ci else []),
         *_section("Escalations waiting for a person", escalations),

@@ -162,3 +162,11 @@ def test_checks_with_nothing_to_try_are_named_not_only_counted() -> None:
         {"pull_request": 4, "check": "lint"},
         {"pull_request": 6, "check": "docs @team"},
     ]
+
+
+def test_the_last_update_is_the_day_the_report_ran_not_the_windows_end() -> None:
+    figures = replace(EMPTY, since="2026-10-01T00:00:00Z", until="2026-11-01T00:00:00Z")
+    body = render_dashboard(figures, repository="o/r", updated="2026-12-04T15:00:00Z")
+    assert "(last on 2026-12-04)" in body and "## Figures, 2026-10-01 to 2026-11-01" in body
+    # a scheduled report's window ends when it runs: the same day
+    assert "(last on 2026-11-01)" in render_dashboard(figures, repository="o/r")
