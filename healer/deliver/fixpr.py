@@ -179,8 +179,8 @@ def ask_review(
 DRAFTS_REFUSED = "Draft pull requests are not supported in this repository"
 UNVERIFIED_NOTE = (
     "> [!WARNING]\n"
-    "> **Unverified.** This repository does not accept draft pull requests, so this fix is open for review "
-    "although nothing verified it. Read and test it before merging.\n\n"
+    "> **Opened unverified.** This repository does not accept draft pull requests, so this fix was opened "
+    "for review before anything verified it. Read and test it before merging.\n\n"
 )
 
 

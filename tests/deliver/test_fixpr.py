@@ -246,7 +246,7 @@ def test_a_refused_draft_is_opened_ready_and_marked_unverified(
     )
     assert delivery.pull is not None and not delivery.pull.draft and not delivery.draft
     assert delivery.pull.title == "ci-healer (unverified): fix lint for #7 (attempt 1/3)"
-    assert "Unverified" in delivery.pull.body and delivery.pull.body.endswith("the body")
+    assert "**Opened unverified.**" in delivery.pull.body and delivery.pull.body.endswith("the body")
     assert gh.deleted == []
 
 

@@ -198,7 +198,7 @@ def test_a_repository_that_refuses_drafts_gets_a_ready_fix_pr_marked_unverified(
     assert result.decision == "healed", result.stdout
     [fix] = box.standin.created_pulls(box.repo)
     assert not fix.draft and fix.state == "open"
-    assert "unverified" in fix.title.lower() and "Unverified" in (fix.body or "")
+    assert "unverified" in fix.title.lower() and "**Opened unverified.**" in (fix.body or "")
     creates = [r for r in result.requests if r.operation == "pulls/create"]
     assert [r.status for r in creates] == [422, 201]  # one retry
 
