@@ -15,7 +15,8 @@ from healer.change.workspace import Checkout, Identity
 from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
 from healer.model import PullRequest
-from healer.text.proof import TITLE_LIMIT, closed_body, unverified_title, with_ci_line
+from healer.text.fixstate import closed_body
+from healer.text.proof import TITLE_LIMIT, unverified_title, with_ci_line
 
 FIX_BRANCH_PREFIX = "ci-healer/"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -147,7 +148,8 @@ def ask_review(
     comment: ``review`` (a review request), ``mention`` (GitHub refused the request, 422: the author is not
     a collaborator; a comment on the fix pull request mentions them instead) or "" (a bot, or the request
     failed otherwise: the fix pull request stands, linked from the run's comment). ``draft``: the fix is a
-    draft, which GitHub does not merge, so the mention says to mark it ready first. Never raises."""
+    draft, which GitHub does not merge, so the mention says to mark it ready first if it still is (a person
+    may have since). Never raises."""
     author = pr.author
     if not _LOGIN.fullmatch(author or ""):
         return ""  # a bot (`dependabot[bot]`) reads no notifications and cannot be asked for a review
@@ -163,7 +165,7 @@ def ask_review(
         f"@{author}: this pull request fixes {names or 'the failing checks'} of #{pr.number} on your branch. "
         "GitHub would not request your review here (it asks collaborators only), so this comment does: "
         + (
-            "it is a draft, so if it is right, press *Ready for review*, then merge it into your branch; "
+            "if it is right, merge it into your branch (if it is a draft, press *Ready for review* first); "
             "otherwise close it."
             if draft
             else "merge it into your branch if it is right, or close it."

@@ -29,8 +29,9 @@ from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs
 from healer.run.learning import propose_rule
 from healer.run.planning import counts, find_pull, load_repository_config
+from healer.text.fixstate import with_fix_state
 from healer.text.frames import COMMENT_LIMIT, render_comment
-from healer.text.proof import with_fix_state, with_state_line
+from healer.text.proof import with_state_line
 from healer.text.spans import code
 
 

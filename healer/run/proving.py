@@ -37,12 +37,10 @@ from healer.ledger.stats import latest_verdicts
 from healer.model import Comment, PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.run.planning import CancelledRun, diagnose, load_repository_config, read_cancelled_run
+from healer.text.fixstate import awaits_verdict, cancelled_line, cancelled_state_line, with_fix_state
 from healer.text.proof import (
     Failure,
     attempt_note,
-    awaits_verdict,
-    cancelled_line,
-    cancelled_state_line,
     failed_line,
     is_waiting,
     memory_note,
@@ -54,7 +52,6 @@ from healer.text.proof import (
     state_title,
     unasked,
     with_ci_line,
-    with_fix_state,
     with_state_line,
 )
 from healer.text.spans import code
@@ -201,7 +198,8 @@ def record(
         note += f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
     body = add_markers(attempt.comment.body, [proof], note, signer)
     if settled:
-        body = with_state_line(body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours))
+        shown = state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours, marked=fix.draft)
+        body = with_state_line(body, shown)
         body = with_fix_state(body, "not-ours" if not ours else verdict)
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
@@ -258,7 +256,9 @@ def _tell(
         if asked:
             ctx.note(f"asked #{number}'s author to review fix #{fix.number} ({asked}): it passed CI")
             return
-    text = news_comment(fix.number, attempt.checks, name, url, passed=passed, ready=ready, failures=failures)
+    text = news_comment(
+        fix.number, attempt.checks, name, url, passed=passed, ready=ready, failures=failures, marked=fix.draft
+    )
     ctx.gh.create_comment(number, text)
     ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
 

@@ -26,6 +26,7 @@ import jinja2
 import healer
 from healer.model import Account, CheckPlan, PastAttempt, PullRequest
 from healer.text.clip import for_frame
+from healer.text.fixstate import ASKED_LATER, FIX_DRAFT, FIX_WAITING
 from healer.text.markdown import (  # noqa: F401 - re-exported: templates and callers know them from here
     COMMENT_LIMIT,
     SUMMARY_LIMIT,
@@ -37,7 +38,6 @@ from healer.text.markdown import (  # noqa: F401 - re-exported: templates and ca
     fit_comment,
     neutralize_mentions,
 )
-from healer.text.proof import ASKED_LATER, FIX_DRAFT, FIX_WAITING
 
 OVERRIDE_DIR = ".github/ci-healer"
 TEMPLATES = (

@@ -9,7 +9,6 @@ writes anything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -64,39 +63,6 @@ def dispatched_line(workflow_name: str, url: str, draft: bool) -> str:
     )
 
 
-CANCELLED = "**CI cancelled:**"
-
-
-def cancelled_line(workflow_name: str, url: str, draft: bool) -> str:
-    """The fix PR's CI line (its first line) when the CI the healer started was cancelled before it finished
-    (by a person, a newer push or a concurrency group: a run a time limit stopped is a failure). Nothing has
-    checked the fix; what a person can do is start that CI again."""
-    after = "marks it ready for review and asks for its review" if draft else "asks for its review"
-    return (
-        f"{CI_MARK} :stop_sign: {CANCELLED} {code(workflow_name)} ([run]({url})) was cancelled on this "
-        "branch before it finished, so CI has not checked this fix and nobody was asked to review it. "
-        f"Re-run it (*Re-run all jobs* on the run's page) or run {code(workflow_name)} on this branch: when "
-        f"it passes, ci-healer {after}."
-    )
-
-
-def cancelled_state_line(fix_pr: int, workflow_name: str, url: str) -> str:
-    """The first line of the attempt's comment when its fix's CI was cancelled before a verdict."""
-    return (
-        f":stop_sign: The CI of fix #{fix_pr} was cancelled before it finished ({code(workflow_name)}, "
-        f"[run]({url})), so nothing has checked it: re-run it, and ci-healer asks for its review when it "
-        "passes."
-    )
-
-
-def awaits_verdict(body: str) -> bool:
-    """Whether the fix PR's CI line says it waits for the CI the healer started (or that CI was cancelled
-    before it gave a verdict): no verdict is said there to keep."""
-    return any(
-        ln.lstrip().startswith(CI_MARK) and (WAITING in ln or CANCELLED in ln) for ln in body.split("\n")
-    )
-
-
 def is_waiting(body: str) -> bool:
     """Whether nobody was asked to review the fix yet: it opened waiting for the CI the healer started, and
     no verdict since asked anyone (a red one tells, it does not ask). The fix PR's CI line carries
@@ -109,22 +75,6 @@ def is_waiting(body: str) -> bool:
 def unasked(line: str) -> str:
     """A CI line that keeps saying nobody was asked to review the fix yet."""
     return f"{line} {UNASKED}"
-
-
-def closed_body(why: str, body: str) -> str:
-    """A fix PR's body as the healer closes it (superseded, no longer needed, its pull request gone): ``why``
-    (one sentence) first. A CI line that waits for a verdict, or says its CI was cancelled before one, goes:
-    nobody waits on a closed fix. A verdict stays, below."""
-    kept = [
-        ln
-        for ln in body.split("\n")
-        if not (ln.lstrip().startswith(CI_MARK) and (WAITING in ln or CANCELLED in ln))
-    ]
-    rest = "\n".join(kept).replace(f" {UNASKED}", "").strip("\n")
-    while "\n\n\n" in rest:
-        rest = rest.replace("\n\n\n", "\n\n")
-    head = f"> :no_entry_sign: **Closed by ci-healer:** {why}"
-    return f"{head}\n\n{rest}" if rest else head
 
 
 def add_dispatch_line(workflow_path: str) -> str:
@@ -266,8 +216,11 @@ def _hidden(line: str) -> bool:
     return stripped.startswith("<!--") and stripped.endswith("-->") and not stripped.startswith(STATE_MARK)
 
 
-def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready: bool, ours: bool) -> str:
-    """The first line of the attempt's comment once its fix's CI reported: what the fix is now."""
+def state_line(
+    fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready: bool, ours: bool, marked: bool = True
+) -> str:
+    """The first line of the attempt's comment once its fix's CI reported: what became of the fix then.
+    ``marked``: it was a draft the healer marked ready (``ready``); else it was open for review already."""
     shown = f"{code(workflow_name)}, [run]({url})"
     if not ours:
         verdict = "passed" if passed else "failed"
@@ -278,47 +231,9 @@ def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready
     if not passed:
         return f":x: Fix #{fix_pr} failed CI ({shown}): do not merge it as it is."
     if ready:
-        return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}) and was marked ready for review."
+        done = "was marked ready for review" if marked else "was open for review already"
+        return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}) and {done}."
     return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}); {READY_REFUSED}: {READY_TODO}."
-
-
-# The attempt comment's line about its fix pull request (prompts/comment.md.j2, which takes these from
-# here): "Fix pull request: <url> (<state>; <verification>)<how its author is asked>". Before any CI verdict
-# the state says a draft waits, and the last part that its review is asked for later; each verdict rewrites
-# both, so that nothing on the line promises what a verdict contradicts (:func:`with_fix_state`).
-FIX_WAITING = "a draft until its CI passes; "
-FIX_DRAFT = "draft: "
-ASKED_LATER = "; its review is asked for once its CI passes"
-_FIX_STATES = {
-    "passed": ("its CI passed; ", ""),
-    "failed": ("its CI failed; ", "; nobody is asked to review it while its CI fails"),
-    "cancelled": ("its CI was cancelled before it finished; ", ASKED_LATER),
-    "not-ours": ("its branch holds commits ci-healer did not make; ", "; ci-healer asks nobody to review it"),
-    # every check it fixes passed since (a reset): closed as not needed, or merged; nothing waits on its CI
-    "passed-since": ("the checks it fixes passed since; ", ""),
-}
-_FIX_PARTS = re.compile(r"^(Fix pull request: \S+) \((.*)\)((?:; [^()]*)?)$")
-
-
-def with_fix_state(body: str, state: str) -> str:
-    """The attempt's comment with its fix pull request's line saying ``state`` (one of :data:`_FIX_STATES`):
-    what it said of the draft and of a review asked for later is replaced; how the author was asked (a past
-    review request or mention) and the verification stay. A line it does not know (a repository's own
-    template) is left as it is."""
-    prefix, clause = _FIX_STATES[state]
-    prefixes = (FIX_WAITING, FIX_DRAFT, *(p for p, _ in _FIX_STATES.values()))
-    clauses = {ASKED_LATER, *(c for _, c in _FIX_STATES.values() if c)}
-    lines = body.split("\n")
-    for index, line in enumerate(lines):
-        found = _FIX_PARTS.match(line)
-        if found is None:
-            continue
-        inner = found.group(2)
-        inner = next((inner[len(p) :] for p in prefixes if inner.startswith(p)), inner)
-        tail = clause if found.group(3) in clauses else found.group(3)
-        shown = f"{prefix}{inner}" if inner else prefix.rstrip("; ")
-        lines[index] = f"{found.group(1)} ({shown}){tail}"
-    return "\n".join(lines)
 
 
 def failures_text(failures: Sequence[Failure], limit: int = 3) -> str:
@@ -369,13 +284,16 @@ def news_comment(
     passed: bool,
     ready: bool,
     failures: Sequence[Failure],
+    marked: bool = True,
 ) -> str:
-    """The new comment on the pull request when its fix's CI changed what a person waits on (news first)."""
+    """The new comment on the pull request when its fix's CI changed what a person waits on (news first).
+    ``marked``: a ``ready`` fix was a draft that the healer marked ready (else it was open for review)."""
     names = ", ".join(code(c) for c in checks) or "the failing checks"
     if passed:
         if ready:
             return (
-                f":white_check_mark: The fix for {names} passed CI: #{fix_pr} was marked ready for review "
+                f":white_check_mark: The fix for {names} passed CI: #{fix_pr} "
+                f"{'was marked ready for review' if marked else 'was open for review already'} "
                 f"({code(workflow_name)}, [run]({url})). Merge it into this branch to make the checks pass."
             )
         return (

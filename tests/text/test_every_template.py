@@ -35,6 +35,7 @@ from healer.model import (
 from healer.run.retry import plan_retry
 from healer.text.dashboard import render_dashboard
 from healer.text.fixpr import budget_stop, render_fix_pr_body
+from healer.text.fixstate import cancelled_line, cancelled_state_line, closed_body, with_fix_state
 from healer.text.frames import (
     Frames,
     HealNote,
@@ -45,9 +46,6 @@ from healer.text.frames import (
 )
 from healer.text.proof import (
     Failure,
-    cancelled_line,
-    cancelled_state_line,
-    closed_body,
     dispatched_line,
     failed_line,
     news_comment,
@@ -56,7 +54,6 @@ from healer.text.proof import (
     state_line,
     unasked,
     with_ci_line,
-    with_fix_state,
 )
 from healer.text.report import Outcome, render_job_summary
 from healer.text.rulepr import render_rule_pr_body, rule_title

@@ -5,14 +5,13 @@ from __future__ import annotations
 import pytest
 
 from healer.model import Action, Category, CheckPlan, Diagnosis, HealMode, Verdict
+from healer.text.fixstate import cancelled_line, closed_body, with_fix_state
 from healer.text.frames import Frames, HealNote, render_comment
 from healer.text.proof import (
     CI_MARK,
     Failure,
     add_dispatch_line,
     attempt_note,
-    cancelled_line,
-    closed_body,
     dispatch_failed_line,
     dispatched_line,
     failed_line,
@@ -24,7 +23,6 @@ from healer.text.proof import (
     state_line,
     unasked,
     with_ci_line,
-    with_fix_state,
 )
 
 URL = "https://github.com/o/r/actions/runs/42"
@@ -193,3 +191,13 @@ def test_a_reset_says_the_checks_passed_since_on_the_fix_line() -> None:
         "Fix pull request: https://github.com/o/r/pull/2 (the checks it fixes passed since; "
         "verified: `ruff` passed)"
     )
+
+
+def test_a_fix_that_was_open_for_review_already_is_not_said_to_have_been_marked_ready() -> None:
+    # a repository that refuses drafts: the fix opened ready, so the healer marked nothing when its CI passed
+    for text in (
+        state_line(13, "CI", URL, passed=True, ready=True, ours=True, marked=False),
+        news_comment(13, ["lint"], "CI", URL, passed=True, ready=True, failures=(), marked=False),
+    ):
+        assert "was open for review already" in text and "marked ready" not in text
+    assert "and was marked ready for review." in state_line(13, "CI", URL, passed=True, ready=True, ours=True)
