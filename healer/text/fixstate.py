@@ -38,6 +38,15 @@ def cancelled_state_line(fix_pr: int, workflow_name: str, url: str) -> str:
     )
 
 
+def unwaited_line(how: str) -> str:
+    """The fix PR's CI line (its first line) once a person ``merged`` or ``closed`` it before the CI the
+    healer started reported: no verdict will be recorded for it."""
+    return (
+        f"{CI_MARK} :information_source: **CI:** this pull request was {how} before the CI ci-healer started "
+        "on it reported, so ci-healer records no verdict for it."
+    )
+
+
 def awaits_verdict(body: str) -> bool:
     """Whether the fix PR's CI line says it waits for the CI the healer started (or that CI was cancelled
     before it gave a verdict): no verdict is said there to keep."""

@@ -142,3 +142,24 @@ def test_a_fix_closed_as_unneeded_while_waiting_for_ci_says_so_first_and_nothing
     # the attempt's comment, led by the pass, no longer says a review is asked for once the fix's CI passes
     attempt = box.standin.comments(box.repo, pull.number)[0].body
     assert "asked for once its CI passes" not in attempt and "a draft until its CI passes" not in attempt
+
+
+def test_a_fix_a_person_closes_while_it_waits_for_ci_no_longer_says_it_waits(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    box.standin.close_pull(fix)
+
+    closed = box.run_healer_on_pull(fix)
+    box.standin.idle()
+
+    assert closed.returncode == 0, closed.stdout[-3000:]
+    shown = first_line(fix.body or "")
+    assert shown.startswith(":information_source: **CI:** this pull request was closed before the CI")
+    assert "Waiting for CI" not in (fix.body or "") and "ci-healer:unasked" not in (fix.body or "")
+    assert heard(closed.requests) == []
+    # its CI reports later: the fix is not open, so nothing is recorded or said
+    late = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
+    assert [r for r in late.requests if r.is_write] == [] and box.standin.readied == []
