@@ -9,8 +9,9 @@ fix pull request's own ``pull_request`` run. This stage
    (a fork's branch or a person's pull request of the same name is left alone);
 2. reads the verdict: ``success`` passed; ``failure`` and ``timed_out`` failed, and ``cancelled`` when a job
    hit its time limit (GitHub ends those ``cancelled``), each failed job diagnosed as in any run (its
-   decisive line); anything else (cancelled by a person or a newer push, skipped) is no verdict, and a
-   fix still waiting for its first verdict says, first, that its CI was cancelled and to re-run it;
+   decisive line); anything else (cancelled by a person or a newer push, skipped, a startup failure) is no
+   verdict, and a fix still waiting for its first verdict says, first, that its CI ended without checking it
+   and to run it again;
 3. rewrites the CI line of the fix PR's body, and marks a draft fix PR ready for review once the workflow
    whose failure it healed passed there (and no other workflow failed at that commit), but only when that
    commit is the one the healer pushed (recorded in the attempt's marker, signed with ``ledger-key``): a
@@ -37,7 +38,14 @@ from healer.ledger.stats import latest_verdicts
 from healer.model import Comment, PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.run.planning import CancelledRun, diagnose, load_repository_config, read_cancelled_run
-from healer.text.fixstate import awaits_verdict, cancelled_line, cancelled_state_line, with_fix_state
+from healer.text.fixstate import (
+    awaits_verdict,
+    cancelled_line,
+    cancelled_state_line,
+    no_verdict_line,
+    no_verdict_state_line,
+    with_fix_state,
+)
 from healer.text.proof import (
     Failure,
     attempt_note,
@@ -58,6 +66,8 @@ from healer.text.spans import code
 
 # `cancelled` is a verdict only when a job hit its time limit (GitHub ends those `cancelled`): read below
 _VERDICTS = {"success": True, "failure": False, "timed_out": False, "cancelled": False}
+# ends that check nothing, which a fix waiting for that run says (it would wait for good otherwise)
+_NO_VERDICT = ("startup_failure", "skipped")
 
 
 @dataclass(frozen=True)
@@ -86,7 +96,7 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
         ctx.skip(f"{code(branch)} is one of the healer's branches, not a fix branch: nothing to record")
         return
     passed = _VERDICTS.get(event.conclusion or "")
-    if passed is None:
+    if passed is None and event.conclusion not in _NO_VERDICT:
         ctx.skip(f"the fix branch's run ended {event.conclusion!r}: not a verdict on the fix")
         return
     owner = event.repository.partition("/")[0]
@@ -113,12 +123,15 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
     if any(p.run == (event.run_id, event.run_attempt) for p in attempt.proofs):
         ctx.skip(f"the verdict of run {event.run_id} on #{fix.number} is on record already")
         return
+    if passed is None:
+        _ended_unchecked(ctx, event, fix, attempt)  # startup_failure, skipped: nothing was checked
+        return
     failures: tuple[Failure, ...] = ()
     if not passed:
         cancelled = read_cancelled_run(ctx, event) if event.conclusion == "cancelled" else None
         if event.conclusion == "cancelled" and cancelled is None:
             # cancelled by a person, a newer push or a concurrency group: not a verdict (it said so)
-            _cancelled(ctx, event, fix, attempt)
+            _ended_unchecked(ctx, event, fix, attempt)
             return
         failures = _failures(ctx, event, cancelled)
     record(ctx, event, fix, number, attempt, passed, failures, signer)
@@ -214,21 +227,27 @@ def record(
     ctx.note(f"fix pull request: {fix.html_url}")
 
 
-def _cancelled(ctx: RunContext, event: RunEvent, fix: PullRequest, attempt: Attempt) -> None:
-    """The CI the fix waits for was cancelled before a verdict: its first line and the attempt's comment say
-    so, and what a person can do (re-run it); edits only, nobody is asked or told. A fix whose CI line holds a
-    verdict keeps it: a cancelled re-run changes nothing that was checked."""
+def _ended_unchecked(ctx: RunContext, event: RunEvent, fix: PullRequest, attempt: Attempt) -> None:
+    """The CI the fix waits for ended without checking it (cancelled before it finished, or it could not start
+    or was skipped): its first line and the attempt's comment say so, and what a person can do (run it
+    again); edits only, nobody is asked or told. A fix whose CI line holds a verdict keeps it: a run that
+    checked nothing changes nothing that was checked."""
     if ctx.dry_run or not awaits_verdict(fix.body):
         ctx.outcome.decision = "skipped"
         return
     url = run_url(ctx.actions.server_url, event.repository, event.run_id)
     name = event.workflow_name or event.workflow_path
-    line = unasked(cancelled_line(name, url, draft=fix.draft))
-    ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line, first=True))
-    state = cancelled_state_line(fix.number, name, url)
-    body = with_fix_state(with_state_line(attempt.comment.body, state), "cancelled")
+    ended = event.conclusion or ""
+    if ended == "cancelled":
+        line, state = cancelled_line(name, url, fix.draft), cancelled_state_line(fix.number, name, url)
+    else:
+        line = no_verdict_line(name, url, ended, fix.draft)
+        state = no_verdict_state_line(fix.number, name, url, ended)
+    ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, unasked(line), first=True))
+    fix_line = "cancelled" if ended == "cancelled" else "no-verdict"
+    body = with_fix_state(with_state_line(attempt.comment.body, state), fix_line)
     ctx.gh.update_comment(attempt.comment.id, body)
-    ctx.note(f"the CI of fix #{fix.number} was cancelled before a verdict: its first line says so")
+    ctx.note(f"the CI of fix #{fix.number} ended {ended!r} without a verdict: its first line says so")
     ctx.outcome.decision = "none"
 
 

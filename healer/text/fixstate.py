@@ -38,6 +38,30 @@ def cancelled_state_line(fix_pr: int, workflow_name: str, url: str) -> str:
     )
 
 
+NO_VERDICT = "**CI gave no verdict:**"
+
+
+def no_verdict_line(workflow_name: str, url: str, conclusion: str, draft: bool) -> str:
+    """The fix PR's CI line (its first line) when the CI the healer started ended without checking the fix
+    (``startup_failure``: its workflow could not start; ``skipped``: its jobs' conditions skipped them)."""
+    after = "marks it ready for review and asks for its review" if draft else "asks for its review"
+    return (
+        f"{CI_MARK} :warning: {NO_VERDICT} {code(workflow_name)} ([run]({url})) ended {code(conclusion)} on "
+        "this branch without checking this fix (the run's page says why), so nobody was asked to review it. "
+        f"Once that is mended, run {code(workflow_name)} on this branch again: when it passes, ci-healer "
+        f"{after}."
+    )
+
+
+def no_verdict_state_line(fix_pr: int, workflow_name: str, url: str, conclusion: str) -> str:
+    """The first line of the attempt's comment when its fix's CI ended without checking it."""
+    return (
+        f":warning: The CI of fix #{fix_pr} ended {code(conclusion)} without checking it "
+        f"({code(workflow_name)}, [run]({url})): run it again, and ci-healer asks for its review when it "
+        "passes."
+    )
+
+
 def unwaited_line(how: str) -> str:
     """The fix PR's CI line (its first line) once a person ``merged`` or ``closed`` it before the CI the
     healer started reported: no verdict will be recorded for it."""
@@ -51,7 +75,8 @@ def awaits_verdict(body: str) -> bool:
     """Whether the fix PR's CI line says it waits for the CI the healer started (or that CI was cancelled
     before it gave a verdict): no verdict is said there to keep."""
     return any(
-        ln.lstrip().startswith(CI_MARK) and (WAITING in ln or CANCELLED in ln) for ln in body.split("\n")
+        ln.lstrip().startswith(CI_MARK) and any(mark in ln for mark in (WAITING, CANCELLED, NO_VERDICT))
+        for ln in body.split("\n")
     )
 
 
@@ -62,7 +87,7 @@ def closed_body(why: str, body: str) -> str:
     kept = [
         ln
         for ln in body.split("\n")
-        if not (ln.lstrip().startswith(CI_MARK) and (WAITING in ln or CANCELLED in ln))
+        if not (ln.lstrip().startswith(CI_MARK) and any(m in ln for m in (WAITING, CANCELLED, NO_VERDICT)))
     ]
     rest = "\n".join(kept).replace(f" {UNASKED}", "").strip("\n")
     while "\n\n\n" in rest:
@@ -82,6 +107,7 @@ _FIX_STATES = {
     "passed": ("its CI passed; ", ""),
     "failed": ("its CI failed; ", "; nobody is asked to review it while its CI fails"),
     "cancelled": ("its CI was cancelled before it finished; ", ASKED_LATER),
+    "no-verdict": ("its CI ended without checking it; ", ASKED_LATER),
     "not-ours": ("its branch holds commits ci-healer did not make; ", "; ci-healer asks nobody to review it"),
     # every check it fixes passed since (a reset): closed as not needed, or merged; nothing waits on its CI
     "passed-since": ("the checks it fixes passed since; ", ""),

@@ -163,3 +163,24 @@ def test_a_fix_a_person_closes_while_it_waits_for_ci_no_longer_says_it_waits(box
     # its CI reports later: the fix is not open, so nothing is recorded or said
     late = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
     assert [r for r in late.requests if r.is_write] == [] and box.standin.readied == []
+
+
+def test_a_fix_whose_ci_could_not_start_says_so_first_instead_of_waiting(box: Sandbox) -> None:
+    allow_dispatch(box)
+    pull, run = lint_pull(box)
+    heal(box, run, inputs=GITHUB_TOKEN)
+    [fix] = box.standin.created_pulls(box.repo)
+    [dispatched] = box.standin.dispatched
+    # the workflow could not start on the fix branch: GitHub ends the run `startup_failure`, with no jobs
+    dispatched.status, dispatched.conclusion = "completed", "startup_failure"
+
+    ended = heal(box, dispatched)
+
+    assert heard(ended.requests) == [] and fix.draft and box.standin.readied == []
+    shown = first_line(fix.body or "")
+    assert shown.startswith(":warning: **CI gave no verdict:** `CI`") and "`startup_failure`" in shown
+    assert "run `CI` on this branch again" in shown and "Waiting for CI" not in (fix.body or "")
+    attempt = box.standin.comments(box.repo, pull.number)[0].body
+    assert first_line(attempt).startswith(f":warning: The CI of fix #{fix.number} ended `startup_failure`")
+    line = next(x for x in attempt.split("\n") if x.startswith("Fix pull request: "))
+    assert "(its CI ended without checking it; " in line

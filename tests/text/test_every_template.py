@@ -35,7 +35,14 @@ from healer.model import (
 from healer.run.retry import plan_retry
 from healer.text.dashboard import render_dashboard
 from healer.text.fixpr import budget_stop, render_fix_pr_body
-from healer.text.fixstate import cancelled_line, cancelled_state_line, closed_body, with_fix_state
+from healer.text.fixstate import (
+    cancelled_line,
+    cancelled_state_line,
+    closed_body,
+    no_verdict_line,
+    no_verdict_state_line,
+    with_fix_state,
+)
 from healer.text.frames import (
     Frames,
     HealNote,
@@ -209,6 +216,8 @@ def fix_states(v: Values) -> list[str]:
         cancelled_line(v.check, RUN_URL, True),
         cancelled_line(v.check, RUN_URL, False),
         cancelled_state_line(9, v.check, RUN_URL),
+        no_verdict_line(v.check, RUN_URL, "startup_failure", True),
+        no_verdict_state_line(9, v.check, RUN_URL, "skipped"),
         passed_line(v.check, RUN_URL, ready=True),
         passed_line(v.check, RUN_URL, ready=False, refused=True),
         failed_line(v.check, RUN_URL, failure),
