@@ -308,6 +308,8 @@ class Figures:
     pulls: int = 0  # pull requests with a healer marker in the window
     attempts: int = 0
     attempt_results: Mapping[str, int] = field(default_factory=dict)  # result word → attempts
+    # what became of the attempts' fix PRs → attempts: ci-passed, ci-failed (latest verdict), ready, merged
+    attempt_fixes: Mapping[str, int] = field(default_factory=dict)
     fix_pulls: tuple[FixPull, ...] = ()  # fix PRs (recorded in markers or found by branch)
     reruns: int = 0
     rerun_outcomes: Mapping[str, int] = field(default_factory=dict)  # passed, flaky, failed-again, pending

@@ -51,11 +51,12 @@ class Verification:
         return self.state == "passed"
 
     def describe(self) -> str:
-        """One phrase for comments: what was run and how it ended."""
+        """One phrase for comments: what was run and how it ended, as what happened on the healer's own run
+        (a fix's CI may say otherwise later, and its line says so where people look)."""
         if self.state == "passed":
-            return f"verified: {code(self.command)} passed"
+            return f"verified by the healer's own run: {code(self.command)} passed"
         if self.state == "failed":
-            return f"{code(self.command)} still fails (exit code {self.exit_code})"
+            return f"{code(self.command)} failed on the healer's own run (exit code {self.exit_code})"
         if self.state == "timed-out":
             return f"{code(self.command)} did not finish in time"
         return f"not verified: {self.reason}"

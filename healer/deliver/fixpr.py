@@ -15,6 +15,7 @@ from healer.change.workspace import Checkout, Identity
 from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
 from healer.model import PullRequest
+from healer.text.fixstate import closed_body
 from healer.text.proof import TITLE_LIMIT, unverified_title, with_ci_line
 
 FIX_BRANCH_PREFIX = "ci-healer/"
@@ -147,7 +148,8 @@ def ask_review(
     comment: ``review`` (a review request), ``mention`` (GitHub refused the request, 422: the author is not
     a collaborator; a comment on the fix pull request mentions them instead) or "" (a bot, or the request
     failed otherwise: the fix pull request stands, linked from the run's comment). ``draft``: the fix is a
-    draft, which GitHub does not merge, so the mention says to mark it ready first. Never raises."""
+    draft, which GitHub does not merge, so the mention says to mark it ready first if it still is (a person
+    may have since). Never raises."""
     author = pr.author
     if not _LOGIN.fullmatch(author or ""):
         return ""  # a bot (`dependabot[bot]`) reads no notifications and cannot be asked for a review
@@ -163,7 +165,7 @@ def ask_review(
         f"@{author}: this pull request fixes {names or 'the failing checks'} of #{pr.number} on your branch. "
         "GitHub would not request your review here (it asks collaborators only), so this comment does: "
         + (
-            "it is a draft, so if it is right, press *Ready for review*, then merge it into your branch; "
+            "if it is right, merge it into your branch (if it is a draft, press *Ready for review* first); "
             "otherwise close it."
             if draft
             else "merge it into your branch if it is right, or close it."
@@ -179,8 +181,8 @@ def ask_review(
 DRAFTS_REFUSED = "Draft pull requests are not supported in this repository"
 UNVERIFIED_NOTE = (
     "> [!WARNING]\n"
-    "> **Unverified.** This repository does not accept draft pull requests, so this fix is open for review "
-    "although nothing verified it. Read and test it before merging.\n\n"
+    "> **Opened unverified.** This repository does not accept draft pull requests, so this fix was opened "
+    "for review before anything verified it. Read and test it before merging.\n\n"
 )
 
 
@@ -216,7 +218,8 @@ def retire_fix_pulls(
     known: Mapping[int, PullRequest] | None = None,
 ) -> tuple[int, ...]:
     """A fix PR never outlives its reason: close the open ones among ``numbers`` with ``why`` (one sentence)
-    at the top of the body, and delete the ``ci-healer/<owner>-…`` branch of every one, merged ones included.
+    first in the body (a CI line still waiting for a verdict goes: :func:`healer.text.proof.closed_body`), and
+    delete the ``ci-healer/<owner>-…`` branch of every one, merged ones included.
 
     Only fix PRs of pull request ``owner`` (head ``ci-healer/<owner>-…`` in this repository) are touched.
     Returns the numbers closed. Never raises: tidying up must not fail what already happened.
@@ -229,7 +232,7 @@ def retire_fix_pulls(
                 continue  # not one of this pull request's fix PRs
             if fix.state == "open":
                 # one request, no notification: the note goes at the top of the body as the PR is closed
-                gh.update_pull(number, state="closed", body=(f"> {why}\n\n{fix.body}")[:60_000])
+                gh.update_pull(number, state="closed", body=closed_body(why, fix.body)[:60_000])
                 closed.append(number)
         except GitHubError:
             continue

@@ -109,7 +109,8 @@ class ProofOps(Views):
             )
             if pull is None:
                 return _errors(f"Could not resolve to a node with the global id of '{node}'", "NOT_FOUND")
-            if read_only:
+            repo = self.s.repos.get(pull.repo.lower())
+            if read_only or (repo is not None and repo.ready_refused):
                 return _errors("Resource not accessible by integration", "FORBIDDEN")
             pull.draft = False
             self.s.readied.append(pull.number)

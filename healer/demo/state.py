@@ -25,6 +25,9 @@ class Repo:
     private: bool = False
     # draft PRs need a public repository or a paid plan; elsewhere `POST /pulls` with `draft: true` is a 422
     drafts: bool = True
+    # GitHub is reported to refuse `markPullRequestReadyForReview` to a workflow's GITHUB_TOKEN whose job
+    # lacks `contents: write` (cli/cli#8910): True answers that mutation with its "not accessible" error
+    ready_refused: bool = False
 
     @property
     def owner(self) -> str:

@@ -166,6 +166,7 @@ def figures(
     for number, verdicts in proofs.items():
         if number in fix_pulls:
             fix_pulls[number] = replace(fix_pulls[number], ci=_ci_verdict(verdicts))
+    became = _what_became(attempts.values(), fix_pulls)
     rule_pulls = tuple(
         FixPull(p.number, p.title, p.html_url, _state(p), 0, p.head_ref)
         for p in sorted(pulls, key=lambda p: p.number)
@@ -189,6 +190,7 @@ def figures(
         pulls=len({e.pull for e in events if e.marker.kind is not Kind.CLAIM}),
         attempts=len(attempts),
         attempt_results=dict(sorted(results.items())),
+        attempt_fixes=became,
         fix_pulls=tuple(sorted(fix_pulls.values(), key=lambda p: p.number)),
         reruns=len(reruns),
         rerun_outcomes=_rerun_outcomes(reruns.values(), later),
@@ -206,6 +208,21 @@ def figures(
         trunk_episodes=_episodes(trunk),
         notes=tuple(notes),
     )
+
+
+def _what_became(attempts: Iterable[Event], fix_pulls: Mapping[int, FixPull]) -> dict[str, int]:
+    """What became of each attempt's fix pull request, from the records: its CI's latest verdict
+    (``ci-passed``, ``ci-failed``) and whether it is ``ready`` (open, not a draft) or ``merged``."""
+    became: Counter[str] = Counter()
+    for event in attempts:
+        fix = fix_pulls.get(event.marker.fix_pr) if event.marker.fix_pr is not None else None
+        if fix is None:
+            continue
+        if fix.ci:
+            became[f"ci-{fix.ci}"] += 1
+        if fix.state == "merged" or (fix.state == "open" and not fix.draft):
+            became[fix.state if fix.state == "merged" else "ready"] += 1
+    return dict(sorted(became.items()))
 
 
 def _result(marker: Marker, pulls: Mapping[int, PullRequest]) -> str:

@@ -136,7 +136,7 @@ def close(ctx: RunContext, tick: Tick, box: Box) -> None:
     if fix.state != "open":
         ctx.note(f"close #{box.number}: already {fix.state}")
         return
-    why = f"Closed from the dashboard (#{tick.issue}) by {code(tick.editor)}."
+    why = f"{code(tick.editor)} asked for it from the dashboard (#{tick.issue})."
     closed = retire_fix_pulls(ctx.gh, [fix.number], owner=int(owner), why=why, known={fix.number: fix})
     ctx.note(f"closed fix pull request #{fix.number}" if closed else f"close #{fix.number}: GitHub refused")
 

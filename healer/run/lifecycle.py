@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from healer.deliver.fixpr import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
+from healer.github import GitHubError
 from healer.ledger.entries import flaky_marker
 from healer.ledger.flaky import flaky_line, flaky_on_green
 from healer.ledger.ledger import (
@@ -29,8 +30,9 @@ from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs
 from healer.run.learning import propose_rule
 from healer.run.planning import counts, find_pull, load_repository_config
+from healer.text.fixstate import awaits_verdict, unwaited_line, with_fix_state
 from healer.text.frames import COMMENT_LIMIT, render_comment
-from healer.text.proof import with_state_line
+from healer.text.proof import with_ci_line, with_state_line
 from healer.text.spans import code
 
 
@@ -102,6 +104,7 @@ def edit_resets(
         # true, so the pass leads it (the rest of the note, a flaky line, stays below)
         lines = [ln for ln in note.strip().split("\n") if ln.strip() and ln.strip() != "---"]
         body = with_state_line(with_markers(latest.body, markers, "\n\n".join(lines[1:]), signer), lines[0])
+        body = with_fix_state(body, "passed-since")  # its fix pull request, if any, is waited on no more
         if len(body) > COMMENT_LIMIT:
             body = add_markers(latest.body, markers, signer=signer)  # the note is optional, the markers not
     else:
@@ -159,11 +162,29 @@ def on_pull_request_event(ctx: RunContext) -> None:
 
 def on_fix_pull_closed(ctx: RunContext, pr: PullRequest) -> None:
     """One of the healer's own fix pull requests was merged or closed: it has no fix pull requests of its
-    own, so there is nothing to retire; a merged one may teach a rule (:mod:`healer.run.learning`)."""
+    own, so there is nothing to retire; a merged one may teach a rule (:mod:`healer.run.learning`). One that
+    still waited for the CI the healer started says it no longer does (no verdict is recorded for a fix
+    that is not open)."""
+    _stop_waiting(ctx, pr)
     if pr.merged:
         ctx.outcome.decision = propose_rule(ctx, pr)
         return
     ctx.skip(f"#{pr.number} is one of the healer's own fix pull requests")
+
+
+def _stop_waiting(ctx: RunContext, pr: PullRequest) -> None:
+    """A person merged or closed the healer's fix while its first line waited for CI: say so there instead
+    (one edit, no notification). Never raises: the close already happened."""
+    mine = pr.author.casefold() == ctx.config.bot_login.strip().casefold() and not pr.is_fork
+    if not mine or not awaits_verdict(pr.body) or ctx.dry_run:
+        return
+    how = "merged" if pr.merged else "closed"
+    try:
+        ctx.gh.update_pull(pr.number, body=with_ci_line(pr.body, unwaited_line(how), first=True))
+    except GitHubError as exc:
+        ctx.note(f"#{pr.number} still says it waits for CI: {exc}")
+        return
+    ctx.note(f"#{pr.number} was {how} before its CI reported: its first line says so")
 
 
 def retire_fix_pulls_of(ctx: RunContext, pr: PullRequest) -> None:

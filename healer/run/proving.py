@@ -9,7 +9,9 @@ fix pull request's own ``pull_request`` run. This stage
    (a fork's branch or a person's pull request of the same name is left alone);
 2. reads the verdict: ``success`` passed; ``failure`` and ``timed_out`` failed, and ``cancelled`` when a job
    hit its time limit (GitHub ends those ``cancelled``), each failed job diagnosed as in any run (its
-   decisive line); anything else (cancelled by a person or a newer push, skipped) is no verdict;
+   decisive line); anything else (cancelled by a person or a newer push, skipped, a startup failure) is no
+   verdict, and a fix still waiting for its first verdict says, first, that its CI ended without checking it
+   and to run it again;
 3. rewrites the CI line of the fix PR's body, and marks a draft fix PR ready for review once the workflow
    whose failure it healed passed there (and no other workflow failed at that commit), but only when that
    commit is the one the healer pushed (recorded in the attempt's marker, signed with ``ledger-key``): a
@@ -36,6 +38,14 @@ from healer.ledger.stats import latest_verdicts
 from healer.model import Comment, PullRequest, RunEvent
 from healer.run.context import RunContext
 from healer.run.planning import CancelledRun, diagnose, load_repository_config, read_cancelled_run
+from healer.text.fixstate import (
+    awaits_verdict,
+    cancelled_line,
+    cancelled_state_line,
+    no_verdict_line,
+    no_verdict_state_line,
+    with_fix_state,
+)
 from healer.text.proof import (
     Failure,
     attempt_note,
@@ -56,6 +66,8 @@ from healer.text.spans import code
 
 # `cancelled` is a verdict only when a job hit its time limit (GitHub ends those `cancelled`): read below
 _VERDICTS = {"success": True, "failure": False, "timed_out": False, "cancelled": False}
+# ends that check nothing, which a fix waiting for that run says (it would wait for good otherwise)
+_NO_VERDICT = ("startup_failure", "skipped")
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,7 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
         ctx.skip(f"{code(branch)} is one of the healer's branches, not a fix branch: nothing to record")
         return
     passed = _VERDICTS.get(event.conclusion or "")
-    if passed is None:
+    if passed is None and event.conclusion not in _NO_VERDICT:
         ctx.skip(f"the fix branch's run ended {event.conclusion!r}: not a verdict on the fix")
         return
     owner = event.repository.partition("/")[0]
@@ -111,12 +123,16 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
     if any(p.run == (event.run_id, event.run_attempt) for p in attempt.proofs):
         ctx.skip(f"the verdict of run {event.run_id} on #{fix.number} is on record already")
         return
+    if passed is None:
+        _ended_unchecked(ctx, event, fix, attempt)  # startup_failure, skipped: nothing was checked
+        return
     failures: tuple[Failure, ...] = ()
     if not passed:
         cancelled = read_cancelled_run(ctx, event) if event.conclusion == "cancelled" else None
         if event.conclusion == "cancelled" and cancelled is None:
-            ctx.outcome.decision = "skipped"
-            return  # cancelled by a person, a newer push or a concurrency group: not a verdict (it said so)
+            # cancelled by a person, a newer push or a concurrency group: not a verdict (it said so)
+            _ended_unchecked(ctx, event, fix, attempt)
+            return
         failures = _failures(ctx, event, cancelled)
     record(ctx, event, fix, number, attempt, passed, failures, signer)
 
@@ -170,7 +186,7 @@ def record(
             ctx.reporter.warning(f"could not mark fix #{fix.number} ready for review: {exc}")
     ready = ready_now and not not_ready
     line = (
-        passed_line(name, url, ready=ready and fix.draft, not_ready_why=not_ready)
+        passed_line(name, url, ready=ready and fix.draft, refused=bool(not_ready))
         if passed
         else failed_line(name, url, failures)
     )
@@ -195,7 +211,9 @@ def record(
         note += f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
     body = add_markers(attempt.comment.body, [proof], note, signer)
     if settled:
-        body = with_state_line(body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours))
+        shown = state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours, marked=fix.draft)
+        body = with_state_line(body, shown)
+        body = with_fix_state(body, "not-ours" if not ours else verdict)
     if not passed:
         body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
     ctx.gh.update_comment(attempt.comment.id, body)
@@ -207,6 +225,30 @@ def record(
         _tell(ctx, fix, number, attempt, name, url, passed=passed, ready=ready, failures=failures)
     ctx.outcome.decision = "none"
     ctx.note(f"fix pull request: {fix.html_url}")
+
+
+def _ended_unchecked(ctx: RunContext, event: RunEvent, fix: PullRequest, attempt: Attempt) -> None:
+    """The CI the fix waits for ended without checking it (cancelled before it finished, or it could not start
+    or was skipped): its first line and the attempt's comment say so, and what a person can do (run it
+    again); edits only, nobody is asked or told. A fix whose CI line holds a verdict keeps it: a run that
+    checked nothing changes nothing that was checked."""
+    if ctx.dry_run or not awaits_verdict(fix.body):
+        ctx.outcome.decision = "skipped"
+        return
+    url = run_url(ctx.actions.server_url, event.repository, event.run_id)
+    name = event.workflow_name or event.workflow_path
+    ended = event.conclusion or ""
+    if ended == "cancelled":
+        line, state = cancelled_line(name, url, fix.draft), cancelled_state_line(fix.number, name, url)
+    else:
+        line = no_verdict_line(name, url, ended, fix.draft)
+        state = no_verdict_state_line(fix.number, name, url, ended)
+    ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, unasked(line), first=True))
+    fix_line = "cancelled" if ended == "cancelled" else "no-verdict"
+    body = with_fix_state(with_state_line(attempt.comment.body, state), fix_line)
+    ctx.gh.update_comment(attempt.comment.id, body)
+    ctx.note(f"the CI of fix #{fix.number} ended {ended!r} without a verdict: its first line says so")
+    ctx.outcome.decision = "none"
 
 
 def _tell(
@@ -233,7 +275,9 @@ def _tell(
         if asked:
             ctx.note(f"asked #{number}'s author to review fix #{fix.number} ({asked}): it passed CI")
             return
-    text = news_comment(fix.number, attempt.checks, name, url, passed=passed, ready=ready, failures=failures)
+    text = news_comment(
+        fix.number, attempt.checks, name, url, passed=passed, ready=ready, failures=failures, marked=fix.draft
+    )
     ctx.gh.create_comment(number, text)
     ctx.note(f"told #{number}: its fix {'passed' if passed else 'failed'} CI")
 

@@ -80,8 +80,10 @@ def build_report(
     keep_dashboard: bool = False,
     dry_run: bool = False,
     say: Callable[[str], None] = lambda line: None,
+    now: str = "",
 ) -> Report:
-    """Read, aggregate, render and (with ``keep_dashboard``) keep the dashboard issue."""
+    """Read, aggregate, render and (with ``keep_dashboard``) keep the dashboard issue. ``now``: when the
+    report runs (ISO 8601; default: ``until``), which the dashboard names as its last update."""
     before = gh.request_count
     notes: list[str] = []
     comments: tuple[Any, ...] = ()
@@ -108,7 +110,7 @@ def build_report(
     say(f"read {len(comments)} comment(s) by {config.bot_login} and {len(pulls)} pull request(s)")
     found = figures(comments, pulls, bot_login=config.bot_login, since=since, until=until, notes=notes)
     summary = render_summary(found, repository=repository)
-    body = render_dashboard(found, repository=repository, key=config.ledger_key)
+    body = render_dashboard(found, repository=repository, key=config.ledger_key, updated=now or until)
     issue: Issue | None = None
     if keep_dashboard and not dry_run:
         issue = keep_dashboard_issue(gh, body, bot_login=config.bot_login, say=say)
@@ -209,6 +211,7 @@ def _command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                 until=until,
                 keep_dashboard=args.dashboard,
                 dry_run=args.dry_run,
+                now=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
             )
         finally:
             gh.close()

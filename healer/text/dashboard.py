@@ -72,6 +72,17 @@ def green_text(hours: tuple[float, ...]) -> str:
     return f"median {median} h over {len(shown)} failures (fastest {shown[0]} h, slowest {shown[-1]} h)"
 
 
+# What an attempt's "verified" result is: the healer's own run of the checks on the runner passed. It says
+# nothing of the fix PR's CI or of whether it is ready, which the rows after it count from the records.
+VERIFIED_BY_RUN = "verified by the healer's own run"
+NOT_VERIFIED = "not verified by the healer's own run"
+
+
+def became_ready(figures: Figures) -> int:
+    """Attempts whose fix pull request is ready for review (open, not a draft) or merged."""
+    return figures.attempt_fixes.get("ready", 0) + figures.attempt_fixes.get("merged", 0)
+
+
 def figure_rows(figures: Figures) -> list[tuple[str, str]]:
     """The figures as (label, value) rows, the order the summary and the issue show them."""
     not_delivered = figures.attempts - figures.delivered
@@ -90,9 +101,12 @@ def figure_rows(figures: Figures) -> list[tuple[str, str]]:
     return [
         ("pull requests the healer acted on", str(figures.pulls)),
         ("heal attempts", str(figures.attempts)),
-        ("… verified (ready fix PR)", str(figures.verified)),
-        ("… delivered, not verified", str(figures.delivered - figures.verified)),
+        (f"… {VERIFIED_BY_RUN}", str(figures.verified)),
+        (f"… delivered, {NOT_VERIFIED}", str(figures.delivered - figures.verified)),
         ("… nothing delivered (refused, no change, timed out)", str(not_delivered)),
+        ("… whose fix PR's CI passed (its latest verdict)", str(figures.attempt_fixes.get("ci-passed", 0))),
+        ("… whose fix PR's CI failed (its latest verdict)", str(figures.attempt_fixes.get("ci-failed", 0))),
+        ("… whose fix PR is ready for review or merged", str(became_ready(figures))),
         ("fix PRs merged", str(figures.fix_count("merged"))),
         ("fix PRs closed unmerged", str(figures.fix_count("closed"))),
         ("fix PRs open", str(figures.fix_count("open"))),
@@ -119,8 +133,8 @@ def render_figures(figures: Figures) -> str:
         *_pie(
             "Heal attempts",
             [
-                ("verified", figures.verified),
-                ("delivered, not verified", figures.delivered - figures.verified),
+                (VERIFIED_BY_RUN, figures.verified),
+                (f"delivered, {NOT_VERIFIED}", figures.delivered - figures.verified),
                 ("nothing delivered", figures.attempts - figures.delivered),
             ],
         ),
@@ -218,8 +232,9 @@ def _section(title: str, lines: Sequence[str]) -> list[str]:
     return [f"## {title}", "", *lines, ""] if lines else []
 
 
-def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str:
-    """The body of the dashboard issue; its first line is the hidden marker that finds it again.
+def render_dashboard(figures: Figures, *, repository: str, key: str = "", updated: str = "") -> str:
+    """The body of the dashboard issue; its first line is the hidden marker that finds it again. ``updated``:
+    when the report ran (ISO 8601), which is not the window's end when that was asked for (``--until``).
 
     Each escalation and each open fix PR has a box (:mod:`healer.text.boxes`, signed with ``key``, the
     ``ledger-key``): ticked by a person with write access, ``retry`` runs ``/ci-healer retry <check>`` on the
@@ -252,7 +267,7 @@ def render_dashboard(figures: Figures, *, repository: str, key: str = "") -> str
     lines = [
         DASHBOARD_MARKER,
         f"The healer's dashboard for {code(repository)}, kept up to date by its scheduled report (last on "
-        f"{_day(figures.until)}).{ticks} Other edits are overwritten.",
+        f"{_day(updated or figures.until)}).{ticks} Other edits are overwritten.",
         "",
         *([f"> {NO_CI_LINE}", ""] if no_ci else []),
         *_section("Escalations waiting for a person", escalations),
@@ -280,6 +295,9 @@ def figures_json(figures: Figures, *, repository: str) -> dict[str, Any]:
             "verified": figures.verified,
             "delivered": figures.delivered,
             "by_result": dict(figures.attempt_results),
+            "fix_ci_passed": figures.attempt_fixes.get("ci-passed", 0),
+            "fix_ci_failed": figures.attempt_fixes.get("ci-failed", 0),
+            "fix_ready_or_merged": became_ready(figures),
             "budget_stopped": figures.budget_stops,
         },
         "fix_pull_requests": {

@@ -26,6 +26,7 @@ import jinja2
 import healer
 from healer.model import Account, CheckPlan, PastAttempt, PullRequest
 from healer.text.clip import for_frame
+from healer.text.fixstate import ASKED_LATER, FIX_DRAFT, FIX_WAITING
 from healer.text.markdown import (  # noqa: F401 - re-exported: templates and callers know them from here
     COMMENT_LIMIT,
     SUMMARY_LIMIT,
@@ -87,6 +88,8 @@ class Frames:
             lstrip_blocks=True,
         )
         self.env.filters.update(fenced=fence, code=code, nomention=neutralize_mentions)
+        # the attempt comment's fix line, which a fix's CI verdict rewrites (healer.text.proof.with_fix_state)
+        self.env.globals.update(fix_waiting=FIX_WAITING, fix_draft=FIX_DRAFT, asked_later=ASKED_LATER)
 
     def render(self, name: str, context: Mapping[str, Any]) -> str:
         """Render one template; a missing template or value raises :class:`FrameError`."""

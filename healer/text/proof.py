@@ -109,15 +109,26 @@ def dispatch_failed_line(workflow_name: str, why: str) -> str:
     )
 
 
-def passed_line(workflow_name: str, url: str, *, ready: bool, not_ready_why: str = "") -> str:
-    """The fix PR's CI line once its CI passed; ``not_ready_why``: GitHub refused to mark it ready."""
+# Why GitHub may refuse to take a draft out of draft, and what a person does about it (BEHAVIOUR.md: the
+# GraphQL mutation is reported to fail for a workflow's GITHUB_TOKEN whose job lacks `contents: write`). Said
+# as what happened then, so that it stays true after a person marks the pull request ready (no event says so).
+READY_REFUSED = (
+    "GitHub refused to let ci-healer mark it ready for review (as it does for a workflow's `GITHUB_TOKEN` "
+    "without `contents: write`), so ci-healer left it a draft"
+)
+READY_TODO = (
+    "review it, mark it ready for review yourself unless someone has, then merge it; to let ci-healer mark "
+    "later fixes ready, give its workflow's job `contents: write`"
+)
+
+
+def passed_line(workflow_name: str, url: str, *, ready: bool, refused: bool = False) -> str:
+    """The fix PR's CI line once its CI passed; ``refused``: GitHub refused to mark it ready (its message goes
+    to the run's log, not to the reader)."""
     after = " Marked ready for review." if ready else ""
-    if not_ready_why:
-        said = code(not_ready_why, _LINE_LIMIT)  # code() folds it onto one line
-        after = (
-            " GitHub refused to mark it ready for review, so it is still a draft: press *Ready for review* "
-            f"below, then merge it. GitHub said: {said}."
-        )
+    if refused:
+        refused_this = READY_REFUSED.replace("mark it", "mark this pull request", 1)
+        after = f" When that run passed, {refused_this}: {READY_TODO}."
     shown = f"{code(workflow_name)} ([run]({url}))"
     return f"{CI_MARK} :white_check_mark: **CI passed** on this branch: {shown}.{after}"
 
@@ -205,8 +216,11 @@ def _hidden(line: str) -> bool:
     return stripped.startswith("<!--") and stripped.endswith("-->") and not stripped.startswith(STATE_MARK)
 
 
-def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready: bool, ours: bool) -> str:
-    """The first line of the attempt's comment once its fix's CI reported: what the fix is now."""
+def state_line(
+    fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready: bool, ours: bool, marked: bool = True
+) -> str:
+    """The first line of the attempt's comment once its fix's CI reported: what became of the fix then.
+    ``marked``: it was a draft the healer marked ready (``ready``); else it was open for review already."""
     shown = f"{code(workflow_name)}, [run]({url})"
     if not ours:
         verdict = "passed" if passed else "failed"
@@ -217,11 +231,9 @@ def state_line(fix_pr: int, workflow_name: str, url: str, *, passed: bool, ready
     if not passed:
         return f":x: Fix #{fix_pr} failed CI ({shown}): do not merge it as it is."
     if ready:
-        return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}) and is ready for review."
-    return (
-        f":white_check_mark: Fix #{fix_pr} passed CI ({shown}); it is still a draft: mark it ready, then "
-        "merge it."
-    )
+        done = "was marked ready for review" if marked else "was open for review already"
+        return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}) and {done}."
+    return f":white_check_mark: Fix #{fix_pr} passed CI ({shown}); {READY_REFUSED}: {READY_TODO}."
 
 
 def failures_text(failures: Sequence[Failure], limit: int = 3) -> str:
@@ -272,20 +284,22 @@ def news_comment(
     passed: bool,
     ready: bool,
     failures: Sequence[Failure],
+    marked: bool = True,
 ) -> str:
-    """The new comment on the pull request when its fix's CI changed what a person waits on (news first)."""
+    """The new comment on the pull request when its fix's CI changed what a person waits on (news first).
+    ``marked``: a ``ready`` fix was a draft that the healer marked ready (else it was open for review)."""
     names = ", ".join(code(c) for c in checks) or "the failing checks"
     if passed:
-        todo = (
-            "Merge it into this branch to make the checks pass."
-            if ready
-            else "GitHub would not let ci-healer mark it ready for review: open it, press "
-            "*Ready for review*, then merge it into this branch."
-        )
-        state = "is ready for review" if ready else "is still a draft"
+        if ready:
+            return (
+                f":white_check_mark: The fix for {names} passed CI: #{fix_pr} "
+                f"{'was marked ready for review' if marked else 'was open for review already'} "
+                f"({code(workflow_name)}, [run]({url})). Merge it into this branch to make the checks pass."
+            )
         return (
-            f":white_check_mark: The fix for {names} passed CI: #{fix_pr} {state} "
-            f"({code(workflow_name)}, [run]({url})). {todo}"
+            f":white_check_mark: The fix for {names} passed CI in #{fix_pr} ({code(workflow_name)}, "
+            f"[run]({url})), but {READY_REFUSED.replace('mark it', f'mark #{fix_pr}', 1)}: "
+            f"{READY_TODO.replace('then merge it', 'then merge it into this branch', 1)}."
         )
     return (
         f":x: The fix for {names} in #{fix_pr} failed CI ({code(workflow_name)}, [run]({url})): "

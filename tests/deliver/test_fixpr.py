@@ -167,7 +167,10 @@ def test_fix_pr_into_the_pr_branch_superseding_open_fix_prs(
     assert "Heal attempt 2 of 3" in git(origin, "log", "-1", "--format=%B", delivery.branch)
     assert delivery.superseded == (50,)
     assert gh.pulls[50].state == "closed" and gh.pulls[52].state == "open"
-    assert gh.pulls[50].body.startswith(f"> Superseded by #{delivery.pull.number}, a newer attempt")
+    closed = (
+        f"> :no_entry_sign: **Closed by ci-healer:** Superseded by #{delivery.pull.number}, a newer attempt"
+    )
+    assert gh.pulls[50].body.startswith(closed)
     assert gh.comments == []  # closing says it in the body: no comment, no notification
     # the news reaches the author as a notification: a review request on the fix pull request
     assert gh.reviewers == [(delivery.pull.number, ["alice"])] and delivery.asked == "review"
@@ -243,7 +246,7 @@ def test_a_refused_draft_is_opened_ready_and_marked_unverified(
     )
     assert delivery.pull is not None and not delivery.pull.draft and not delivery.draft
     assert delivery.pull.title == "ci-healer (unverified): fix lint for #7 (attempt 1/3)"
-    assert "Unverified" in delivery.pull.body and delivery.pull.body.endswith("the body")
+    assert "**Opened unverified.**" in delivery.pull.body and delivery.pull.body.endswith("the body")
     assert gh.deleted == []
 
 

@@ -270,7 +270,7 @@ def test_a_box_ticked_in_the_dashboard_runs_in_the_called_command_job(
     result = call(box, engine, "issues", event, BASE)
 
     assert list(result.jobs) == ["command"]
-    assert fix.state == "closed" and "Closed from the dashboard" in fix.body
+    assert fix.state == "closed" and "asked for it from the dashboard" in fix.body
     assert "- [ ] " in box.standin.issues(box.repo)[0].body  # unticked again
 
 

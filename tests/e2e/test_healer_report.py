@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -337,3 +338,15 @@ def test_in_a_terminal_the_report_is_plain_text_and_piped_it_stays_markdown(box:
     piped = report(box)
     assert "```mermaid" in piped.stdout and "| --- |" in piped.stdout  # the job summary's Markdown
     assert report(box, "--format", "text").stdout.startswith("CI healer report: ")
+
+
+def test_a_dashboard_kept_from_a_shell_for_an_earlier_window_says_it_was_updated_today(box: Sandbox) -> None:
+    seed(box)
+
+    done = report(box, "--dashboard", "--format", "json")
+
+    assert done.returncode == 0, done.stderr
+    [issue] = [i for i in box.standin.issues(box.repo) if i.body.startswith(DASHBOARD_MARKER)]
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    assert f"(last on {today})" in issue.body and f"(last on {UNTIL})" not in issue.body
+    assert f"## Figures, {SINCE} to {UNTIL}" in issue.body

@@ -69,7 +69,7 @@ def test_a_heal_is_heard_as_its_claim_and_the_review_request_and_its_outcome_is_
     assert fix.requested_reviewers == [pull.author]
     # the edit says how the author was told
     [comment] = box.standin.comments(box.repo, pull.number)
-    assert "its review is requested from the author of this pull request" in comment.body
+    assert "its review was requested from the author of this pull request" in comment.body
 
 
 def claim_lines(result: HealerRun, number: int) -> list[str]:

@@ -32,6 +32,8 @@ SLOW_TESTS = job_log(
     exit_code=0,
 ).split("##[error]Process completed")[0]
 
+CLOSED = "> :no_entry_sign: **Closed by ci-healer:**"  # the first line of a fix PR the healer closed
+
 
 def markers(box: Sandbox, number: int) -> str:
     return "\n".join(c.body for c in box.standin.comments(box.repo, number))
@@ -196,7 +198,7 @@ def test_a_repository_that_refuses_drafts_gets_a_ready_fix_pr_marked_unverified(
     assert result.decision == "healed", result.stdout
     [fix] = box.standin.created_pulls(box.repo)
     assert not fix.draft and fix.state == "open"
-    assert "unverified" in fix.title.lower() and "Unverified" in (fix.body or "")
+    assert "unverified" in fix.title.lower() and "**Opened unverified.**" in (fix.body or "")
     creates = [r for r in result.requests if r.operation == "pulls/create"]
     assert [r.status for r in creates] == [422, 201]  # one retry
 
@@ -255,7 +257,9 @@ def test_a_merged_prs_fix_pr_is_closed_and_its_branch_deleted(box: Sandbox, tmp_
     result = closed_event(box, pull)
 
     assert fix.state == "closed" and not fix.merged
-    assert (fix.body or "").startswith(f"> #{pull.number} was merged, so this fix has no pull request left")
+    assert (fix.body or "").startswith(
+        f"{CLOSED} #{pull.number} was merged, so this fix has no pull request left"
+    )
     assert fix_branches(box) == []
     assert not any(r.operation == "issues/create-comment" for r in result.requests)
     # nothing of the PR was fetched or checked out: the job runs no code of it
@@ -268,7 +272,7 @@ def test_a_closed_prs_fix_pr_is_closed_too(box: Sandbox, tmp_path: Path) -> None
 
     closed_event(box, pull, event_name="pull_request")
 
-    assert fix.state == "closed" and (fix.body or "").startswith(f"> #{pull.number} was closed")
+    assert fix.state == "closed" and (fix.body or "").startswith(f"{CLOSED} #{pull.number} was closed")
     assert fix_branches(box) == []
 
 
@@ -289,7 +293,7 @@ def test_a_fix_pr_is_closed_when_its_check_passes_without_it(box: Sandbox, tmp_p
     result = heal(box, green)
 
     assert fix.state == "closed"
-    assert (fix.body or "").startswith(f"> `test (3.12)` passed on {sha[:7]} without this fix.")
+    assert (fix.body or "").startswith(f"{CLOSED} `test (3.12)` passed on {sha[:7]} without this fix.")
     assert fix_branches(box) == []
     assert "closed fix pull request" in result.stdout
 

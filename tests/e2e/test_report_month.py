@@ -226,6 +226,9 @@ def test_a_month_with_a_lifted_episode_and_a_budget_stopped_delivered_fix(
             "verified": 2,  # the fix rule's and the budget-stopped one's
             "delivered": 3,
             "by_result": {"no-change": 1, "verified": 2, "verify-failed": 1},
+            "fix_ci_passed": 0,  # no fix branch's CI reported
+            "fix_ci_failed": 0,
+            "fix_ready_or_merged": 2,  # the fix rule's (merged) and the budget-stopped one's (ready)
             "budget_stopped": 1,
         },
         "fix_pull_requests": {

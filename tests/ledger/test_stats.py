@@ -313,3 +313,26 @@ def test_a_check_with_nothing_to_try_is_no_escalation_waiting_for_a_person() -> 
 
     assert (found.escalations, found.untried) == (1, 1)
     assert [(e.pull, e.check) for e in found.open_escalations] == [(6, "test")]
+
+
+def test_what_became_of_each_attempts_fix_is_read_from_the_records() -> None:
+    # three attempts verified on the runner: a red fix (still a draft), a green fix marked ready, a merged
+    # one; and one not verified whose fix waits as a draft with no verdict
+    red, ready, merged, waiting = 9, 10, 11, 12
+    comments = [
+        comment(1, 5, [attempt("a", fix_pr=red), proof("failed", red)], "2026-01-02T00:00:00Z"),
+        comment(2, 6, [attempt("b", fix_pr=ready), proof("passed", ready)], "2026-01-02T00:00:00Z"),
+        comment(3, 7, [attempt("c", fix_pr=merged)], "2026-01-02T00:00:00Z"),
+        comment(4, 8, [attempt("d", result="unverified", fix_pr=waiting)], "2026-01-02T00:00:00Z"),
+    ]
+    pulls = [
+        replace(pull(red, "ci-healer/5-bbbbbbb"), draft=True),
+        pull(ready, "ci-healer/6-bbbbbbb"),
+        pull(merged, "ci-healer/7-bbbbbbb", "closed", merged=True),
+        replace(pull(waiting, "ci-healer/8-bbbbbbb"), draft=True),
+    ]
+
+    found = run(comments, pulls)
+
+    assert found.verified == 3
+    assert found.attempt_fixes == {"ci-failed": 1, "ci-passed": 1, "merged": 1, "ready": 1}

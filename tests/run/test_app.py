@@ -784,7 +784,7 @@ def test_push_delivery_posts_a_patch_when_verification_fails(world: World) -> No
     assert code == 0, log
     assert git(world.origin, "rev-parse", "feature") == world.pr_sha  # nothing pushed
     body = world.gh.comments[0].body
-    assert "```diff" in body and "still fails" in body
+    assert "```diff" in body and "failed on the healer's own run" in body
 
 
 AGENT_TAMPERS_WITH_GIT = """

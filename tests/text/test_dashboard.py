@@ -36,9 +36,12 @@ def test_nothing_to_show_draws_no_chart() -> None:
 
 def test_the_charts_leave_out_empty_slices_and_the_table_carries_the_same_figures() -> None:
     text = render_summary(BUSY, repository="o/r")
-    assert 'pie showData title Heal attempts\n    "verified" : 2\n    "delivered, not verified" : 1\n' in text
+    assert (
+        'pie showData title Heal attempts\n    "verified by the healer\'s own run" : 2\n'
+        '    "delivered, not verified by the healer\'s own run" : 1\n'
+    ) in text
     assert '"nothing delivered" : 1\n```' in text
-    assert "| … verified (ready fix PR) | 2 |" in text
+    assert "| … verified by the healer's own run | 2 |" in text
     assert "| `t::a\\|b` | 2 |" in text  # a pipe cannot split the table's cell
 
 
@@ -88,6 +91,9 @@ def test_the_json_is_plain_values_and_says_when_tokens_are_unknown() -> None:
         "verified": 2,
         "delivered": 3,
         "by_result": BUSY.attempt_results,
+        "fix_ci_passed": 0,
+        "fix_ci_failed": 0,
+        "fix_ready_or_merged": 0,
         "budget_stopped": 0,
     }
     assert data["agent_tokens"] == {"total": None, "attempts_with_tokens": 0, "attempts_unknown": 4}
@@ -162,3 +168,28 @@ def test_checks_with_nothing_to_try_are_named_not_only_counted() -> None:
         {"pull_request": 4, "check": "lint"},
         {"pull_request": 6, "check": "docs @team"},
     ]
+
+
+def test_the_last_update_is_the_day_the_report_ran_not_the_windows_end() -> None:
+    figures = replace(EMPTY, since="2026-10-01T00:00:00Z", until="2026-11-01T00:00:00Z")
+    body = render_dashboard(figures, repository="o/r", updated="2026-12-04T15:00:00Z")
+    assert "(last on 2026-12-04)" in body and "## Figures, 2026-10-01 to 2026-11-01" in body
+    # a scheduled report's window ends when it runs: the same day
+    assert "(last on 2026-11-01)" in render_dashboard(figures, repository="o/r")
+
+
+def test_each_attempt_is_labelled_by_what_happened_not_by_a_ready_fix_it_may_not_have() -> None:
+    # 2 attempts verified on the runner: one's fix PR went red on CI and stays a draft, the other's was merged
+    figures = replace(BUSY, attempt_fixes={"ci-failed": 1, "ci-passed": 1, "merged": 1})
+    text = render_summary(figures, repository="o/r")
+    assert "ready fix PR" not in text
+    assert "| … verified by the healer's own run | 2 |" in text
+    assert "| … whose fix PR's CI passed (its latest verdict) | 1 |" in text
+    assert "| … whose fix PR's CI failed (its latest verdict) | 1 |" in text
+    assert "| … whose fix PR is ready for review or merged | 1 |" in text
+    attempts = figures_json(figures, repository="o/r")["attempts"]
+    assert (attempts["fix_ci_passed"], attempts["fix_ci_failed"], attempts["fix_ready_or_merged"]) == (
+        1,
+        1,
+        1,
+    )

@@ -12,6 +12,7 @@ import pytest
 
 from healer.change.outcomes import SetupResult, Spend, Verification
 from healer.config import Config
+from healer.deliver.fixpr import UNVERIFIED_NOTE
 from healer.heal.verify import VerifyPlan
 from healer.ledger.learned import description, lesson_of, rule_mapping
 from healer.ledger.ledger import Ledger
@@ -34,6 +35,14 @@ from healer.model import (
 from healer.run.retry import plan_retry
 from healer.text.dashboard import render_dashboard
 from healer.text.fixpr import budget_stop, render_fix_pr_body
+from healer.text.fixstate import (
+    cancelled_line,
+    cancelled_state_line,
+    closed_body,
+    no_verdict_line,
+    no_verdict_state_line,
+    with_fix_state,
+)
 from healer.text.frames import (
     Frames,
     HealNote,
@@ -50,10 +59,12 @@ from healer.text.proof import (
     not_ours_line,
     passed_line,
     state_line,
+    unasked,
     with_ci_line,
 )
 from healer.text.report import Outcome, render_job_summary
 from healer.text.rulepr import render_rule_pr_body, rule_title
+from healer.text.spans import code
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 RUN_URL = "https://github.com/octo/repo/actions/runs/42"
@@ -202,8 +213,13 @@ def fix_states(v: Values) -> list[str]:
     lines = [
         dispatched_line(v.check, RUN_URL, True),
         dispatched_line(v.check, RUN_URL, False),
+        cancelled_line(v.check, RUN_URL, True),
+        cancelled_line(v.check, RUN_URL, False),
+        cancelled_state_line(9, v.check, RUN_URL),
+        no_verdict_line(v.check, RUN_URL, "startup_failure", True),
+        no_verdict_state_line(9, v.check, RUN_URL, "skipped"),
         passed_line(v.check, RUN_URL, ready=True),
-        passed_line(v.check, RUN_URL, ready=False, not_ready_why=f"Resource not accessible {v.title}"),
+        passed_line(v.check, RUN_URL, ready=False, refused=True),
         failed_line(v.check, RUN_URL, failure),
         not_ours_line(passed_line(v.check, RUN_URL, ready=False), "b" * 40, "a" * 40),
         not_ours_line(failed_line(v.check, RUN_URL, failure), "b" * 40, ""),
@@ -473,3 +489,52 @@ def test_every_text_reads_right(template: Callable[[Values], list[str]], values:
             assert not re.search(r"^second line", unfenced(text), re.M), "a name broke its line"
             # the one live mention: the configured `escalation-mention`
             assert not re.search(r"@(?!octo/team\b)[A-Za-z0-9]", readable), "a live mention"
+
+
+# A state a later event can change (the fix's CI verdict, a person marking it ready, the healer closing
+# it), said in a text that stays where people look: such texts say what happened then, or leave the state to
+# the line the healer rewrites (the fix PR's CI line, the attempt's state line and its fix line). A condition
+# ("if it is a draft") stays true.
+STALE = re.compile(
+    r"(?<![Ii]f )(?<![Ii]f it )\b(?:it is|is|is still|stays) a draft\b|still a draft|is open for review"
+    r"|nothing verified it|nothing checked|does not fix it yet|\bis ready for review|asked for once its CI"
+)
+
+
+def lasting(v: Values) -> list[str]:
+    """The texts a later event does not rewrite, or that a verdict has rewritten: fix PR bodies (with each CI
+    verdict first, and as the healer closes them), the attempt's comment after each verdict."""
+    failure = [Failure(v.check, v.excerpt[-1])]
+    verdicts = [
+        passed_line(v.check, RUN_URL, ready=True),
+        passed_line(v.check, RUN_URL, ready=False, refused=True),
+        failed_line(v.check, RUN_URL, failure),
+        not_ours_line(passed_line(v.check, RUN_URL, ready=False), "b" * 40, "a" * 40),
+        *(
+            state_line(9, v.check, RUN_URL, passed=passed, ready=ready, ours=ours)
+            for passed, ready, ours in ((True, True, True), (True, False, True), (False, False, True))
+        ),
+    ]
+    bodies = fix_pr_bodies(v)
+    out = [UNVERIFIED_NOTE, *verdicts]
+    for body in bodies:
+        out += [with_ci_line(body, line, first=True) for line in verdicts[:4]]
+        waiting = with_ci_line(body, unasked(dispatched_line(v.check, RUN_URL, True)), first=True)
+        out.append(closed_body(f"{code(v.check)} passed on abc1234 without this fix.", waiting))
+    note = HealNote(
+        1, 3, (check_plan(v),), True, how="ran the fix command", verification="verified: `x` passed",
+        fix_pr_url="https://github.com/octo/repo/pull/9", draft=True, ci_started=True, asked="waiting",
+    )  # fmt: skip
+    comment = render_comment(Frames(), state="done", head_sha=SHA, run_url=RUN_URL, markers="", heal=note)
+    out += [with_fix_state(comment, state) for state in ("passed", "failed", "not-ours", "passed-since")]
+    return out
+
+
+@pytest.mark.parametrize(
+    "values", [pytest.param(ORDINARY, id="ordinary"), pytest.param(HOSTILE, id="hostile")]
+)
+def test_no_lasting_text_claims_a_state_a_later_event_can_change(values: Values) -> None:
+    for text in lasting(values):
+        found = STALE.search(prose(text))
+        assert found is None, f"{found.group()!r} stays after the event that changes it: {prose(text)!r}"
+        assert "HTTP" not in prose(text).split("\n")[0], "transport detail in a first line"

@@ -645,7 +645,7 @@ def test_heal_frame_names_the_failing_tests_in_code_spans() -> None:
 @pytest.mark.parametrize(
     ("asked", "says"),
     [
-        pytest.param("review", "; its review is requested from the author of this pull request", id="review"),
+        pytest.param("review", "; its review was requested from the author of this", id="review"),
         pytest.param("mention", "; GitHub would not request a review from the author", id="mention"),
         pytest.param("", "", id="nobody"),
     ],
