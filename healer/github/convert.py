@@ -50,6 +50,7 @@ def pull_from(data: Mapping[str, Any]) -> PullRequest:
         head_clone_url=str(head_repo.get("clone_url") or ""),
         maintainer_can_modify=data.get("maintainer_can_modify") is True,
         node_id=str(data.get("node_id") or ""),
+        created_at=str(data.get("created_at") or ""),
     )
 
 

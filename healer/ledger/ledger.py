@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from healer.ledger.entries import claim_body, claim_marker, record, reset_markers
+from healer.ledger.fixrecords import ledger_order
 from healer.ledger.markers import (
     MARKER_PREFIX,
     MAX_CHECK_CHARS,
@@ -136,8 +137,9 @@ class Ledger:
         *,
         workflow: str | None = None,
     ) -> Ledger:
-        """The ledger from a PR's comments, trusting only those whose author is ``bot_login`` (and, with
-        ``signer``, only markers signed for this pull request).
+        """The ledger from a PR's comments (and its fix records, :mod:`healer.ledger.fixrecords`), trusting
+        only those whose author is ``bot_login`` (and, with ``signer``, only markers signed for this pull
+        request).
 
         Linear in the number of comments (only each trusted comment's marker block is read). The order the
         comments are listed in does not matter.
@@ -146,7 +148,7 @@ class Ledger:
         entries: list[Entry] = []
         marked: list[Comment] = []
         # Comment ids grow with time; sorting makes the order explicit whatever order they were listed in.
-        for comment in sorted(comments, key=lambda c: c.id):
+        for comment in ledger_order(comments):
             if not login or comment.author.casefold() != login:
                 continue
             markers = decode_markers(comment.body, signer)

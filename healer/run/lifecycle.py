@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from healer.deliver.fixpr import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
 from healer.ledger.entries import flaky_marker
+from healer.ledger.fixrecords import fix_number, is_fix_record, read_records
 from healer.ledger.flaky import flaky_line, flaky_on_green
 from healer.ledger.ledger import (
     Kind,
@@ -42,6 +43,8 @@ def on_success(ctx: RunContext, event: RunEvent) -> None:
         return
     ctx.outcome.pr = pr
     comments = ctx.gh.list_comments(pr.number)
+    # a heal whose fix waits for its CI recorded its attempt in the fix pull request's body only
+    comments += read_records(ctx.gh, pr, ctx.config.bot_login)
     ledger = Ledger.from_comments(
         comments, ctx.config.bot_login, ctx.signer(pr), workflow=workflow_key(event)
     )
@@ -97,6 +100,15 @@ def edit_resets(
             ctx.gh.create_comment(pr.number, comment_body(markers, note.strip(), signer))
         return
     said = {m.check for m in decode_markers(latest.body) if m.check}
+    if is_fix_record(latest):
+        # the newest record is a fix pull request's body (a quiet heal): the reset goes there, after it, and
+        # its text stays the fix's (it is retired below with a note of its own)
+        where = f"in fix #{fix_number(latest)}'s records"
+        ctx.note(f"reset the budget of {', '.join(map(code, checks))} ({where})")
+        if not ctx.dry_run:
+            ctx.gh.update_pull(fix_number(latest), body=add_markers(latest.body, markers, signer=signer))
+        retire_passed(ctx, pr, ledger, checks, event)
+        return
     if said and said <= set(checks):
         # every check this comment speaks of passed: its news ("needs a person", "a fix follows") is no longer
         # true, so the pass leads it (the rest of the note, a flaky line, stays below)

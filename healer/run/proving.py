@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from healer.deliver.fixpr import ask_review, fix_branch_target, is_fix_branch
 from healer.github import GitHubError
+from healer.ledger.fixrecords import as_record, is_fix_record
 from healer.ledger.markers import Kind, Marker, Signer, add_markers, check_key, decode_markers, workflow_key
 from healer.ledger.memory import with_why
 from healer.ledger.stats import latest_verdicts
@@ -104,7 +105,8 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
         return
     comments = ctx.gh.list_comments(number, authors=[ctx.config.bot_login])
     signer = Signer.for_pull(ctx.config.ledger_key, event.repository, number)
-    attempt = _find_attempt(comments, fix.number, signer)
+    # a quiet heal recorded its attempt at the top of the fix's own body (healer.ledger.fixrecords)
+    attempt = _find_attempt([*comments, as_record(fix)], fix.number, signer)
     if attempt is None:
         ctx.skip(f"no attempt of the healer on #{number} names #{fix.number}: not a fix of the healer")
         return
@@ -184,21 +186,34 @@ def record(
     if waited and not asks:
         line = unasked(line)  # a red verdict tells; the green one after it still has someone to ask
     settled = decided or not ours  # the fix's state, said first where people look
+    changes: dict[str, str] = {}
+    fix_body = fix.body
     if settled:
         title = state_title(fix.title, passed)
         changes = {"title": title} if title != fix.title else {}
-        ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line, first=True), **changes)
+        fix_body = with_ci_line(fix.body, line, first=True)
     elif not waited:
-        ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
-    note = attempt_note(fix.number, name, url, passed, failures)
-    if not ours:
-        note += f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
-    body = add_markers(attempt.comment.body, [proof], note, signer)
-    if settled:
-        body = with_state_line(body, state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours))
-    if not passed:
-        body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
-    ctx.gh.update_comment(attempt.comment.id, body)
+        fix_body = with_ci_line(fix.body, line)
+    if is_fix_record(attempt.comment):
+        # the attempt's record is the fix's own body: one edit says the verdict and records it
+        fix_body = add_markers(fix_body, [proof], signer=signer)
+        if not passed:
+            fix_body = with_why(fix_body, memory_note(fix.number, name, event.run_id, failures))
+    if fix_body != fix.body or changes:
+        ctx.gh.update_pull(fix.number, body=fix_body, **changes)
+    if not is_fix_record(attempt.comment):
+        note = attempt_note(fix.number, name, url, passed, failures)
+        if not ours:
+            note += (
+                f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
+            )
+        body = add_markers(attempt.comment.body, [proof], note, signer)
+        if settled:
+            state = state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours)
+            body = with_state_line(body, state)
+        if not passed:
+            body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
+        ctx.gh.update_comment(attempt.comment.id, body)
     if not ours or after == before or not decided:
         pass  # nothing a person waits on changed through the healer's work: edits only
     elif after == "ready" and not waited:
