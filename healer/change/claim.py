@@ -154,18 +154,13 @@ class BranchLock:
         run: tuple[int, int],
         now: datetime,
         ttl: timedelta,
-        take_over: bool = False,
     ) -> Claim | Holder:
         """Claim ``branch`` for ``run``: the :class:`Claim` when this run holds it now, else the
-        :class:`Holder` of the branch (another run's live claim, a fix, or whoever won the same moment).
-        ``take_over``: a fix already on the branch is replaced too (a ``/ci-healer retry`` of the commit),
-        by the same compare-and-swap; a live claim never is."""
+        :class:`Holder` of the branch (another run's live claim, a fix, or whoever won the same moment)."""
         expected = self.tip(branch)
         if expected:
             held = self.holder(branch, expected)
-            if held.run is None and not take_over:
-                return held
-            if held.run is not None and not is_dead(held.at, now, ttl):
+            if held.run is None or not is_dead(held.at, now, ttl):
                 return held
         env = {
             "GIT_AUTHOR_NAME": self.identity.name,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Collection, Sequence
+from itertools import takewhile
 from typing import Any, Protocol
 from urllib.parse import quote
 
@@ -331,7 +332,13 @@ class GitHub(HistoryCalls, CommandCalls, ProofCalls, Transport):
             existing = self.list_pulls(head=qualified, base=base, state="open")
             if not existing:
                 raise
-            return self.update_pull(existing[0].number, title=title, body=body)
+            # the hidden records at the top of its body (the healer's ledger) stay there
+            kept = list(takewhile(lambda ln: not ln.strip() or ln.lstrip().startswith("<!-- ci-healer:"),
+                                  existing[0].body.split("\n")))  # fmt: skip
+            head_lines = "\n".join(ln.strip() for ln in kept if ln.strip())
+            return self.update_pull(
+                existing[0].number, title=title, body=f"{head_lines}\n\n{body}" if head_lines else body
+            )
         return pull_from(pr.raw_data)  # complete: no request
 
     def create_review(

@@ -153,9 +153,10 @@ def act(
             ctx.skip(f"another run is already acting on {event.head_sha[:7]}")
             return
         fix_claim = None
-        if heal_checks(plan, pr, config) and uses_fix_branch(pr, config):
-            # the fix branch is claimed too: a quiet heal of the same commit claims nothing else
-            got = claim_fix_branch(ctx, event, pr, config, identity, take_over=grant is not None)
+        if grant is None and heal_checks(plan, pr, config) and uses_fix_branch(pr, config):
+            # the fix branch is claimed too: a quiet heal of the same commit claims nothing else (a retry
+            # replaces the fix of its commit, whose branch exists: it pushes over it as before)
+            got = claim_fix_branch(ctx, event, pr, config, identity)
             if isinstance(got, Holder):
                 ctx.gh.delete_comment(claim.id)
                 ctx.skip(f"another run is acting on {event.head_sha[:7]}: {got.describe()}")

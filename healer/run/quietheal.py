@@ -89,15 +89,11 @@ def claim_fix_branch(
     pr: PullRequest,
     config: Config,
     run: tuple[int, int],
-    *,
-    take_over: bool = False,
 ) -> Claim | Holder:
     """Claim the fix branch of ``event``'s commit for ``run`` (see :mod:`healer.change.claim`)."""
     branch = fix_branch(pr.number, event.head_sha)
     now = datetime.now(timezone.utc)
-    got = lock_of(ctx, config).claim(
-        branch, head_sha=event.head_sha, run=run, now=now, ttl=CLAIM_TTL, take_over=take_over
-    )
+    got = lock_of(ctx, config).claim(branch, head_sha=event.head_sha, run=run, now=now, ttl=CLAIM_TTL)
     if isinstance(got, Claim):
         replaced = f", replacing {got.replaced[:7]}" if got.replaced else ""
         ctx.say(f"claimed {branch} ({got.sha[:7]}{replaced})")
