@@ -27,6 +27,7 @@ Only who may push to the repository can write a claim; a claim only ever makes t
 from __future__ import annotations
 
 import re
+import secrets
 import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -68,14 +69,17 @@ class Holder:
         return f"run {self.run[0]} (attempt {self.run[1]}) holds its fix branch{since}"
 
 
-def claim_message(branch: str, head_sha: str, run: tuple[int, int], at: datetime) -> str:
-    """The claim commit's message: what it is, then the trailer that names the run and the time."""
+def claim_message(branch: str, head_sha: str, run: tuple[int, int], at: datetime, nonce: str = "") -> str:
+    """The claim commit's message: what it is, then the trailer that names the run and the time. ``nonce``
+    (random) makes each claim a commit of its own: two runs of one event (a redelivery) in the same second
+    would otherwise write the same commit, and a push of a commit the branch already holds succeeds."""
     when = at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return (
         f"ci-healer: claim {branch}\n\n"
         f"A ci-healer run holds this branch while it heals {head_sha[:12]}; its fix replaces this commit,\n"
         "and a run that delivers nothing deletes it.\n\n"
         f"{TRAILER}: run {int(run[0])} attempt {int(run[1])} at {when}\n"
+        f"{TRAILER}-nonce: {nonce or secrets.token_hex(16)}\n"
     )
 
 

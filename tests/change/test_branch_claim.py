@@ -73,6 +73,21 @@ def test_of_two_runs_exactly_one_claims_and_the_other_learns_who_holds_it(
     assert "Ci-healer-claim: run 11 attempt 1 at 2026-12-04T12:00:00Z" in message
 
 
+def test_two_claims_of_one_run_in_one_second_are_two_commits_and_one_wins(
+    tmp_path: Path, origin: Path
+) -> None:
+    """A redelivered event: two jobs claim for the same run at the same second. Identical commits would both
+    'succeed' (a push of what the branch already holds changes nothing); the nonce keeps them apart."""
+    first, second = lock_for(tmp_path, origin, "a"), lock_for(tmp_path, origin, "b")
+    looked = second.tip
+    second.tip = lambda branch: ""  # type: ignore[method-assign]  # it looked before the other pushed
+    won = first.claim(BRANCH, head_sha=HEAD, run=(11, 1), now=NOW, ttl=TTL)
+    lost = second.claim(BRANCH, head_sha=HEAD, run=(11, 1), now=NOW, ttl=TTL)
+    second.tip = looked  # type: ignore[method-assign]
+    assert isinstance(won, Claim) and isinstance(lost, Holder)
+    assert tip(origin) == won.sha  # the first claim stands
+
+
 def test_a_push_between_the_look_and_the_push_loses_the_lease(
     tmp_path: Path, origin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
