@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Collection, Sequence
-from itertools import takewhile
 from typing import Any, Protocol
 from urllib.parse import quote
 
@@ -22,6 +21,7 @@ from healer.github.convert import (
     job_from,
     prefer_head,
     pull_from,
+    with_records_of,
 )
 from healer.github.errors import GitHubError
 from healer.github.history import HistoryCalls
@@ -333,11 +333,8 @@ class GitHub(HistoryCalls, CommandCalls, ProofCalls, Transport):
             if not existing:
                 raise
             # the hidden records at the top of its body (the healer's ledger) stay there
-            kept = list(takewhile(lambda ln: not ln.strip() or ln.lstrip().startswith("<!-- ci-healer:"),
-                                  existing[0].body.split("\n")))  # fmt: skip
-            head_lines = "\n".join(ln.strip() for ln in kept if ln.strip())
             return self.update_pull(
-                existing[0].number, title=title, body=f"{head_lines}\n\n{body}" if head_lines else body
+                existing[0].number, title=title, body=with_records_of(existing[0].body, body)
             )
         return pull_from(pr.raw_data)  # complete: no request
 

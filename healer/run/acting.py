@@ -37,7 +37,7 @@ from healer.run.healing import category_of, heal_checks, heal_once, names, spent
 from healer.run.learning import learned_markers, lesson_of_heal
 from healer.run.lifecycle import edit_resets
 from healer.run.notices import edit_notice, mention_of, only_untried, promise, untried_notice
-from healer.run.planning import Planned, read_ledger
+from healer.run.planning import Planned, read_again
 from healer.run.policy import acting
 from healer.run.quiet import only_reruns, rerun, rerun_quietly
 from healer.run.quietheal import claim_fix_branch, heal_quietly, heals_quietly, release, uses_fix_branch
@@ -122,7 +122,7 @@ def act(
         def again(ledger: Ledger) -> Plan:
             return planned.again(ledger, config=config, pull=pr, run=event, now=ctx.started)
 
-        heal_quietly(ctx, event, pr, config, again, lambda: read_ledger(ctx, pr, config), heal)
+        heal_quietly(ctx, event, pr, config, again, lambda: read_again(ctx, pr, planned), heal)
         return
     identity = grant.claim_run if grant else (event.run_id, event.run_attempt)
     claim = ctx.gh.create_comment(
@@ -140,7 +140,7 @@ def act(
         )
     try:
         # Re-read and re-plan: another run may have claimed the commit at the same moment.
-        comments = read_ledger(ctx, pr, config)  # also what earlier attempts left (memory)
+        comments = read_again(ctx, pr, planned)  # also what earlier attempts left (memory)
         ledger = Ledger.from_comments(
             comments, config.bot_login, ctx.signer(pr), workflow=workflow_key(event)
         )
