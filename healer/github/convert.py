@@ -52,6 +52,7 @@ def pull_from(data: Mapping[str, Any]) -> PullRequest:
         maintainer_can_modify=data.get("maintainer_can_modify") is True,
         node_id=str(data.get("node_id") or ""),
         created_at=str(data.get("created_at") or ""),
+        updated_at=str(data.get("updated_at") or ""),
     )
 
 

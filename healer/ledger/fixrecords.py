@@ -46,16 +46,31 @@ def fix_records(pulls: Sequence[PullRequest], pr: PullRequest, bot_login: str) -
     return found
 
 
-def as_record(pull: PullRequest) -> Comment:
-    """A fix pull request the caller trusts as the healer's (see :func:`fix_records`) as a fix record."""
+def as_record(pull: PullRequest, issue: int = 0) -> Comment:
+    """A fix pull request the caller trusts as the healer's (see :func:`fix_records`) as a fix record;
+    ``issue``: the pull request it fixes (for repository-wide figures), else the fix's own number."""
     return Comment(
         id=-pull.number,
         author=pull.author,
         body=pull.body,
         created_at=pull.created_at,
+        updated_at=pull.updated_at,
         html_url=pull.html_url,
-        issue=pull.number,
+        issue=issue or pull.number,
     )
+
+
+def repository_records(pulls: Sequence[PullRequest], bot_login: str) -> list[Comment]:
+    """The fix records among a repository's pull requests (``healer report``), each under the pull request
+    it fixes. A fix's base is not checked here (the listing does not say which branch each pull request's
+    head is); its author and branch name are."""
+    login = bot_login.strip().casefold()
+    found = []
+    for pull in pulls:
+        named = _FIX_BRANCH.match(pull.head_ref)
+        if login and named and pull.author.casefold() == login and not pull.is_fork:
+            found.append(as_record(pull, int(named.group(1))))
+    return found
 
 
 def is_fix_record(comment: Comment) -> bool:

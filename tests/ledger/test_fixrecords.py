@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from healer.github.convert import with_records_of
-from healer.ledger.fixrecords import fix_number, fix_records, is_fix_record, ledger_order
+from healer.ledger.fixrecords import fix_number, fix_records, is_fix_record, ledger_order, repository_records
 from healer.ledger.ledger import Ledger
 from healer.ledger.markers import Kind, Marker, Signer, comment_body, decode_markers
+from healer.ledger.stats import events_of
 from healer.model import Comment, PullRequest
 from healer.text.head import split_head, under_head
 from healer.text.proof import with_ci_line
@@ -91,3 +92,12 @@ def test_text_edited_over_a_body_keeps_its_records_first() -> None:
     # a reused fix pull request's new body keeps the records of the one it replaces
     assert decode_markers(with_records_of(first, "The newer fix.")) == [attempt(SHA1)]
     assert with_records_of("plain", "new") == "new"
+
+
+def test_the_report_reads_fix_records_under_the_pull_request_they_fix() -> None:
+    body = comment_body([attempt(SHA1)], "The fix.")
+    pulls = [fix(101, body), fix(102, body, author="mallory"), fix(103, body, head_ref="feature")]
+    records = repository_records(pulls, BOT)
+    assert [(r.id, r.issue) for r in records] == [(-101, 7)]
+    [event] = events_of(records, BOT)
+    assert (event.pull, event.marker.kind, event.marker.fix_pr) == (7, Kind.ATTEMPT, 101)
