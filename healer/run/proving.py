@@ -265,13 +265,17 @@ def fix_state(proofs: tuple[Marker, ...], head_sha: str, healed_workflow: str) -
 
 
 def _find_attempt(comments: list[Comment], fix_pr: int, signer: Signer | None) -> Attempt | None:
-    for comment in reversed(comments):
+    """The newest attempt that names ``fix_pr`` (a retry reuses its commit's fix pull request: its attempt,
+    recorded in a comment, is newer than the one at the top of the fix's body)."""
+    found: list[tuple[int, int, Attempt]] = []
+    for order, comment in enumerate(comments):
         markers = decode_markers(comment.body, signer)
         mine = [m for m in markers if m.kind is Kind.ATTEMPT and m.fix_pr == fix_pr]
         if mine:
             proofs = tuple(m for m in markers if m.kind is Kind.PROOF and m.fix_pr == fix_pr)
-            return Attempt(comment, mine[0], tuple(dict.fromkeys(m.check for m in mine)), proofs)
-    return None
+            attempt = Attempt(comment, mine[0], tuple(dict.fromkeys(m.check for m in mine)), proofs)
+            found.append((mine[0].attempt, order, attempt))
+    return max(found, key=lambda f: (f[0], f[1]))[2] if found else None
 
 
 def _failures(ctx: RunContext, event: RunEvent, cancelled: CancelledRun | None) -> tuple[Failure, ...]:
