@@ -6,8 +6,8 @@ that heals needs the commit to itself, and it will push to one branch per commit
 heals: it pushes a *claim commit* there with ``--force-with-lease=refs/heads/<branch>:`` (an empty
 expectation: the ref must not exist). Git's remote applies a lease atomically, so of two runs exactly one
 creates the branch; the other's push is refused and it does nothing. The claim notifies nobody (a branch
-push is not a comment, and pushes with the workflow's ``GITHUB_TOKEN`` start no workflow) and promises
-nothing.
+push is not a comment; pushes with the workflow's ``GITHUB_TOKEN`` start no workflow, and the claim's
+``[skip ci]`` keeps another token's push from starting any) and promises nothing.
 
 The claim commit has no parent and the empty tree, and its message names the run and the time:
 ``Ci-healer-claim: run <id> attempt <n> at <ISO time>``. The fix is later pushed over it with
@@ -74,8 +74,9 @@ def claim_message(branch: str, head_sha: str, run: tuple[int, int], at: datetime
     (random) makes each claim a commit of its own: two runs of one event (a redelivery) in the same second
     would otherwise write the same commit, and a push of a commit the branch already holds succeeds."""
     when = at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # `[skip ci]`: with a token whose pushes start workflows, GitHub starts none for this commit
     return (
-        f"ci-healer: claim {branch}\n\n"
+        f"ci-healer: claim {branch} [skip ci]\n\n"
         f"A ci-healer run holds this branch while it heals {head_sha[:12]}; its fix replaces this commit,\n"
         "and a run that delivers nothing deletes it.\n\n"
         f"{TRAILER}: run {int(run[0])} attempt {int(run[1])} at {when}\n"

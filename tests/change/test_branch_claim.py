@@ -183,5 +183,6 @@ def test_age_of_a_claim(offset: timedelta, dead: bool) -> None:
 def test_the_message_reads_back_and_hostile_text_is_no_claim() -> None:
     message = claim_message(BRANCH, HEAD, (42, 3), NOW)
     assert read_claim(message) == ((42, 3), NOW)
+    assert message.split("\n")[0].endswith("[skip ci]")  # another token's push starts no workflow for it
     assert read_claim("fix lint\n\nCi-healer-claim: run x attempt 1 at now") is None
     assert read_claim("Ci-healer-claim: run 1 attempt 1 at 2026-13-99T99:00:00Z") == ((1, 1), None)
