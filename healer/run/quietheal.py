@@ -165,7 +165,6 @@ def heal_quietly(
                 f"the healer would not recognise its own records; set `bot-login: {author}`"
             )
     else:
-        release(ctx, config, got)
         block = "\n".join(encode_marker(m, signer) for m in markers)
         if done.account:
             block += "\n" + done.account  # right under the markers: the next attempt's memory
@@ -173,6 +172,9 @@ def heal_quietly(
             scrub(done.text(block), ctx.config.github_token), find_keys(ctx.env, config.agent_api_key)
         )
         ctx.gh.create_comment(pr.number, posted)  # the failure stands: a person's to fix
+        # released once recorded: a run that cannot record leaves the commit claimed (six hours), not open
+        # to the same heal again
+        release(ctx, config, got)
     if done.failure is not None:
         raise done.failure
 
