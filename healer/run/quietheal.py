@@ -1,8 +1,8 @@
 """A run whose plan only heals: it claims its fix branch instead of writing a comment, and tells a person
 only what they must act on.
 
-A heal used to claim its commit with a created comment, which notified the pull request's author when there
-was nothing to do yet. Now the run claims the fix branch ``ci-healer/<pr>-<sha7>`` with one atomic push
+A claim comment would notify the pull request's author when there is nothing to do yet (GitHub notifies on a
+created comment), so such a run claims the fix branch ``ci-healer/<pr>-<sha7>`` with one atomic push
 (:mod:`healer.change.claim`), re-reads the ledger and re-plans under that claim, and heals (the fix replaces
 the claim by a compare-and-swap). What it leaves:
 
@@ -10,9 +10,9 @@ the claim by a compare-and-swap). What it leaves:
   request's body (:mod:`healer.ledger.fixrecords`); nothing is created on the pull request. The fix asks for
   its review itself, once, when it is ready (at once, or when its CI passes: :mod:`healer.run.proving`), and a
   red CI is a comment on the pull request;
-- **nothing delivered** (no change, the guard refused it, the heal failed): the claim is deleted again, and
-  the outcome is a comment created on the pull request: the failure stands and the healer will not try this
-  commit again, which is something for a person to do.
+- **nothing delivered** (no change, the guard refused it, the heal failed): the outcome is a comment created
+  on the pull request, since the failure stands and the healer will not try this commit again, which is
+  something for a person to do; then the claim is deleted.
 
 A plan that also re-runs, escalates or diagnoses, a fork's pull request (its change comes as suggestions), a
 delivery other than ``pull-request`` and a ``/ci-healer retry`` keep the claim comment
