@@ -187,11 +187,13 @@ def retire_fix_pulls_of(ctx: RunContext, pr: PullRequest) -> None:
     numbers = [n for check in ledger.checks for n in ledger.fix_prs(check)]
     known: dict[int, PullRequest] = {}
     if not pr.is_fork:
-        # fix PRs the ledger lost track of (a deleted comment) are still based on the PR's branch
+        # fix PRs are based on the PR's branch (those a quiet heal recorded only in their own body too), or,
+        # once GitHub retargeted them as that branch was deleted, on the PR's base
         prefix = f"{FIX_BRANCH_PREFIX}{pr.number}-"
-        for fix in ctx.gh.list_pulls(base=pr.head_ref, state="open"):
-            if fix.head_ref.startswith(prefix):
-                known[fix.number] = fix
+        for base in dict.fromkeys([pr.head_ref, pr.base_ref]):
+            for fix in ctx.gh.list_pulls(base=base, state="open"):
+                if fix.head_ref.startswith(prefix) and not fix.is_fork:
+                    known[fix.number] = fix
     numbers = list(dict.fromkeys([*numbers, *known]))
     if not numbers:
         ctx.say(f"no fix pull request of #{pr.number}; nothing to do")

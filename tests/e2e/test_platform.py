@@ -19,6 +19,7 @@ from harness import (
     write_agent,
 )
 
+from healer.demo.notifications import first_line
 from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Pull, Run
 from healer.ledger.markers import Kind, Marker, comment_body
@@ -34,7 +35,13 @@ SLOW_TESTS = job_log(
 
 
 def markers(box: Sandbox, number: int) -> str:
-    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
+    """The healer's records on pull request ``number``: its comments and its fix pull requests' bodies."""
+    fixes = [
+        p.body or ""
+        for p in box.standin.created_pulls(box.repo)
+        if p.head_ref.startswith(f"ci-healer/{number}-")
+    ]
+    return "\n".join([*(c.body for c in box.standin.comments(box.repo, number)), *fixes])
 
 
 # -- 2. timeouts end `cancelled` --------------------------------------------------------------------------
@@ -255,7 +262,9 @@ def test_a_merged_prs_fix_pr_is_closed_and_its_branch_deleted(box: Sandbox, tmp_
     result = closed_event(box, pull)
 
     assert fix.state == "closed" and not fix.merged
-    assert (fix.body or "").startswith(f"> #{pull.number} was merged, so this fix has no pull request left")
+    assert first_line(fix.body or "").startswith(
+        f"> #{pull.number} was merged, so this fix has no pull request left"
+    )
     assert fix_branches(box) == []
     assert not any(r.operation == "issues/create-comment" for r in result.requests)
     # nothing of the PR was fetched or checked out: the job runs no code of it
@@ -268,7 +277,7 @@ def test_a_closed_prs_fix_pr_is_closed_too(box: Sandbox, tmp_path: Path) -> None
 
     closed_event(box, pull, event_name="pull_request")
 
-    assert fix.state == "closed" and (fix.body or "").startswith(f"> #{pull.number} was closed")
+    assert fix.state == "closed" and first_line(fix.body or "").startswith(f"> #{pull.number} was closed")
     assert fix_branches(box) == []
 
 
@@ -289,7 +298,7 @@ def test_a_fix_pr_is_closed_when_its_check_passes_without_it(box: Sandbox, tmp_p
     result = heal(box, green)
 
     assert fix.state == "closed"
-    assert (fix.body or "").startswith(f"> `test (3.12)` passed on {sha[:7]} without this fix.")
+    assert first_line(fix.body or "").startswith(f"> `test (3.12)` passed on {sha[:7]} without this fix.")
     assert fix_branches(box) == []
     assert "closed fix pull request" in result.stdout
 
