@@ -23,7 +23,8 @@ workflow (``workflow=``) answers for its checks only; claims, flaky tests and st
 
 Claims
 ------
-Two runs for one PR can finish together. Before acting, a run posts a comment holding a ``claim`` marker for
+A run that only heals claims its commit with its fix branch (:mod:`healer.change.claim`). Other runs: two
+runs for one PR can finish together; before acting, a run posts a comment with a ``claim`` marker for
 (head SHA, run id, run attempt), reads the comments again, and acts only when its claim is the *winning*
 one: the earliest (by comment id, then position) claim for that SHA that is not yet settled. A claim is
 settled once its run has recorded an outcome for that SHA (any other marker with the same SHA and run

@@ -8,7 +8,9 @@ settles the claim with the outcome. A ``/ci-healer retry`` acts with a :class:`G
 The claim is the run's one created comment, the one that notifies (:mod:`healer.run.notices`): it is
 written as the news (what failed, its decisive line, what the run does), and the outcome is an edit of it.
 A run whose checks have nothing to try edits the pull request's notice instead, when there is one; a run
-that only re-runs claims nothing and creates no comment (:mod:`healer.run.quiet`).
+that only re-runs claims nothing and creates no comment (:mod:`healer.run.quiet`); a run that only heals into
+a fix pull request claims its fix branch instead and records its attempt in the fix's body
+(:mod:`healer.run.quietheal`). A run here that heals into a fix branch claims that branch too.
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ def act(
             f"the token comments as `{claim.author}`, but `bot-login` is `{config.bot_login}`: the "
             f"healer would not recognise its own comments; set `bot-login: {claim.author}`"
         )
+    fix_claim: Claim | None = None
     try:
         # Re-read and re-plan: another run may have claimed the commit at the same moment.
         comments = read_again(ctx, pr, planned)  # also what earlier attempts left (memory)
@@ -152,7 +155,6 @@ def act(
                 ctx.reporter.warning(note)
             ctx.skip(f"another run is already acting on {event.head_sha[:7]}")
             return
-        fix_claim = None
         if grant is None and heal_checks(plan, pr, config) and uses_fix_branch(pr, config):
             # the fix branch is claimed too: a quiet heal of the same commit claims nothing else (a retry
             # replaces the fix of its commit, whose branch exists: it pushes over it as before)
@@ -172,14 +174,14 @@ def act(
         )
     except StaleHeadError as exc:
         ctx.gh.delete_comment(claim.id)
-        _release(ctx, config, locals().get("fix_claim"))
+        _release(ctx, config, fix_claim)
         ctx.skip(f"stale head: {exc}")
         return
     except BaseException:
         # An unfinished claim would hold this commit; drop it so a later run can act.
         with contextlib.suppress(GitHubError):
             ctx.gh.delete_comment(claim.id)
-        _release(ctx, config, locals().get("fix_claim"))
+        _release(ctx, config, fix_claim)
         raise
     block = "\n".join(
         encode_marker(m, ctx.signer(pr)) for m in [claim_marker(event.head_sha, *identity), *markers]
