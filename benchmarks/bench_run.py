@@ -1,10 +1,10 @@
 """Print the wall time of ``healer run`` (a child process, as the action starts it) on two paths.
 
 * **no-op**: a green run of a PR with no healer history: find the PR, read its comments, nothing to reset.
-* **fix rule**: a PR whose ``lint`` job failed on a real ruff finding: diagnose, claim, fetch the PR head into
-  a worktree, run the rule's ``ruff check --fix .`` and ``ruff format .``, guard the diff, verify with the
-  failing ``ruff check .``, commit, push ``ci-healer/<pr>-<sha7>`` to a bare origin, open the fix PR, and edit
-  the claim comment into the outcome. No agent is involved.
+* **fix rule**: a PR whose ``lint`` job failed on a real ruff finding: diagnose, claim the fix branch (a push),
+  fetch the PR head into a worktree, run the rule's ``ruff check --fix .`` and ``ruff format .``, guard the
+  diff, verify with the failing ``ruff check .``, commit, push ``ci-healer/<pr>-<sha7>`` over the claim, open
+  the fix PR, and record the attempt in its body. No agent is involved.
 * **5 failed jobs**: the same ruff failure in five jobs: five diagnoses, one fix, one PR.
 
 For each path it prints the API requests in all and those made before acting (up to the first write), the
@@ -87,7 +87,7 @@ def measure(name: str, path: Callable[[StandIn, Path], HealerRun], repeats: int,
         times.append(result.seconds)
         rss.append(result.peak_rss_kib)
         requests = len(result.requests)
-        # the requests made before acting: everything up to the first write (the claim comment)
+        # the requests made before acting: everything up to the first write (the fix PR; a claim comment)
         reads = next((n for n, r in enumerate(result.requests) if r.is_write), requests)
         decision = result.outputs.get("decision", "")
     print(

@@ -63,6 +63,8 @@ class PullRequest:
     head_clone_url: str = ""  # the head repository's clone URL (a fork's)
     maintainer_can_modify: bool = False  # a fork's author lets people with push access push to its branch
     node_id: str = ""  # the GraphQL id (marking a draft ready for review has no REST operation)
+    created_at: str = ""  # when it was opened (GitHub's clock), placing a fix PR's records among comments
+    updated_at: str = ""
 
     @property
     def is_fork(self) -> bool:

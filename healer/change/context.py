@@ -39,6 +39,8 @@ class HealContext:
     # the workflow whose failure this heal answers (file, name): started on the fix branch when pushes with
     # the token start no workflow run
     ci_workflow: tuple[str, str] = ("", "")
+    # the claim commit on the fix branch (healer.change.claim): the fix replaces it only while it is there
+    fix_lease: str = ""
 
 
 @dataclass(frozen=True)

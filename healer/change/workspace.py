@@ -70,6 +70,7 @@ def _git(
     extra_env: Mapping[str, str] | None = None,
     secret: str = "",
     check: bool = True,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = git_env()
     if extra_env:
@@ -86,6 +87,7 @@ def _git(
             env=env,
             capture_output=True,
             text=True,
+            input=stdin,
             timeout=GIT_TIMEOUT,
             check=False,
         )
@@ -107,6 +109,9 @@ def _failure(name: str, proc: subprocess.CompletedProcess[str], secret: str = ""
     return GitError(f"git {name} failed: {scrub(detail, secret)}")
 
 
+git_run = _git  # for the modules of this package that speak git (healer.change.claim)
+
+
 def valid_branch_name(name: str, cwd: Path | None = None) -> bool:
     """Whether ``name`` is a branch name git accepts (and not something that could pass for an option)."""
     if not name or name.startswith("-") or _CONTROL.search(name):
@@ -118,6 +123,9 @@ def valid_branch_name(name: str, cwd: Path | None = None) -> bool:
 def _require_branch(name: str, cwd: Path) -> None:
     if not valid_branch_name(name, cwd):
         raise GitError(f"refusing to use {name!r} as a branch name: git check-ref-format rejects it")
+
+
+require_branch = _require_branch
 
 
 def push_auth_env(token: str, server_url: str) -> dict[str, str]:
@@ -364,18 +372,27 @@ class Checkout:
         return self.git("rev-parse", "HEAD").strip()
 
     def push(
-        self, branch: str, *, token: str, server_url: str, force: bool = False, remote: str = "origin"
+        self,
+        branch: str,
+        *,
+        token: str,
+        server_url: str,
+        force: bool = False,
+        remote: str = "origin",
+        lease: str = "",
     ) -> None:
         """Push HEAD to ``refs/heads/<branch>`` on ``remote`` (origin, or a fork's clone URL), the token set
-        for this one git process only (and sent only to ``server_url``)."""
+        for this one git process only (and sent only to ``server_url``). ``lease``: replace the branch only
+        while it points at that commit (this run's claim, :mod:`healer.change.claim`)."""
         _require_branch(branch, self.path)
         extra = push_auth_env(token, server_url)
+        how = [f"--force-with-lease=refs/heads/{branch}:{lease}"] if lease else ["--force"] if force else []
         args = [
             *_SAFE,
             "push",
             "--no-verify",
             "--quiet",
-            *(["--force"] if force else []),
+            *how,
             "--",
             remote,
             f"HEAD:refs/heads/{branch}",
@@ -384,6 +401,8 @@ class Checkout:
             proc = _git(args, self.path, extra_env=extra, secret=token, check=False)
         finally:
             extra.clear()  # drop the only copy of the header this module made
+        if proc.returncode != 0 and lease and _REJECTED.search(proc.stderr):
+            raise StaleHeadError(f"`{branch}` is no longer this run's claim; nothing was pushed")
         if proc.returncode != 0 and not force and _REJECTED.search(proc.stderr):
             # refused as not a fast-forward: someone pushed to the branch while the healer worked
             raise StaleHeadError(f"`{branch}` moved on while the healer worked; nothing was pushed")

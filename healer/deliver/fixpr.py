@@ -16,6 +16,7 @@ from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
 from healer.model import PullRequest
 from healer.text.fixstate import closed_body
+from healer.text.head import under_head
 from healer.text.proof import TITLE_LIMIT, unverified_title, with_ci_line
 
 FIX_BRANCH_PREFIX = "ci-healer/"
@@ -84,6 +85,7 @@ def deliver_pull_request(
     server_url: str,
     previous_fix_prs: Sequence[int] = (),
     start_ci: Callable[[str], StartedCi] | None = None,
+    lease: str = "",
 ) -> Delivery:
     """Commit, push ``ci-healer/<pr>-<sha7>`` and open (or update) a PR into the PR's head branch.
 
@@ -92,8 +94,9 @@ def deliver_pull_request(
     Earlier fix PRs of the same checks that are still open are closed as superseded by this one."""
     branch = fix_branch(pr.number, head_sha)
     commit = checkout.commit(commit_message(pr, head_sha, checks, attempt, max_attempts), identity)
-    # The branch is the healer's own; a leftover from an interrupted run of this commit is overwritten.
-    checkout.push(branch, token=token, server_url=server_url, force=True)
+    # The branch is the healer's own: with ``lease`` (this run's claim on it, healer.change.claim) the fix
+    # replaces the claim only while it is there; without, a leftover of an interrupted run is overwritten.
+    checkout.push(branch, token=token, server_url=server_url, force=True, lease=lease)
     title = fix_title(pr, checks, attempt, max_attempts)
     unverified = draft
     ci = start_ci(branch) if start_ci is not None else None
@@ -232,7 +235,8 @@ def retire_fix_pulls(
                 continue  # not one of this pull request's fix PRs
             if fix.state == "open":
                 # one request, no notification: the note goes at the top of the body as the PR is closed
-                gh.update_pull(number, state="closed", body=closed_body(why, fix.body)[:60_000])
+                body = under_head(fix.body, lambda text: closed_body(why, text))  # its records stay first
+                gh.update_pull(number, state="closed", body=body[:60_000])
                 closed.append(number)
         except GitHubError:
             continue

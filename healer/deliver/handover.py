@@ -94,6 +94,7 @@ def hand_over(
         server_url=ctx.server_url,
         previous_fix_prs=ctx.previous_fix_prs,
         start_ci=_ci_starter(gh, ctx),
+        lease=ctx.fix_lease,
     )
 
 

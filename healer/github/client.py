@@ -21,6 +21,7 @@ from healer.github.convert import (
     job_from,
     prefer_head,
     pull_from,
+    with_records_of,
 )
 from healer.github.errors import GitHubError
 from healer.github.history import HistoryCalls
@@ -331,7 +332,10 @@ class GitHub(HistoryCalls, CommandCalls, ProofCalls, Transport):
             existing = self.list_pulls(head=qualified, base=base, state="open")
             if not existing:
                 raise
-            return self.update_pull(existing[0].number, title=title, body=body)
+            # the hidden records at the top of its body (the healer's ledger) stay there
+            return self.update_pull(
+                existing[0].number, title=title, body=with_records_of(existing[0].body, body)
+            )
         return pull_from(pr.raw_data)  # complete: no request
 
     def create_review(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import takewhile
 from typing import Any
 
 from healer.github.errors import GitHubError
@@ -50,6 +51,8 @@ def pull_from(data: Mapping[str, Any]) -> PullRequest:
         head_clone_url=str(head_repo.get("clone_url") or ""),
         maintainer_can_modify=data.get("maintainer_can_modify") is True,
         node_id=str(data.get("node_id") or ""),
+        created_at=str(data.get("created_at") or ""),
+        updated_at=str(data.get("updated_at") or ""),
     )
 
 
@@ -91,3 +94,11 @@ def comment_from(data: Mapping[str, Any]) -> Comment:
         updated_at=str(data.get("updated_at") or ""),
         html_url=str(data.get("html_url") or ""),
     )
+
+
+def with_records_of(old: str, body: str) -> str:
+    """``body`` under the hidden records that lead ``old`` (the healer's markers and attempt memory at the top
+    of a fix pull request's body, which its ledger reads), for a body that replaces ``old``."""
+    kept = takewhile(lambda ln: not ln.strip() or ln.lstrip().startswith("<!-- ci-healer:"), old.split("\n"))
+    head = "\n".join(ln.strip() for ln in kept if ln.strip())
+    return f"{head}\n\n{body}" if head else body

@@ -23,7 +23,8 @@ workflow (``workflow=``) answers for its checks only; claims, flaky tests and st
 
 Claims
 ------
-Two runs for one PR can finish together. Before acting, a run posts a comment holding a ``claim`` marker for
+A run that only heals claims its commit with its fix branch (:mod:`healer.change.claim`). Other runs: two
+runs for one PR can finish together; before acting, a run posts a comment with a ``claim`` marker for
 (head SHA, run id, run attempt), reads the comments again, and acts only when its claim is the *winning*
 one: the earliest (by comment id, then position) claim for that SHA that is not yet settled. A claim is
 settled once its run has recorded an outcome for that SHA (any other marker with the same SHA and run
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from healer.ledger.entries import claim_body, claim_marker, record, reset_markers
+from healer.ledger.fixrecords import ledger_order
 from healer.ledger.markers import (
     MARKER_PREFIX,
     MAX_CHECK_CHARS,
@@ -136,8 +138,9 @@ class Ledger:
         *,
         workflow: str | None = None,
     ) -> Ledger:
-        """The ledger from a PR's comments, trusting only those whose author is ``bot_login`` (and, with
-        ``signer``, only markers signed for this pull request).
+        """The ledger from a PR's comments (and its fix records, :mod:`healer.ledger.fixrecords`), trusting
+        only those whose author is ``bot_login`` (and, with ``signer``, only markers signed for this pull
+        request).
 
         Linear in the number of comments (only each trusted comment's marker block is read). The order the
         comments are listed in does not matter.
@@ -146,7 +149,7 @@ class Ledger:
         entries: list[Entry] = []
         marked: list[Comment] = []
         # Comment ids grow with time; sorting makes the order explicit whatever order they were listed in.
-        for comment in sorted(comments, key=lambda c: c.id):
+        for comment in ledger_order(comments):
             if not login or comment.author.casefold() != login:
                 continue
             markers = decode_markers(comment.body, signer)

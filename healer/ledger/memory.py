@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, fields, replace
 from typing import Any
 
+from healer.ledger.fixrecords import ledger_order
 from healer.ledger.learned import lesson_from
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
 from healer.model import Account, CheckPlan, Comment, Lesson
@@ -142,7 +143,7 @@ def earlier_accounts(
     # the commits each check was healed on since its last reset (the ledger's history)
     healed = {(plan.check, past.sha) for plan in checks for past in plan.history if past.kind == "attempt"}
     found: list[Account] = []
-    for comment in sorted(comments, key=lambda c: c.id):
+    for comment in ledger_order(comments):
         if not login or comment.author.casefold() != login or PREFIX not in comment.body:
             continue
         account = decode(comment.body)

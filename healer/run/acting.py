@@ -8,7 +8,9 @@ settles the claim with the outcome. A ``/ci-healer retry`` acts with a :class:`G
 The claim is the run's one created comment, the one that notifies (:mod:`healer.run.notices`): it is
 written as the news (what failed, its decisive line, what the run does), and the outcome is an edit of it.
 A run whose checks have nothing to try edits the pull request's notice instead, when there is one; a run
-that only re-runs claims nothing and creates no comment (:mod:`healer.run.quiet`).
+that only re-runs claims nothing and creates no comment (:mod:`healer.run.quiet`); a run that only heals into
+a fix pull request claims its fix branch instead and records its attempt in the fix's body
+(:mod:`healer.run.quietheal`). A run here that heals into a fix branch claims that branch too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from healer.change.claim import Claim, Holder
 from healer.change.workspace import GitError, Repo, StaleHeadError
 from healer.config import Config
 from healer.deliver.fixpr import DeliveryError
@@ -36,9 +39,10 @@ from healer.run.healing import category_of, heal_checks, heal_once, names, spent
 from healer.run.learning import learned_markers, lesson_of_heal
 from healer.run.lifecycle import edit_resets
 from healer.run.notices import edit_notice, mention_of, only_untried, promise, untried_notice
-from healer.run.planning import Planned
+from healer.run.planning import Planned, read_again
 from healer.run.policy import acting
-from healer.run.quiet import only_reruns, rerun_quietly
+from healer.run.quiet import only_reruns, rerun, rerun_quietly
+from healer.run.quietheal import claim_fix_branch, heal_quietly, heals_quietly, release, uses_fix_branch
 from healer.text.frames import COMMENT_LIMIT, FrameError, HealNote, render_comment
 from healer.text.report import SetupError
 from healer.text.spans import code
@@ -71,6 +75,7 @@ class Done:
     # escalations the claim could not announce (GitHub refused a planned re-run): news that needs a
     # comment of its own when it mentions someone, since an edit notifies nobody
     late: bool = False
+    fix: PullRequest | None = None  # the fix pull request the heal opened (or reused)
 
 
 def act(
@@ -110,6 +115,17 @@ def act(
 
         rerun_quietly(ctx, event, pr, ledger, plan, planned.comments, carry)
         return
+    if grant is None and heals_quietly(plan, pr, config):
+        # a heal claims its fix branch, not a comment: nothing to do for anyone yet (healer.run.quietheal)
+        def heal(ledger: Ledger, plan: Plan, comments: Sequence[Comment], lease: str) -> Done:
+            job_ids = planned.diagnosed.job_ids
+            return carry_out(ctx, event, pr, config, ledger, plan, job_ids, comments, lease=lease)
+
+        def again(ledger: Ledger) -> Plan:
+            return planned.again(ledger, config=config, pull=pr, run=event, now=ctx.started)
+
+        heal_quietly(ctx, event, pr, config, again, lambda: read_again(ctx, pr, planned), heal)
+        return
     identity = grant.claim_run if grant else (event.run_id, event.run_attempt)
     claim = ctx.gh.create_comment(
         pr.number,
@@ -124,9 +140,10 @@ def act(
             f"the token comments as `{claim.author}`, but `bot-login` is `{config.bot_login}`: the "
             f"healer would not recognise its own comments; set `bot-login: {claim.author}`"
         )
+    fix_claim: Claim | None = None
     try:
         # Re-read and re-plan: another run may have claimed the commit at the same moment.
-        comments = ctx.gh.list_comments(pr.number)  # also what earlier attempts left (memory)
+        comments = read_again(ctx, pr, planned)  # also what earlier attempts left (memory)
         ledger = Ledger.from_comments(
             comments, config.bot_login, ctx.signer(pr), workflow=workflow_key(event)
         )
@@ -138,18 +155,33 @@ def act(
                 ctx.reporter.warning(note)
             ctx.skip(f"another run is already acting on {event.head_sha[:7]}")
             return
-        done = carry_out(ctx, event, pr, config, ledger, plan, planned.diagnosed.job_ids, comments, grant)
+        if grant is None and heal_checks(plan, pr, config) and uses_fix_branch(pr, config):
+            # the fix branch is claimed too: a quiet heal of the same commit claims nothing else (a retry
+            # replaces the fix of its commit, whose branch exists: it pushes over it as before)
+            got = claim_fix_branch(ctx, event, pr, config, identity)
+            if isinstance(got, Holder):
+                ctx.gh.delete_comment(claim.id)
+                ctx.skip(f"another run is acting on {event.head_sha[:7]}: {got.describe()}")
+                return
+            fix_claim = got
+        lease = fix_claim.sha if fix_claim else ""
+        job_ids = planned.diagnosed.job_ids
+        done = carry_out(ctx, event, pr, config, ledger, plan, job_ids, comments, grant, lease=lease)
+        if fix_claim is not None and done.fix is None:
+            release(ctx, config, fix_claim)
         markers = done.markers + make_reset_markers(
             plan.resets, event.head_sha, event.run_id, event.run_attempt, workflow_key(event)
         )
     except StaleHeadError as exc:
         ctx.gh.delete_comment(claim.id)
+        _release(ctx, config, fix_claim)
         ctx.skip(f"stale head: {exc}")
         return
     except BaseException:
         # An unfinished claim would hold this commit; drop it so a later run can act.
         with contextlib.suppress(GitHubError):
             ctx.gh.delete_comment(claim.id)
+        _release(ctx, config, fix_claim)
         raise
     block = "\n".join(
         encode_marker(m, ctx.signer(pr)) for m in [claim_marker(event.head_sha, *identity), *markers]
@@ -171,6 +203,12 @@ def act(
         ctx.gh.update_comment(claim.id, posted)
     if done.failure is not None:
         raise done.failure  # recorded and reported on the PR; now fail the step so a person looks
+
+
+def _release(ctx: RunContext, config: Config, claim: Claim | None) -> None:
+    if claim is not None:
+        with contextlib.suppress(GitError):
+            release(ctx, config, claim)
 
 
 def render_claim(ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config, plan: Plan) -> str:
@@ -205,8 +243,10 @@ def carry_out(
     job_ids: Mapping[str, int],
     comments: Sequence[Comment],
     grant: Grant | None = None,
+    lease: str = "",
 ) -> Done:
-    """Do what the plan says (the heal first, then re-runs, diagnoses, escalations)."""
+    """Do what the plan says (the heal first, then re-runs, diagnoses, escalations); ``lease``: this run's
+    claim on the fix branch (:mod:`healer.change.claim`)."""
     heals = heal_checks(plan, pr, config)
     if grant is not None:
         # a granted attempt stretches the budget to its number, so the texts read "attempt k of k"
@@ -220,9 +260,10 @@ def carry_out(
     account = ""
     # The heal goes first: if the branch moved on meanwhile (stale head), nothing else has happened yet.
     note: HealNote | None = None
+    delivered = None
     if heals:
         try:
-            result = heal_once(ctx, event, pr, config, ledger, heals, comments)
+            result = heal_once(ctx, event, pr, config, ledger, heals, comments, lease=lease)
         except StaleHeadError:
             raise  # the branch moved on: nothing was done, the claim is withdrawn
         except (GitError, ProcessError, IsolationError, DeliveryError, GitHubError, FrameError) as exc:
@@ -230,6 +271,7 @@ def carry_out(
             failure = exc
             result = HealResult(False, why_not=f"the heal failed: {scrub(str(exc), config.github_token)}")
         note = heal_note(result, heals, config)
+        delivered = result.delivery
         fix_pr = result.delivery.pull.number if result.delivery and result.delivery.pull else None
         # the fix branch's head as the healer pushed it: only a branch still there is its own work
         pushed = result.delivery.commit.lower() if fix_pr is not None and result.delivery else ""
@@ -301,9 +343,10 @@ def carry_out(
         )
 
     late = bool(refused)
+    fix = delivered.pull if delivered is not None else None
     if grant is None:
-        return Done(markers, text, account, failure, late)
-    return Done(*_granted(markers, text, grant.by), account, failure, late)
+        return Done(markers, text, account, failure, late, fix)
+    return Done(*_granted(markers, text, grant.by), account, failure, late, fix)
 
 
 def _granted(
@@ -318,45 +361,6 @@ def _granted(
         return body + line if len(body) + len(line) <= COMMENT_LIMIT else body
 
     return granted, with_grant
-
-
-def rerun(
-    ctx: RunContext,
-    event: RunEvent,
-    reruns: list[CheckPlan],
-    job_ids: Mapping[str, int],
-    *,
-    done_before: bool,
-    failure: Exception | None = None,
-) -> tuple[list[CheckPlan], list[CheckPlan], Exception | None]:
-    """Re-run each check's own job (``rerun-failed-jobs`` would re-run every failed job, those being
-    healed or escalated too). Returns the checks re-run, those GitHub refused to re-run (a run older than
-    30 days, 50 attempts, a disabled workflow), turned into escalations that quote GitHub's reason, and the
-    error to fail the step with afterwards (``failure`` unless it is None and a re-run failed).
-    """
-    done: list[CheckPlan] = []
-    refused: list[CheckPlan] = []
-    for check in reruns:
-        job_id = job_ids.get(check.check)
-        try:
-            if job_id is None:
-                ctx.gh.rerun_failed_jobs(event.run_id)
-            else:
-                ctx.gh.rerun_job(job_id)
-        except GitHubError as exc:
-            if exc.refused:
-                ctx.note(f"could not re-run {code(check.check)}: {exc}")
-                refused.append(replace(check, verdict=Verdict.ESCALATE, detail=f"{exc}."))
-                continue
-            if not done_before and not done:
-                raise  # nothing was done yet: the claim is withdrawn and the next run starts clean
-            # What happened before (a heal, a re-run) must reach the PR, or it would be done again;
-            # the step fails afterwards with this error.
-            failure = failure or exc
-            ctx.note(f"could not re-run {code(check.check)}")
-            continue
-        done.append(check)
-    return done, refused, failure
 
 
 def print_plan(ctx: RunContext, plan: Plan) -> None:

@@ -5,7 +5,8 @@
 2. the pull request (none → skipped), and a stale head (the PR moved on) → skipped, nothing written;
 3. the config file from the default branch (never the PR head);
 4. evidence → diagnoses → ledger → plan;
-5. one claim comment, re-read, act only if this run's claim wins; the same comment later carries the outcome;
+5. one claim (a heal alone: its fix branch, pushed; else a comment), re-read, act only if the claim wins; the
+   outcome goes into the fix pull request's body, or the claim comment;
 6. re-run / heal (fix rules, one agent call, guard, verify, deliver) / diagnose (forks);
 7. escalate; 8. job summary and step outputs.
 

@@ -77,6 +77,7 @@ def heal_once(
     comments: Sequence[Comment],
     *,
     capture: Handover | None = None,
+    lease: str = "",
 ) -> HealResult:
     """One attempt at ``heals``; the outcome and the summary say what it delivered. By stage: run it and
     deliver (`all`), run it and hand the change to ``capture`` for the bundle (`heal`), or deliver the heal
@@ -85,7 +86,9 @@ def heal_once(
     if pr.is_fork and config.fork_policy == "rules":
         config = replace(config, agent_command="")  # a fork's code gets the fix rules, never the agent
     attempt = heal_context(ctx, event, pr, config, heals, comments, previous)
-    attempt = replace(attempt, agent_tokens_spent=tokens_spent(e.marker for e in ledger.entries))
+    attempt = replace(
+        attempt, agent_tokens_spent=tokens_spent(e.marker for e in ledger.entries), fix_lease=lease
+    )
     if config.isolation == "none" and config.stage == "all":
         ctx.note(
             "warning: `isolation: none`: code from the pull request ran as the healer's own user, which "

@@ -20,6 +20,7 @@ from healer.deliver.fixpr import fix_branch_target
 from healer.deliver.rulepr import LearnedFileError, deliver_rule, rule_yaml
 from healer.diagnosis.rules import RuleError, load_rules
 from healer.github import GitHub
+from healer.ledger.fixrecords import as_record
 from healer.ledger.learned import lesson_of, rule_branch, rule_mapping
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
 from healer.ledger.memory import decode
@@ -118,9 +119,9 @@ def propose_rule(ctx: RunContext, fix: PullRequest) -> str:
         ctx.say("`learn` is off: no rule is proposed")
         return "none"
     signer = Signer.for_pull(config.ledger_key, ctx.actions.repository, number)
-    learned = find_lesson(
-        ctx.gh.list_comments(number), bot_login=config.bot_login, fix_pr=fix.number, signer=signer
-    )
+    # the heal's record: a comment on #number, or (a quiet heal) the top of the fix's own body
+    records = [*ctx.gh.list_comments(number), as_record(fix)]
+    learned = find_lesson(records, bot_login=config.bot_login, fix_pr=fix.number, signer=signer)
     if learned is None:
         ctx.say(f"the heal behind #{fix.number} learned nothing that makes a rule (its record on #{number})")
         return "none"

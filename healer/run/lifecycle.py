@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from healer.deliver.fixpr import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
 from healer.github import GitHubError
 from healer.ledger.entries import flaky_marker
+from healer.ledger.fixrecords import fix_number, is_fix_record, read_records
 from healer.ledger.flaky import flaky_line, flaky_on_green
 from healer.ledger.ledger import (
     Kind,
@@ -44,6 +45,8 @@ def on_success(ctx: RunContext, event: RunEvent) -> None:
         return
     ctx.outcome.pr = pr
     comments = ctx.gh.list_comments(pr.number)
+    # a heal whose fix waits for its CI recorded its attempt in the fix pull request's body only
+    comments += read_records(ctx.gh, pr, ctx.config.bot_login)
     ledger = Ledger.from_comments(
         comments, ctx.config.bot_login, ctx.signer(pr), workflow=workflow_key(event)
     )
@@ -99,6 +102,15 @@ def edit_resets(
             ctx.gh.create_comment(pr.number, comment_body(markers, note.strip(), signer))
         return
     said = {m.check for m in decode_markers(latest.body) if m.check}
+    if is_fix_record(latest):
+        # the newest record is a fix pull request's body (a quiet heal): the reset goes there, after it, and
+        # its text stays the fix's (it is retired below with a note of its own)
+        where = f"in fix #{fix_number(latest)}'s records"
+        ctx.note(f"reset the budget of {', '.join(map(code, checks))} ({where})")
+        if not ctx.dry_run:
+            ctx.gh.update_pull(fix_number(latest), body=add_markers(latest.body, markers, signer=signer))
+        retire_passed(ctx, pr, ledger, checks, event)
+        return
     if said and said <= set(checks):
         # every check this comment speaks of passed: its news ("needs a person", "a fix follows") is no longer
         # true, so the pass leads it (the rest of the note, a flaky line, stays below)
@@ -196,11 +208,13 @@ def retire_fix_pulls_of(ctx: RunContext, pr: PullRequest) -> None:
     numbers = [n for check in ledger.checks for n in ledger.fix_prs(check)]
     known: dict[int, PullRequest] = {}
     if not pr.is_fork:
-        # fix PRs the ledger lost track of (a deleted comment) are still based on the PR's branch
+        # fix PRs are based on the PR's branch (those a quiet heal recorded only in their own body too), or,
+        # once GitHub retargeted them as that branch was deleted, on the PR's base
         prefix = f"{FIX_BRANCH_PREFIX}{pr.number}-"
-        for fix in ctx.gh.list_pulls(base=pr.head_ref, state="open"):
-            if fix.head_ref.startswith(prefix):
-                known[fix.number] = fix
+        for base in dict.fromkeys([pr.head_ref, pr.base_ref]):
+            for fix in ctx.gh.list_pulls(base=base, state="open"):
+                if fix.head_ref.startswith(prefix) and not fix.is_fork:
+                    known[fix.number] = fix
     numbers = list(dict.fromkeys([*numbers, *known]))
     if not numbers:
         ctx.say(f"no fix pull request of #{pr.number}; nothing to do")

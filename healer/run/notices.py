@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from healer.config import Config
 from healer.ledger.entries import UNTRIED, record, reset_markers
+from healer.ledger.fixrecords import is_fix_record
 from healer.ledger.ledger import Kind, Ledger
 from healer.ledger.markers import Marker, Signer, add_markers, decode_markers, workflow_key
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
@@ -102,7 +103,7 @@ def untried_notice(
     pull request has none yet. Re-run markers added to it do not make it another kind of comment."""
     login = config.bot_login.strip().casefold()
     for comment in sorted(comments, key=lambda c: c.id, reverse=True):
-        if comment.author.casefold() != login or ledger.held(comment.id):
+        if comment.author.casefold() != login or ledger.held(comment.id) or is_fix_record(comment):
             continue
         # re-runs are recorded quietly in the healer's latest comment (healer.run.quiet), this one included
         aside = (Kind.CLAIM, Kind.RESET, Kind.RERUN)

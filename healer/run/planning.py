@@ -22,6 +22,7 @@ from healer.diagnosis.triage import event_skip_reason, pull_skip_reason
 from healer.heal.agent import missing_tools
 from healer.heal.fixes import install_hint
 from healer.heal.prepare import setup_commands
+from healer.ledger.fixrecords import is_fix_record, read_records
 from healer.ledger.ledger import Ledger
 from healer.ledger.markers import workflow_key
 from healer.model import (
@@ -190,9 +191,9 @@ def plan(
     *,
     planner: Planner = decide,
 ) -> Planned:
-    """The PR's comments → the ledger → the plan (``planner``: :func:`healer.run.policy.decide` unless a
-    command says otherwise)."""
-    comments = ctx.gh.list_comments(pr.number)
+    """The PR's comments and fix records → the ledger → the plan (``planner``:
+    :func:`healer.run.policy.decide` unless a command says otherwise)."""
+    comments = read_ledger(ctx, pr, config)
     skipped = getattr(ctx.gh, "comments_skipped", 0)
     if skipped:
         ctx.note(
@@ -204,6 +205,22 @@ def plan(
     for note in made.notes:
         ctx.reporter.warning(note)
     return Planned(made, ledger, diagnosed, comments, planner)
+
+
+def read_ledger(ctx: RunContext, pr: PullRequest, config: Config) -> list[Comment]:
+    """What the ledger is read from: the pull request's comments, then the records at the top of the
+    healer's fix pull requests' bodies (:mod:`healer.ledger.fixrecords`: one request more, none for a
+    fork)."""
+    comments = ctx.gh.list_comments(pr.number)
+    return [*comments, *read_records(ctx.gh, pr, config.bot_login)]
+
+
+def read_again(ctx: RunContext, pr: PullRequest, planned: Planned) -> list[Comment]:
+    """The ledger's sources re-read under a claim: the comments (claims and outcomes of other runs), with
+    the fix records as the plan read them. A run that delivered a fix of this commit meanwhile holds its fix
+    branch, which a heal's claim finds (:mod:`healer.change.claim`); so one request is spared."""
+    fixes = [c for c in planned.comments if is_fix_record(c)]
+    return [*ctx.gh.list_comments(pr.number), *fixes]
 
 
 def planned_with(planner: Planner, diagnosed: Diagnosed, **inputs: Any) -> Plan:

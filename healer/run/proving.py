@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from healer.deliver.fixpr import ask_review, fix_branch_target, is_fix_branch
 from healer.github import GitHubError
+from healer.ledger.fixrecords import as_record, is_fix_record
 from healer.ledger.markers import Kind, Marker, Signer, add_markers, check_key, decode_markers, workflow_key
 from healer.ledger.memory import with_why
 from healer.ledger.stats import latest_verdicts
@@ -116,7 +117,8 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
         return
     comments = ctx.gh.list_comments(number, authors=[ctx.config.bot_login])
     signer = Signer.for_pull(ctx.config.ledger_key, event.repository, number)
-    attempt = _find_attempt(comments, fix.number, signer)
+    # a quiet heal recorded its attempt at the top of the fix's own body (healer.ledger.fixrecords)
+    attempt = _find_attempt([*comments, as_record(fix)], fix.number, signer)
     if attempt is None:
         ctx.skip(f"no attempt of the healer on #{number} names #{fix.number}: not a fix of the healer")
         return
@@ -200,23 +202,35 @@ def record(
     if waited and not asks:
         line = unasked(line)  # a red verdict tells; the green one after it still has someone to ask
     settled = decided or not ours  # the fix's state, said first where people look
+    changes: dict[str, str] = {}
+    fix_body = fix.body
     if settled:
         title = state_title(fix.title, passed)
         changes = {"title": title} if title != fix.title else {}
-        ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line, first=True), **changes)
+        fix_body = with_ci_line(fix.body, line, first=True)
     elif not waited:
-        ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, line))
-    note = attempt_note(fix.number, name, url, passed, failures)
-    if not ours:
-        note += f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
-    body = add_markers(attempt.comment.body, [proof], note, signer)
-    if settled:
-        shown = state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours, marked=fix.draft)
-        body = with_state_line(body, shown)
-        body = with_fix_state(body, "not-ours" if not ours else verdict)
-    if not passed:
-        body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
-    ctx.gh.update_comment(attempt.comment.id, body)
+        fix_body = with_ci_line(fix.body, line)
+    if is_fix_record(attempt.comment):
+        # the attempt's record is the fix's own body: one edit says the verdict and records it
+        fix_body = add_markers(fix_body, [proof], signer=signer)
+        if not passed:
+            fix_body = with_why(fix_body, memory_note(fix.number, name, event.run_id, failures))
+    if fix_body != fix.body or changes:
+        ctx.gh.update_pull(fix.number, body=fix_body, **changes)
+    if not is_fix_record(attempt.comment):
+        note = attempt_note(fix.number, name, url, passed, failures)
+        if not ours:
+            note += (
+                f" It tested {code(event.head_sha[:7])}, which ci-healer cannot vouch for as its own commit."
+            )
+        body = add_markers(attempt.comment.body, [proof], note, signer)
+        if settled:
+            shown = state_line(fix.number, name, url, passed=passed, ready=ready, ours=ours, marked=fix.draft)
+            body = with_state_line(body, shown)
+            body = with_fix_state(body, "not-ours" if not ours else verdict)
+        if not passed:
+            body = with_why(body, memory_note(fix.number, name, event.run_id, failures))
+        ctx.gh.update_comment(attempt.comment.id, body)
     if not ours or after == before or not decided:
         pass  # nothing a person waits on changed through the healer's work: edits only
     elif after == "ready" and not waited:
@@ -294,13 +308,17 @@ def fix_state(proofs: tuple[Marker, ...], head_sha: str, healed_workflow: str) -
 
 
 def _find_attempt(comments: list[Comment], fix_pr: int, signer: Signer | None) -> Attempt | None:
-    for comment in reversed(comments):
+    """The newest attempt that names ``fix_pr`` (a retry reuses its commit's fix pull request: its attempt,
+    recorded in a comment, is newer than the one at the top of the fix's body)."""
+    found: list[tuple[int, int, Attempt]] = []
+    for order, comment in enumerate(comments):
         markers = decode_markers(comment.body, signer)
         mine = [m for m in markers if m.kind is Kind.ATTEMPT and m.fix_pr == fix_pr]
         if mine:
             proofs = tuple(m for m in markers if m.kind is Kind.PROOF and m.fix_pr == fix_pr)
-            return Attempt(comment, mine[0], tuple(dict.fromkeys(m.check for m in mine)), proofs)
-    return None
+            attempt = Attempt(comment, mine[0], tuple(dict.fromkeys(m.check for m in mine)), proofs)
+            found.append((mine[0].attempt, order, attempt))
+    return max(found, key=lambda f: (f[0], f[1]))[2] if found else None
 
 
 def _failures(ctx: RunContext, event: RunEvent, cancelled: CancelledRun | None) -> tuple[Failure, ...]:

@@ -22,10 +22,13 @@ days old, 50 attempts, a disabled workflow) is an escalation too: it is created 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
+from healer.github import GitHubError
 from healer.ledger.entries import reset_markers
+from healer.ledger.fixrecords import is_fix_record
 from healer.ledger.ledger import Kind, Ledger, Marker, comment_body
 from healer.ledger.markers import workflow_key
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
@@ -66,7 +69,7 @@ def record_comment(ledger: Ledger, comments: Sequence[Comment]) -> Comment | Non
         kinds.setdefault(entry.comment_id, set()).add(entry.marker.kind)
     for comment in sorted(comments, key=lambda c: c.id, reverse=True):
         own = kinds.get(comment.id)
-        if not own or own == {Kind.CLAIM} or ledger.held(comment.id):
+        if not own or own == {Kind.CLAIM} or ledger.held(comment.id) or is_fix_record(comment):
             continue
         return None if own & _NOT_INTO else comment
     return None
@@ -132,3 +135,42 @@ def rerun_note(plan: Plan, reran: Sequence[str], event: RunEvent) -> str:
         f":repeat: Re-ran {', '.join(map(code, reran))} on `{event.head_sha[:7]}`{run}{why}. "
         "The healer says more only if it fails again."
     )
+
+
+def rerun(
+    ctx: RunContext,
+    event: RunEvent,
+    reruns: list[CheckPlan],
+    job_ids: Mapping[str, int],
+    *,
+    done_before: bool,
+    failure: Exception | None = None,
+) -> tuple[list[CheckPlan], list[CheckPlan], Exception | None]:
+    """Re-run each check's own job (``rerun-failed-jobs`` would re-run every failed job, those being
+    healed or escalated too). Returns the checks re-run, those GitHub refused to re-run (a run older than
+    30 days, 50 attempts, a disabled workflow), turned into escalations that quote GitHub's reason, and the
+    error to fail the step with afterwards (``failure`` unless it is None and a re-run failed).
+    """
+    done: list[CheckPlan] = []
+    refused: list[CheckPlan] = []
+    for check in reruns:
+        job_id = job_ids.get(check.check)
+        try:
+            if job_id is None:
+                ctx.gh.rerun_failed_jobs(event.run_id)
+            else:
+                ctx.gh.rerun_job(job_id)
+        except GitHubError as exc:
+            if exc.refused:
+                ctx.note(f"could not re-run {code(check.check)}: {exc}")
+                refused.append(replace(check, verdict=Verdict.ESCALATE, detail=f"{exc}."))
+                continue
+            if not done_before and not done:
+                raise  # nothing was done yet: the claim is withdrawn and the next run starts clean
+            # What happened before (a heal, a re-run) must reach the PR, or it would be done again;
+            # the step fails afterwards with this error.
+            failure = failure or exc
+            ctx.note(f"could not re-run {code(check.check)}")
+            continue
+        done.append(check)
+    return done, refused, failure

@@ -28,6 +28,7 @@ from healer.config import Config, ConfigError, config_from_env
 from healer.config.values import days
 from healer.github import GitHub, GitHubError
 from healer.github.history import REPORT_COMMENT_PAGES, Issue
+from healer.ledger.fixrecords import repository_records
 from healer.ledger.stats import figures
 from healer.model import Figures
 from healer.run.context import branch_config
@@ -108,6 +109,8 @@ def build_report(
     except GitHubError as exc:
         notes.append(f"Could not read the pull requests: {exc}; fix and rule PR states are unknown.")
     say(f"read {len(comments)} comment(s) by {config.bot_login} and {len(pulls)} pull request(s)")
+    # a heal whose fix waited for a person recorded its attempt in the fix's body, not in a comment
+    comments = (*comments, *repository_records(pulls, config.bot_login))
     found = figures(comments, pulls, bot_login=config.bot_login, since=since, until=until, notes=notes)
     summary = render_summary(found, repository=repository)
     body = render_dashboard(found, repository=repository, key=config.ledger_key, updated=now or until)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from healer.text.head import under_head
 from healer.text.spans import code, defuse, one_line
 
 # The fix PR body's CI line starts with this hidden mark, so that a later run finds and rewrites that line.
@@ -250,7 +251,11 @@ def with_ci_line(body: str, line: str, *, first: bool = False) -> str:
     """``body`` with its CI line replaced by ``line``; without one, ``line`` goes after the first paragraph
     (the news), so that it is the second thing a reader sees. ``first``: the line is the fix's state (waiting
     for CI, passed, failed), which supersedes what the body said first: any earlier CI line is removed and
-    ``line`` becomes the body's first line."""
+    ``line`` becomes the body's first line. The records at the top of a fix PR's body (hidden) stay there."""
+    return under_head(body, lambda text: _with_ci_line(text, line, first=first))
+
+
+def _with_ci_line(body: str, line: str, *, first: bool) -> str:
     if first:
         kept = [ln for ln in body.split("\n") if not ln.lstrip().startswith(CI_MARK)]
         rest = "\n".join(kept).strip("\n")

@@ -199,3 +199,16 @@ def write_agent(directory: Path, body: str) -> str:
 def agent_reports(directory: Path) -> list[dict[str, object]]:
     path = directory / "report.json"
     return json.loads(path.read_text()) if path.exists() else []
+
+
+def record_bodies(box: Sandbox, number: int) -> list[str]:
+    """The bodies that hold the healer's records on pull request ``number``, oldest first: its comments on it,
+    and the bodies of its fix pull requests (a heal whose fix waits for a person records its attempt at the
+    top of the fix's body, and writes no comment)."""
+    comments = [(c.created_at, 0, c.id, c.body) for c in box.standin.comments(box.repo, number)]
+    fixes = [
+        (p.created_at, 1, p.number, p.body or "")
+        for p in box.standin.created_pulls(box.repo)
+        if p.head_ref.startswith(f"ci-healer/{number}-")
+    ]
+    return [body for *_, body in sorted(comments + fixes)]

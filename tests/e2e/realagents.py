@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from harness import record_bodies
 from scripted import Edit, Recorded, ScriptedProvider
 from test_recipes import documented_recipes  # type: ignore[import-not-found]
 
@@ -133,8 +134,9 @@ class CliWatch:
 
 
 def comments_of(box: Sandbox, number: int) -> str:
-    """Every comment on pull request ``number``, as GitHub shows them."""
-    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
+    """What the healer wrote for pull request ``number``, as GitHub shows it: its comments, and its fix pull
+    requests' bodies (a heal that delivers a fix writes no comment)."""
+    return "\n".join(record_bodies(box, number))
 
 
 def the_scripted_fix(box: Sandbox) -> Pull:

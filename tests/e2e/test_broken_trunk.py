@@ -24,6 +24,7 @@ from harness import (
     agent_reports,
     failing_test_log,
     heal,
+    record_bodies,
     shell_env,
     write_agent,
 )
@@ -141,7 +142,9 @@ def test_a_failure_the_default_branch_has_too_spends_nothing_and_is_healed_once_
     ]
     assert "heals it here as usual" in edited.body
     # the attempt is the first: the broken-trunk episode spent none
-    attempts = [m for c in comments for m in decode_markers(c.body) if m.kind is Kind.ATTEMPT]
+    attempts = [
+        m for body in record_bodies(box, pull.number) for m in decode_markers(body) if m.kind is Kind.ATTEMPT
+    ]
     assert [(m.check, m.attempt) for m in attempts] == [("test (3.12)", 1)]
 
 

@@ -15,6 +15,7 @@ from healer.demo.notifications import first_line, heard
 from healer.demo.sample import job_log
 from healer.demo.sandbox import Sandbox
 from healer.demo.state import Run
+from healer.ledger.markers import Kind, decode_markers
 
 GITHUB_TOKEN = {"token-is-workflow-token": "true"}
 RED_LINT = job_log("lint", "ruff check .", ["widgets/calc.py:3:8: F401 [*] `os` imported but unused"])
@@ -72,27 +73,25 @@ def test_a_lint_fix_opened_with_github_token_runs_ci_and_is_marked_ready_when_it
     verdict = heal(box, finish(box, dispatched, [("lint", "success", PASSED)], "success"))
 
     # the verdict: marked ready (GraphQL), its first line says CI passed and names the run; the author is
-    # asked to review it now, once (the one notification); the attempt's comment leads with the state
+    # asked to review it now, once (the one notification); the attempt's record, at the top of the fix's
+    # body (the heal wrote no comment), gets the verdict's marker in the same edit
     assert box.standin.readied == [fix.number] and not fix.draft
     assert first_line(fix.body or "").startswith(":white_check_mark: **CI passed**")
     assert f"/actions/runs/{dispatched.id}" in (fix.body or "")
     assert "is running on this branch" not in (fix.body or "")
-    comments = box.standin.comments(box.repo, pull.number)
-    assert len(comments) == comments_before
-    attempt = comments[0].body
-    assert first_line(attempt).startswith(f":white_check_mark: Fix #{fix.number} passed CI")
-    assert '"kind":"proof"' in attempt and '"result":"passed"' in attempt and f"#{fix.number}" in attempt
+    assert comments_before == 0 and box.standin.comments(box.repo, pull.number) == []
+    records = decode_markers(fix.body or "")
+    assert [(m.kind, m.result) for m in records] == [(Kind.ATTEMPT, "verified"), (Kind.PROOF, "passed")]
     [told] = heard(verdict.requests)
     assert told.kind in ("review request", "comment") and told.number == fix.number
     # nothing was healed or re-run: a fix branch's run is a verdict
     assert not box.standin.reruns and len(box.standin.created_pulls(box.repo)) == 1
     assert "actions/create-workflow-dispatch" not in operations(verdict)
-    assert operations(verdict)[:6] == [
+    assert operations(verdict)[:5] == [
         "pulls/list",
         "issues/list-comments",
         "graphql",
         "pulls/update",
-        "issues/update-comment",
         "pulls/get",
     ]
     # the same event delivered again records nothing twice
@@ -137,12 +136,13 @@ def test_a_fix_whose_ci_fails_says_what_failed_and_the_next_attempt_starts_from_
     heal(box, finish(box, dispatched, [("test (3.12)", "failure", red)], "failure"))
 
     assert fix.draft and box.standin.readied == []
-    # the red CI supersedes what the runner's own check said: first line, title and the attempt's comment
+    # the red CI supersedes what the runner's own check said: first line, title and the attempt's record
     assert first_line(fix.body or "").startswith(":x: **CI failed**") and "`test (3.12)`" in (fix.body or "")
     assert fix.title.startswith("ci-healer (CI failed): fix lint for #")
-    attempt = box.standin.comments(box.repo, pull.number)[0].body
-    assert first_line(attempt).startswith(f":x: Fix #{fix.number} failed CI")
-    news = box.standin.comments(box.repo, pull.number)[-1].body
+    assert [(m.kind, m.result) for m in decode_markers(fix.body or "")][-1] == (Kind.PROOF, "failed")
+    # the one comment on the pull request is the news: a person has something to do
+    [comment] = box.standin.comments(box.repo, pull.number)
+    news = comment.body
     assert news.startswith(f":x: The fix for `lint` in #{fix.number} failed CI")
     assert "/ci-healer retry" in news
     # attempt 2, asked for by a maintainer, reads that the first fix failed its CI, and where
@@ -224,7 +224,7 @@ def test_with_an_app_token_the_fix_prs_own_ci_gives_the_verdict_through_the_same
     )
     other.pull_requests = (fix.number,)
     quiet = heal(box, other, inputs=app_token)
-    assert [r.operation for r in quiet.requests if r.is_write] == ["pulls/update", "issues/update-comment"]
+    assert [r.operation for r in quiet.requests if r.is_write] == ["pulls/update"]  # its record is in there
     green = box.add_run(
         None, [("lint", "success", PASSED)], sha=fix.head_sha, branch=fix.head_ref, conclusion="success"
     )
@@ -237,8 +237,9 @@ def test_with_an_app_token_the_fix_prs_own_ci_gives_the_verdict_through_the_same
     assert f"/actions/runs/{green.id}" in (fix.body or "")
     # the author was asked when the fix opened ready: its passing CI is an edit, not news
     assert heard(verdict.requests) == []
-    [attempt] = box.standin.comments(box.repo, pull.number)
-    assert first_line(attempt.body).startswith(f":white_check_mark: Fix #{fix.number} passed CI")
+    assert box.standin.comments(box.repo, pull.number) == []  # the verdict is recorded in the fix's body
+    proofs = [m for m in decode_markers(fix.body or "") if m.kind is Kind.PROOF]
+    assert [(m.run_id, m.result) for m in proofs] == [(other.id, "passed"), (green.id, "passed")]
 
 
 def test_the_two_jobs_record_the_verdict_in_the_deliver_job_alone(box: Sandbox, read_token: str) -> None:

@@ -46,10 +46,12 @@ def test_a_lint_failure_is_healed_by_a_fix_rule_into_a_ready_fix_pull_request(bo
     # ruff is on PATH, so the failing step's own command verified the fix: a ready PR that says what ran
     assert not fix.draft
     assert "ruff" in (fix.body or "")
-    # the author's branch is untouched; one comment on the PR carries the attempt marker
+    # the author's branch is untouched; no comment on the PR (the run claimed the fix branch, a push): the
+    # attempt's marker leads the fix pull request's body, which the bot opened
     assert box.origin_refs()[f"refs/heads/{BRANCH}"] == refs_before[f"refs/heads/{BRANCH}"]
-    [comment] = box.standin.comments(box.repo, pull.number)
-    assert comment.author == "github-actions[bot]" and MARKER in comment.body
+    assert box.standin.comments(box.repo, pull.number) == []
+    assert fix.author == "github-actions[bot]" and (fix.body or "").startswith(MARKER)
+    assert '"kind":"attempt"' in (fix.body or "").split("\n", 1)[0]
     assert "lint" in result.summary
 
 

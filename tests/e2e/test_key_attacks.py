@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import BROKEN_ADD, LINT_PASSED, assert_no_token, failing_test_log
+from harness import BROKEN_ADD, LINT_PASSED, assert_no_token, failing_test_log, record_bodies
 from test_attacks import HOW, PYTHON, pytestmark  # noqa: F401 - the same skips
 
 from healer.demo.fakemodel import FakeModel
@@ -260,13 +260,13 @@ def test_under_isolation_user_no_code_of_the_pull_request_finds_the_key_and_the_
     # the work done before the budget stopped it went through the guard and verification and was delivered
     assert result.outputs["decision"] == "healed", detail
     assert result.outputs["agent-tokens"] == "600"
-    [comment] = [c for c in box.standin.comments(box.repo, 1) if '"kind":"attempt"' in c.body]
-    [marker] = [m for m in decode_markers(comment.body) if m.kind is Kind.ATTEMPT]
+    [record] = [body for body in record_bodies(box, 1) if '"kind":"attempt"' in body]
+    [marker] = [m for m in decode_markers(record) if m.kind is Kind.ATTEMPT]
     assert (marker.result in DELIVERED, marker.stopped, marker.tokens) == (True, "agent-token-budget", 600)
-    assert "stopped at `agent-token-budget` (500 tokens)" in comment.body
+    assert "agent-token-budget" in record  # the fix's body says which budget stopped the agent
     assert "agent-token-budget" in result.summary
     assert "ANTHROPIC_API_KEY" not in result.summary  # no warning to give
-    everything = result.stdout + result.stderr + result.summary + comment.body
+    everything = result.stdout + result.stderr + result.summary + record
     assert KEY not in "\n".join(
         line for line in everything.splitlines() if not line.startswith("::add-mask::")
     )

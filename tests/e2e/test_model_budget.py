@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import PASSED, agent_reports, failing_test_log, failing_test_pull, write_agent
+from harness import PASSED, agent_reports, failing_test_log, failing_test_pull, record_bodies, write_agent
 
 from healer.demo.fakemodel import FakeModel
 from healer.demo.sandbox import Sandbox
@@ -69,7 +69,7 @@ def test_budgets_stop_the_agent_and_the_next_attempt_starts_from_what_it_did(
     assert reports[1]["statuses"] == [200, 400]  # 600 + 120 tokens: past max-agent-tokens-per-pr (700)
     assert forwarded == 6
     assert [r.outputs["agent-tokens"] for r in results] == ["600", "120", "0"]
-    comments = [c.body for c in box.standin.comments(box.repo, pull.number) if '"kind":"attempt"' in c.body]
+    comments = [body for body in record_bodies(box, pull.number) if '"kind":"attempt"' in body]
     # a budget stop that delivered nothing reads "budget"; the second one's change was delivered, and its
     # marker says so (a delivered result) and which budget stopped it
     assert ['"result":"budget"' in body for body in comments] == [True, False, True]
@@ -77,7 +77,7 @@ def test_budgets_stop_the_agent_and_the_next_attempt_starts_from_what_it_did(
     assert (second.result in DELIVERED, second.stopped) == (True, "max-agent-tokens-per-pr")
     assert '"tokens":600' in comments[0] and '"tokens":120' in comments[1] and '"tokens"' not in comments[2]
     assert "stopped at `agent-token-budget` (500 tokens)" in comments[0]
-    assert "stopped at `max-agent-tokens-per-pr` (700 tokens)" in comments[1]
+    assert "the agent reached `max-agent-tokens-per-pr` (700 model tokens" in comments[1]  # the fix's body
     assert "the agent command did not run, its budget being spent" in comments[2]
     # the first attempt's change was refused, not lost: the next one's frame carries it, and why it stopped
     earlier = str(reports[1]["frame"]).split("## Earlier attempts", 1)[1].split("## Procedure", 1)[0]

@@ -46,7 +46,7 @@ def created_comments(result: HealerRun, number: int) -> list[Text]:
     return [t for t in texts(result.requests) if t.kind == "comment" and t.number == number]
 
 
-def test_a_heal_is_heard_as_its_claim_and_the_review_request_and_its_outcome_is_an_edit(box: Sandbox) -> None:
+def test_a_heal_is_heard_only_as_the_review_request_of_its_fix(box: Sandbox) -> None:
     pull, run = lint_pull(box)
     box.standin.set_permission(box.repo, pull.author, "write")  # a branch of this repository: a collaborator
 
@@ -54,31 +54,19 @@ def test_a_heal_is_heard_as_its_claim_and_the_review_request_and_its_outcome_is_
 
     assert result.outputs["decision"] == "healed"
     [fix] = box.standin.created_pulls(box.repo)
-    assert on(result, pull.number) == [
-        ("comment", f":wrench: **ci-healer** is trying to fix `lint` on `{pull.head_sha[:7]}` "
-                    f"(attempt 1 of 3): a change, if it makes one, comes as a pull request into "
-                    f"`{pull.head_ref}`."),
-        ("edit", ":wrench: Attempt 1 of 3 for `lint`: ran `ruff check --fix widgets/calc.py`."),
-    ]  # fmt: skip
-    assert len(created_comments(result, pull.number)) == 1
-    assert "F401" in claim_lines(result, pull.number)[1]  # the decisive line, right under the news
-    assert [(t.kind, t.reviewers) for t in heard(result.requests) if t.number == fix.number] == [
+    # the claim is a push of the fix branch, the record an edit of the fix's body: nothing on the PR itself
+    assert on(result, pull.number) == []
+    assert [(t.kind, t.reviewers) for t in heard(result.requests)] == [
         ("pull request", ()),
         ("review request", (pull.author,)),
     ]
     assert fix.requested_reviewers == [pull.author]
-    # the edit says how the author was told
-    [comment] = box.standin.comments(box.repo, pull.number)
-    assert "its review was requested from the author of this pull request" in comment.body
-
-
-def claim_lines(result: HealerRun, number: int) -> list[str]:
-    [body] = [
-        r.body["body"]
-        for r in result.requests
-        if r.operation == "issues/create-comment" and f"/{number}/" in r.path
+    assert [kind for kind, _ in on(result, fix.number)] == [
+        "pull request",
+        "review request",
+        "pull request edit",
     ]
-    return [line for line in body.split("\n") if line.strip() and not line.startswith("<!--")]
+    assert [m.kind for m in decode_markers(fix.body or "")] == [Kind.ATTEMPT]
 
 
 def test_when_github_refuses_the_review_request_the_fix_pull_request_mentions_the_author(
@@ -91,13 +79,14 @@ def test_when_github_refuses_the_review_request_the_fix_pull_request_mentions_th
     [fix] = box.standin.created_pulls(box.repo)
     refused = [r for r in result.requests if r.operation == "pulls/request-reviewers"]
     assert [r.status for r in refused] == [422]
-    [(kind, first)] = on(result, fix.number)[1:]  # after the pull request itself
+    [(kind, first), (edit, _)] = on(result, fix.number)[1:]  # after the pull request itself
+    assert edit == "pull request edit"  # the attempt's record, at the top of the fix's body
     assert kind == "comment" and first.startswith(f"@{pull.author}: this pull request fixes `lint` of #")
     assert [t.mentions for t in heard(result.requests) if t.number == fix.number and t.kind == "comment"] == [
         (pull.author,)
     ]
-    # the pull request itself still gets one created comment
-    assert len(created_comments(result, pull.number)) == 1
+    # the mention is the one notification: the pull request itself gets no comment
+    assert created_comments(result, pull.number) == []
 
 
 def test_a_rerun_is_heard_by_nobody_and_the_escalation_after_it_is_created_with_its_news(
@@ -140,7 +129,9 @@ def test_a_rerun_that_passes_is_recorded_in_an_edit_of_the_healers_comment_and_n
     box: Sandbox,
 ) -> None:
     pull, run = lint_pull(box)
-    heal(box, run)  # the healer's comment on this pull request: a heal of `lint`
+    heal(
+        box, run, inputs={"max-attempts": "0"}
+    )  # the healer's comment on this pull request: `lint` escalated
     [before] = box.standin.comments(box.repo, pull.number)
     sha = box.push_to_pull(pull, {"README.md": "# widgets\n\nagain\n"}, "Touch the README")
     failed = box.add_run(

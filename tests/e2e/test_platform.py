@@ -19,6 +19,7 @@ from harness import (
     write_agent,
 )
 
+from healer.demo.notifications import first_line
 from healer.demo.sandbox import HealerRun, Sandbox
 from healer.demo.state import Pull, Run
 from healer.ledger.markers import Kind, Marker, comment_body
@@ -36,7 +37,13 @@ CLOSED = "> :no_entry_sign: **Closed by ci-healer:**"  # the first line of a fix
 
 
 def markers(box: Sandbox, number: int) -> str:
-    return "\n".join(c.body for c in box.standin.comments(box.repo, number))
+    """The healer's records on pull request ``number``: its comments and its fix pull requests' bodies."""
+    fixes = [
+        p.body or ""
+        for p in box.standin.created_pulls(box.repo)
+        if p.head_ref.startswith(f"ci-healer/{number}-")
+    ]
+    return "\n".join([*(c.body for c in box.standin.comments(box.repo, number)), *fixes])
 
 
 # -- 2. timeouts end `cancelled` --------------------------------------------------------------------------
@@ -257,7 +264,7 @@ def test_a_merged_prs_fix_pr_is_closed_and_its_branch_deleted(box: Sandbox, tmp_
     result = closed_event(box, pull)
 
     assert fix.state == "closed" and not fix.merged
-    assert (fix.body or "").startswith(
+    assert first_line(fix.body or "").startswith(
         f"{CLOSED} #{pull.number} was merged, so this fix has no pull request left"
     )
     assert fix_branches(box) == []
@@ -272,7 +279,7 @@ def test_a_closed_prs_fix_pr_is_closed_too(box: Sandbox, tmp_path: Path) -> None
 
     closed_event(box, pull, event_name="pull_request")
 
-    assert fix.state == "closed" and (fix.body or "").startswith(f"{CLOSED} #{pull.number} was closed")
+    assert fix.state == "closed" and first_line(fix.body or "").startswith(f"{CLOSED} #{pull.number} was closed")
     assert fix_branches(box) == []
 
 
@@ -293,7 +300,7 @@ def test_a_fix_pr_is_closed_when_its_check_passes_without_it(box: Sandbox, tmp_p
     result = heal(box, green)
 
     assert fix.state == "closed"
-    assert (fix.body or "").startswith(f"{CLOSED} `test (3.12)` passed on {sha[:7]} without this fix.")
+    assert first_line(fix.body or "").startswith(f"{CLOSED} `test (3.12)` passed on {sha[:7]} without this fix.")
     assert fix_branches(box) == []
     assert "closed fix pull request" in result.stdout
 

@@ -8,10 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-from harness import agent_reports, failing_test_pull, heal, lint_log, lint_pull, write_agent
+from harness import agent_reports, failing_test_pull, heal, lint_log, lint_pull, record_bodies, write_agent
 
 from healer.demo.sample import LINT_PR_FILES
 from healer.demo.sandbox import Sandbox
+from healer.ledger.markers import Kind, decode_markers
+from healer.text.head import split_head
 
 FIX_ADD = (
     "calc = pathlib.Path('widgets/calc.py')\ncalc.write_text(calc.read_text().replace('a - b', 'a + b'))\n"
@@ -218,11 +220,12 @@ def test_hostile_check_name_title_and_log_change_nothing_but_the_text(box: Sandb
     first = heal(box, run)
 
     assert (first.outputs["decision"], first.outputs["attempt"]) == ("healed", "1")
-    [comment] = box.standin.comments(box.repo, pull.number)
-    # exactly the healer's own markers open the comment; the check name did not break out of one
-    assert comment.body.count("<!--") == comment.body.count("-->")
-    assert not re.search(r"(?<![\w`])@octo-org", _outside_code(comment.body))
     [fix] = box.standin.created_pulls(box.repo)
+    [record] = record_bodies(box, pull.number)  # the fix's body: its records, then its text
+    # exactly the healer's own markers open the body, one a line; the check name did not break out of one
+    head, _ = split_head(record)
+    assert head and all(ln.startswith("<!-- ci-healer:") and ln.count("-->") == 1 for ln in head.split("\n"))
+    assert [m.kind for m in decode_markers(record)] == [Kind.ATTEMPT]
     assert not re.search(r"(?<![\w`])@octo-org", _outside_code(fix.body))
 
     # the same commit fails again (a re-run): the ledger knows the hostile check, so nothing new is spent

@@ -16,6 +16,7 @@ from harness import lint_log, lint_pull
 from twojobs import READ_TOKEN, attempts, deliver_job, heal_job
 
 from healer.change.bundle import BUNDLE_NAME, BundleCheck, read_bundle, write_bundle
+from healer.demo.notifications import first_line
 from healer.demo.sample import LINT_PR_FILES
 from healer.demo.sandbox import Sandbox, git
 from healer.demo.state import Run
@@ -57,7 +58,7 @@ def test_a_same_repository_lint_failure_heals_in_two_jobs_as_in_one(
     assert fix.draft
     body = fix.body or ""
     assert "ruff check" in body and "The heal job's word" in body
-    assert body.splitlines()[0].startswith(":grey_question:")
+    assert first_line(body).startswith(":grey_question:")  # the records at its top are hidden
     assert "What the heal job reports (its word, not checked here)" in body
     # the deliver job ran no command of the pull request: no fix rule, no verification of its own
     assert "fix command" not in delivered.stdout

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from harness import assert_no_token, check_contract
+from harness import assert_no_token, check_contract, record_bodies
 
 from healer.change.bundle import BUNDLE_NAME
 from healer.demo.running import HealerRun
@@ -59,12 +59,7 @@ def deliver_job(box: Sandbox, run: Run, bundle: str, inputs: Mapping[str, str] |
 
 
 def attempts(box: Sandbox, number: int) -> list[Marker]:
-    return [
-        m
-        for c in box.standin.comments(box.repo, number)
-        for m in decode_markers(c.body)
-        if m.kind is Kind.ATTEMPT
-    ]
+    return [m for body in record_bodies(box, number) for m in decode_markers(body) if m.kind is Kind.ATTEMPT]
 
 
 def artifact_of(healed: HealerRun, where: Path) -> Path:

@@ -12,16 +12,29 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from healer.change.claim import BranchLock, Claim
+from healer.change.workspace import Repo, identity_for
 from healer.demo.notifications import first_line
 from healer.demo.sample import job_log
 from healer.github import GitHub, GitHubError
 from healer.heal import attempt as heal_module
-from healer.ledger.ledger import Kind, Marker, Signer, claim_body, comment_body, decode_markers
+from healer.ledger.fixrecords import fix_records
+from healer.ledger.ledger import (
+    CLAIM_TTL,
+    Kind,
+    Ledger,
+    Marker,
+    Signer,
+    claim_body,
+    comment_body,
+    decode_markers,
+)
 from healer.logsource import MemoryLogSource
 from healer.model import Annotation, Comment, Job, PullRequest, Repository, RunEvent
 from healer.run import app
@@ -181,8 +194,23 @@ class FakeGitHub(GitHub):
     def update_pull(self, number: int, *, title: str | None = None, body: str | None = None,
                     state: str | None = None) -> PullRequest:  # fmt: skip
         self._write(f"update_pull #{number} {state}")
-        self.pulls[number] = replace(self.pulls[number], state=state or self.pulls[number].state)
+        old = self.pulls[number]
+        self.pulls[number] = replace(
+            old, state=state or old.state, body=old.body if body is None else body, title=title or old.title
+        )
         return self.pulls[number]
+
+    def list_pulls(
+        self, *, head: str | None = None, base: str | None = None, state: str = "open"
+    ) -> list[PullRequest]:
+        self._read()
+        return [
+            p
+            for p in self.pulls.values()
+            if (base is None or p.base_ref == base)
+            and (state == "all" or p.state == state)
+            and (head is None or head.partition(":")[2] == p.head_ref)
+        ]
 
 
 @dataclass
@@ -256,6 +284,11 @@ class World:
     def comment_markers(self) -> list[Marker]:
         return [m for c in self.gh.comments for m in decode_markers(c.body)]
 
+    def record_markers(self) -> list[Marker]:
+        """The markers of the comments and of the fix pull requests' bodies (a quiet heal's records)."""
+        fixes = [p for p in self.gh.pulls.values() if p.author == BOT]
+        return self.comment_markers() + [m for p in fixes for m in decode_markers(p.body)]
+
 
 @pytest.fixture
 def world(tmp_path: Path) -> World:
@@ -312,6 +345,7 @@ def test_lint_failure_is_healed_by_the_fix_rule_into_a_ready_pr(world: World) ->
     assert outputs["category"] == "lint"
     fix = world.gh.pulls[101]
     assert outputs["fix-pull-request"] == fix.html_url
+    fix = world.gh.pulls[101]  # as the run left it: its records at the top of its body
     assert fix.head_ref == f"ci-healer/7-{world.pr_sha[:7]}" and fix.base_ref == "feature"
     assert not fix.draft
     assert "Ran `ruff check .` on the changed tree: it passed" in fix.body
@@ -320,15 +354,15 @@ def test_lint_failure_is_healed_by_the_fix_rule_into_a_ready_pr(world: World) ->
     branch_file = git(world.origin, "show", f"{fix.head_ref}:app.py")
     assert branch_file == 'print("hi")'
     assert git(world.origin, "log", "-1", "--format=%an", fix.head_ref) == BOT
-    # one comment for the run: the claim, already the news (it notifies), edited into the outcome; the fix
-    # pull request reaches the author as a review request (an edit notifies nobody)
-    assert len(world.gh.comments) == 1
-    assert [w.split()[0] for w in world.gh.writes] == [
-        "create_comment", "create_pull", "request_reviewers", "update_comment"
-    ]  # fmt: skip
-    assert world.gh.writes[2] == f"request_reviewers #101 {world.gh.pulls[7].author}"
-    (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
+    # no comment: the run claimed its fix branch (a push, which notifies nobody); the fix reaches the author
+    # as a review request, the one notification, and the attempt is recorded at the top of the fix's body
+    assert world.gh.comments == []
+    assert [w.split()[0] for w in world.gh.writes] == ["create_pull", "request_reviewers", "update_pull"]
+    assert world.gh.writes[1] == f"request_reviewers #101 {world.gh.pulls[7].author}"
+    (marker,) = [m for m in decode_markers(fix.body) if m.kind is Kind.ATTEMPT]
     assert (marker.check, marker.attempt, marker.fix_pr, marker.result) == ("lint", 1, 101, "verified")
+    assert marker.pushed == git(world.origin, "rev-parse", fix.head_ref)
+    assert fix.body.startswith("<!-- ci-healer:v1 ")  # the records lead the body (only they are read)
     assert log.splitlines()[0] == f"::add-mask::{TOKEN}"
     assert TOKEN not in "\n".join(log.splitlines()[1:])
     assert "::group::" in log
@@ -359,8 +393,15 @@ def test_a_token_that_comments_as_another_login_is_named_and_nothing_is_left(wor
     code, log, outputs = world.run(bot_login="ci-healer-app[bot]")
     assert code == 1
     assert "set `bot-login: github-actions[bot]`" in log
-    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "delete_comment"]
-    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
+    # a quiet heal learns the token's login from its fix pull request: the fix stands, no comment was left,
+    # and its branch keeps the commit from being healed again while the login is wrong
+    assert [w.split()[0] for w in world.gh.writes] == ["create_pull", "request_reviewers", "update_pull"]
+    writes = len(world.gh.writes)
+    world.event(run_id=901)
+    code, log, outputs = world.run(bot_login="ci-healer-app[bot]")
+    assert code == 0 and outputs["decision"] == "skipped", log
+    assert "its fix branch is at" in log
+    assert len(world.gh.writes) == writes
 
 
 def test_a_rerun_of_the_healed_commit_does_nothing(world: World) -> None:
@@ -413,8 +454,8 @@ def test_test_failure_goes_to_the_agent_without_a_token_and_is_delivered_as_draf
     fix = world.gh.pulls[101]
     assert fix.draft
     assert "Not verified" in fix.body and "made by the configured agent command" in fix.body
-    comment = world.gh.comments[0].body
-    assert "@maintainer" not in comment and "@maintainer" not in fix.body  # agent output pings nobody
+    assert world.gh.comments == []  # a draft waiting for nothing but a person's look: the fix says it all
+    assert "@maintainer" not in fix.body  # agent output pings nobody
     assert "Ping @\u200bmaintainer." in fix.body and "```" in fix.body
     assert Path(outputs["frame-path"]).read_text() == frame  # the frame the agent read, for the record
 
@@ -448,13 +489,14 @@ def test_an_agent_that_deletes_a_test_is_refused_and_its_notes_posted(world: Wor
     code, log, outputs = world.run(agent_command=agent_command(world, AGENT_DELETES_TEST))
     assert code == 0, log
     assert outputs["decision"] == "skipped" and outputs["fix-pull-request"] == ""
-    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "update_comment"]
+    # nothing delivered: the failure stands and is a person's to fix, so the outcome is created (it notifies)
+    assert [w.split()[0] for w in world.gh.writes] == ["create_comment"]
     body = world.gh.comments[0].body
     assert "delivered nothing" in body and "test_app.py" in body
     assert "Removed the failing test @\u200balice" in body  # fenced, and the mention defused all the same
     (marker,) = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
     assert marker.result == "refused"
-    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""  # the claim was released
 
 
 AGENT_HANGS = """
@@ -575,7 +617,7 @@ def test_spent_budget_escalates_once_with_label_and_mention(world: World) -> Non
 
 def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
     lint_pr(world)
-    world.run()
+    world.run(max_attempts="0")  # an escalation: the healer's comment
     world.gh.jobs = []
     world.succeed("lint")
     world.event("success", run_id=950)
@@ -583,13 +625,7 @@ def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
     code, log, outputs = world.run()
     assert code == 0, log
     assert outputs["decision"] == "none"
-    fix = world.gh.pulls[101]
-    # the reset edits the comment; the fix PR the check no longer needs is closed and its branch deleted
-    assert world.gh.writes[writes:] == [
-        f"update_comment {world.gh.comments[0].id}",
-        "update_pull #101 closed",
-        f"delete_branch {fix.head_ref}",
-    ]
+    assert world.gh.writes[writes:] == [f"update_comment {world.gh.comments[0].id}"]
     assert len(world.gh.comments) == 1
     assert Kind.RESET in [m.kind for m in world.comment_markers()]
     assert "budget for it starts over" in world.gh.comments[0].body
@@ -599,12 +635,37 @@ def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
     )
 
 
-def test_green_run_without_history_costs_two_reads(world: World) -> None:
+def test_green_run_resets_in_the_fix_records_of_a_quiet_heal(world: World) -> None:
+    lint_pr(world)
+    world.run()  # a quiet heal: its record is the top of fix #101's body, no comment
+    world.gh.jobs = []
+    world.succeed("lint")
+    world.event("success", run_id=950)
+    writes = len(world.gh.writes)
+    code, log, outputs = world.run()
+    assert code == 0, log
+    fix = world.gh.pulls[101]
+    # the reset goes after the attempt, in the same body (an edit: nobody is notified); the fix PR the check
+    # no longer needs is closed and its branch deleted, its records still first in its body
+    assert world.gh.writes[writes:] == [
+        "update_pull #101 None",
+        "update_pull #101 closed",
+        f"delete_branch {fix.head_ref}",
+    ]
+    assert world.gh.comments == []
+    assert [m.kind for m in decode_markers(fix.body)] == [Kind.ATTEMPT, Kind.RESET]
+    assert fix.state == "closed" and "passed on" in fix.body
+    ledger = Ledger.from_comments(fix_records(list(world.gh.pulls.values()), world.gh.pulls[7], BOT), BOT)
+    assert ledger.attempts_spent("lint") == 0
+
+
+def test_green_run_without_history_costs_three_reads(world: World) -> None:
     lint_pr(world)
     world.event("success")
     code, _, outputs = world.run()
     assert (code, outputs["decision"]) == (0, "none")
-    assert world.gh.requests == 2  # the pull request and its comments; the jobs are not even listed
+    # the pull request, its comments and the fix pull requests into its branch; the jobs are not listed
+    assert world.gh.requests == 3
     assert world.gh.writes == []
 
 
@@ -661,16 +722,42 @@ def test_dry_run_writes_nothing_and_prints_plan_and_frame(world: World) -> None:
 
 def test_a_concurrent_claim_that_wins_makes_this_run_step_back(world: World) -> None:
     lint_pr(world)
-
-    def rival(gh: FakeGitHub) -> None:  # another run claims the same commit a moment earlier
-        gh.comments.append(Comment(gh._id(), BOT, claim_body(world.pr_sha, 899, 1, "rival")))
-
-    world.gh.on_create_comment = rival
+    world.gh.pulls[7] = replace(world.gh.pulls[7], head_sha=world.pr_sha)
+    # another run claimed the fix branch of the same commit a moment earlier (a push, not a comment)
+    rival = BranchLock(Repo(world.tmp / "seed"), token="", server_url="", identity=identity_for(BOT))
+    branch = f"ci-healer/7-{world.pr_sha[:7]}"
+    held = rival.claim(
+        branch, head_sha=world.pr_sha, run=(899, 1), now=datetime.now(timezone.utc), ttl=CLAIM_TTL
+    )
+    assert isinstance(held, Claim)
     code, log, outputs = world.run()
     assert code == 0, log
-    assert outputs["decision"] == "skipped"
-    assert [w.split()[0] for w in world.gh.writes] == ["create_comment", "delete_comment"]
-    assert len(world.gh.comments) == 1 and "rival" in world.gh.comments[0].body
+    assert outputs["decision"] == "skipped" and "run 899 (attempt 1) holds its fix branch" in log
+    assert world.gh.writes == [] and world.gh.comments == []
+    assert git(world.origin, "rev-parse", branch) == held.sha  # the rival's claim stands
+
+
+def test_a_claim_comment_of_another_run_found_under_the_branch_claim_makes_this_run_step_back(
+    world: World,
+) -> None:
+    """The branch is this run's, but re-read under it, the ledger shows another run acting on the commit
+    (an escalation's claim comment): the run releases the branch and does nothing."""
+    lint_pr(world)
+    reads = {"n": 0}
+    real = world.gh.list_comments
+
+    def comments(number: int, *, authors: Any = None) -> list[Comment]:
+        reads["n"] += 1
+        if reads["n"] == 2:  # the re-read under the claim
+            world.gh.comments.append(Comment(world.gh._id(), BOT, claim_body(world.pr_sha, 899, 1, "rival")))
+        return real(number, authors=authors)
+
+    world.gh.list_comments = comments  # type: ignore[method-assign]
+    code, log, outputs = world.run()
+    assert code == 0, log
+    assert outputs["decision"] == "skipped" and "acted on" in log
+    assert world.gh.writes == []
+    assert git(world.origin, "branch", "--list", "ci-healer/*") == ""  # released
 
 
 # -- errors ------------------------------------------------------------------------------------------------
@@ -703,7 +790,7 @@ def test_a_permission_error_names_what_to_grant(world: World) -> None:
         raise GitHubError("could not comment on #7 (403): grant `pull-requests: write`", status=403)
 
     world.gh.create_comment = refuse  # type: ignore[method-assign]
-    code, log, outputs = world.run()
+    code, log, outputs = world.run(max_attempts="0")  # an escalation, which comments
     assert code == 1
     assert "::error title=ci-healer::GitHub API: could not comment on #7 (403)" in log
     # the job summary still says what happened, and the outputs are set
@@ -833,9 +920,9 @@ def test_several_checks_are_healed_in_one_go_and_never_claimed_verified_beyond_w
     assert "made by the fix command `ruff check --fix app.py` and the configured agent command" in fix.body
     assert git(world.origin, "show", f"{fix.head_ref}:app.py") == 'print("hi")'
     assert "return a + b" in git(world.origin, "show", f"{fix.head_ref}:widgets.py")
-    attempts = [m for m in world.comment_markers() if m.kind is Kind.ATTEMPT]
+    attempts = [m for m in world.record_markers() if m.kind is Kind.ATTEMPT]
     assert sorted((m.check, m.fix_pr) for m in attempts) == [("lint", 101), ("test", 101)]
-    assert len(world.gh.comments) == 1
+    assert world.gh.comments == []  # a draft: nothing to do for anyone until its CI or a person says
 
 
 # -- the ledger: open claims and the ledger key --------------------------------------------------------------
@@ -846,7 +933,7 @@ def test_a_green_run_never_edits_a_comment_another_run_still_holds(world: World)
     Editing the claim comment would be lost when that run writes its result into it (and could drop its
     claim), so the reset goes into the previous, settled comment."""
     lint_pr(world)
-    world.run()  # attempt 1 on lint: comment 1
+    world.run(max_attempts="0")  # the escalation of lint: comment 1
     held = world.gh.create_comment(7, claim_body(world.pr_sha, 777, 1, "looking at `docs`"))
     world.gh.jobs = []
     world.succeed("lint")
@@ -897,7 +984,7 @@ def test_a_hostile_job_name_stays_in_code_spans_and_out_of_the_runners_commands(
     world.open_pr()
     world.fail(name, "ruff check .", RUFF_OUTPUT)
     world.event()
-    code, log, _ = world.run()
+    code, log, _ = world.run(max_attempts="0")  # an escalation: the name in a comment
     assert code == 0, log
     body = world.gh.comments[0].body
     assert "octocat" in body
