@@ -1,7 +1,8 @@
 """Print the wall time of ``healer run`` (a child process, as the action starts it) on two paths.
 
 * **no-op**: a green run of a PR with no healer history: find the PR, read its comments, nothing to reset.
-* **fix rule**: a PR whose ``lint`` job failed on a real ruff finding: diagnose, claim the fix branch (a push),
+* **fix rule**: a PR whose ``lint`` job failed on a real ruff finding: diagnose, claim the fix branch (a
+  push),
   fetch the PR head into a worktree, run the rule's ``ruff check --fix .`` and ``ruff format .``, guard the
   diff, verify with the failing ``ruff check .``, commit, push ``ci-healer/<pr>-<sha7>`` over the claim, open
   the fix PR, and record the attempt in its body. No agent is involved.

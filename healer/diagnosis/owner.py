@@ -81,7 +81,7 @@ _DOMAIN = {
 _CHECKER_KIND = {"link-check": Category.LINT, "health-check": Category.TEST}
 # `go test -count=N` with N of 2 or more: every test runs N times on the same code
 _REPEATED = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
-# Rules whose cause line is a server that was busy or failing (429, 5xx), not a link or a service that is gone.
+# Rules whose cause line is a server that was busy or failing (429, 5xx), not a link or service that is gone.
 _BUSY_SERVER = frozenset({"network.http-5xx"})
 
 
@@ -261,7 +261,12 @@ def _weigh(
     if found in (Owner.PLATFORM, Owner.REPOSITORY, Owner.METADATA, Owner.UPSTREAM, Owner.NOBODY):
         # more precise than the purpose: the registry was down, the token was refused
         return found, kind
-    if found is Owner.CODE and kind is Category.DEPENDENCY and purpose.purpose == "toolchain" and not by_shape:
+    if (
+        found is Owner.CODE
+        and kind is Category.DEPENDENCY
+        and purpose.purpose == "toolchain"
+        and not by_shape
+    ):
         # a set-up that installs the project's dependencies (ruby/setup-ruby's bundler-cache) reports the
         # resolver's error about the pull request's manifests: the code's
         return Owner.CODE, kind

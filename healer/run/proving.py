@@ -258,9 +258,12 @@ def _ended_unchecked(ctx: RunContext, event: RunEvent, fix: PullRequest, attempt
         line = no_verdict_line(name, url, ended, fix.draft)
         state = no_verdict_state_line(fix.number, name, url, ended)
     ctx.gh.update_pull(fix.number, body=with_ci_line(fix.body, unasked(line), first=True))
-    fix_line = "cancelled" if ended == "cancelled" else "no-verdict"
-    body = with_fix_state(with_state_line(attempt.comment.body, state), fix_line)
-    ctx.gh.update_comment(attempt.comment.id, body)
+    if not is_fix_record(attempt.comment):
+        # an attempt recorded in a comment (a retry's) says it there too; one recorded in the fix's own body
+        # was just told by its CI line
+        fix_line = "cancelled" if ended == "cancelled" else "no-verdict"
+        body = with_fix_state(with_state_line(attempt.comment.body, state), fix_line)
+        ctx.gh.update_comment(attempt.comment.id, body)
     ctx.note(f"the CI of fix #{fix.number} ended {ended!r} without a verdict: its first line says so")
     ctx.outcome.decision = "none"
 

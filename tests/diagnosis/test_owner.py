@@ -405,7 +405,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "actions/deploy-pages@v4",
-            '##[error]Branch "feat/nav" is not allowed to deploy to github-pages due to environment protection '
+            '##[error]Branch "feat/nav" is not allowed to deploy to github-pages due to environment '
+            "protection "
             "rules.",
             Owner.REPOSITORY,
             Action.ESCALATE,
@@ -450,7 +451,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "ruby/setup-ruby@v1",
-            'Your bundle only supports platforms ["arm64-darwin-24"] but your local platform is x86_64-linux.',
+            'Your bundle only supports platforms ["arm64-darwin-24"] but your local platform is '
+            "x86_64-linux.",
             Owner.CODE,
             Action.AGENT,
             id="setup-ruby-installs-the-lock-file",
@@ -472,7 +474,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "rustup toolchain install beta --profile minimal",
-            "error: component download failed for rustc-x86_64-unknown-linux-gnu: could not download file from "
+            "error: component download failed for rustc-x86_64-unknown-linux-gnu: could not download file "
+            "from "
             "'https://static.rust-lang.org/dist/2026-11-20/rustc-beta-x86_64-unknown-linux-gnu.tar.xz' to "
             "'/home/runner/.rustup/downloads/x.partial'",
             Owner.PLATFORM,
@@ -495,8 +498,9 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "sphinx-build -W -b html docs docs/_build",
-            "intersphinx inventory 'https://docs.sqlalchemy.org/en/20/objects.inv' not fetchable due to <class "
-            "'requests.exceptions.ConnectionError'>: HTTPSConnectionPool(host='docs.sqlalchemy.org', port=443)",
+            "intersphinx inventory 'https://docs.sqlalchemy.org/en/20/objects.inv' not fetchable due to "
+            "<class 'requests.exceptions.ConnectionError'>: HTTPSConnectionPool(host='docs.sqlalchemy.org', "
+            "port=443)",
             Owner.PLATFORM,
             Action.RERUN,
             id="intersphinx-unreachable",
@@ -562,10 +566,15 @@ def test_the_ending_comes_before_the_lines_a_killed_process_printed() -> None:
         ),
         pytest.param(
             "mypy --strictest src",
-            ["usage: mypy [-h] [-v] [-V] [more options; see below]", "mypy: error: unrecognized arguments: --strictest"],
+            [
+                "usage: mypy [-h] [-v] [-V] [more options; see below]",
+                "mypy: error: unrecognized arguments: --strictest",
+            ],
             id="tool-option",
         ),
-        pytest.param("./scripts/check.sh", ["bash: ./scripts/check.sh: Permission denied"], id="not-executable"),
+        pytest.param(
+            "./scripts/check.sh", ["bash: ./scripts/check.sh: Permission denied"], id="not-executable"
+        ),
     ],
 )
 def test_a_checks_own_script_file_or_option_is_the_codes(command: str, output: list[str]) -> None:
@@ -604,7 +613,7 @@ def test_a_rule_that_names_the_code_says_so_in_a_release_job_too() -> None:
     """A package.json that does not parse is the pull request's file, even when a release job reads it."""
     log = run_log(
         "VERSION=$(jq -e -r '.version' package.json)",
-        ["jq: error (at package.json:7): Cannot index string with string \"version\""],
+        ['jq: error (at package.json:7): Cannot index string with string "version"'],
         exit_code=5,
     )
     diagnosis = diagnose(log, job="release")
@@ -628,7 +637,9 @@ def test_a_playwright_run_failed_only_for_flaky_tests_is_the_tests_history() -> 
 
 def test_a_playwright_run_with_a_test_that_failed_for_good_is_the_codes() -> None:
     failed = ["  1 failed", "    [chromium] › tests/cart.spec.ts:9:5 › cart keeps items ───────────"]
-    diagnosis = diagnose(run_log("npx playwright test", [*PLAYWRIGHT, *failed, "  62 passed (1.4m)"]), job="e2e")
+    diagnosis = diagnose(
+        run_log("npx playwright test", [*PLAYWRIGHT, *failed, "  62 passed (1.4m)"]), job="e2e"
+    )
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
 
 
@@ -646,7 +657,8 @@ def test_a_job_github_would_not_start_for_billing_is_the_repositorys() -> None:
 
 def test_a_test_that_failed_on_an_assertion_beside_network_errors_is_still_the_codes() -> None:
     lines = [
-        "FAILED tests/test_live.py::test_forecast - requests.exceptions.ConnectionError: HTTPSConnectionPool(...)",
+        "FAILED tests/test_live.py::test_forecast - requests.exceptions.ConnectionError: "
+        "HTTPSConnectionPool(...)",
         "FAILED tests/test_units.py::test_kelvin - AssertionError: assert 273.1 == 273.15",
         "2 failed, 40 passed in 3.10s",
     ]

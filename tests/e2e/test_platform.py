@@ -279,7 +279,9 @@ def test_a_closed_prs_fix_pr_is_closed_too(box: Sandbox, tmp_path: Path) -> None
 
     closed_event(box, pull, event_name="pull_request")
 
-    assert fix.state == "closed" and first_line(fix.body or "").startswith(f"{CLOSED} #{pull.number} was closed")
+    assert fix.state == "closed" and first_line(fix.body or "").startswith(
+        f"{CLOSED} #{pull.number} was closed"
+    )
     assert fix_branches(box) == []
 
 
@@ -300,7 +302,9 @@ def test_a_fix_pr_is_closed_when_its_check_passes_without_it(box: Sandbox, tmp_p
     result = heal(box, green)
 
     assert fix.state == "closed"
-    assert first_line(fix.body or "").startswith(f"{CLOSED} `test (3.12)` passed on {sha[:7]} without this fix.")
+    assert first_line(fix.body or "").startswith(
+        f"{CLOSED} `test (3.12)` passed on {sha[:7]} without this fix."
+    )
     assert fix_branches(box) == []
     assert "closed fix pull request" in result.stdout
 

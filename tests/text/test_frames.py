@@ -182,9 +182,15 @@ def test_heal_frame_renders_for_every_category(category: Category) -> None:
 
 def test_a_config_failure_of_the_code_asks_the_agent_to_fix_the_tree_and_leave_workflows() -> None:
     """A config failure reaches the agent only when the check's own script, file or option is wrong: the
-    guidance says to fix it in the tree, and to change nothing when only the workflow or a secret is at fault."""
+    guidance says to fix it in the tree, and to change nothing when only the workflow or a secret is at
+    fault."""
     frame = render_heal_frame(
-        Frames(), repository="octo/repo", pr=PR, head_sha=SHA, run_url="https://run", checks=[plan(Category.CONFIG)]
+        Frames(),
+        repository="octo/repo",
+        pr=PR,
+        head_sha=SHA,
+        run_url="https://run",
+        checks=[plan(Category.CONFIG)],
     )
     assert "Guidance (config)" in frame
     assert "Fix it where the tree holds it" in frame
