@@ -28,6 +28,7 @@ the news (0 or 1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from healer.deliver.fixpr import ask_review, fix_branch_target, is_fix_branch
@@ -43,9 +44,11 @@ from healer.text.fixstate import (
     awaits_verdict,
     cancelled_line,
     cancelled_state_line,
+    is_failed_news,
     no_verdict_line,
     no_verdict_state_line,
     with_fix_state,
+    with_later_pass,
 )
 from healer.text.proof import (
     Failure,
@@ -136,7 +139,7 @@ def on_fix_branch(ctx: RunContext, event: RunEvent) -> None:
             _ended_unchecked(ctx, event, fix, attempt)
             return
         failures = _failures(ctx, event, cancelled)
-    record(ctx, event, fix, number, attempt, passed, failures, signer)
+    record(ctx, event, fix, number, attempt, passed, failures, signer, comments=comments)
 
 
 def record(
@@ -148,8 +151,11 @@ def record(
     passed: bool,
     failures: tuple[Failure, ...],
     signer: Signer | None,
+    *,
+    comments: Sequence[Comment] = (),
 ) -> None:
-    """Write the verdict where people look (steps 3 to 5 of the module's docstring)."""
+    """Write the verdict where people look (steps 3 to 5 of the module's docstring). ``comments``: the
+    healer's comments on the pull request, where a red verdict's news may wait for a later pass."""
     url = run_url(ctx.actions.server_url, event.repository, event.run_id)
     name = event.workflow_name or event.workflow_path
     workflow = check_key(workflow_key(event))
@@ -237,6 +243,11 @@ def record(
         ctx.note(f"#{number}'s author was asked when fix #{fix.number} opened: its passing CI is no news")
     else:
         _tell(ctx, fix, number, attempt, name, url, passed=passed, ready=ready, failures=failures)
+    if passed and ours:
+        # the news of an earlier red verdict of this fix says what came since (an edit: nobody is told again)
+        for news in comments:
+            if is_failed_news(news.body, fix.number):
+                ctx.gh.update_comment(news.id, with_later_pass(news.body, fix.number, name, url))
     ctx.outcome.decision = "none"
     ctx.note(f"fix pull request: {fix.html_url}")
 

@@ -134,3 +134,27 @@ def with_fix_state(body: str, state: str) -> str:
         shown = f"{prefix}{inner}" if inner else prefix.rstrip("; ")
         lines[index] = f"{found.group(1)} ({shown}){tail}"
     return "\n".join(lines)
+
+
+# A red verdict's news on the pull request (healer.text.proof.news_comment) is created once; when the same fix
+# passes CI later (a re-run), the news stays true only as the past: a line on top says what came since.
+LATER = "> :white_check_mark: **Later:**"
+
+
+def is_failed_news(body: str, fix_pr: int) -> bool:
+    """Whether ``body`` is the news that fix ``fix_pr`` failed CI (a later line on top or not)."""
+    lines = [ln for ln in body.split("\n") if ln.strip() and not ln.startswith(LATER)]
+    return (
+        bool(lines) and lines[0].startswith(":x: The fix for ") and f" in #{fix_pr} failed CI (" in lines[0]
+    )
+
+
+def with_later_pass(body: str, fix_pr: int, workflow_name: str, url: str) -> str:
+    """The failed-CI news with a first line saying that the fix's CI passed since (an earlier such line is
+    replaced); what it said of the failure stays below, as what happened then."""
+    kept = body.split("\n", 2)[2] if body.startswith(LATER) and body.count("\n") >= 2 else body
+    later = (
+        f"{LATER} {code(workflow_name)} passed on #{fix_pr} since then ([run]({url})); #{fix_pr}'s first "
+        "line says what to do with it. Below, what failed before."
+    )
+    return f"{later}\n\n{kept}"

@@ -105,6 +105,10 @@ def test_the_attempts_comment_follows_a_red_verdict_and_promises_no_review_it_co
 
     assert first_line(fix.body or "").startswith(":white_check_mark: **CI passed**")
     assert [t.number for t in heard(green.requests)] == [fix.number]
+    # the red news says what came since, first (an edit: nobody is told twice); the failure stays below
+    [news] = box.standin.comments(box.repo, pull.number)
+    assert first_line(news.body).startswith(f"> :white_check_mark: **Later:** `CI` passed on #{fix.number}")
+    assert f"/runs/{dispatched.id})" in first_line(news.body) and "failed CI" in news.body
 
 
 def test_a_fix_closed_as_unneeded_while_waiting_for_ci_says_so_first_and_nothing_says_waiting(

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from healer.model import Action, Category, CheckPlan, Diagnosis, HealMode, Verdict
-from healer.text.fixstate import cancelled_line, closed_body, with_fix_state
+from healer.text.fixstate import (
+    LATER,
+    cancelled_line,
+    closed_body,
+    is_failed_news,
+    with_fix_state,
+    with_later_pass,
+)
 from healer.text.frames import Frames, HealNote, render_comment
 from healer.text.proof import (
     CI_MARK,
@@ -201,3 +208,15 @@ def test_a_fix_that_was_open_for_review_already_is_not_said_to_have_been_marked_
     ):
         assert "was open for review already" in text and "marked ready" not in text
     assert "and was marked ready for review." in state_line(13, "CI", URL, passed=True, ready=True, ours=True)
+
+
+def test_a_failed_fix_news_says_first_what_came_since_and_keeps_the_failure_below() -> None:
+    news = news_comment(6, ["lint"], "CI", "https://run/1", passed=False, ready=False, failures=())
+    assert is_failed_news(news, 6) and not is_failed_news(news, 7)
+    once = with_later_pass(news, 6, "CI", "https://run/2")
+    assert once.startswith(f"{LATER} `CI` passed on #6 since then ([run](https://run/2))")
+    assert once.endswith(news) and is_failed_news(once, 6)
+    # a second pass replaces the line instead of stacking another
+    twice = with_later_pass(once, 6, "CI", "https://run/3")
+    assert twice.count(LATER) == 1 and "https://run/3" in twice and twice.endswith(news)
+    assert not is_failed_news(news_comment(6, ["lint"], "CI", "u", passed=True, ready=True, failures=()), 6)
