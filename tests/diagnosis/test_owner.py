@@ -706,3 +706,37 @@ def test_a_go_test_that_failed_every_repeated_run_is_the_codes() -> None:
     runs = [line.replace("PASS", "FAIL") for line in GO_RUNS]
     diagnosis = diagnose(run_log("go test -count=3 -v ./scheduler/...", runs), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        pytest.param(
+            "stripe._error.AuthenticationError: No API key provided. (HINT: set your API key...)",
+            id="sdk-auth",
+        ),
+        pytest.param(
+            "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.example.com/v1",
+            id="http-401",
+        ),
+        pytest.param("ValueError: PAYWALL_WEBHOOK_SECRET is empty", id="secret-empty"),
+    ],
+)
+def test_tests_that_failed_only_on_credentials_are_the_repositorys(failure: str) -> None:
+    """A fork's pull request gets no secrets: tests that could not log in are not the code's to fix."""
+    lines = [
+        f"FAILED tests/integration/test_pay.py::test_checkout - {failure}",
+        "1 failed, 30 passed in 2.41s",
+    ]
+    diagnosis = diagnose(run_log("pytest tests/integration -q", lines), job="integration")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_test_that_failed_on_an_assertion_beside_a_refused_key_is_still_the_codes() -> None:
+    lines = [
+        "FAILED tests/test_pay.py::test_checkout - stripe._error.AuthenticationError: No API key provided.",
+        "FAILED tests/test_pay.py::test_total - AssertionError: assert 10 == 12",
+        "2 failed, 30 passed in 2.41s",
+    ]
+    diagnosis = diagnose(run_log("pytest -q", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
