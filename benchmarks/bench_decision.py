@@ -33,7 +33,7 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,6 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
 }
 
 DECISIONS_ALLOWED = ("change", "rerun", "escalate", "nothing")
-OWNERS = ("code", "metadata", "repository", "platform", "upstream", "history", "nobody")
 
 # COST[truth][predicted]. An agent run on a failure that is not the PR's code is the expensive error (a bogus
 # fix PR and an agent bill: 5); doing nothing about a failure someone must act on loses it (3); a code failure
@@ -125,14 +124,8 @@ def diagnose_one(
         )
     record = Job(id=1, name=job, status="completed", conclusion="failure", steps=steps)
     evidence = Evidence(job=record, log=tail)
-    # the names go where the classifier's model takes them: a field of the job or the evidence, or an argument
-    for target in ("record", "evidence"):
-        obj = record if target == "record" else evidence
-        known = {f.name for f in fields(obj)}
-        given = {n: v for n, v in (("workflow", workflow), ("workflow_name", workflow)) if n in known and v}
-        if given:
-            obj = replace(obj, **given)
-            record, evidence = (obj, replace(evidence, job=obj)) if target == "record" else (record, obj)
+    # the names go where the classifier takes them; the fallbacks below let the same script measure commits
+    # from before the owner axis (no `workflow=` argument, no `Diagnosis.owner`), as BEFORE.md's figures did
     wanted = {"step": step, "workflow": workflow}
     params = inspect.signature(classify).parameters
     extra = {k: v for k, v in wanted.items() if k in params and v}

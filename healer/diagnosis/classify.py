@@ -34,7 +34,16 @@ from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job, Step
 
-__all__ = ["MAX_EXCERPT_BYTES", "MAX_EXCERPT_LINES", "classify", "diagnose", "diagnose_jobs", "diagnose_text"]
+__all__ = [
+    "MAX_EXCERPT_BYTES",
+    "MAX_EXCERPT_LINES",
+    "classify",
+    "diagnose",
+    "diagnose_jobs",
+    "diagnose_parts",
+    "diagnose_text",
+    "failed_job",
+]
 # Found only outside the failing step: the reading is weaker.
 OUTSIDE_STEP_FACTOR = 0.7
 # The number of lines of the failing step's end shown when no rule matched.
@@ -63,8 +72,10 @@ def classify(
     job = evidence.job
     text = evidence.log.text if evidence.log is not None else ""
     truncated = evidence.log.truncated if evidence.log is not None else False
-    jobs = diagnose_jobs(text, rules, truncated=truncated, scripts=scripts, workflow=workflow)
-    if len(jobs) > 1:
+    parts = split_capture(text)
+    if len(parts) > 1:
+        # a capture of several jobs: each is diagnosed once, the first real failure decides
+        jobs = diagnose_parts(text, parts, rules, truncated=truncated, scripts=scripts, workflow=workflow)
         return jobs[0][1]
     log = parse_log(text, truncated=truncated)
     return diagnose(log, rules, job=job, annotations=evidence.annotations, scripts=scripts, workflow=workflow)
@@ -83,19 +94,37 @@ def diagnose_jobs(
     failure (a full-run capture holds the jobs that passed too), cancelled jobs last. Each job's failing step
     is the capture's step column. Empty when ``text`` is not a capture."""
     parts = split_capture(text)
+    return diagnose_parts(text, parts, rules, truncated=truncated, scripts=scripts, workflow=workflow)
+
+
+def diagnose_parts(
+    text: str,
+    parts: Sequence[tuple[str, str]],
+    rules: RuleSet,
+    *,
+    truncated: bool = False,
+    scripts: Mapping[str, str] | None = None,
+    workflow: str | None = None,
+) -> list[tuple[str, Diagnosis]]:
+    """:func:`diagnose_jobs` of a capture already split into ``parts`` (``split_capture(text)``)."""
     if not parts:
         return []
     found: list[tuple[str, Diagnosis, bool]] = []
     failing = failing_steps(text)
     for n, (name, part) in enumerate(parts):
-        step = failing.get(name)
-        steps = (Step(number=1, name=step, status="completed", conclusion="failure"),) if step else ()
-        record = Job(id=0, name=name, status="completed", conclusion="failure", steps=steps)
+        record = failed_job(name, failing.get(name))
         log = parse_log(part, truncated=truncated and n == 0)
         failed = log.exit_code not in (None, 0) or bool(log.error_lines)
         found.append((name, diagnose(log, rules, job=record, scripts=scripts, workflow=workflow), failed))
     ranked = sorted(found, key=lambda item: (item[1].category is Category.CANCELLED, not item[2]))
     return [(name, diagnosis) for name, diagnosis, _ in ranked]
+
+
+def failed_job(name: str, step: str | None) -> Job:
+    """The record of a failed job known only by its name and failing step (a capture's columns, or the
+    names given to ``healer diagnose``)."""
+    steps = (Step(number=1, name=step, status="completed", conclusion="failure"),) if step else ()
+    return Job(id=0, name=name, status="completed", conclusion="failure", steps=steps)
 
 
 def diagnose_text(text: str, rules: RuleSet, *, job: str | None = None) -> Diagnosis:

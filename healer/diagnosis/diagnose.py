@@ -19,12 +19,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from healer.diagnosis.classify import classify, diagnose_jobs
+from healer.diagnosis.capture import split_capture
+from healer.diagnosis.classify import classify, diagnose_parts, failed_job
 from healer.diagnosis.logs import DEFAULT_TAIL_BYTES, looks_binary
 from healer.diagnosis.readback import read_back
 from healer.diagnosis.rules import RuleError, RuleSet, load_rules
 from healer.logsource import DEFAULT_READ_LIMIT, FileLogSource, LogSource, TailLogSource
-from healer.model import Diagnosis, Evidence, Job, LogTail, Step
+from healer.model import Diagnosis, Evidence, LogTail
 
 # Control characters other than tab would let a log rewrite the reader's terminal.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -198,12 +199,11 @@ def diagnose_tail(
     """The diagnosis of a log, or of each job of a ``gh run view --log-failed`` capture (the first real
     failure first; each job's and failing step's names come from the capture's columns, as the action has
     them from the Jobs API). ``job``, ``step``, ``workflow``: the names of a plain job log."""
-    jobs = diagnose_jobs(tail.text, rules, truncated=tail.truncated, workflow=workflow)
-    if len(jobs) > 1 or (jobs and job is None and step is None):
+    parts = split_capture(tail.text)
+    if len(parts) > 1 or (parts and job is None and step is None):
+        jobs = diagnose_parts(tail.text, parts, rules, truncated=tail.truncated, workflow=workflow)
         return [(name, diagnosis) for name, diagnosis in jobs]
-    steps = (Step(number=1, name=step, status="completed", conclusion="failure"),) if step else ()
-    record = Job(id=0, name=job or "", status="completed", conclusion="failure", steps=steps)
-    return [(None, classify(Evidence(job=record, log=tail), rules, workflow=workflow))]
+    return [(None, classify(Evidence(job=failed_job(job or "", step), log=tail), rules, workflow=workflow))]
 
 
 def diagnose_file(
