@@ -207,6 +207,11 @@ class StandIn(Seeding):
         """Recorded requests that change state (POST, PATCH, PUT, DELETE)."""
         return [r for r in self.requests if r.is_write]
 
+    def clear_faults(self) -> None:
+        """Serve every call again (faults set with :meth:`fail` and not yet answered are dropped)."""
+        with self._lock:
+            self._faults.clear()
+
     def api_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.operation != "signed-log"]
 

@@ -207,8 +207,7 @@ def act(
 
 def _release(ctx: RunContext, config: Config, claim: Claim | None) -> None:
     if claim is not None:
-        with contextlib.suppress(GitError):
-            release(ctx, config, claim)
+        release(ctx, config, claim)  # never raises (BranchLock.release)
 
 
 def render_claim(ctx: RunContext, event: RunEvent, pr: PullRequest, config: Config, plan: Plan) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from healer.deliver.fixpr import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
 from healer.github import GitHubError
 from healer.ledger.entries import flaky_marker
-from healer.ledger.fixrecords import fix_number, is_fix_record, read_records
+from healer.ledger.fixrecords import fix_number, is_fix_record
 from healer.ledger.flaky import flaky_line, flaky_on_green
 from healer.ledger.ledger import (
     Kind,
@@ -30,7 +30,7 @@ from healer.run.context import RunContext
 from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs
 from healer.run.learning import propose_rule
-from healer.run.planning import counts, find_pull, load_repository_config
+from healer.run.planning import counts, find_pull, load_repository_config, read_ledger
 from healer.text.fixstate import awaits_verdict, unwaited_line, with_fix_state
 from healer.text.frames import COMMENT_LIMIT, render_comment
 from healer.text.proof import with_ci_line, with_state_line
@@ -44,9 +44,8 @@ def on_success(ctx: RunContext, event: RunEvent) -> None:
         ctx.say("no open pull request at this head; nothing to reset")
         return
     ctx.outcome.pr = pr
-    comments = ctx.gh.list_comments(pr.number)
     # a heal whose fix waits for its CI recorded its attempt in the fix pull request's body only
-    comments += read_records(ctx.gh, pr, ctx.config.bot_login)
+    comments = read_ledger(ctx, pr, ctx.config)
     ledger = Ledger.from_comments(
         comments, ctx.config.bot_login, ctx.signer(pr), workflow=workflow_key(event)
     )

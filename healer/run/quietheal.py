@@ -22,13 +22,12 @@ claims the branch too (:func:`claim_fix_branch`), so that two runs of a commit n
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Protocol
 
 from healer.change.claim import BranchLock, Claim, Holder
-from healer.change.workspace import GitError, Repo, StaleHeadError, identity_for
+from healer.change.workspace import Repo, StaleHeadError, identity_for
 from healer.config import Config
 from healer.deliver.fixpr import fix_branch
 from healer.github import GitHubError
@@ -40,11 +39,9 @@ from healer.run.context import RunContext
 from healer.run.healing import heal_checks
 from healer.run.policy import acting
 from healer.text.head import split_head
+from healer.text.markdown import COMMENT_LIMIT
 from healer.text.report import SetupError
 from healer.text.tokens import scrub
-
-# GitHub's limit on a pull request's body (characters)
-_BODY_LIMIT = 65_536
 
 
 class Done(Protocol):
@@ -139,8 +136,7 @@ def heal_quietly(
         ctx.skip(f"stale head: {exc}")
         return
     except BaseException:
-        with contextlib.suppress(GitError):
-            release(ctx, config, got)
+        release(ctx, config, got)  # never raises: a claim it could not delete expires (CLAIM_TTL)
         raise
     signer = ctx.signer(pr)
     markers = done.markers + reset_markers(
@@ -188,6 +184,6 @@ def fix_body(body: str, markers: Sequence[Marker], account: str, signer: Signer 
     for with_account in (True, False):
         top = "\n".join([*lines, account] if with_account and account else lines)
         joined = f"{top}\n\n{text}" if text else top
-        if len(joined) <= _BODY_LIMIT:
+        if len(joined) <= COMMENT_LIMIT:
             return joined
-    return f"{top}\n\n{text[: max(0, _BODY_LIMIT - len(top) - 2)]}"
+    return f"{top}\n\n{text[: max(0, COMMENT_LIMIT - len(top) - 2)]}"

@@ -143,3 +143,28 @@ def test_a_heal_that_delivers_nothing_releases_its_claim_and_tells_the_pull_requ
     assert told.kind == "comment"
     [comment] = box.standin.comments(box.repo, pull.number)
     assert any(m.kind is Kind.ATTEMPT for m in decode_markers(comment.body))
+
+
+def test_when_github_refuses_the_record_edit_the_fix_stands_and_the_commit_is_not_healed_twice(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    """The unkind form: the fix pull request is open, then GitHub answers 502 to the edit that records the
+    attempt in its body. The run says so and fails the step; the branch still holds the commit, so a run of
+    the same commit heals nothing again (no second agent run, no second fix)."""
+    pull, run = failing_test_pull(box)
+    agent = tmp_path / "agent"
+    inputs = {"agent-command": write_agent(agent, SLOW_FIX.replace("time.sleep(3)\n", ""))}
+    box.standin.fail("pulls/update", 502, times=10)
+
+    first = heal(box, run, inputs=inputs, expect_exit=1)
+
+    [fix] = box.standin.created_pulls(box.repo)
+    assert "could not record the attempt in fix" in first.stdout + first.stderr
+    assert decode_markers(fix.body or "") == []  # the record is missing, and the run said so
+    assert box.standin.comments(box.repo, pull.number) == []
+    box.standin.clear_faults()
+
+    again = heal(box, run, inputs=inputs)
+
+    assert again.decision == "skipped" and len(agent_reports(agent)) == 1
+    assert box.standin.created_pulls(box.repo) == [fix]
