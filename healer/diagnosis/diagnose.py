@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, TextIO
 
 from healer.diagnosis.capture import split_capture
 from healer.diagnosis.classify import classify, diagnose_parts, failed_job
-from healer.diagnosis.logs import DEFAULT_TAIL_BYTES, looks_binary
+from healer.diagnosis.logs import DEFAULT_TAIL_BYTES, job_name_in, looks_binary
 from healer.diagnosis.readback import read_back
 from healer.diagnosis.rules import RuleError, RuleSet, load_rules
 from healer.logsource import DEFAULT_READ_LIMIT, FileLogSource, LogSource, TailLogSource
@@ -69,7 +69,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--job",
         default=None,
-        help="the job (check) name: for rules with a `job` condition, and a hint of the purpose",
+        help="the job (check) name: for rules with a `job` condition, and a hint of the purpose "
+        "(default: the name the runner wrote in the log's set-up, `Complete job name: …`)",
     )
     parser.add_argument(
         "--step",
@@ -198,11 +199,15 @@ def diagnose_tail(
 ) -> list[tuple[str | None, Diagnosis]]:
     """The diagnosis of a log, or of each job of a ``gh run view --log-failed`` capture (the first real
     failure first; each job's and failing step's names come from the capture's columns, as the action has
-    them from the Jobs API). ``job``, ``step``, ``workflow``: the names of a plain job log."""
+    them from the Jobs API). ``job``, ``step``, ``workflow``: the names of a plain job log; without ``job``,
+    the name the runner wrote in the log's set-up section."""
     parts = split_capture(tail.text)
     if len(parts) > 1 or (parts and job is None and step is None):
         jobs = diagnose_parts(tail.text, parts, rules, truncated=tail.truncated, workflow=workflow)
         return [(name, diagnosis) for name, diagnosis in jobs]
+    # a plain job log names its job in the runner's set-up section: the offline reading gets the name the
+    # action has from the Jobs API
+    job = job or job_name_in(tail.text)
     return [(None, classify(Evidence(job=failed_job(job or "", step), log=tail), rules, workflow=workflow))]
 
 

@@ -46,6 +46,10 @@ _STEP_HEADER = re.compile(r"^##\[group\]Run (.*)$")
 _STEP_META = re.compile(r"^(?:shell|env|with):(?: |$)")
 # Lines that end the user's steps: post-job hooks and the final cleanup.
 _POST_MARKERS = ("Post job cleanup.", "Cleaning up orphan processes")
+# The runner names the job in its set-up section ("Complete job name: test (3.12)"), matrix values included.
+_JOB_NAME = re.compile(r"^Complete job name: (.{1,300})$")
+# how far into a log its set-up section is looked for
+_SETUP_LINES = 200
 _RUNNER_HEADER = re.compile(
     r"^(?:Current runner version|Runner name|Job is waiting for a|Requested labels):? "
 )
@@ -155,6 +159,20 @@ def clean_line(line: str) -> str:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     return line.rstrip()
+
+
+def job_name_in(text: str) -> str | None:
+    """The job's name as the runner wrote it in the set-up section at the log's start (before the first
+    step); None when the start is not in view (a log read back from its end) or the runner did not write
+    it."""
+    for n, line in enumerate(text.splitlines()):
+        line = clean_line(line)
+        if n >= _SETUP_LINES or _STEP_HEADER.match(line):
+            break  # past the set-up: a step's output may print anything
+        found = _JOB_NAME.match(line)
+        if found:
+            return found.group(1).strip() or None
+    return None
 
 
 def parse_log(text: str, *, truncated: bool = False) -> JobLog:

@@ -77,6 +77,39 @@ def test_step_and_workflow_names_give_a_plain_log_its_purpose(tmp_path: Path) ->
     assert "  row:       (code, test) → agent" in out
 
 
+def test_a_plain_log_without_job_takes_the_name_the_runner_wrote_in_its_set_up(tmp_path: Path) -> None:
+    # the runner's set-up section names the job (matrix values included); the action has the same name from
+    # the Jobs API, so `healer diagnose LOG` without --job reads what the action reads
+    body = (
+        "2026-11-03T10:02:11.0000000Z ##[group]Run ./scripts/ship\n"
+        "2026-11-03T10:02:11.0000000Z ./scripts/ship\n"
+        "2026-11-03T10:02:11.0000000Z ##[endgroup]\n"
+        "2026-11-03T10:02:12.0000000Z shipping 1.4.0 failed: version 1.4.0 is taken\n"
+        "2026-11-03T10:02:12.0000000Z ##[error]Process completed with exit code 1.\n"
+    )
+    setup = (
+        "\ufeff2026-11-03T10:02:01.0000000Z Current runner version: '2.321.0'\n"
+        "2026-11-03T10:02:01.0000000Z ##[group]Runner Image\n"
+        "2026-11-03T10:02:01.0000000Z ##[endgroup]\n"
+        "2026-11-03T10:02:02.0000000Z Complete job name: unit-tests (3.12)\n"
+    )
+    log = tmp_path / "job.log"
+    log.write_text(setup + body, encoding="utf-8")
+    _, out, _ = run("--json", str(log))
+    record = json.loads(out)
+    assert (record["job"], record["owner"], record["action"]) == ("unit-tests (3.12)", "code", "agent")
+    assert record["decided_by"]["name"] == "test (job name: unit-tests (3.12))"
+    # --job says otherwise: the name given wins
+    _, out, _ = run("--json", "--job", "publish", str(log))
+    assert (json.loads(out)["job"], json.loads(out)["action"]) == ("publish", "escalate")
+    # a line of the tool's output that says the same is not the runner's set-up
+    late = tmp_path / "late.log"
+    echoed = "Complete job name: unit-tests\n2026-11-03T10:02:12.0000000Z shipping"
+    late.write_text(body.replace("shipping", echoed))
+    _, out, _ = run("--json", str(late))
+    assert json.loads(out)["job"] is None
+
+
 def test_one_json_line_per_log() -> None:
     logs = [str(CORPUS / "tool-black-check.log"), str(CORPUS / "tool-tsc-missing-prop.log")]
     status, out, _ = run("--json", *logs)
