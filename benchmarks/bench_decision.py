@@ -13,6 +13,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
 * ``logchunks``: ``../shared/corpus/logchunks-dev`` read in place, relabelled in ``relabel-logchunks.json``;
 * ``fresh``: ``tests/fixtures/fresh`` — 150 written logs of 67 repositories, labelled and frozen before any
   measurement on them; all in the test half.
+* ``fresh2``: ``tests/fixtures/fresh2`` — 160 written logs of 127 repositories, frozen like ``fresh`` by other
+  hands, with the job's, the failing step's and (for 60 %) the workflow's names; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -63,6 +65,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     # written after the owner tables and frozen before anyone measured on it: every repository is in the
     # test half, and it is reported once per change to the diagnosis
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
+    "fresh2": (FIXTURES / "fresh2" / "logs", FIXTURES / "fresh2" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
@@ -171,8 +174,8 @@ def load_split() -> dict[str, Any]:
 
 def half_of(repo: str, split: dict[str, Any]) -> str:
     """The frozen half of a repository; one added after the freeze goes where its hash says (the fresh set's
-    repositories are all in the test half)."""
-    if repo.startswith("fresh:"):
+    repositories are all in the test half, as are fresh2's)."""
+    if repo.startswith(("fresh:", "fresh2:")):
         return "test"
     if repo in split.get("dev", ()):
         return "dev"
