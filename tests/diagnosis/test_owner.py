@@ -527,6 +527,79 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="github-outage-page",
         ),
+        pytest.param(
+            "go build ./...",
+            "SECURITY ERROR\nThis download does NOT match an earlier download recorded in go.sum.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="go-checksum-mismatch",
+        ),
+        pytest.param(
+            "pip install --require-hashes -r requirements.txt",
+            "ERROR: Hashes are required in --require-hashes mode, but they are missing from some "
+            "requirements.",
+            Owner.CODE,
+            Action.AGENT,
+            id="pip-hash-missing-for-a-new-requirement",
+        ),
+        pytest.param(
+            "pip install --extra-index-url https://pkgs.acme.dev/simple -r requirements.txt",
+            "ERROR: 401 Error, Credentials not correct for https://pkgs.acme.dev/simple/acme-auth/",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="pip-credentials-not-correct",
+        ),
+        pytest.param(
+            "composer install --no-interaction",
+            "  The 'https://repo.packagist.com/acme/packages.json' URL required authentication.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="composer-authentication",
+        ),
+        pytest.param(
+            "bundle install",
+            "Authentication is required for gems.acme.dev. Please supply credentials for this source.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="bundler-authentication",
+        ),
+        pytest.param(
+            "yarn install --immutable",
+            "➤ YN0041: │ Invalid authentication (as an anonymous user)",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="yarn-authentication",
+        ),
+        pytest.param(
+            "dotnet restore",
+            "error NU1301: Unable to load the service index for source https://nuget.pkg.github.com/acme/index.json."
+            " Response status code does not indicate success: 401 (Unauthorized).",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="nuget-401",
+        ),
+        pytest.param(
+            "cargo publish",
+            "error: no token found, please run `cargo login`",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cargo-no-token",
+        ),
+        pytest.param(
+            "nvidia-smi",
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that "
+            "the latest NVIDIA driver is installed and running.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gpu-driver-unreachable",
+        ),
+        pytest.param(
+            "python -c 'import torch; torch.zeros(1).cuda()'",
+            "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gpu-driver-too-old",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
