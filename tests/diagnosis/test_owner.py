@@ -473,6 +473,30 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="tests-failed-only-on-the-network",
         ),
         pytest.param(
+            "pytest tests/integration -q",
+            "ERROR tests/integration/test_orders.py::test_insert - psycopg2.OperationalError: connection to "
+            'server at "localhost" (127.0.0.1), port 5432 failed: Connection refused',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="tests-failed-only-on-the-jobs-database",
+        ),
+        pytest.param(
+            "pytest -q",
+            "FAILED tests/test_cache.py::test_hit - redis.exceptions.ConnectionError: Error 111 connecting "
+            "to localhost:6379. Connection refused.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="tests-failed-only-on-the-jobs-redis",
+        ),
+        pytest.param(
+            "pytest -q",
+            "FAILED tests/test_db.py::test_schema - sqlalchemy.exc.OperationalError: "
+            "(sqlite3.OperationalError) no such table: orders",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-database-error-that-is-no-connection-is-the-codes",
+        ),
+        pytest.param(
             "rustup toolchain install beta --profile minimal",
             "error: component download failed for rustc-x86_64-unknown-linux-gnu: could not download file "
             "from "
