@@ -97,7 +97,9 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("dependency-bot", r"dependabot|renovate|auto-?merge|\bupdate[- ]deps\b"),
         (
             "pr-policy",
-            r"\bpr[- _]?(?:title|lint|label|size|policy|check)|pull[- _]?request[- _]?(?:title|labels?|lint)"
+            r"(?<![a-z0-9])pr[- _]?(?:title|lint|label|size|policy|check|body|description)"
+            r"|pull[- _]?request[- _]?(?:title|labels?|lint|body|description)"
+            r"|\b(?:check|lint|validate|verify)[- _]?title\b|\bissue[- _]?link|\blinked[- _]?issues?\b"
             r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
             r"|\blabels? check"
             # the DCO's `Signed-off-by:` trailer (`git commit --signoff`, the git documentation)

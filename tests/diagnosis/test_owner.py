@@ -624,6 +624,34 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="gpu-driver-too-old",
         ),
+        pytest.param(
+            "./scripts/pr-checks.sh",
+            'PR title "fix stuff" does not match the required pattern',
+            Owner.METADATA,
+            Action.ESCALATE,
+            id="pull-request-title",
+        ),
+        pytest.param(
+            "./scripts/pr-checks.sh",
+            'This pull request does not reference an issue. Add "Fixes #123" to its description.',
+            Owner.METADATA,
+            Action.ESCALATE,
+            id="pull-request-without-a-linked-issue",
+        ),
+        pytest.param(
+            "mvn -B deploy -P release",
+            "gpg: signing failed: No secret key",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gpg-without-the-key",
+        ),
+        pytest.param(
+            "./gradlew signArchives",
+            "gpg: signing failed: Inappropriate ioctl for device",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gpg-without-a-terminal-for-the-passphrase",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -837,3 +865,20 @@ def test_a_test_that_failed_on_an_assertion_beside_a_refused_key_is_still_the_co
     ]
     diagnosis = diagnose(run_log("pytest -q", lines), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_test_that_checks_pull_request_titles_is_still_the_codes() -> None:
+    # a project whose own code checks titles: its test framework's report outranks the words of the message
+    log = run_log(
+        "npx jest",
+        [
+            "FAIL src/title.test.ts",
+            "  ● rejects a title without a type",
+            "    expect(received).toBe(expected) // Object.is equality",
+            '    Expected: "PR title must start with a type"',
+            '    Received: "ok"',
+            "Tests:       1 failed, 12 passed, 13 total",
+        ],
+    )
+    diagnosis = diagnose(log, job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (Owner.CODE, Action.AGENT, "js.jest-failed")

@@ -158,6 +158,10 @@ def test_a_run_step_is_known_by_its_verb(command: str, purpose: str) -> None:
         pytest.param("mvn -B verify", "test", id="mvn-verify-is-a-check"),
         pytest.param("python scripts/check_client.py", "check", id="a-script-that-says-it-checks"),
         pytest.param("./scripts/checkout-submodules.sh", "checkout", id="checkout-is-not-a-check"),
+        pytest.param(
+            'python .github/scripts/check_pr_title.py "$TITLE"', "pr-policy", id="a-script-for-the-pr-title"
+        ),
+        pytest.param("./.github/check-issue-link.sh", "pr-policy", id="a-script-for-the-linked-issue"),
     ],
 )
 def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
@@ -170,6 +174,8 @@ def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
         pytest.param("Publish to PyPI", "build", "CI", "release", "step name: Publish to PyPI", id="step"),
         pytest.param(None, "Check PR title", None, "pr-policy", "job name: Check PR title", id="job"),
         pytest.param(None, "changelog", None, "pr-policy", "job name: changelog", id="changelog"),
+        pytest.param(None, "validate-title", None, "pr-policy", "job name: validate-title", id="title"),
+        pytest.param(None, "linked-issue", None, "pr-policy", "job name: linked-issue", id="linked-issue"),
         pytest.param(
             None, "dependabot-auto-merge", None, "dependency-bot", "job name: dependabot-auto-merge", id="bot"
         ),
