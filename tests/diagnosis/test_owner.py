@@ -652,6 +652,22 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="gpg-without-a-terminal-for-the-passphrase",
         ),
+        pytest.param(
+            "dotnet restore",
+            "/usr/share/dotnet/sdk/8.0.100/NuGet.targets(156,5): error : Unable to load the service index "
+            "for source https://api.nuget.org/v3/index.json. [/home/runner/work/x/x/x.sln]",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="nuget-feed-unreachable",
+        ),
+        pytest.param(
+            "composer install",
+            '    Failed to download symfony/console from dist: The "https://api.github.com/repos/symfony/console/'
+            'zipball/abc" file could not be downloaded (HTTP/2 429 )',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="http-status-line-429",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
