@@ -168,6 +168,9 @@ _FILTERS = frozenset(
 _CHECK = re.compile(r"(?:^|[-_ ./])checks?(?:$|[-_ .:])", re.IGNORECASE)
 # what a name may say of an automation step (an API call, a pull request command) more precisely than its verb
 _SPECIFIC_AUTOMATION = frozenset({"dependency-bot", "pr-policy", "release", "deploy"})
+# a tool named for linting, and the subcommands that name a check, for tools neither table knows
+_LINTER_NAME = re.compile(r"(?:^|[-_])lint(?:er)?$|^lint[-_]")
+_CHECK_VERBS = {"lint": "lint", "test": "test", "tests": "test", "fmt": "format", "typecheck": "typecheck"}
 # the names the runner gives its own steps and the web UI's default names say nothing of a purpose
 _SAYS_NOTHING = re.compile(r"^(?:Set up job|Complete job|Post job cleanup\.?|Run|run|)$")
 
@@ -296,7 +299,7 @@ def from_command(command: str) -> StepPurpose | None:
             return StepPurpose(said.category, "command", f"command: {said.words}")
         checked = read_command(words)
         if checked is None:
-            return _script_file(words)
+            return _script_file(words) or _unknown_tool(words)
         if checked.category == RUN or checked.default:
             # a project's script or target (npm run deploy, make release, ./gradlew publishDocs)
             by_name = from_names([("script", checked.script)]) if checked.script else None
@@ -308,6 +311,18 @@ def from_command(command: str) -> StepPurpose | None:
         purpose = _FROM_KIND.get(checked.category)
         return StepPurpose(purpose, "command", f"tool table: {checked.words}") if purpose else None
     return None
+
+
+def _unknown_tool(words: Sequence[str]) -> StepPurpose | None:
+    """A tool neither table knows that says what it checks: its name ends in ``lint``/``linter``
+    (``cfn-lint``, ``kube-linter``), or its first subcommand is the verb of a check (``sqlfluff lint``,
+    ``buf lint``, ``ocamlformat fmt``): the command checks the pull request's files."""
+    name = tool_name(words[0]).lower()
+    if _LINTER_NAME.search(name):
+        return StepPurpose("lint", "command", f"tool name: {name}")
+    verb = next((w for w in words[1:] if not w.startswith("-")), "").lower()
+    purpose = _CHECK_VERBS.get(verb)
+    return StepPurpose(purpose, "command", f"subcommand: {name} {verb}") if purpose else None
 
 
 def _script_file(words: Sequence[str]) -> StepPurpose | None:

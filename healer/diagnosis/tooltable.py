@@ -313,6 +313,9 @@ def _skip_wrappers(words: Sequence[str]) -> list[str]:
             continue
         if len(rest) > 1 and (head, rest[1]) in _RUNNER_PAIRS:
             rest = rest[2:]
+            # the end of the runner's own options (`opam exec -- dune build`, `uv run -- pytest`)
+            if rest and rest[0] == "--":
+                rest = rest[1:]
             continue
         if head in _INTERPRETERS and len(rest) > 1:
             if rest[1] == "-m" and len(rest) > 2:

@@ -162,6 +162,10 @@ def test_a_run_step_is_known_by_its_verb(command: str, purpose: str) -> None:
             'python .github/scripts/check_pr_title.py "$TITLE"', "pr-policy", id="a-script-for-the-pr-title"
         ),
         pytest.param("./.github/check-issue-link.sh", "pr-policy", id="a-script-for-the-linked-issue"),
+        pytest.param("helm-docs-lint --strict", "lint", id="an-unknown-tool-named-for-linting"),
+        pytest.param("protolint-ng lint proto/", "lint", id="an-unknown-tools-lint-subcommand"),
+        pytest.param("zx test", "test", id="an-unknown-tools-test-subcommand"),
+        pytest.param("mytool deploy --prod", "", id="an-unknown-tools-other-verb-says-nothing"),
     ],
 )
 def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:

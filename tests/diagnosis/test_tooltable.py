@@ -73,6 +73,13 @@ from healer.model import Category
         pytest.param("mvn -B clean verify", "test", id="maven-goals"),
         pytest.param("bundle exec srb tc", "typecheck", id="sorbet"),
         pytest.param("bundle exec steep check", "typecheck", id="steep"),
+        pytest.param("sqlfluff lint models/", "lint", id="sqlfluff"),
+        pytest.param("sqlfluff fix models/", "format", id="sqlfluff-fix"),
+        pytest.param("cfn-lint template.yaml", "lint", id="cfn-lint"),
+        pytest.param("npx spectral lint openapi.yaml", "lint", id="spectral"),
+        pytest.param("buf breaking --against '.git#branch=main'", "lint", id="buf-breaking"),
+        pytest.param("buf generate", "build", id="buf-generate"),
+        pytest.param("opam exec -- dune runtest", "test", id="a-runners-end-of-options"),
     ],
 )
 def test_the_table_knows_the_tool_and_its_subcommand(command: str, category: str) -> None:
