@@ -7,6 +7,7 @@ what two or more rooms exchange lives here so that each room can be read and tes
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -350,3 +351,27 @@ class Figures:
     @property
     def median_hours_to_green(self) -> float | None:
         return round(median(self.hours_to_green), 1) if self.hours_to_green else None
+
+
+# The healer's fix branches, ``ci-healer/<pr>-<sha7>``, one per pull request commit it heals: the policy's
+# loop guard, the claim and the delivery that push them, the ledger and the report that trust only fix pull
+# requests from them all name them with these. Rule branches (``ci-healer/rule-…``) share the prefix only.
+FIX_BRANCH_PREFIX = "ci-healer/"
+_FIX_BRANCH = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
+
+
+def fix_branch(pr_number: int, head_sha: str) -> str:
+    """``ci-healer/<pr>-<sha7>``: one fix branch per PR commit, so a re-run of the same commit reuses it."""
+    return f"{FIX_BRANCH_PREFIX}{pr_number}-{head_sha[:7]}"
+
+
+def fix_branch_target(ref: str) -> int | None:
+    """The pull request a fix branch ``ci-healer/<pr>-<sha7>`` fixes; None for any other name (a rule branch,
+    a person's branch)."""
+    found = _FIX_BRANCH.match(ref)
+    return int(found.group(1)) if found else None
+
+
+def is_fix_branch(ref: str) -> bool:
+    """Whether a branch is one of the healer's own, fix or rule (the loop guard: never heal them)."""
+    return ref.startswith(FIX_BRANCH_PREFIX)

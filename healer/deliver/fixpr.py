@@ -14,37 +14,16 @@ from healer.change.context import Delivery
 from healer.change.workspace import Checkout, Identity
 from healer.deliver.proof import StartedCi
 from healer.github import GitHub, GitHubError
-from healer.model import PullRequest
+from healer.model import PullRequest, fix_branch, fix_branch_target, is_fix_branch
 from healer.text.fixstate import closed_body
 from healer.text.head import under_head
 from healer.text.proof import TITLE_LIMIT, unverified_title, with_ci_line
 
-FIX_BRANCH_PREFIX = "ci-healer/"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class DeliveryError(Exception):
     """The change could not be delivered; the message says what failed and what to check."""
-
-
-def fix_branch(pr_number: int, head_sha: str) -> str:
-    """``ci-healer/<pr>-<sha7>``: one fix branch per PR commit, so a re-run of the same commit reuses it."""
-    return f"{FIX_BRANCH_PREFIX}{pr_number}-{head_sha[:7]}"
-
-
-_FIX_BRANCH_NAME = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-([0-9a-f]{7})$")
-
-
-def fix_branch_target(ref: str) -> int | None:
-    """The pull request a fix branch ``ci-healer/<pr>-<sha7>`` fixes; None for any other name (a rule branch,
-    a person's branch)."""
-    found = _FIX_BRANCH_NAME.match(ref)
-    return int(found.group(1)) if found else None
-
-
-def is_fix_branch(ref: str) -> bool:
-    """Whether a branch is one of the healer's own (the loop guard: never heal a fix PR)."""
-    return ref.startswith(FIX_BRANCH_PREFIX)
 
 
 def fix_title(pr: PullRequest, checks: Sequence[str], attempt: int = 0, max_attempts: int = 0) -> str:
@@ -203,11 +182,11 @@ def delete_fix_branch(gh: GitHub, branch: str) -> bool:
 def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullRequest) -> tuple[int, ...]:
     """Close the still-open fix PRs among ``numbers`` with a note naming the one that replaces them, and
     delete their branches (and those of earlier fix PRs that were merged or closed)."""
-    owner = by.head_ref.removeprefix(FIX_BRANCH_PREFIX).partition("-")[0]
+    owner = fix_branch_target(by.head_ref)
     return retire_fix_pulls(
         gh,
         [n for n in numbers if n != keep],
-        owner=int(owner) if owner.isdigit() else -1,
+        owner=-1 if owner is None else owner,
         why=f"Superseded by #{by.number}, a newer attempt on a newer commit.",
     )
 
@@ -231,7 +210,7 @@ def retire_fix_pulls(
     for number in dict.fromkeys(numbers):
         try:
             fix = (known or {}).get(number) or gh.get_pull(number)
-            if fix.is_fork or not fix.head_ref.startswith(f"{FIX_BRANCH_PREFIX}{owner}-"):
+            if fix.is_fork or fix_branch_target(fix.head_ref) != owner:
                 continue  # not one of this pull request's fix PRs
             if fix.state == "open":
                 # one request, no notification: the note goes at the top of the body as the PR is closed

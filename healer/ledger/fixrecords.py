@@ -18,12 +18,9 @@ by creation time (``ledger_order``), so that a reset recorded after a fix opened
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from healer.model import Comment, PullRequest
-
-_FIX_BRANCH = re.compile(r"^ci-healer/([1-9][0-9]{0,9})-[0-9a-f]{7}$")
+from healer.model import Comment, PullRequest, fix_branch_target
 
 
 def fix_records(pulls: Sequence[PullRequest], pr: PullRequest, bot_login: str) -> list[Comment]:
@@ -31,12 +28,10 @@ def fix_records(pulls: Sequence[PullRequest], pr: PullRequest, bot_login: str) -
     login = bot_login.strip().casefold()
     found: list[Comment] = []
     for pull in pulls:
-        named = _FIX_BRANCH.match(pull.head_ref)
         if (
             not login
             or pull.author.casefold() != login
-            or named is None
-            or int(named.group(1)) != pr.number
+            or fix_branch_target(pull.head_ref) != pr.number
             or pull.is_fork
             or pull.base_ref != pr.head_ref
             or pull.number <= 0
@@ -67,9 +62,9 @@ def repository_records(pulls: Sequence[PullRequest], bot_login: str) -> list[Com
     login = bot_login.strip().casefold()
     found = []
     for pull in pulls:
-        named = _FIX_BRANCH.match(pull.head_ref)
-        if login and named and pull.author.casefold() == login and not pull.is_fork:
-            found.append(as_record(pull, int(named.group(1))))
+        target = fix_branch_target(pull.head_ref)
+        if login and target is not None and pull.author.casefold() == login and not pull.is_fork:
+            found.append(as_record(pull, target))
     return found
 
 

@@ -28,9 +28,9 @@ from healer.model import (
     OpenEscalation,
     PullRequest,
     TrunkEpisode,
+    fix_branch_target,
 )
 
-FIX_BRANCH = "ci-healer/"
 RULE_BRANCH = "ci-healer/rule-"
 BUDGET = "budget"  # the result of an attempt a budget stopped before it delivered anything
 
@@ -68,9 +68,7 @@ def _state(pull: PullRequest) -> str:
 
 def _fix_target(head_ref: str) -> int:
     """``ci-healer/12-abc1234`` → 12 (0 for anything else)."""
-    rest = head_ref[len(FIX_BRANCH) :] if head_ref.startswith(FIX_BRANCH) else ""
-    number = rest.partition("-")[0]
-    return int(number) if number.isdigit() else 0
+    return fix_branch_target(head_ref) or 0
 
 
 def figures(
@@ -151,8 +149,7 @@ def figures(
             draft=bool(pull and pull.draft),
         )
     for pull in pulls:
-        fix = pull.head_ref.startswith(FIX_BRANCH) and not pull.head_ref.startswith(RULE_BRANCH)
-        if fix and pull.number not in fix_pulls:
+        if fix_branch_target(pull.head_ref) is not None and pull.number not in fix_pulls:
             fix_pulls[pull.number] = FixPull(
                 pull.number,
                 pull.title,

@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from healer.config import Config
-from healer.deliver.fixpr import is_fix_branch
 from healer.diagnosis.classify import classify
 from healer.diagnosis.rules import load_rules
-from healer.model import PullRequest, RunEvent
+from healer.model import PullRequest, RunEvent, is_fix_branch
 from healer.run.acting import Grant, act
 from healer.run.commands import (
     ACTING,

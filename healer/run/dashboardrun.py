@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from healer.deliver.fixpr import FIX_BRANCH_PREFIX, retire_fix_pulls
+from healer.deliver.fixpr import retire_fix_pulls
 from healer.github import GitHubError
+from healer.model import fix_branch_target
 from healer.run.commandrun import diagnose_or_retry, read_payload
 from healer.run.commands import Command, CommentEvent, Verb
 from healer.run.context import RunContext, branch_config
@@ -128,8 +129,8 @@ def close(ctx: RunContext, tick: Tick, box: Box) -> None:
     except GitHubError as exc:
         ctx.note(f"close #{box.number}: could not read it ({exc})")
         return
-    owner = fix.head_ref.removeprefix(FIX_BRANCH_PREFIX).partition("-")[0]
-    ours = fix.head_ref.startswith(FIX_BRANCH_PREFIX) and owner.isdigit() and not fix.is_fork
+    owner = fix_branch_target(fix.head_ref)
+    ours = owner is not None and not fix.is_fork
     if not ours or fix.author.casefold() != ctx.config.bot_login.strip().casefold():
         ctx.note(f"close #{box.number}: not one of the healer's fix pull requests; left alone")
         return
@@ -137,7 +138,7 @@ def close(ctx: RunContext, tick: Tick, box: Box) -> None:
         ctx.note(f"close #{box.number}: already {fix.state}")
         return
     why = f"{code(tick.editor)} asked for it from the dashboard (#{tick.issue})."
-    closed = retire_fix_pulls(ctx.gh, [fix.number], owner=int(owner), why=why, known={fix.number: fix})
+    closed = retire_fix_pulls(ctx.gh, [fix.number], owner=owner, why=why, known={fix.number: fix})
     ctx.note(f"closed fix pull request #{fix.number}" if closed else f"close #{fix.number}: GitHub refused")
 
 

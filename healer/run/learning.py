@@ -16,7 +16,6 @@ from typing import Any
 
 from healer.change.workspace import Repo
 from healer.config import LEARNED_RULES_FILE, Config, load_learned_file
-from healer.deliver.fixpr import fix_branch_target
 from healer.deliver.rulepr import LearnedFileError, deliver_rule, rule_yaml
 from healer.diagnosis.rules import RuleError, load_rules
 from healer.github import GitHub
@@ -24,7 +23,7 @@ from healer.ledger.fixrecords import as_record
 from healer.ledger.learned import lesson_of, rule_branch, rule_mapping
 from healer.ledger.markers import Kind, Marker, Signer, check_key, decode_markers
 from healer.ledger.memory import decode
-from healer.model import CheckPlan, Comment, Lesson, PullRequest
+from healer.model import CheckPlan, Comment, Lesson, PullRequest, fix_branch_target
 from healer.run.context import RunContext, branch_config
 from healer.text.rulepr import render_rule_pr_body, rule_title
 from healer.text.tokens import scrub

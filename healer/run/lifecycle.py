@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from healer.deliver.fixpr import FIX_BRANCH_PREFIX, is_fix_branch, retire_fix_pulls
+from healer.deliver.fixpr import retire_fix_pulls
 from healer.github import GitHubError
 from healer.ledger.entries import flaky_marker
 from healer.ledger.fixrecords import fix_number, is_fix_record
@@ -25,7 +25,7 @@ from healer.ledger.ledger import (
 )
 from healer.ledger.ledger import reset_markers as make_reset_markers
 from healer.ledger.markers import Signer, decode_markers, workflow_key
-from healer.model import PullRequest, RunEvent
+from healer.model import FIX_BRANCH_PREFIX, PullRequest, RunEvent, is_fix_branch
 from healer.run.context import RunContext
 from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from healer.config import Config
-from healer.deliver.fixpr import is_fix_branch
 from healer.diagnosis.classify import classify
 from healer.diagnosis.rules import RuleSet, load_rules
 from healer.diagnosis.triage import event_skip_reason, pull_skip_reason
@@ -36,6 +35,7 @@ from healer.model import (
     PullRequest,
     RunEvent,
     Verdict,
+    is_fix_branch,
 )
 from healer.run.context import RunContext, branch_config
 from healer.run.evidence import CancelledJobs, cancelled_jobs, collect_run_jobs, select_jobs

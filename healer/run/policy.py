@@ -83,9 +83,9 @@ from healer.model import (
     RunEvent,
     SkipReason,
     Verdict,
+    is_fix_branch,
 )
 
-FIX_BRANCH_PREFIX = "ci-healer/"  # branches of the healer's own fix PRs (the loop guard)
 _RETRY_CATEGORIES = frozenset({Category.TRANSIENT, Category.INFRASTRUCTURE, Category.TIMEOUT})
 _ACTING = frozenset({Verdict.RERUN, Verdict.HEAL, Verdict.ESCALATE})
 
@@ -154,7 +154,7 @@ def _pull_request_block(pull: PullRequest, run: RunEvent, config: Config) -> tup
         return SkipReason.NOT_ACTIONABLE, f"Not this pull request's CI: {foreign}."
     bot = config.bot_login.strip().casefold()
     # Details name logins in backticks, never with "@": a detail may end up in a comment and must ping nobody.
-    if pull.head_ref.startswith(FIX_BRANCH_PREFIX) or run.head_branch.startswith(FIX_BRANCH_PREFIX):
+    if is_fix_branch(pull.head_ref) or is_fix_branch(run.head_branch):
         return SkipReason.DISABLED, "This is a fix pull request of the healer; it never heals its own."
     author = pull.author.casefold()
     if bot and author == bot:

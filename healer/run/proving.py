@@ -31,13 +31,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from healer.deliver.fixpr import ask_review, fix_branch_target, is_fix_branch
+from healer.deliver.fixpr import ask_review
 from healer.github import GitHubError
 from healer.ledger.fixrecords import as_record, is_fix_record
 from healer.ledger.markers import Kind, Marker, Signer, add_markers, check_key, decode_markers, workflow_key
 from healer.ledger.memory import with_why
 from healer.ledger.stats import latest_verdicts
-from healer.model import Comment, PullRequest, RunEvent
+from healer.model import Comment, PullRequest, RunEvent, fix_branch_target, is_fix_branch
 from healer.run.context import RunContext
 from healer.run.planning import CancelledRun, diagnose, load_repository_config, read_cancelled_run
 from healer.text.fixstate import (

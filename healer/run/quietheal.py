@@ -29,12 +29,11 @@ from typing import Protocol
 from healer.change.claim import BranchLock, Claim, Holder
 from healer.change.workspace import Repo, StaleHeadError, identity_for
 from healer.config import Config
-from healer.deliver.fixpr import fix_branch
 from healer.github import GitHubError
 from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.ledger.ledger import CLAIM_TTL, Ledger, Marker, Signer, comment_body, encode_marker, reset_markers
 from healer.ledger.markers import workflow_key
-from healer.model import Comment, Plan, PullRequest, RunEvent, Verdict
+from healer.model import Comment, Plan, PullRequest, RunEvent, Verdict, fix_branch
 from healer.run.context import RunContext
 from healer.run.healing import heal_checks
 from healer.run.policy import acting

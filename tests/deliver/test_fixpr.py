@@ -17,12 +17,10 @@ from healer.deliver.fixpr import (
     deliver_comment,
     deliver_pull_request,
     deliver_push,
-    fix_branch,
     fix_title,
-    is_fix_branch,
 )
 from healer.github import GitHub, GitHubError
-from healer.model import Comment, PullRequest
+from healer.model import Comment, PullRequest, fix_branch, fix_branch_target, is_fix_branch
 
 REPO = "octo/repo"
 
@@ -129,6 +127,10 @@ def setup(tmp_path: Path) -> tuple[Path, Checkout, PullRequest]:
 def test_fix_branch_and_title() -> None:
     assert fix_branch(7, "abcdef0123") == "ci-healer/7-abcdef0"
     assert is_fix_branch("ci-healer/7-abcdef0") and not is_fix_branch("feature/ci-healer")
+    assert fix_branch_target("ci-healer/7-abcdef0") == 7
+    # a rule branch, a short sha, a leading zero and a person's branch name no pull request
+    for ref in ("ci-healer/rule-abc1234", "ci-healer/7-abc", "ci-healer/07-abcdef0", "feature/7-abcdef0"):
+        assert fix_branch_target(ref) is None
     pr = PullRequest(7, "open", "t", "a", "s", "f", REPO, "main", REPO)
     assert fix_title(pr, ["lint\nnext", "test"]) == "ci-healer: fix lint next, test for #7"
     assert fix_title(pr, ["lint\x00next\x1b[31m", "test"]) == "ci-healer: fix lint next [31m, test for #7"

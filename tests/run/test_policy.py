@@ -17,6 +17,7 @@ from healer.ledger.ledger import (
 )
 from healer.model import (
     DEFAULT_ACTIONS,
+    FIX_BRANCH_PREFIX,
     Action,
     Category,
     Comment,
@@ -27,7 +28,7 @@ from healer.model import (
     SkipReason,
     Verdict,
 )
-from healer.run.policy import FIX_BRANCH_PREFIX, acting, decide
+from healer.run.policy import acting, decide
 
 BOT = "github-actions[bot]"
 SHA, OLD1, OLD2, OLD3 = "a" * 40, "b" * 40, "c" * 40, "d" * 40
