@@ -28,13 +28,12 @@ from healer.github import GitHubError
 from healer.heal.agent import ProcessError
 from healer.heal.attempt import HealResult, heal_note
 from healer.heal.isolation import IsolationError
-from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.ledger.ledger import Ledger, Marker, claim_body, claim_marker, encode_marker, record
 from healer.ledger.ledger import reset_markers as make_reset_markers
 from healer.ledger.markers import Kind, workflow_key
 from healer.ledger.memory import account_of
 from healer.model import CheckPlan, Comment, Plan, PullRequest, RunEvent, Verdict
-from healer.run.context import RunContext
+from healer.run.context import RunContext, check_bot_login
 from healer.run.healing import category_of, heal_checks, heal_once, names, spent_tokens
 from healer.run.learning import learned_markers, lesson_of_heal
 from healer.run.lifecycle import edit_resets
@@ -131,15 +130,14 @@ def act(
         pr.number,
         claim_body(event.head_sha, *identity, render_claim(ctx, event, pr, config, plan), ctx.signer(pr)),
     )
-    if claim.author and claim.author.casefold() != config.bot_login.strip().casefold():
-        # The ledger trusts only `bot-login`: with another identity the healer would never see its own
-        # markers (and could never count or claim). Say which login to set instead of looping.
+    try:
+        # with another identity the healer would never see its own markers (and could never count or
+        # claim): say which login to set instead of looping
+        check_bot_login(claim.author, config, does="comments", own="comments")
+    except SetupError:
         with contextlib.suppress(GitHubError):
             ctx.gh.delete_comment(claim.id)
-        raise SetupError(
-            f"the token comments as `{claim.author}`, but `bot-login` is `{config.bot_login}`: the "
-            f"healer would not recognise its own comments; set `bot-login: {claim.author}`"
-        )
+        raise
     fix_claim: Claim | None = None
     try:
         # Re-read and re-plan: another run may have claimed the commit at the same moment.
@@ -189,9 +187,7 @@ def act(
     if done.account:
         block += "\n" + done.account  # right under the markers: the next attempt's memory
     # scrubbed once more as a whole: the comment quotes agent notes, verification output and patches
-    posted = scrub_keys(
-        scrub(done.text(block), ctx.config.github_token), find_keys(ctx.env, config.agent_api_key)
-    )
+    posted = ctx.scrubbed(done.text(block), config)
     if done.late and config.escalation_mention:
         # GitHub notifies a mention only when the comment is created, not when an edit adds it: an
         # escalation the claim did not announce goes into a new comment (its markers settle the claim),

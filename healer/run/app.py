@@ -43,7 +43,7 @@ from healer.diagnosis.rules import RuleError
 from healer.github import GitHub, GitHubError
 from healer.heal.agent import ProcessError
 from healer.heal.isolation import IsolationError
-from healer.heal.modelkeys import find_keys, scrub_keys
+from healer.heal.modelkeys import find_keys
 from healer.run.acting import act, decision_of, print_plan
 from healer.run.commandrun import execute_command
 from healer.run.context import RunContext
@@ -178,7 +178,7 @@ def summary_markdown(ctx: RunContext, seconds: float) -> str:
         requests=_request_count(ctx.gh),
         seconds=seconds,
     )
-    return scrub_keys(markdown, find_keys(ctx.env, ctx.config.agent_api_key))
+    return ctx.scrubbed(markdown)
 
 
 def _request_count(gh: GitHub) -> int:

@@ -13,10 +13,12 @@ from datetime import datetime, timezone
 
 from healer.config import Config, explicit_inputs, load_config_file
 from healer.github import GitHub
+from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.ledger.ledger import Signer
 from healer.model import PullRequest
 from healer.text.frames import OVERRIDE_DIR, Frames
-from healer.text.report import Actions, Outcome, Reporter
+from healer.text.report import Actions, Outcome, Reporter, SetupError
+from healer.text.tokens import scrub
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,23 @@ class RunContext:
     def signer(self, pr: PullRequest) -> Signer | None:
         """What signs and verifies this pull request's markers (None without `ledger-key`)."""
         return Signer.for_pull(self.config.ledger_key, self.actions.repository, pr.number)
+
+    def scrubbed(self, text: str, config: Config | None = None) -> str:
+        """``text`` as the healer may post it: the token and the model keys of the step's environment (those
+        ``config``'s `agent-api-key` names, the run's by default) replaced."""
+        keys = find_keys(self.env, (config or self.config).agent_api_key)
+        return scrub_keys(scrub(text, self.config.github_token), keys)
+
+
+def check_bot_login(author: str, config: Config, *, does: str, own: str) -> None:
+    """Raise :class:`SetupError` when GitHub wrote as ``author`` (what the token ``does``: "comments",
+    "opens pull requests") and `bot-login` names someone else: the ledger trusts only `bot-login`, so the
+    healer would never read its own ``own`` ("comments", "records"). Say which login to set."""
+    if author and author.casefold() != config.bot_login.strip().casefold():
+        raise SetupError(
+            f"the token {does} as `{author}`, but `bot-login` is `{config.bot_login}`: the healer would "
+            f"not recognise its own {own}; set `bot-login: {author}`"
+        )
 
 
 def branch_config(gh: GitHub, config: Config, env: Mapping[str, str], branch: str) -> Config | None:

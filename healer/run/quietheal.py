@@ -30,17 +30,14 @@ from healer.change.claim import BranchLock, Claim, Holder
 from healer.change.workspace import Repo, StaleHeadError, identity_for
 from healer.config import Config
 from healer.github import GitHubError
-from healer.heal.modelkeys import find_keys, scrub_keys
 from healer.ledger.ledger import CLAIM_TTL, Ledger, Marker, Signer, comment_body, encode_marker, reset_markers
 from healer.ledger.markers import workflow_key
 from healer.model import Comment, Plan, PullRequest, RunEvent, Verdict, fix_branch
-from healer.run.context import RunContext
+from healer.run.context import RunContext, check_bot_login
 from healer.run.healing import heal_checks
 from healer.run.policy import acting
 from healer.text.head import split_head
 from healer.text.markdown import COMMENT_LIMIT
-from healer.text.report import SetupError
-from healer.text.tokens import scrub
 
 
 class Done(Protocol):
@@ -143,7 +140,7 @@ def heal_quietly(
     )
     if done.fix is not None:
         body = fix_body(done.fix.body, markers, done.account, signer)
-        body = scrub_keys(scrub(body, ctx.config.github_token), find_keys(ctx.env, config.agent_api_key))
+        body = ctx.scrubbed(body, config)
         try:
             ctx.gh.update_pull(done.fix.number, body=body)
             ctx.note(f"recorded the attempt in fix #{done.fix.number}'s body (nobody is notified)")
@@ -151,21 +148,14 @@ def heal_quietly(
             # the fix stands; only its record is missing (the branch still holds the commit: not healed twice)
             ctx.reporter.warning(f"could not record the attempt in fix #{done.fix.number}: {exc}")
             raise
-        author = done.fix.author
-        if author and author.casefold() != config.bot_login.strip().casefold():
-            # The ledger trusts only `bot-login`: it would never read this record (the fix branch still
-            # keeps the commit from being healed twice). Say which login to set.
-            raise SetupError(
-                f"the token opens pull requests as `{author}`, but `bot-login` is `{config.bot_login}`: "
-                f"the healer would not recognise its own records; set `bot-login: {author}`"
-            )
+        # the ledger would never read this record (the fix branch still keeps the commit from being healed
+        # twice): say which login to set
+        check_bot_login(done.fix.author, config, does="opens pull requests", own="records")
     else:
         block = "\n".join(encode_marker(m, signer) for m in markers)
         if done.account:
             block += "\n" + done.account  # right under the markers: the next attempt's memory
-        posted = scrub_keys(
-            scrub(done.text(block), ctx.config.github_token), find_keys(ctx.env, config.agent_api_key)
-        )
+        posted = ctx.scrubbed(done.text(block), config)
         ctx.gh.create_comment(pr.number, posted)  # the failure stands: a person's to fix
         # released once recorded: a run that cannot record leaves the commit claimed (six hours), not open
         # to the same heal again
