@@ -96,9 +96,14 @@ def comment_from(data: Mapping[str, Any]) -> Comment:
     )
 
 
+# the ledger's lines (a marker, healer.ledger.markers, and the account under the block, healer.ledger.memory);
+# not the fix's hidden CI or state marks, whose lines the new body writes afresh
+_RECORD_LINES = ("<!-- ci-healer:v1 ", "<!-- ci-healer:memory:v1 ")
+
+
 def with_records_of(old: str, body: str) -> str:
     """``body`` under the hidden records that lead ``old`` (the healer's markers and attempt memory at the top
     of a fix pull request's body, which its ledger reads), for a body that replaces ``old``."""
-    kept = takewhile(lambda ln: not ln.strip() or ln.lstrip().startswith("<!-- ci-healer:"), old.split("\n"))
+    kept = takewhile(lambda ln: not ln.strip() or ln.lstrip().startswith(_RECORD_LINES), old.split("\n"))
     head = "\n".join(ln.strip() for ln in kept if ln.strip())
     return f"{head}\n\n{body}" if head else body

@@ -20,6 +20,7 @@ from openapi_contract import check_calls, check_response, example_response, url_
 from responses import matchers
 
 from healer.github import GitHub, GitHubError, is_loopback_http, is_stale
+from healer.github.convert import with_records_of
 from healer.model import RunEvent
 
 SIGNED = "https://pipelines.actions.githubusercontent.com/logs/19/signedlogcontent?urlSignature=abc%3D"
@@ -588,6 +589,18 @@ def test_create_pull_is_idempotent(rsps: responses.RequestsMock, gh: GitHub) -> 
     pr = gh.create_pull(head="ci-healer/1347-6dcb09b", base="new-topic", title="fix lint (2)", body="new")
     assert pr.number == 1348
     assert gh.request_count == 3
+
+
+def test_an_existing_fix_keeps_its_records_but_not_its_old_ci_line() -> None:
+    old = (
+        '<!-- ci-healer:v1 {"k":"attempt"} -->\n<!-- ci-healer:memory:v1 abc -->\n'
+        "<!-- ci-healer:ci --> :hourglass: Waiting for CI\n\nOld text."
+    )
+    new = "<!-- ci-healer:ci --> :hourglass: Waiting for CI (run 2)\n\nNew text."
+    assert with_records_of(old, new) == (
+        '<!-- ci-healer:v1 {"k":"attempt"} -->\n<!-- ci-healer:memory:v1 abc -->\n\n' + new
+    )
+    assert with_records_of("Plain body.", new) == new
 
 
 def test_update_pull_closes(rsps: responses.RequestsMock, gh: GitHub) -> None:
