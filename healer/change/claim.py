@@ -13,7 +13,9 @@ The claim commit has no parent and the empty tree, and its message names the run
 ``Ci-healer-claim: run <id> attempt <n> at <ISO time>``. The fix is later pushed over it with
 ``--force-with-lease=refs/heads/<branch>:<claim commit>`` (a compare-and-swap): a run whose claim was taken
 over pushes nothing. A run that delivers nothing deletes its claim the same way (only if it is still its
-own), so that a ``/ci-healer retry`` can act.
+own), so that a ``/ci-healer retry`` can act. A retry that finds an earlier fix there leases it as it is
+(no claim commit goes on a fix pull request's branch) and replaces it by a compare-and-swap from the commit it
+read; like any run, it never pushes over another run's live claim.
 
 A run that died (runner lost, job killed) leaves its claim behind. A claim older than ``ttl`` (six hours: no
 GitHub-hosted job runs longer), or whose time cannot be read or lies in the future, is dead, and the next run
@@ -52,6 +54,9 @@ class Claim:
     branch: str
     sha: str
     replaced: str = ""  # the dead claim this one replaced ("" when the branch did not exist)
+    # an earlier attempt's fix the branch holds, leased as it is (no claim commit was pushed over it): the
+    # fix replaces it only while it is there, and releasing leaves it
+    kept: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,13 +164,21 @@ class BranchLock:
         run: tuple[int, int],
         now: datetime,
         ttl: timedelta,
+        over_work: bool = False,
     ) -> Claim | Holder:
         """Claim ``branch`` for ``run``: the :class:`Claim` when this run holds it now, else the
-        :class:`Holder` of the branch (another run's live claim, a fix, or whoever won the same moment)."""
+        :class:`Holder` of the branch (another run's live claim, a fix, or whoever won the same moment).
+        ``over_work``: what the branch holds that is no claim (an earlier attempt's fix) is leased as it is,
+        a :class:`Claim` that ``kept`` it (a ``/ci-healer retry`` replaces the fix of its commit, by a
+        compare-and-swap from the commit read); a live claim still holds."""
         expected = self.tip(branch)
         if expected:
             held = self.holder(branch, expected)
-            if held.run is None or not is_dead(held.at, now, ttl):
+            if held.run is None and over_work and held.sha == expected:
+                return Claim(branch, expected, kept=True)
+            if held.run is None:
+                return held
+            if held.run is not None and not is_dead(held.at, now, ttl):
                 return held
         env = {
             "GIT_AUTHOR_NAME": self.identity.name,
@@ -210,7 +223,9 @@ class BranchLock:
 
     def release(self, claim: Claim) -> bool:
         """Delete the claim's branch if it still points at the claim commit (never a fix, never another run's
-        claim). False when it was not (or could not be) deleted."""
+        claim). False when it was not (or could not be) deleted, and for a fix it ``kept``."""
+        if claim.kept:
+            return False
         try:
             return self._push(claim.branch, "", claim.sha, delete=True)
         except GitError:

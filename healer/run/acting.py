@@ -153,10 +153,11 @@ def act(
                 ctx.reporter.warning(note)
             ctx.skip(f"another run is already acting on {event.head_sha[:7]}")
             return
-        if grant is None and heal_checks(plan, pr, config) and uses_fix_branch(pr, config):
-            # the fix branch is claimed too: a quiet heal of the same commit claims nothing else (a retry
-            # replaces the fix of its commit, whose branch exists: it pushes over it as before)
-            got = claim_fix_branch(ctx, event, pr, config, identity)
+        if heal_checks(plan, pr, config) and uses_fix_branch(pr, config):
+            # the fix branch is claimed too: a quiet heal of the same commit claims nothing else. A retry
+            # replaces the fix of its commit (its branch exists) by a compare-and-swap from what it read, and
+            # never a run's live claim
+            got = claim_fix_branch(ctx, event, pr, config, identity, over_work=grant is not None)
             if isinstance(got, Holder):
                 ctx.gh.delete_comment(claim.id)
                 ctx.skip(f"another run is acting on {event.head_sha[:7]}: {got.describe()}")

@@ -82,12 +82,18 @@ def claim_fix_branch(
     pr: PullRequest,
     config: Config,
     run: tuple[int, int],
+    *,
+    over_work: bool = False,
 ) -> Claim | Holder:
-    """Claim the fix branch of ``event``'s commit for ``run`` (see :mod:`healer.change.claim`)."""
+    """Claim the fix branch of ``event``'s commit for ``run`` (see :mod:`healer.change.claim`);
+    ``over_work``: an earlier attempt's fix there may be replaced (a granted retry)."""
     branch = fix_branch(pr.number, event.head_sha)
     now = datetime.now(timezone.utc)
-    got = lock_of(ctx, config).claim(branch, head_sha=event.head_sha, run=run, now=now, ttl=CLAIM_TTL)
-    if isinstance(got, Claim):
+    lock = lock_of(ctx, config)
+    got = lock.claim(branch, head_sha=event.head_sha, run=run, now=now, ttl=CLAIM_TTL, over_work=over_work)
+    if isinstance(got, Claim) and got.kept:
+        ctx.say(f"leased {branch} at {got.sha[:7]}, an earlier fix this attempt replaces")
+    elif isinstance(got, Claim):
         replaced = f", replacing {got.replaced[:7]}" if got.replaced else ""
         ctx.say(f"claimed {branch} ({got.sha[:7]}{replaced})")
     return got

@@ -132,6 +132,28 @@ def test_a_fix_on_the_branch_is_not_a_claim_and_is_never_replaced(tmp_path: Path
     assert tip(origin) == fixed
 
 
+def test_a_retry_leases_an_earlier_fix_as_it_is_and_never_a_live_claim(tmp_path: Path, origin: Path) -> None:
+    seed = tmp_path / "seed"
+    (seed / "app.py").write_text("import os  # fixed\n")
+    git(seed, "commit", "-q", "-am", "ci-healer: fix lint")
+    git(seed, "push", "-q", "origin", f"HEAD:refs/heads/{BRANCH}")
+    fixed = tip(origin)
+    lock = lock_for(tmp_path, origin, "a")
+    kept = lock.claim(BRANCH, head_sha=HEAD, run=(12, 1), now=NOW, ttl=TTL, over_work=True)
+    # no claim commit goes over the fix (it is an open fix pull request's head): it is leased as it is
+    assert kept == Claim(BRANCH, fixed, kept=True) and tip(origin) == fixed
+    # a retry whose heal delivers nothing leaves the earlier fix where it was
+    assert lock.release(kept) is False and tip(origin) == fixed
+    # a live claim of another run holds against a retry too
+    git(origin, "update-ref", "-d", f"refs/heads/{BRANCH}")
+    live = lock_for(tmp_path, origin, "b").claim(BRANCH, head_sha=HEAD, run=(13, 1), now=NOW, ttl=TTL)
+    assert isinstance(live, Claim)
+    held = lock_for(tmp_path, origin, "c").claim(
+        BRANCH, head_sha=HEAD, run=(14, 1), now=NOW, ttl=TTL, over_work=True
+    )
+    assert isinstance(held, Holder) and held.run == (13, 1) and tip(origin) == live.sha
+
+
 def test_release_deletes_only_the_runs_own_claim(tmp_path: Path, origin: Path) -> None:
     lock = lock_for(tmp_path, origin, "a")
     won = lock.claim(BRANCH, head_sha=HEAD, run=(11, 1), now=NOW, ttl=TTL)

@@ -168,3 +168,28 @@ def test_when_github_refuses_the_record_edit_the_fix_stands_and_the_commit_is_no
 
     assert again.decision == "skipped" and len(agent_reports(agent)) == 1
     assert box.standin.created_pulls(box.repo) == [fix]
+
+
+def test_a_retry_never_pushes_over_a_run_that_holds_the_fix_branch(box: Sandbox, tmp_path: Path) -> None:
+    from commands_harness import command
+
+    pull, run = failing_test_pull(box)
+    agent = tmp_path / "agent"
+    inputs = {
+        "agent-command": write_agent(agent, SLOW_FIX.replace("time.sleep(3)\n", "")),
+        "max-attempts": "1",
+    }
+    assert heal(box, run, inputs=inputs).decision == "healed"
+    [fix] = box.standin.created_pulls(box.repo)
+    branch = fix.head_ref
+    # the fix is merged away and its branch deleted; another run of the commit now holds the branch
+    git(box.origin, "update-ref", "-d", f"refs/heads/{branch}")
+    live = claim_left_behind(box, pull.head_sha, branch, datetime.now(timezone.utc), "live")
+    box.standin.set_permission(box.repo, "maintainer", "maintain")
+
+    result, _ = command(box, pull, "/ci-healer retry", inputs=inputs)
+
+    assert result.outputs["decision"] == "skipped", result.stdout[-3000:]
+    assert "run 4242 (attempt 1) holds its fix branch" in result.stdout
+    assert len(agent_reports(agent)) == 1  # the retry ran no agent
+    assert box.origin_refs()[f"refs/heads/{branch}"] == live.sha
