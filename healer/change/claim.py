@@ -221,6 +221,18 @@ class BranchLock:
             return False
         raise GitError(f"git push failed while claiming {branch}: {_last_line(proc.stderr, self.token)}")
 
+    def delete(self, branch: str) -> bool:
+        """Delete ``branch`` on origin by a git push (a fix pull request's branch that lost its reason): True
+        when it is gone, also when it was gone already; False when git could not (never raises)."""
+        try:
+            require_branch(branch, self.repo.path)
+            proc = self._git(
+                "push", "--no-verify", "--quiet", "--", "origin", f":refs/heads/{branch}", check=False
+            )
+        except (GitError, OSError):
+            return False
+        return proc.returncode == 0 or "remote ref does not exist" in proc.stderr
+
     def release(self, claim: Claim) -> bool:
         """Delete the claim's branch if it still points at the claim commit (never a fix, never another run's
         claim). False when it was not (or could not be) deleted, and for a fix it ``kept``."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from healer.change.claim import BranchLock
 from healer.change.context import Delivery
 from healer.change.workspace import Checkout, Identity
 from healer.deliver.proof import StartedCi
@@ -77,6 +78,8 @@ def deliver_pull_request(
     # replaces the claim only while it is there; without, a leftover of an interrupted run is overwritten.
     checkout.push(branch, token=token, server_url=server_url, force=True, lease=lease)
     title = fix_title(pr, checks, attempt, max_attempts)
+    # branches the healer deletes go by git, as they were pushed (no API request)
+    lock = BranchLock(checkout.repo, token=token, server_url=server_url, identity=identity)
     unverified = draft
     ci = start_ci(branch) if start_ci is not None else None
     if ci is not None:
@@ -103,11 +106,11 @@ def deliver_pull_request(
             )
     except GitHubError as exc:
         # A fix branch without its pull request would be an orphan nobody reviews: delete it.
-        deleted = delete_fix_branch(gh, branch)
+        deleted = delete_fix_branch(gh, branch, lock)
         left = "the branch was deleted again" if deleted else f"delete the branch {branch} by hand"
         message = f"pushed {branch} but could not open the fix pull request: {exc}; {left}"
         raise DeliveryError(message) from None
-    superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull)
+    superseded = close_superseded(gh, previous_fix_prs, keep=pull.number, by=pull, lock=lock)
     # Asked once, when the fix is ready: now, unless its CI is running (the verdict asks then), and never
     # again for a fix pull request reused by a later attempt on the same commit (`/ci-healer retry`).
     waiting = ci is not None and ci.pending
@@ -168,10 +171,14 @@ UNVERIFIED_NOTE = (
 )
 
 
-def delete_fix_branch(gh: GitHub, branch: str) -> bool:
-    """Delete one of the healer's own branches; True when it is gone. Never raises (tidying up)."""
+def delete_fix_branch(gh: GitHub, branch: str, lock: BranchLock | None = None) -> bool:
+    """Delete one of the healer's own branches; True when it is gone. Never raises (tidying up). With
+    ``lock`` (the workflow's checkout and the token), by a git push, which costs no API request; the REST
+    API's ``DELETE …/git/refs`` when that cannot."""
     if not is_fix_branch(branch):
         return False
+    if lock is not None and lock.delete(branch):
+        return True
     try:
         gh.delete_branch(branch)
     except GitHubError:
@@ -179,7 +186,9 @@ def delete_fix_branch(gh: GitHub, branch: str) -> bool:
     return True
 
 
-def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullRequest) -> tuple[int, ...]:
+def close_superseded(
+    gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullRequest, lock: BranchLock | None = None
+) -> tuple[int, ...]:
     """Close the still-open fix PRs among ``numbers`` with a note naming the one that replaces them, and
     delete their branches (and those of earlier fix PRs that were merged or closed)."""
     owner = fix_branch_target(by.head_ref)
@@ -188,6 +197,7 @@ def close_superseded(gh: GitHub, numbers: Sequence[int], *, keep: int, by: PullR
         [n for n in numbers if n != keep],
         owner=-1 if owner is None else owner,
         why=f"Superseded by #{by.number}, a newer attempt on a newer commit.",
+        lock=lock,
     )
 
 
@@ -198,13 +208,15 @@ def retire_fix_pulls(
     owner: int,
     why: str,
     known: Mapping[int, PullRequest] | None = None,
+    lock: BranchLock | None = None,
 ) -> tuple[int, ...]:
     """A fix PR never outlives its reason: close the open ones among ``numbers`` with ``why`` (one sentence)
     first in the body (a CI line still waiting for a verdict goes: :func:`healer.text.proof.closed_body`), and
     delete the ``ci-healer/<owner>-…`` branch of every one, merged ones included.
 
-    Only fix PRs of pull request ``owner`` (head ``ci-healer/<owner>-…`` in this repository) are touched.
-    Returns the numbers closed. Never raises: tidying up must not fail what already happened.
+    Only fix PRs of pull request ``owner`` (head ``ci-healer/<owner>-…`` in this repository) are touched;
+    branches go by ``lock`` when given (:func:`delete_fix_branch`). Returns the numbers closed. Never
+    raises: tidying up must not fail what already happened.
     """
     closed: list[int] = []
     for number in dict.fromkeys(numbers):
@@ -220,7 +232,7 @@ def retire_fix_pulls(
         except GitHubError:
             continue
         # GitHub retargets PRs based on a deleted branch, never a fix PR based on this one: it has no PRs
-        delete_fix_branch(gh, fix.head_ref)
+        delete_fix_branch(gh, fix.head_ref, lock)
     return tuple(closed)
 
 

@@ -28,6 +28,7 @@ from healer.model import fix_branch_target
 from healer.run.commandrun import diagnose_or_retry, read_payload
 from healer.run.commands import Command, CommentEvent, Verb
 from healer.run.context import RunContext, branch_config
+from healer.run.quietheal import lock_of
 from healer.text.boxes import CLOSE, RETRY, Box, ticked_boxes, untick
 from healer.text.dashboard import DASHBOARD_MARKER
 from healer.text.frames import code
@@ -138,7 +139,8 @@ def close(ctx: RunContext, tick: Tick, box: Box) -> None:
         ctx.note(f"close #{box.number}: already {fix.state}")
         return
     why = f"{code(tick.editor)} asked for it from the dashboard (#{tick.issue})."
-    closed = retire_fix_pulls(ctx.gh, [fix.number], owner=owner, why=why, known={fix.number: fix})
+    lock = lock_of(ctx, ctx.config)
+    closed = retire_fix_pulls(ctx.gh, [fix.number], owner=owner, why=why, known={fix.number: fix}, lock=lock)
     ctx.note(f"closed fix pull request #{fix.number}" if closed else f"close #{fix.number}: GitHub refused")
 
 

@@ -31,6 +31,7 @@ from healer.run.event import load_pull_request_event
 from healer.run.evidence import select_jobs
 from healer.run.learning import propose_rule
 from healer.run.planning import counts, find_pull, load_repository_config, read_ledger
+from healer.run.quietheal import lock_of
 from healer.text.fixstate import awaits_verdict, unwaited_line, with_fix_state
 from healer.text.frames import COMMENT_LIMIT, render_comment
 from healer.text.proof import with_ci_line, with_state_line
@@ -148,7 +149,8 @@ def retire(ctx: RunContext, pr: PullRequest, numbers: Sequence[int], why: str) -
     branches, and the branches of merged ones: a fix PR never outlives its reason."""
     if not numbers or ctx.dry_run:
         return
-    closed = retire_fix_pulls(ctx.gh, numbers, owner=pr.number, why=why)
+    lock = lock_of(ctx, ctx.config)
+    closed = retire_fix_pulls(ctx.gh, numbers, owner=pr.number, why=why, lock=lock)
     if closed:
         ctx.note(f"closed fix pull request(s) {', '.join(f'#{n}' for n in closed)}: {why}")
 
@@ -223,7 +225,8 @@ def retire_fix_pulls_of(ctx: RunContext, pr: PullRequest) -> None:
     if ctx.dry_run:
         ctx.note(f"would close #{pr.number}'s fix pull requests and delete their branches (dry run)")
         return
-    closed = retire_fix_pulls(ctx.gh, numbers, owner=pr.number, why=why, known=known)
+    lock = lock_of(ctx, ctx.config)
+    closed = retire_fix_pulls(ctx.gh, numbers, owner=pr.number, why=why, known=known, lock=lock)
     ctx.note(
         f"closed {len(closed)} fix pull request(s) of #{pr.number} and deleted the healer's branches"
         if closed

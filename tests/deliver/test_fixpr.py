@@ -204,7 +204,7 @@ def test_tidying_up_never_fails_the_delivery(setup: tuple[Path, Checkout, PullRe
 def test_a_refused_pull_request_says_so_and_deletes_the_branch(
     setup: tuple[Path, Checkout, PullRequest],
 ) -> None:
-    _, checkout, pr = setup
+    origin, checkout, pr = setup
     gh = FakeGitHub(fail=["create_pull"])
     with pytest.raises(
         DeliveryError, match=r"pushed ci-healer/7-\w{7} but could not open.*pull-requests: write.*deleted"
@@ -224,7 +224,9 @@ def test_a_refused_pull_request_says_so_and_deletes_the_branch(
             server_url="https://github.com",
         )
 
-    assert gh.deleted == [f"ci-healer/7-{pr.head_sha[:7]}"]
+    # deleted by a git push, as it was pushed: no API request
+    assert gh.deleted == []
+    assert git(origin, "branch", "--list", "ci-healer/*") == ""
 
 
 def test_a_refused_draft_is_opened_ready_and_marked_unverified(

@@ -148,9 +148,10 @@ def test_a_ticked_close_box_closes_the_fix_pull_request_and_deletes_its_branch(
         "issues/update",
         "pulls/get",
         "pulls/update",
-        "git/delete-ref",
     ]
     assert fix.state == "closed" and "`maintainer` asked for it from the dashboard" in fix.body
+    # its branch went by a git push, as it came: no API request
+    assert f"refs/heads/{fix.head_ref}" not in box.origin_refs()
 
 
 def test_ticks_by_people_without_write_access_and_edits_by_the_bot_act_on_nothing(

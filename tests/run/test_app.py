@@ -646,12 +646,9 @@ def test_green_run_resets_in_the_fix_records_of_a_quiet_heal(world: World) -> No
     assert code == 0, log
     fix = world.gh.pulls[101]
     # the reset goes after the attempt, in the same body (an edit: nobody is notified); the fix PR the check
-    # no longer needs is closed and its branch deleted, its records still first in its body
-    assert world.gh.writes[writes:] == [
-        "update_pull #101 None",
-        "update_pull #101 closed",
-        f"delete_branch {fix.head_ref}",
-    ]
+    # no longer needs is closed and its branch deleted (by git: no API request), its records still first
+    assert world.gh.writes[writes:] == ["update_pull #101 None", "update_pull #101 closed"]
+    assert git(world.origin, "branch", "--list", fix.head_ref) == ""
     assert world.gh.comments == []
     assert [m.kind for m in decode_markers(fix.body)] == [Kind.ATTEMPT, Kind.RESET]
     assert fix.state == "closed" and "passed on" in fix.body
