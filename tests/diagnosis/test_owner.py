@@ -668,6 +668,84 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="http-status-line-429",
         ),
+        pytest.param(
+            "make -j4",
+            "src/tmpl.cpp:40:1: internal compiler error: Segmentation fault",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="gcc-internal-compiler-error",
+        ),
+        pytest.param(
+            "make -j4",
+            "src/big.cpp:900:1: internal compiler error: Killed (program cc1plus)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gcc-killed-is-the-runners-memory-not-a-compiler-bug",
+        ),
+        pytest.param(
+            "cmake --build build",
+            "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the "
+            "crash backtrace, preprocessed source, and associated run script.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="clang-crash",
+        ),
+        pytest.param(
+            "cmake -B build -S .",
+            "  No CMAKE_CXX_COMPILER could be found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cmake-no-compiler-on-the-runner",
+        ),
+        pytest.param(
+            "mvn -B package",
+            "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile "
+            "(default-compile) on project app: Fatal error compiling: error: invalid target release: 21 "
+            "-> [Help 1]",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="maven-compiler-invalid-target-release",
+        ),
+        pytest.param(
+            "mvn -B package",
+            "[ERROR] Failed to execute goal on project app: Could not resolve dependencies for project "
+            "com.example:app:jar:1.0: Could not transfer artifact com.google.guava:guava:pom:33.0.0-jre "
+            "from/to central (https://repo.maven.apache.org/maven2): Connection timed out -> [Help 1]",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="maven-transfer-connection-timed-out",
+        ),
+        pytest.param(
+            "./gradlew build",
+            "      > No matching toolchains found for requested specification: {languageVersion=21, "
+            "vendor=any, implementation=vendor-specific} for LINUX on x86_64.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gradle-no-matching-toolchain",
+        ),
+        pytest.param(
+            "dotnet build",
+            "/usr/share/dotnet/sdk/6.0.428/Sdks/Microsoft.NET.Sdk/targets/Microsoft.NET.TargetFrameworkInference"
+            ".targets(144,5): error NETSDK1045: The current .NET SDK does not support targeting .NET 8.0.  "
+            "Either target .NET 6.0 or lower, or use a version of the .NET SDK that supports .NET 8.0.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dotnet-sdk-too-old-netsdk1045",
+        ),
+        pytest.param(
+            "dotnet build",
+            "      A compatible .NET SDK was not found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dotnet-sdk-of-global-json-not-installed",
+        ),
+        pytest.param(
+            "cargo build --target wasm32-unknown-unknown",
+            "  = note: the `wasm32-unknown-unknown` target may not be installed",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rust-target-not-installed",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
