@@ -231,6 +231,10 @@ ENDING_CASES = [
     ("./gradlew test", 143, Owner.PLATFORM, Category.INFRASTRUCTURE),
     ("gh release view v1", 4, Owner.REPOSITORY, Category.CONFIG),
     ("pytest -k smoke", 5, Owner.CODE, Category.TEST),
+    ("bazel build //...", 33, Owner.PLATFORM, Category.INFRASTRUCTURE),
+    ("bazel test //...", 37, Owner.UPSTREAM, Category.BUILD),
+    ("bazelisk test //... --bes_backend=grpcs://bes.example", 38, Owner.PLATFORM, Category.TRANSIENT),
+    ("bazel build --remote_cache=grpcs://cache.example //...", 39, Owner.PLATFORM, Category.TRANSIENT),
 ]
 
 
@@ -745,6 +749,98 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Owner.REPOSITORY,
             Action.ESCALATE,
             id="rust-target-not-installed",
+        ),
+        pytest.param(
+            "cargo build",
+            "error: linker `cc` not found",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rust-linker-not-found",
+        ),
+        pytest.param(
+            "tox -e py38",
+            "py38: skipped because could not find python interpreter with spec(s): py38",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="tox-interpreter-not-found",
+        ),
+        pytest.param(
+            "nox -s tests-3.8",
+            "nox > Session tests-3.8 failed: Python interpreter 3.8 not found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="nox-interpreter-not-found",
+        ),
+        pytest.param(
+            "poetry install",
+            "The currently activated Python version 3.8.18 is not supported by the project (^3.10).",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="poetry-python-not-supported",
+        ),
+        pytest.param(
+            "bundle install",
+            "Your Ruby version is 3.1.4, but your Gemfile specified 3.3.0",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="bundler-ruby-version",
+        ),
+        pytest.param(
+            "mix test",
+            "** (Mix) You're trying to run :app on Elixir v1.14.5 but it has declared in its mix.exs file it "
+            "supports only Elixir ~> 1.16",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="mix-elixir-version",
+        ),
+        pytest.param(
+            "composer install",
+            "    - Root composer.json requires php ^8.3 but your php version (8.1.2) does not satisfy that "
+            "requirement.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="composer-root-php-version",
+        ),
+        pytest.param(
+            "golangci-lint run",
+            "Error: can't load config: the Go language version (go1.22) used to build golangci-lint is lower "
+            "than the targeted Go version (1.23.0)",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="golangci-lint-built-with-an-older-go",
+        ),
+        pytest.param(
+            "bazel build //...",
+            "Error in download_and_extract: java.io.IOException: Error downloading "
+            "[https://github.com/bazelbuild/rules_go/releases/download/v0.50.1/rules_go-v0.50.1.zip] to "
+            "/home/runner/.cache/bazel/external/rules_go/temp.zip: Connect timed out",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="bazel-download-timed-out",
+        ),
+        pytest.param(
+            "./gradlew build",
+            'Exception in thread "main" java.net.UnknownHostException: services.gradle.org',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gradle-wrapper-download-unknown-host",
+        ),
+        pytest.param(
+            "xcodebuild -scheme App archive",
+            '/Users/runner/work/app/app/App.xcodeproj: error: No signing certificate "iOS Distribution" '
+            'found: No "iOS Distribution" signing certificate matching team ID "ABCDE12345" with a private '
+            "key was found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="xcode-no-signing-certificate",
+        ),
+        pytest.param(
+            "xcodebuild -version",
+            "xcode-select: error: tool 'xcodebuild' requires Xcode, but active developer directory "
+            "'/Library/Developer/CommandLineTools' is a command line tools instance",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="xcode-select-command-line-tools",
         ),
     ],
 )
