@@ -842,6 +842,53 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="xcode-select-command-line-tools",
         ),
+        pytest.param(
+            "flutter pub get",
+            "Got socket error trying to find package http at https://pub.dev.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="pub-socket-error",
+        ),
+        pytest.param(
+            "mix deps.get",
+            '** (Mix) httpc request failed with: {:failed_connect, [{:to_address, {~c"repo.hex.pm", 443}}, '
+            "{:inet, [:inet], :etimedout}]}",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="hex-failed-connect",
+        ),
+        pytest.param(
+            "cabal build",
+            " ConnectionTimeout",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="cabal-connection-timeout",
+        ),
+        pytest.param(
+            "composer install",
+            "    Failed to download symfony/console from dist: curl error 28 while downloading "
+            "https://api.github.com/repos/symfony/console/zipball/abc: Operation timed out after 300000 ms",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="composer-curl-error-28",
+        ),
+        pytest.param(
+            "bundle install",
+            "Could not fetch specs from https://rubygems.org/ due to underlying error <Net::OpenTimeout: "
+            "Failed to open TCP connection to rubygems.org:443 (execution expired)>",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="bundler-open-timeout",
+        ),
+        pytest.param(
+            "dotnet restore",
+            "/usr/share/dotnet/sdk/8.0.404/NuGet.targets(174,5): error : The HTTP request to 'GET "
+            "https://api.nuget.org/v3-flatcontainer/newtonsoft.json/index.json' has timed out after "
+            "100000ms.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="nuget-http-timeout",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
