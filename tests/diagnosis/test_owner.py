@@ -889,6 +889,109 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="nuget-http-timeout",
         ),
+        pytest.param(
+            "npx playwright test",
+            "Host system is missing dependencies to run browsers.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="playwright-host-dependencies",
+        ),
+        pytest.param(
+            "npx tsc --noEmit",
+            "Error: Debug Failure. False expression.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="typescript-debug-failure",
+        ),
+        pytest.param(
+            "flutter pub get",
+            "Because app requires SDK version >=3.5.0 <4.0.0, version solving failed.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="pub-root-sdk-constraint",
+        ),
+        pytest.param(
+            "dart pub get",
+            "Because app depends on http >=1.3.0 which requires SDK version >=3.4.0 <4.0.0, version solving "
+            "failed.",
+            Owner.CODE,
+            Action.AGENT,
+            id="pub-dependency-needing-a-newer-sdk-stays-the-codes",
+        ),
+        pytest.param(
+            "cargo +nightly-2024-01-01 build",
+            "error: toolchain 'nightly-2024-01-01-x86_64-unknown-linux-gnu' is not installed",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rustup-toolchain-not-installed",
+        ),
+        pytest.param(
+            "cargo clippy -- -D warnings",
+            "error: 'cargo-clippy' is not installed for the toolchain 'stable-x86_64-unknown-linux-gnu'.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rustup-component-not-installed",
+        ),
+        pytest.param(
+            "dotnet test --no-build",
+            "Testhost process for source(s) '/home/runner/work/a/a/bin/App.Tests.dll' exited with error: You "
+            "must install or update .NET to run this application.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dotnet-runtime-not-installed",
+        ),
+        pytest.param(
+            "$ANDROID_HOME/emulator/emulator -avd test -no-window",
+            "emulator: ERROR: x86_64 emulation currently requires hardware acceleration!",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="android-emulator-without-kvm",
+        ),
+        pytest.param(
+            "mvn -B verify",
+            "The JAVA_HOME environment variable is not defined correctly,",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="maven-without-java-home",
+        ),
+        pytest.param(
+            "./gradlew build",
+            "ERROR: JAVA_HOME is not set and no 'java' command could be found in your PATH.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gradlew-without-java",
+        ),
+        pytest.param(
+            "mvn -B compile",
+            "[ERROR] An exception has occurred in the compiler (21.0.5). Please file a bug against the Java "
+            "compiler via the Java bug reporting page (https://bugreport.java.com)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="javac-crash",
+        ),
+        pytest.param(
+            "swift build",
+            "error: 'app': package 'app' is using Swift tools version 6.0.0 but the installed version is "
+            "5.10.0",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="swift-tools-version-newer-than-installed",
+        ),
+        pytest.param(
+            "xcodebuild -sdk iphoneos18.0 -scheme App build",
+            'xcodebuild: error: SDK "iphoneos18.0" cannot be located.',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="xcodebuild-sdk-not-installed",
+        ),
+        pytest.param(
+            "swift build",
+            "Please submit a bug report (https://swift.org/contributing/#reporting-bugs) and include the "
+            "crash backtrace.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="swift-compiler-crash",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
