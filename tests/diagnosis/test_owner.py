@@ -992,6 +992,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="swift-compiler-crash",
         ),
+        pytest.param(
+            "gradle/actions/wrapper-validation@v4",
+            "✗ Found unknown Gradle Wrapper JAR files:",
+            Owner.CODE,
+            Action.ESCALATE,
+            id="gradle-wrapper-jar-unknown",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
