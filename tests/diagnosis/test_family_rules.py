@@ -78,6 +78,80 @@ def _job_log(command: str, output: str) -> str:
             "not found for signing config 'release'",
             id="android-keystore",
         ),
+        pytest.param(
+            "mvn -B checkstyle:check",
+            "[ERROR] src/main/java/com/example/App.java:[10,1] (imports) UnusedImports: Unused import - "
+            "java.util.List.\n[INFO] You have 1 Checkstyle violation.",
+            "jvm.checkstyle",
+            "lint",
+            "(imports) UnusedImports",
+            id="maven-checkstyle-violation-is-no-compile-error",
+        ),
+        pytest.param(
+            "mvn -B verify",
+            "[ERROR] Failed to execute goal com.github.spotbugs:spotbugs-maven-plugin:4.8.3.0:check "
+            "(default) on project app: failed with 1 bugs and 0 errors -> [Help 1]",
+            "jvm.checkstyle",
+            "lint",
+            "failed with 1 bugs and 0 errors",
+            id="spotbugs-check",
+        ),
+        pytest.param(
+            "mvn -B verify",
+            "[WARNING] Rule violated for bundle app: lines covered ratio is 0.71, but expected minimum is "
+            "0.80\n[ERROR] Failed to execute goal org.jacoco:jacoco-maven-plugin:0.8.11:check (check) on "
+            "project app: Coverage checks have not been met. See log for details.",
+            "test.coverage-threshold",
+            "test",
+            "Rule violated for bundle app",
+            id="jacoco-check",
+        ),
+        pytest.param(
+            "npx nyc check-coverage --lines 90",
+            "ERROR: Coverage for lines (75%) does not meet global threshold (90%)",
+            "test.coverage-threshold",
+            "test",
+            "does not meet global threshold",
+            id="nyc-and-vitest-threshold",
+        ),
+        pytest.param(
+            "swiftlint --strict",
+            "/Users/runner/work/app/app/App/Model.swift:12:1: error: Line Length Violation: Line should be "
+            "120 characters or less; currently it has 140 characters (line_length)\n"
+            "Done linting! Found 1 violation, 1 serious in 42 files.",
+            "apple.swiftlint",
+            "lint",
+            "Line Length Violation",
+            id="swiftlint",
+        ),
+        pytest.param(
+            "./build/tests",
+            "/home/runner/work/app/app/tests/calc.cpp:7: FAILED:\n  REQUIRE( add(2, 2) == 4 )\n"
+            "with expansion:\n  5 == 4\n\ntest cases: 3 | 2 passed | 1 failed\n"
+            "assertions: 6 | 5 passed | 1 failed",
+            "cpp.catch2-failed",
+            "test",
+            "REQUIRE( add(2, 2) == 4 )",
+            id="catch2",
+        ),
+        pytest.param(
+            "valgrind --error-exitcode=1 ./build/tests",
+            "==4321== Invalid read of size 4\n==4321==    at 0x109156: parse (parse.c:20)\n"
+            "==4321== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)",
+            "cpp.valgrind",
+            "test",
+            "Invalid read of size 4",
+            id="valgrind",
+        ),
+        pytest.param(
+            "dotnet build -warnaserror",
+            "/home/runner/work/app/app/src/App/Service.cs(20,21): error CA1822: Member 'Run' does not access "
+            "instance data and can be marked as static [/home/runner/work/app/app/src/App/App.csproj]",
+            "dotnet.analyzers",
+            "lint",
+            "error CA1822",
+            id="dotnet-analyzer-as-error",
+        ),
     ],
 )
 def test_a_family_rule_names_the_failure(

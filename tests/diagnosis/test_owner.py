@@ -231,6 +231,10 @@ ENDING_CASES = [
     ("./gradlew test", 143, Owner.PLATFORM, Category.INFRASTRUCTURE),
     ("gh release view v1", 4, Owner.REPOSITORY, Category.CONFIG),
     ("pytest -k smoke", 5, Owner.CODE, Category.TEST),
+    ("bazel build //...", 33, Owner.PLATFORM, Category.INFRASTRUCTURE),
+    ("bazel test //...", 37, Owner.UPSTREAM, Category.BUILD),
+    ("bazelisk test //... --bes_backend=grpcs://bes.example", 38, Owner.PLATFORM, Category.TRANSIENT),
+    ("bazel build --remote_cache=grpcs://cache.example //...", 39, Owner.PLATFORM, Category.TRANSIENT),
 ]
 
 
@@ -667,6 +671,333 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Owner.PLATFORM,
             Action.RERUN,
             id="http-status-line-429",
+        ),
+        pytest.param(
+            "make -j4",
+            "src/tmpl.cpp:40:1: internal compiler error: Segmentation fault",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="gcc-internal-compiler-error",
+        ),
+        pytest.param(
+            "make -j4",
+            "src/big.cpp:900:1: internal compiler error: Killed (program cc1plus)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gcc-killed-is-the-runners-memory-not-a-compiler-bug",
+        ),
+        pytest.param(
+            "cmake --build build",
+            "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the "
+            "crash backtrace, preprocessed source, and associated run script.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="clang-crash",
+        ),
+        pytest.param(
+            "cmake -B build -S .",
+            "  No CMAKE_CXX_COMPILER could be found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cmake-no-compiler-on-the-runner",
+        ),
+        pytest.param(
+            "mvn -B package",
+            "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile "
+            "(default-compile) on project app: Fatal error compiling: error: invalid target release: 21 "
+            "-> [Help 1]",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="maven-compiler-invalid-target-release",
+        ),
+        pytest.param(
+            "mvn -B package",
+            "[ERROR] Failed to execute goal on project app: Could not resolve dependencies for project "
+            "com.example:app:jar:1.0: Could not transfer artifact com.google.guava:guava:pom:33.0.0-jre "
+            "from/to central (https://repo.maven.apache.org/maven2): Connection timed out -> [Help 1]",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="maven-transfer-connection-timed-out",
+        ),
+        pytest.param(
+            "./gradlew build",
+            "      > No matching toolchains found for requested specification: {languageVersion=21, "
+            "vendor=any, implementation=vendor-specific} for LINUX on x86_64.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gradle-no-matching-toolchain",
+        ),
+        pytest.param(
+            "dotnet build",
+            "/usr/share/dotnet/sdk/6.0.428/Sdks/Microsoft.NET.Sdk/targets/Microsoft.NET.TargetFrameworkInference"
+            ".targets(144,5): error NETSDK1045: The current .NET SDK does not support targeting .NET 8.0.  "
+            "Either target .NET 6.0 or lower, or use a version of the .NET SDK that supports .NET 8.0.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dotnet-sdk-too-old-netsdk1045",
+        ),
+        pytest.param(
+            "dotnet build",
+            "      A compatible .NET SDK was not found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dotnet-sdk-of-global-json-not-installed",
+        ),
+        pytest.param(
+            "cargo build --target wasm32-unknown-unknown",
+            "  = note: the `wasm32-unknown-unknown` target may not be installed",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rust-target-not-installed",
+        ),
+        pytest.param(
+            "cargo build",
+            "error: linker `cc` not found",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rust-linker-not-found",
+        ),
+        pytest.param(
+            "tox -e py38",
+            "py38: skipped because could not find python interpreter with spec(s): py38",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="tox-interpreter-not-found",
+        ),
+        pytest.param(
+            "nox -s tests-3.8",
+            "nox > Session tests-3.8 failed: Python interpreter 3.8 not found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="nox-interpreter-not-found",
+        ),
+        pytest.param(
+            "poetry install",
+            "The currently activated Python version 3.8.18 is not supported by the project (^3.10).",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="poetry-python-not-supported",
+        ),
+        pytest.param(
+            "bundle install",
+            "Your Ruby version is 3.1.4, but your Gemfile specified 3.3.0",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="bundler-ruby-version",
+        ),
+        pytest.param(
+            "mix test",
+            "** (Mix) You're trying to run :app on Elixir v1.14.5 but it has declared in its mix.exs file it "
+            "supports only Elixir ~> 1.16",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="mix-elixir-version",
+        ),
+        pytest.param(
+            "composer install",
+            "    - Root composer.json requires php ^8.3 but your php version (8.1.2) does not satisfy that "
+            "requirement.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="composer-root-php-version",
+        ),
+        pytest.param(
+            "golangci-lint run",
+            "Error: can't load config: the Go language version (go1.22) used to build golangci-lint is lower "
+            "than the targeted Go version (1.23.0)",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="golangci-lint-built-with-an-older-go",
+        ),
+        pytest.param(
+            "bazel build //...",
+            "Error in download_and_extract: java.io.IOException: Error downloading "
+            "[https://github.com/bazelbuild/rules_go/releases/download/v0.50.1/rules_go-v0.50.1.zip] to "
+            "/home/runner/.cache/bazel/external/rules_go/temp.zip: Connect timed out",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="bazel-download-timed-out",
+        ),
+        pytest.param(
+            "./gradlew build",
+            'Exception in thread "main" java.net.UnknownHostException: services.gradle.org',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gradle-wrapper-download-unknown-host",
+        ),
+        pytest.param(
+            "xcodebuild -scheme App archive",
+            '/Users/runner/work/app/app/App.xcodeproj: error: No signing certificate "iOS Distribution" '
+            'found: No "iOS Distribution" signing certificate matching team ID "ABCDE12345" with a private '
+            "key was found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="xcode-no-signing-certificate",
+        ),
+        pytest.param(
+            "xcodebuild -version",
+            "xcode-select: error: tool 'xcodebuild' requires Xcode, but active developer directory "
+            "'/Library/Developer/CommandLineTools' is a command line tools instance",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="xcode-select-command-line-tools",
+        ),
+        pytest.param(
+            "flutter pub get",
+            "Got socket error trying to find package http at https://pub.dev.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="pub-socket-error",
+        ),
+        pytest.param(
+            "mix deps.get",
+            '** (Mix) httpc request failed with: {:failed_connect, [{:to_address, {~c"repo.hex.pm", 443}}, '
+            "{:inet, [:inet], :etimedout}]}",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="hex-failed-connect",
+        ),
+        pytest.param(
+            "cabal build",
+            " ConnectionTimeout",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="cabal-connection-timeout",
+        ),
+        pytest.param(
+            "composer install",
+            "    Failed to download symfony/console from dist: curl error 28 while downloading "
+            "https://api.github.com/repos/symfony/console/zipball/abc: Operation timed out after 300000 ms",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="composer-curl-error-28",
+        ),
+        pytest.param(
+            "bundle install",
+            "Could not fetch specs from https://rubygems.org/ due to underlying error <Net::OpenTimeout: "
+            "Failed to open TCP connection to rubygems.org:443 (execution expired)>",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="bundler-open-timeout",
+        ),
+        pytest.param(
+            "dotnet restore",
+            "/usr/share/dotnet/sdk/8.0.404/NuGet.targets(174,5): error : The HTTP request to 'GET "
+            "https://api.nuget.org/v3-flatcontainer/newtonsoft.json/index.json' has timed out after "
+            "100000ms.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="nuget-http-timeout",
+        ),
+        pytest.param(
+            "npx playwright test",
+            "Host system is missing dependencies to run browsers.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="playwright-host-dependencies",
+        ),
+        pytest.param(
+            "npx tsc --noEmit",
+            "Error: Debug Failure. False expression.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="typescript-debug-failure",
+        ),
+        pytest.param(
+            "flutter pub get",
+            "Because app requires SDK version >=3.5.0 <4.0.0, version solving failed.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="pub-root-sdk-constraint",
+        ),
+        pytest.param(
+            "dart pub get",
+            "Because app depends on http >=1.3.0 which requires SDK version >=3.4.0 <4.0.0, version solving "
+            "failed.",
+            Owner.CODE,
+            Action.AGENT,
+            id="pub-dependency-needing-a-newer-sdk-stays-the-codes",
+        ),
+        pytest.param(
+            "cargo +nightly-2024-01-01 build",
+            "error: toolchain 'nightly-2024-01-01-x86_64-unknown-linux-gnu' is not installed",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rustup-toolchain-not-installed",
+        ),
+        pytest.param(
+            "cargo clippy -- -D warnings",
+            "error: 'cargo-clippy' is not installed for the toolchain 'stable-x86_64-unknown-linux-gnu'.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="rustup-component-not-installed",
+        ),
+        pytest.param(
+            "dotnet test --no-build",
+            "Testhost process for source(s) '/home/runner/work/a/a/bin/App.Tests.dll' exited with error: You "
+            "must install or update .NET to run this application.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dotnet-runtime-not-installed",
+        ),
+        pytest.param(
+            "$ANDROID_HOME/emulator/emulator -avd test -no-window",
+            "emulator: ERROR: x86_64 emulation currently requires hardware acceleration!",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="android-emulator-without-kvm",
+        ),
+        pytest.param(
+            "mvn -B verify",
+            "The JAVA_HOME environment variable is not defined correctly,",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="maven-without-java-home",
+        ),
+        pytest.param(
+            "./gradlew build",
+            "ERROR: JAVA_HOME is not set and no 'java' command could be found in your PATH.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gradlew-without-java",
+        ),
+        pytest.param(
+            "mvn -B compile",
+            "[ERROR] An exception has occurred in the compiler (21.0.5). Please file a bug against the Java "
+            "compiler via the Java bug reporting page (https://bugreport.java.com)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="javac-crash",
+        ),
+        pytest.param(
+            "swift build",
+            "error: 'app': package 'app' is using Swift tools version 6.0.0 but the installed version is "
+            "5.10.0",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="swift-tools-version-newer-than-installed",
+        ),
+        pytest.param(
+            "xcodebuild -sdk iphoneos18.0 -scheme App build",
+            'xcodebuild: error: SDK "iphoneos18.0" cannot be located.',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="xcodebuild-sdk-not-installed",
+        ),
+        pytest.param(
+            "swift build",
+            "Please submit a bug report (https://swift.org/contributing/#reporting-bugs) and include the "
+            "crash backtrace.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="swift-compiler-crash",
+        ),
+        pytest.param(
+            "gradle/actions/wrapper-validation@v4",
+            "✗ Found unknown Gradle Wrapper JAR files:",
+            Owner.CODE,
+            Action.ESCALATE,
+            id="gradle-wrapper-jar-unknown",
         ),
     ],
 )
