@@ -668,6 +668,36 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="http-status-line-429",
         ),
+        pytest.param(
+            "pytest -q",
+            "##[error]Canceling since a higher priority waiting request for 'ci-refs/pull/12/merge' exists",
+            Owner.NOBODY,
+            Action.IGNORE,
+            id="concurrency-cancelled",
+        ),
+        pytest.param(
+            "docker/build-push-action@v6",
+            "ERROR: failed to solve: Cache export is not supported for the docker driver.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="buildx-docker-driver",
+        ),
+        pytest.param(
+            "docker/build-push-action@v6",
+            "ERROR: failed to solve: failed to push ghcr.io/acme/app:pr-7: "
+            "denied: installation not allowed to Write organization package",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="ghcr-organization-package",
+        ),
+        pytest.param(
+            "actions/checkout@v4",
+            "batch response: This repository is over its data quota. Account responsible for LFS bandwidth "
+            "should purchase more data packs to restore access.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="lfs-data-quota",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
