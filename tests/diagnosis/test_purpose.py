@@ -210,6 +210,14 @@ def test_the_command_wins_over_the_names() -> None:
     assert (said.purpose, said.code_check) == ("test", True)
 
 
+def test_a_script_that_only_says_it_checks_yields_to_a_job_named_for_a_pr_policy() -> None:
+    said = step_purpose(header="Run ./scripts/ci/check.sh", command="./scripts/ci/check.sh", job="changelog")
+    assert (said.purpose, said.source) == ("pr-policy", "job name: changelog")
+    # a job named for a release keeps the check: it checks the code the release would ship
+    kept = step_purpose(header="Run ./scripts/ci/check.sh", command="./scripts/ci/check.sh", job="release")
+    assert (kept.purpose, kept.code_check) == ("check", True)
+
+
 def test_the_tables_load_and_name_known_purposes() -> None:
     assert set(action_table().values()) <= set(PURPOSES)
     tools, targets = command_table()
