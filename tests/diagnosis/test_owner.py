@@ -698,6 +698,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="lfs-data-quota",
         ),
+        pytest.param(
+            "./scripts/fetch-tools.sh",
+            "Error: Unexpected HTTP response: 503",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="tool-cache-http-503",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:

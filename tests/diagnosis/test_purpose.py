@@ -43,6 +43,7 @@ ACTIONS = [
     ("golangci/golangci-lint-action@v6", "lint"),
     ("cypress-io/github-action@v6", "test"),
     ("arduino/compile-sketches@v1", "build"),
+    ("r-lib/actions/setup-r-dependencies@v2", "dependency-install"),
 ]
 
 
