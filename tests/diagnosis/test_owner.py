@@ -705,6 +705,20 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="tool-cache-http-503",
         ),
+        pytest.param(
+            "python scripts/upload_docs.py --bucket acme-docs",
+            "botocore.exceptions.NoCredentialsError: Unable to locate credentials",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="boto3-no-credentials",
+        ),
+        pytest.param(
+            "./scripts/smoke.sh",
+            'Unable to locate credentials. You can configure credentials by running "aws configure".',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="aws-cli-no-credentials",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
