@@ -719,6 +719,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="aws-cli-no-credentials",
         ),
+        pytest.param(
+            "npx wrangler deploy",
+            "✘ [ERROR] A request to the Cloudflare API (/accounts/abc/workers/scripts/site) failed.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="wrangler-api-error-is-no-build-error",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
