@@ -68,7 +68,8 @@ POLICY = uses_log(
     {"requireScope": "false"},
     [
         '##[error]No release type found in pull request title "Fix the parser". Add a prefix to indicate '
-        "what kind of release this pull request corresponds to. For reference, see https://www.conventionalcommits.org/",
+        "what kind of release this pull request corresponds to. For reference, see "
+        "https://www.conventionalcommits.org/",
         "",
         "Available types:",
         " - feat: A new feature",
@@ -726,6 +727,59 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="wrangler-api-error-is-no-build-error",
         ),
+        pytest.param(
+            "github/codeql-action/analyze@v3",
+            "##[error]Advanced Security must be enabled for this repository to use code scanning.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="code-scanning-needs-advanced-security",
+        ),
+        pytest.param(
+            "actions/dependency-review-action@v4",
+            "##[error]Dependency review is not supported on this repository. Please ensure that Dependency "
+            "graph is enabled along with GitHub Advanced Security on private repositories",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dependency-review-needs-the-graph",
+        ),
+        pytest.param(
+            "aquasecurity/trivy-action@0.28.0",
+            "FATAL\tinit error: DB error: failed to download vulnerability DB: GET "
+            "https://ghcr.io/v2/aquasecurity/trivy-db/manifests/2: TOOMANYREQUESTS: retry-after: 1.2ms",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="registry-toomanyrequests",
+        ),
+        pytest.param(
+            "gitleaks/gitleaks-action@v2",
+            "##[error]🛑 missing gitleaks license. Go grab one at gitleaks.io and store it as a GitHub "
+            "Secret named GITLEAKS_LICENSE.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gitleaks-license",
+        ),
+        pytest.param(
+            "terraform init",
+            "│ Error: Required token could not be found",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="terraform-token",
+        ),
+        pytest.param(
+            "snyk/actions/node@master",
+            "`snyk` requires an authenticated account. Please run `snyk auth` and try again.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="snyk-auth",
+        ),
+        pytest.param(
+            "actions/setup-python@v5",
+            "##[error]No file in /home/runner/work/app/app matched to [**/requirements.txt or "
+            "**/pyproject.toml], make sure you have checked out the target repository",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="setup-python-cache-file",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -915,7 +969,8 @@ def test_a_go_test_that_failed_every_repeated_run_is_the_codes() -> None:
             id="sdk-auth",
         ),
         pytest.param(
-            "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.example.com/v1",
+            "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: "
+            "https://api.example.com/v1",
             id="http-401",
         ),
         pytest.param("ValueError: PAYWALL_WEBHOOK_SECRET is empty", id="secret-empty"),
