@@ -1011,3 +1011,16 @@ def test_a_test_that_checks_pull_request_titles_is_still_the_codes() -> None:
     )
     diagnosis = diagnose(log, job="test")
     assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (Owner.CODE, Action.AGENT, "js.jest-failed")
+
+
+def test_gradles_task_summary_names_no_owner_the_step_does() -> None:
+    summary = [
+        "FAILURE: Build failed with an exception.",
+        "* What went wrong:",
+        "Execution failed for task ':plugin:publishPlugins'.",
+        "> Failed to post to server.",
+    ]
+    published = diagnose(run_log("./gradlew publishPlugins", summary), job="ci")
+    assert (published.owner, published.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    built = diagnose(run_log("./gradlew build", [line.replace("publishPlugins", "jar") for line in summary]))
+    assert built.owner is Owner.CODE
