@@ -67,8 +67,17 @@ _KIND_OWNER: Mapping[Category, Owner] = {
 # Kinds whose cause lines come from building or running the code (a compiler, a test): inside a release or
 # deploy step (which builds the code) they are still the code's.
 _CODE_KINDS = frozenset({Category.BUILD, Category.TEST, Category.TYPECHECK})
-# Rules read from a name or from a summary, not from a cause line: they say a kind, never an owner.
-_NOT_EVIDENCE = ("fallback.", "derived.tool", "derived.script", "derived.job", "none")
+# Rules read from a name or from a summary, not from a cause line: they say a kind, never an owner. Gradle's
+# "Execution failed for task '…'" heads its "What went wrong" summary whatever the task was (a compile, a
+# publish, an upload), so the rule that reads only it names no owner either.
+_NOT_EVIDENCE = (
+    "fallback.",
+    "derived.tool",
+    "derived.script",
+    "derived.job",
+    "none",
+    "jvm.gradle-task-failed",
+)
 # The kind of a failure no cause line named, by its owner: the workflow's or the repository's settings, or a
 # hosted service that a retry may find working (DESIGN.md's config and transient).
 _DOMAIN = {

@@ -168,6 +168,8 @@ _FILTERS = frozenset(
 _CHECK = re.compile(r"(?:^|[-_ ./])checks?(?:$|[-_ .:])", re.IGNORECASE)
 # what a name may say of an automation step (an API call, a pull request command) more precisely than its verb
 _SPECIFIC_AUTOMATION = frozenset({"dependency-bot", "pr-policy", "release", "deploy"})
+# a command's purpose that a more precise name overrides, and the names' purposes that may
+_YIELDS_TO_NAMES = {"automation": _SPECIFIC_AUTOMATION, "check": frozenset({"pr-policy"})}
 # a tool named for linting, and the subcommands that name a check, for tools neither table knows
 _LINTER_NAME = re.compile(r"(?:^|[-_])lint(?:er)?$|^lint[-_]")
 _CHECK_VERBS = {"lint": "lint", "test": "test", "tests": "test", "fmt": "format", "typecheck": "typecheck"}
@@ -374,7 +376,9 @@ def step_purpose(
     if command and not (header or "").startswith("Post "):
         said = from_command(command)
         if said is not None:
-            named = from_names(names) if said.purpose == "automation" else None
-            # ``gh pr merge --auto`` is automation; in a job named for Dependabot it is the bot's
-            return named if named is not None and named.purpose in _SPECIFIC_AUTOMATION else said
+            named = from_names(names) if said.purpose in _YIELDS_TO_NAMES else None
+            # ``gh pr merge --auto`` is automation; in a job named for Dependabot it is the bot's; a script
+            # that says no more than that it checks (``scripts/ci/check.sh``) in a job named for the
+            # changelog checks the changelog entry
+            return named if named is not None and named.purpose in _YIELDS_TO_NAMES[said.purpose] else said
     return from_names(names) or StepPurpose()

@@ -68,7 +68,8 @@ POLICY = uses_log(
     {"requireScope": "false"},
     [
         '##[error]No release type found in pull request title "Fix the parser". Add a prefix to indicate '
-        "what kind of release this pull request corresponds to. For reference, see https://www.conventionalcommits.org/",
+        "what kind of release this pull request corresponds to. For reference, see "
+        "https://www.conventionalcommits.org/",
         "",
         "Available types:",
         " - feat: A new feature",
@@ -999,6 +1000,117 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="gradle-wrapper-jar-unknown",
         ),
+        pytest.param(
+            "pytest -q",
+            "##[error]Canceling since a higher priority waiting request for 'ci-refs/pull/12/merge' exists",
+            Owner.NOBODY,
+            Action.IGNORE,
+            id="concurrency-cancelled",
+        ),
+        pytest.param(
+            "docker/build-push-action@v6",
+            "ERROR: failed to solve: Cache export is not supported for the docker driver.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="buildx-docker-driver",
+        ),
+        pytest.param(
+            "docker/build-push-action@v6",
+            "ERROR: failed to solve: failed to push ghcr.io/acme/app:pr-7: "
+            "denied: installation not allowed to Write organization package",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="ghcr-organization-package",
+        ),
+        pytest.param(
+            "actions/checkout@v4",
+            "batch response: This repository is over its data quota. Account responsible for LFS bandwidth "
+            "should purchase more data packs to restore access.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="lfs-data-quota",
+        ),
+        pytest.param(
+            "./scripts/fetch-tools.sh",
+            "Error: Unexpected HTTP response: 503",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="tool-cache-http-503",
+        ),
+        pytest.param(
+            "python scripts/upload_docs.py --bucket acme-docs",
+            "botocore.exceptions.NoCredentialsError: Unable to locate credentials",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="boto3-no-credentials",
+        ),
+        pytest.param(
+            "./scripts/smoke.sh",
+            'Unable to locate credentials. You can configure credentials by running "aws configure".',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="aws-cli-no-credentials",
+        ),
+        pytest.param(
+            "npx wrangler deploy",
+            "✘ [ERROR] A request to the Cloudflare API (/accounts/abc/workers/scripts/site) failed.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="wrangler-api-error-is-no-build-error",
+        ),
+        pytest.param(
+            "github/codeql-action/analyze@v3",
+            "##[error]Advanced Security must be enabled for this repository to use code scanning.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="code-scanning-needs-advanced-security",
+        ),
+        pytest.param(
+            "actions/dependency-review-action@v4",
+            "##[error]Dependency review is not supported on this repository. Please ensure that Dependency "
+            "graph is enabled along with GitHub Advanced Security on private repositories",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dependency-review-needs-the-graph",
+        ),
+        pytest.param(
+            "aquasecurity/trivy-action@0.28.0",
+            "FATAL\tinit error: DB error: failed to download vulnerability DB: GET "
+            "https://ghcr.io/v2/aquasecurity/trivy-db/manifests/2: TOOMANYREQUESTS: retry-after: 1.2ms",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="registry-toomanyrequests",
+        ),
+        pytest.param(
+            "gitleaks/gitleaks-action@v2",
+            "##[error]🛑 missing gitleaks license. Go grab one at gitleaks.io and store it as a GitHub "
+            "Secret named GITLEAKS_LICENSE.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gitleaks-license",
+        ),
+        pytest.param(
+            "terraform init",
+            "│ Error: Required token could not be found",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="terraform-token",
+        ),
+        pytest.param(
+            "snyk/actions/node@master",
+            "`snyk` requires an authenticated account. Please run `snyk auth` and try again.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="snyk-auth",
+        ),
+        pytest.param(
+            "actions/setup-python@v5",
+            "##[error]No file in /home/runner/work/app/app matched to [**/requirements.txt or "
+            "**/pyproject.toml], make sure you have checked out the target repository",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="setup-python-cache-file",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -1188,7 +1300,8 @@ def test_a_go_test_that_failed_every_repeated_run_is_the_codes() -> None:
             id="sdk-auth",
         ),
         pytest.param(
-            "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.example.com/v1",
+            "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: "
+            "https://api.example.com/v1",
             id="http-401",
         ),
         pytest.param("ValueError: PAYWALL_WEBHOOK_SECRET is empty", id="secret-empty"),
@@ -1229,3 +1342,16 @@ def test_a_test_that_checks_pull_request_titles_is_still_the_codes() -> None:
     )
     diagnosis = diagnose(log, job="test")
     assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (Owner.CODE, Action.AGENT, "js.jest-failed")
+
+
+def test_gradles_task_summary_names_no_owner_the_step_does() -> None:
+    summary = [
+        "FAILURE: Build failed with an exception.",
+        "* What went wrong:",
+        "Execution failed for task ':plugin:publishPlugins'.",
+        "> Failed to post to server.",
+    ]
+    published = diagnose(run_log("./gradlew publishPlugins", summary), job="ci")
+    assert (published.owner, published.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    built = diagnose(run_log("./gradlew build", [line.replace("publishPlugins", "jar") for line in summary]))
+    assert built.owner is Owner.CODE

@@ -43,6 +43,7 @@ ACTIONS = [
     ("golangci/golangci-lint-action@v6", "lint"),
     ("cypress-io/github-action@v6", "test"),
     ("arduino/compile-sketches@v1", "build"),
+    ("r-lib/actions/setup-r-dependencies@v2", "dependency-install"),
 ]
 
 
@@ -109,6 +110,9 @@ COMMANDS = [
     ("uv publish --trusted-publishing always", "release"),
     ("cargo publish -p mycrate --token $TOKEN", "release"),
     ("gem push pkg/*.gem", "release"),
+    ("dart pub publish --force", "release"),
+    ("pod trunk push Acme.podspec --allow-warnings", "release"),
+    ("mix hex.publish --yes", "release"),
     ("dotnet nuget push out/*.nupkg --api-key $KEY --source nuget.org", "release"),
     ("mvn -B -ntp deploy -DskipTests", "release"),
     ("./gradlew publishToSonatype closeAndReleaseSonatypeStagingRepository", "release"),
@@ -205,6 +209,14 @@ def test_names_are_weaker_priors(
 def test_the_command_wins_over_the_names() -> None:
     said = step_purpose(header="Run pytest -q", command="pytest -q", job="release", workflow="Release")
     assert (said.purpose, said.code_check) == ("test", True)
+
+
+def test_a_script_that_only_says_it_checks_yields_to_a_job_named_for_a_pr_policy() -> None:
+    said = step_purpose(header="Run ./scripts/ci/check.sh", command="./scripts/ci/check.sh", job="changelog")
+    assert (said.purpose, said.source) == ("pr-policy", "job name: changelog")
+    # a job named for a release keeps the check: it checks the code the release would ship
+    kept = step_purpose(header="Run ./scripts/ci/check.sh", command="./scripts/ci/check.sh", job="release")
+    assert (kept.purpose, kept.code_check) == ("check", True)
 
 
 def test_the_tables_load_and_name_known_purposes() -> None:
