@@ -1111,6 +1111,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="setup-python-cache-file",
         ),
+        pytest.param(
+            "npm test",
+            "##[error]The hosted runner encountered an error while running your job. "
+            "(Error Type: Disconnect).",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="hosted-runner-disconnect",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
