@@ -1,0 +1,119 @@
+"""Tests that failed only on the world around them: the network, or a credential the job did not have.
+
+A test framework's report names each failing test and, under it, what stopped it: an assertion, or an
+exception. When *every* failing test stopped on the network (a host that did not resolve, a connection that
+timed out or was reset, a server that answered 5xx or 429) the tests could not reach what they test against,
+and a re-run is what helps: the platform's. When every one stopped on a refused or missing credential (HTTP
+401/403, an SDK's authentication error, a secret's variable said to be empty) the job lacked its secrets
+(GitHub passes none to a fork's pull request): the repository's. One failure of any other kind, or a report
+the reader cannot split, leaves the diagnosis as it was: the code's.
+
+A refused connection is left out on purpose: a service the job starts (a database on ``localhost``) that
+refuses may be the workflow's or the pull request's, and nothing in the log says which.
+
+Each framework's report, as its documentation shows it:
+
+- Jest: ``● Suite › test`` then the error's first line; Vitest: `` FAIL  file > Suite > test`` then it.
+- go test: ``--- FAIL: TestX`` then the test's own ``file_test.go:NN: message`` lines.
+- Maven Surefire: ``… <<< ERROR!`` (or ``FAILURE!``) then the exception's line.
+- RSpec: ``Failure/Error: code`` then the exception's class and message.
+- PHPUnit: ``1) Class::test`` then the exception's line.
+- ``dotnet test``: ``Error Message:`` then the message.
+
+Pure: lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from healer.model import Action, Category, Diagnosis, Owner
+
+# how many of a test's lines after its header are read for its cause
+_AFTER = 6
+# a report's header of one failing test, per rule of the framework that read it
+_HEADERS: dict[str, re.Pattern[str]] = {
+    "js.jest-failed": re.compile(r"^\s*● (?!Console\b).+"),
+    "js.vitest-failed": re.compile(r"^\s*(?:FAIL|×)\s+\S+\.[cm]?[jt]sx? >"),
+    "go.test-failed": re.compile(r"^\s*--- FAIL: \S+"),
+    "jvm.surefire-failed": re.compile(r"<<< (?:FAILURE|ERROR)!\s*$"),
+    "ruby.rspec-failed": re.compile(r"^\s*Failure/Error: "),
+    "php.phpunit-failed": re.compile(r"^\d+\) [\w\\]+::\w+"),
+    "dotnet.test-failed": re.compile(r"^\s*Error Message:\s*$"),
+}
+# lines under a header that are not its cause: blank, a code frame, a stack frame, go's own bookkeeping
+_NOT_CAUSE = re.compile(
+    r"^\s*(?:$|>?\s*\d+ \||\|\s|at |# |\^|--- |=== |FAIL\b|PASS\b|ok\s|Stack Trace:|Failure/Error:)"
+)
+# the network failed (DNS, a timeout, a reset, a server busy or down): names from the platforms' own errors
+# (Node's getaddrinfo and socket codes, Go's net package, Java's java.net exceptions, libcurl's errors 6, 7
+# with a timeout, 28 and 35, Ruby's SocketError and Net::OpenTimeout, .NET's HttpRequestException)
+_NETWORK = re.compile(
+    r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\b(?:ETIMEDOUT|ECONNRESET|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b"
+    r"|Name or service not known|Temporary failure in name resolution|nodename nor servname provided"
+    r"|\bno such host\b|\bi/o timeout\b|TLS handshake timeout|[Cc]onnection reset by peer"
+    r"|[Cc]onnection timed out|[Nn]etwork is unreachable|UnknownHostException|SocketTimeoutException"
+    r"|ConnectTimeoutException|Could not resolve host|cURL error (?:6|28|35)\b|Net::(?:Open|Read)Timeout"
+    r"|\b(?:502 Bad Gateway|503 Service (?:Temporarily )?Unavailable|504 Gateway Time-?out)\b"
+    r"|\b429 Too Many Requests\b"
+)
+# a credential was refused or missing: HTTP 401/403 (RFC 9110), the SDKs' authentication errors, a secret
+# said to be empty
+_CREDENTIAL = re.compile(
+    r"\b401\b.{0,30}\bUnauthori[sz]ed\b|\bUnauthori[sz]ed\b.{0,30}\b401\b|\b403\b.{0,30}\bForbidden\b"
+    r"|\bBad credentials\b|\b(?:invalid|incorrect) API key\b|\bAPI key not valid\b|\bAuthenticationError\b"
+    r"|\bInvalidClientTokenId\b|\bNoCredentialsError\b|\bUnable to locate credentials\b"
+    r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|API_KEY|APIKEY|PASSWORD|CREDENTIALS)\b.{0,40}\b(?:is|was|are) "
+    r"(?:empty|not set|unset|missing)\b",
+    re.IGNORECASE,
+)
+
+
+def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
+    """What stopped each failing test (its header's first cause line, at most a few lines under it), in the
+    report of the framework ``rule`` read; None when the framework is not one this module reads, or a
+    failing test shows no cause line."""
+    header = _HEADERS.get(rule)
+    if header is None:
+        return None
+    causes: list[str] = []
+    for at, line in enumerate(lines):
+        if not header.search(line):
+            continue
+        under = [c for c in lines[at + 1 : at + 1 + _AFTER] if not _NOT_CAUSE.match(c)]
+        if not under or header.search(under[0]):
+            return None  # a test whose cause is not under it: the report cannot be split safely
+        cause = under[0].strip()
+        if cause.endswith(":") and len(under) > 1:
+            cause += (
+                " " + under[1].strip()
+            )  # an exception's class on a line of its own (RSpec), then its message
+        causes.append(cause)
+    return causes or None
+
+
+def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
+    """A test failure whose every failing test stopped on the network is the platform's (re-run); on a
+    refused or missing credential, the repository's (escalate). Anything else stays as it is."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST:
+        return diagnosis
+    if diagnosis.rule not in _HEADERS:
+        return diagnosis
+    causes = failure_causes(diagnosis.rule, list(step_lines))
+    if not causes:
+        return diagnosis
+    if all(_NETWORK.search(c) and not _CREDENTIAL.search(c) for c in causes):
+        owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"
+    elif all(_CREDENTIAL.search(c) for c in causes):
+        owner, kind, action, said = Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, "a credential"
+    else:
+        return diagnosis
+    shown = causes[0][:160]
+    stages = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
+    stages += (
+        ("evidence", f"every failing test ({len(causes)}) stopped on {said}, first: {shown}"),
+        ("row", f"({owner.value}, {kind.value}) → {action.value}"),
+    )
+    return replace(diagnosis, owner=owner, category=kind, action=action, fix_commands=(), decided_by=stages)

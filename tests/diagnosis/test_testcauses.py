@@ -1,0 +1,178 @@
+"""Tests that all stopped on the network or on a credential: the platform's or the repository's, read from
+each framework's own report; one failure of any other kind keeps them the code's."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.rules import load_rules
+from healer.diagnosis.testcauses import failure_causes
+from healer.model import Action, Category, Evidence, Job, LogTail, Owner
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+
+
+def diagnose(command: str, output: str):  # noqa: ANN201
+    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]"]
+    lines += output.strip("\n").splitlines() + ["##[error]Process completed with exit code 1."]
+    text = "".join(f"{STAMP}{line}\n" for line in lines)
+    job = Job(id=1, name="test", status="completed", conclusion="failure")
+    return classify(Evidence(job=job, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES)
+
+
+JEST_DNS = """
+FAIL test/api.test.js
+  ● weather › fetches the forecast
+
+    getaddrinfo ENOTFOUND api.weather.example
+
+      at GetAddrInfoReqWrap.onlookup [as oncomplete] (node:dns:107:26)
+
+  ● weather › fetches alerts
+
+    getaddrinfo EAI_AGAIN api.weather.example
+
+Tests:       2 failed, 10 passed, 12 total
+"""
+GO_DNS = """
+--- FAIL: TestFetch (0.01s)
+    client_test.go:20: Get "https://api.example.com/v1": dial tcp: lookup api.example.com: no such host
+--- FAIL: TestList (0.01s)
+    client_test.go:35: Get "https://api.example.com/v1/items": dial tcp 93.184.216.34:443: i/o timeout
+FAIL
+FAIL\tgithub.com/o/r/client\t0.030s
+"""
+SUREFIRE_DNS = """
+[ERROR] Tests run: 2, Failures: 0, Errors: 2, Skipped: 0, Time elapsed: 0.3 s <<< FAILURE! - in x.ClientTest
+[ERROR] com.x.ClientTest.fetches  Time elapsed: 0.1 s  <<< ERROR!
+java.net.UnknownHostException: api.example.com
+\tat java.base/java.net.InetAddress$CachedAddresses.get(InetAddress.java:801)
+[ERROR] com.x.ClientTest.lists  Time elapsed: 0.1 s  <<< ERROR!
+java.net.SocketTimeoutException: Connect timed out
+"""
+RSPEC_DNS = """
+Failures:
+
+  1) Weather fetches the forecast
+     Failure/Error: Net::HTTP.get(URI("https://api.weather.example/v1"))
+
+     SocketError:
+       Failed to open TCP connection to api.weather.example:443 (getaddrinfo: Name or service not known)
+     # ./spec/weather_spec.rb:5:in `block (2 levels) in <top (required)>'
+
+3 examples, 1 failure
+"""
+PHPUNIT_DNS = """
+There was 1 error:
+
+1) Tests\\ClientTest::testFetch
+GuzzleHttp\\Exception\\ConnectException: cURL error 6: Could not resolve host: api.example.com
+
+ERRORS!
+Tests: 10, Assertions: 20, Errors: 1.
+"""
+DOTNET_DNS = """
+  Failed Api.Tests.ClientTests.Fetches [120 ms]
+  Error Message:
+   System.Net.Http.HttpRequestException: Name or service not known (api.example.com:443)
+  Stack Trace:
+     at System.Net.Http.HttpConnectionPool.ConnectToTcpHostAsync
+Failed!  - Failed:     1, Passed:    41, Skipped:     0, Total:    42, Duration: 1 s - Api.Tests.dll (net8.0)
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        pytest.param("npx jest", JEST_DNS, id="jest"),
+        pytest.param("go test ./...", GO_DNS, id="go"),
+        pytest.param("mvn -B test", SUREFIRE_DNS, id="surefire"),
+        pytest.param("bundle exec rspec", RSPEC_DNS, id="rspec"),
+        pytest.param("vendor/bin/phpunit", PHPUNIT_DNS, id="phpunit"),
+        pytest.param("dotnet test", DOTNET_DNS, id="dotnet"),
+    ],
+)
+def test_tests_that_all_stopped_on_the_network_are_the_platforms(command: str, output: str) -> None:
+    diagnosis = diagnose(command, output)
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.PLATFORM,
+        Category.TRANSIENT,
+        Action.RERUN,
+    )
+    said = dict(diagnosis.decided_by)
+    assert said["evidence"].startswith("every failing test (")
+    assert said["row"] == "(platform, transient) → rerun"
+
+
+def test_tests_that_all_stopped_on_a_credential_are_the_repositorys() -> None:
+    output = """
+FAIL test/stripe.test.js
+  ● payments › creates a charge
+
+    StripeAuthenticationError: Invalid API Key provided: sk_test_****
+
+  ● payments › refunds
+
+    Request failed with status code 401 Unauthorized
+
+Tests:       2 failed, 10 passed, 12 total
+"""
+    diagnosis = diagnose("npx jest", output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        pytest.param(
+            "npx jest",
+            JEST_DNS.replace("getaddrinfo EAI_AGAIN api.weather.example", "expect(received).toBe(expected)"),
+            id="one-assertion-among-network-errors",
+        ),
+        pytest.param(
+            "npx jest",
+            """
+FAIL test/retry.test.js
+  ● retry › gives up after ETIMEDOUT
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: "ETIMEDOUT"
+    Received: "ECONNRESET"
+
+Tests:       1 failed, 10 passed, 11 total
+""",
+            id="an-assertion-that-names-network-errors",
+        ),
+        pytest.param(
+            "go test ./...",
+            """
+--- FAIL: TestStore (0.00s)
+    store_test.go:20: dial tcp 127.0.0.1:5432: connect: connection refused
+FAIL
+FAIL\tgithub.com/o/r/store\t0.010s
+""",
+            id="a-refused-connection-to-the-jobs-own-service",
+        ),
+    ],
+)
+def test_any_other_failure_keeps_the_tests_the_codes(command: str, output: str) -> None:
+    diagnosis = diagnose(command, output)
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.CODE,
+        Category.TEST,
+        Action.AGENT,
+    )
+
+
+def test_the_causes_are_read_per_test_and_an_unsplittable_report_gives_none() -> None:
+    lines = JEST_DNS.strip("\n").splitlines()
+    assert failure_causes("js.jest-failed", lines) == [
+        "getaddrinfo ENOTFOUND api.weather.example",
+        "getaddrinfo EAI_AGAIN api.weather.example",
+    ]
+    assert failure_causes("python.pytest-failed", lines) is None  # pytest has its own rules
+    # a header right under a header: which cause is whose cannot be told
+    assert failure_causes("js.jest-failed", ["  ● a › b", "  ● a › c", "", "    boom"]) is None
