@@ -176,10 +176,8 @@ class BranchLock:
             held = self.holder(branch, expected)
             if held.run is None and over_work and held.sha == expected:
                 return Claim(branch, expected, kept=True)
-            if held.run is None:
-                return held
-            if held.run is not None and not is_dead(held.at, now, ttl):
-                return held
+            if held.run is None or not is_dead(held.at, now, ttl):
+                return held  # a fix or a person's commits (not to be leased), or another run's live claim
         env = {
             "GIT_AUTHOR_NAME": self.identity.name,
             "GIT_AUTHOR_EMAIL": self.identity.email,
