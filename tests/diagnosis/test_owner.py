@@ -1119,6 +1119,54 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="hosted-runner-disconnect",
         ),
+        pytest.param(
+            "pylint src",
+            "src/app/models.py:1:0: F0002: src/app/models.py: Fatal error while checking "
+            "'src/app/models.py'. Please open an issue in our bug tracker so we address this. There is a "
+            "pre-filled template that you can use in '/home/runner/.cache/pylint/pylint-crash.txt'. "
+            "(astroid-error)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="pylint-crash",
+        ),
+        pytest.param(
+            "black --check .",
+            "error: cannot format src/app/models.py: INTERNAL ERROR: Black produced code that is not "
+            "equivalent to the source.  Please report a bug on https://github.com/psf/black/issues.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="black-internal-error",
+        ),
+        pytest.param(
+            "ruff check .",
+            "error: Ruff crashed. If you could open an issue at:",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="ruff-crash",
+        ),
+        pytest.param(
+            "cabal build",
+            "ghc: panic! (the 'impossible' happened)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="ghc-panic",
+        ),
+        pytest.param(
+            "rustup toolchain install nightly --component clippy",
+            "error: component 'clippy' for target 'x86_64-unknown-linux-gnu' is unavailable for download for "
+            "channel 'nightly'",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="rustup-nightly-component",
+        ),
+        pytest.param(
+            "mvn -B -Dsurefire.rerunFailingTestsCount=2 -Dsurefire.failOnFlakeCount=1 test",
+            "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test "
+            "(default-test) on project app: There are 1 flakes and failOnFlakeCount is set to 1.",
+            Owner.HISTORY,
+            Action.RERUN,
+            id="surefire-flakes-only",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -1292,6 +1340,23 @@ def test_a_go_test_of_the_same_name_passing_once_elsewhere_is_not_flaky() -> Non
     """Without -count, a PASS of the same name may be another package's test: the failure stays the code's."""
     diagnosis = diagnose(run_log("go test -v ./...", GO_RUNS), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_surefire_flakes_beside_a_test_that_failed_for_good_are_the_codes() -> None:
+    lines = [
+        "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Flakes: 1",
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test "
+        "(default-test) on project app: There are test failures.",
+        "[ERROR] There are 1 flakes and failOnFlakeCount is set to 1.",
+    ]
+    diagnosis = diagnose(run_log("mvn -B test", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_black_that_cannot_parse_a_file_is_the_codes() -> None:
+    line = "error: cannot format src/app/models.py: Cannot parse: 12:4:     def broken("
+    diagnosis = diagnose(run_log("black --check .", [line], exit_code=123), job="lint")
+    assert diagnosis.owner is Owner.CODE
 
 
 def test_a_go_test_that_failed_every_repeated_run_is_the_codes() -> None:
