@@ -53,6 +53,12 @@ _SUREFIRE3 = re.compile(
 _SUREFIRE2 = re.compile(
     r"^\[ERROR\] (?P<method>[\w$]+(?:\[[^\]]*\])?)\((?P<cls>[\w.$]+)\) +Time elapsed.*<<< (?:FAILURE|ERROR)!"
 )
+_PYTEST_PASSED = re.compile(
+    r"^(?:\[gw\d+\] \[\s*\d+%\] PASSED (?P<xdist>\S+\.py::\S+)|(?P<plain>\S+\.py::\S+) PASSED\b)"
+)
+_FLAKY_VERDICT = re.compile(
+    r"^(?P<name>\S+) failed; it passed (?P<passes>\d+) out of the required \d+ times\.$"
+)
 _GRADLE = re.compile(r"^(?P<cls>[\w.$]+(?: > [^>]+?)*) > (?P<method>.+?) FAILED$")
 
 
@@ -106,6 +112,28 @@ def passed_go_tests(lines: Iterable[str]) -> frozenset[str]:
     return frozenset(
         match.group("name") for raw in lines if "--- PASS" in raw and (match := _GO_PASS.match(_clean(raw)))
     )
+
+
+def passed_pytest_tests(lines: Iterable[str]) -> frozenset[str]:
+    """The pytest tests ``lines`` report as passed in verbose mode (``tests/t.py::test_a[1-3] PASSED``, or
+    pytest-xdist's ``[gw0] [ 33%] PASSED tests/t.py::test_a[1-3]``): with pytest-repeat's ``--count=N`` one
+    test runs N times on the same code."""
+    found = set()
+    for raw in lines:
+        if "PASSED" in raw and (match := _PYTEST_PASSED.match(_clean(raw))):
+            found.add(match.group("xdist") or match.group("plain"))
+    return frozenset(found)
+
+
+def flaky_plugin_passes(lines: Iterable[str]) -> dict[str, int]:
+    """The tests the ``flaky`` plugin failed for good, by name, with how often each passed first: its report's
+    ``test_a failed; it passed 1 out of the required 2 times.`` (a test of ``@flaky(min_passes=2)``)."""
+    found: dict[str, int] = {}
+    for raw in lines:
+        if "out of the required" in raw and (match := _FLAKY_VERDICT.match(_clean(raw))):
+            name, passes = match.group("name"), int(match.group("passes"))
+            found[name] = min(passes, found.get(name, passes))
+    return found
 
 
 def _one_line_id(line: str) -> str | None:

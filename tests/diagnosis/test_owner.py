@@ -1342,6 +1342,74 @@ def test_a_go_test_of_the_same_name_passing_once_elsewhere_is_not_flaky() -> Non
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
 
 
+def test_a_go_test_that_raced_in_one_of_its_repeated_runs_is_the_codes() -> None:
+    """The race detector reports races that happened: a bug of the code, though the next run missed it."""
+    runs = ["==================", "WARNING: DATA RACE", "Write at 0x00c0000a4010 by goroutine 8:", *GO_RUNS]
+    runs.insert(
+        runs.index("--- FAIL: TestTickerDrift (0.23s)"),
+        "    testing.go:1465: race detected during execution of test",
+    )
+    diagnosis = diagnose(run_log("go test -race -count=3 -v ./scheduler/...", runs), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+REPEATS = [
+    "tests/test_cache.py::test_evict[1-3] PASSED                              [ 33%]",
+    "tests/test_cache.py::test_evict[2-3] FAILED                              [ 66%]",
+    "tests/test_cache.py::test_evict[3-3] PASSED                              [100%]",
+    "=========================== short test summary info ============================",
+    "FAILED tests/test_cache.py::test_evict[2-3] - assert 2 == 3",
+    "========================= 1 failed, 2 passed in 0.12s ==========================",
+]
+
+
+def test_a_pytest_repeat_test_that_passed_in_another_repetition_is_flaky() -> None:
+    diagnosis = diagnose(run_log("pytest -v --count=3 tests/", REPEATS), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert "pytest-repeat" in dict(diagnosis.decided_by)["history"]
+
+
+def test_parametrised_ids_that_look_like_repetitions_are_the_codes_without_count() -> None:
+    diagnosis = diagnose(run_log("pytest -v tests/", REPEATS), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_pytest_repeat_test_that_failed_every_repetition_is_the_codes() -> None:
+    lines = [line.replace("] PASSED", "] FAILED") for line in REPEATS]
+    lines.insert(4, "FAILED tests/test_cache.py::test_evict[1-3] - assert 2 == 3")
+    diagnosis = diagnose(run_log("pytest -v --count=3 tests/", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def flaky_report(passes: int) -> list[str]:
+    return [
+        "===Flaky Test Report===",
+        "test_fetch failed (1 runs remaining out of 2).",
+        f"test_fetch failed; it passed {passes} out of the required 2 times.",
+        "\t<class 'AssertionError'>",
+        "===End Flaky Test Report===",
+        "FAILED tests/test_net.py::test_fetch - assert 500 == 200",
+        "1 failed, 9 passed in 2.10s",
+    ]
+
+
+def test_a_test_the_flaky_plugin_saw_pass_then_fail_is_flaky() -> None:
+    diagnosis = diagnose(run_log("pytest", flaky_report(1)), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_a_test_the_flaky_plugin_never_saw_pass_is_the_codes() -> None:
+    diagnosis = diagnose(run_log("pytest", flaky_report(0)), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_flaky_plugin_pass_does_not_excuse_another_failing_test() -> None:
+    lines = flaky_report(1)
+    lines.insert(-1, "FAILED tests/test_parse.py::test_token - ValueError: bad token")
+    diagnosis = diagnose(run_log("pytest", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
 def test_surefire_flakes_beside_a_test_that_failed_for_good_are_the_codes() -> None:
     lines = [
         "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Flakes: 1",
