@@ -1167,6 +1167,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="surefire-flakes-only",
         ),
+        pytest.param(
+            "npx eslint .",
+            "Occurred while linting /home/runner/work/app/app/src/index.ts:12",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="eslint-rule-crash",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -1419,6 +1426,16 @@ def test_surefire_flakes_beside_a_test_that_failed_for_good_are_the_codes() -> N
     ]
     diagnosis = diagnose(run_log("mvn -B test", lines), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_crash_of_the_repositorys_own_eslint_rule_is_the_codes() -> None:
+    lines = [
+        "TypeError: Cannot read properties of undefined (reading 'name')",
+        "Occurred while linting /home/runner/work/app/app/src/index.ts:12",
+        'Rule: "local-rules/no-default-export"',
+    ]
+    diagnosis = diagnose(run_log("npx eslint .", lines, exit_code=2), job="lint")
+    assert diagnosis.owner is Owner.CODE
 
 
 def test_black_that_cannot_parse_a_file_is_the_codes() -> None:
