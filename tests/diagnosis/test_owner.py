@@ -1174,6 +1174,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="eslint-rule-crash",
         ),
+        pytest.param(
+            "make test",
+            "##[error]This is a scheduled Ubuntu 20.04 brownout. Ubuntu 20.04 LTS runner will be removed on "
+            "2025-04-15. For more details, see https://github.com/actions/runner-images/issues/11101",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="runner-image-brownout",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
