@@ -39,6 +39,7 @@ from healer.diagnosis.testids import (
     flaky_plugin_passes,
     passed_go_tests,
     passed_pytest_tests,
+    retried_gradle_tests,
 )
 from healer.diagnosis.tooltable import split_commands, tool_name
 from healer.model import DEFAULT_ACTIONS, Action, Category, Diagnosis, Owner
@@ -237,7 +238,9 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     - pytest-repeat's ``--count=N`` runs each test N times as ``test[1-N]`` … ``test[N-N]`` (its README): a
       ``PASSED`` of another repetition of the failed test, in verbose mode;
     - the ``flaky`` plugin's report: ``test failed; it passed 1 out of the required 2 times.``
-      (``@flaky(min_passes=2)``, its README): it passed, then failed.
+      (``@flaky(min_passes=2)``, its README): it passed, then failed;
+    - Gradle's test-retry plugin with ``failOnPassedAfterRetry``: ``ATest > a() FAILED``, then ``ATest > a()
+      PASSED`` later in the same task's output (its README: each execution is reported on the console).
 
     A data race that Go's race detector reported is not flakiness: the detector reports races that happened
     (the Go documentation, "Data Race Detector"), a bug of the code even when the next run missed it."""
@@ -250,6 +253,10 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
         passed = passed_go_tests(lines)  # with one run each, a test of the same name may be another package's
         if passed and set(diagnosis.test_ids) <= passed:
             return _flaky(diagnosis, "passed and failed in the same run of the same code")
+    if diagnosis.rule == "jvm.gradle-test-failed":
+        if set(diagnosis.test_ids) <= retried_gradle_tests(lines):
+            return _flaky(diagnosis, "failed, then passed on a retry in the same Gradle test task")
+        return diagnosis
     if not diagnosis.rule.startswith("python.pytest"):
         return diagnosis
     count = _PYTEST_COUNT.search(diagnosis.command or "")

@@ -1425,6 +1425,28 @@ def test_a_flaky_plugin_pass_does_not_excuse_another_failing_test() -> None:
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
 
 
+GRADLE_RETRY = [
+    "> Task :app:test",
+    "CacheTest > evicts() FAILED",
+    "    org.opentest4j.AssertionFailedError: expected: <3> but was: <2>",
+    "CacheTest > evicts() PASSED",
+    "3 tests completed, 1 failed",
+    "> Task :app:test FAILED",
+]
+
+
+def test_a_gradle_test_that_passed_on_a_retry_in_the_same_task_is_flaky() -> None:
+    diagnosis = diagnose(run_log("./gradlew test", GRADLE_RETRY), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_a_gradle_test_of_the_same_name_passing_in_another_module_is_the_codes() -> None:
+    app = [line for line in GRADLE_RETRY if line != "CacheTest > evicts() PASSED"]
+    lines = ["> Task :core:test", "CacheTest > evicts() PASSED", *app]
+    diagnosis = diagnose(run_log("./gradlew test", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
 def test_surefire_flakes_beside_a_test_that_failed_for_good_are_the_codes() -> None:
     lines = [
         "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Flakes: 1",

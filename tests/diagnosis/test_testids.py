@@ -15,6 +15,7 @@ from healer.diagnosis.testids import (
     failing_test_ids,
     flaky_plugin_passes,
     passed_pytest_tests,
+    retried_gradle_tests,
 )
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -190,3 +191,17 @@ def test_flaky_plugin_passes_keeps_the_fewest_passes_of_each_test() -> None:
         "test_c failed (1 runs remaining out of 2).",
     ]
     assert flaky_plugin_passes(lines) == {"test_a": 0, "test_b": 1}
+
+
+def test_retried_gradle_tests_are_those_that_passed_after_failing_in_the_same_task() -> None:
+    lines = [
+        "> Task :core:test",
+        "com.x.ATest > a() PASSED",
+        "> Task :app:test",
+        "com.x.ATest > a() FAILED",
+        "com.x.BTest > b() FAILED",
+        "com.x.BTest > b() PASSED",
+        "com.x.CTest > c() PASSED",
+        "com.x.CTest > c() FAILED",
+    ]
+    assert retried_gradle_tests(lines) == {"com.x.BTest.b"}
