@@ -53,7 +53,15 @@ _SUREFIRE3 = re.compile(
 _SUREFIRE2 = re.compile(
     r"^\[ERROR\] (?P<method>[\w$]+(?:\[[^\]]*\])?)\((?P<cls>[\w.$]+)\) +Time elapsed.*<<< (?:FAILURE|ERROR)!"
 )
+_PYTEST_PASSED = re.compile(
+    r"^(?:\[gw\d+\] \[\s*\d+%\] PASSED (?P<xdist>\S+\.py::\S+)|(?P<plain>\S+\.py::\S+) PASSED\b)"
+)
+_FLAKY_VERDICT = re.compile(
+    r"^(?P<name>\S+) failed; it passed (?P<passes>\d+) out of the required \d+ times\.$"
+)
 _GRADLE = re.compile(r"^(?P<cls>[\w.$]+(?: > [^>]+?)*) > (?P<method>.+?) FAILED$")
+_GRADLE_OUTCOME = re.compile(r"^(?P<cls>[\w.$]+(?: > [^>]+?)*) > (?P<method>.+?) (?P<outcome>FAILED|PASSED)$")
+_GRADLE_TASK = re.compile(r"^> Task (:\S+)")
 
 
 def failing_test_ids(lines: Iterable[str], *, limit: int = MAX_TEST_IDS) -> tuple[str, ...]:
@@ -108,6 +116,57 @@ def passed_go_tests(lines: Iterable[str]) -> frozenset[str]:
     )
 
 
+def passed_pytest_tests(lines: Iterable[str]) -> frozenset[str]:
+    """The pytest tests ``lines`` report as passed in verbose mode (``tests/t.py::test_a[1-3] PASSED``, or
+    pytest-xdist's ``[gw0] [ 33%] PASSED tests/t.py::test_a[1-3]``): with pytest-repeat's ``--count=N`` one
+    test runs N times on the same code."""
+    found = set()
+    for raw in lines:
+        if "PASSED" in raw and (match := _PYTEST_PASSED.match(_clean(raw))):
+            found.add(match.group("xdist") or match.group("plain"))
+    return frozenset(found)
+
+
+def flaky_plugin_passes(lines: Iterable[str]) -> dict[str, int]:
+    """The tests the ``flaky`` plugin failed for good, by name, with how often each passed first: its report's
+    ``test_a failed; it passed 1 out of the required 2 times.`` (a test of ``@flaky(min_passes=2)``)."""
+    found: dict[str, int] = {}
+    for raw in lines:
+        if "out of the required" in raw and (match := _FLAKY_VERDICT.match(_clean(raw))):
+            name, passes = match.group("name"), int(match.group("passes"))
+            found[name] = min(passes, found.get(name, passes))
+    return found
+
+
+def retried_gradle_tests(lines: Iterable[str]) -> frozenset[str]:
+    """The Gradle tests ``lines`` report as ``FAILED`` and then, later in the same task's output (``> Task
+    :app:test``), as ``PASSED``: the test-retry plugin reports each execution on the console and retries a
+    failed test after the task's other tests (its README, "Reporting"). Ids as :func:`failing_test_ids` gives
+    them (``com.x.ATest.testA``)."""
+    failed: set[tuple[str, str]] = set()
+    found: set[str] = set()
+    task = ""
+    for raw in lines:
+        if not ("> " in raw and ("FAILED" in raw or "PASSED" in raw or "Task :" in raw)):
+            continue
+        line = _clean(raw)
+        if match := _GRADLE_TASK.match(line):
+            task = match.group(1)
+        elif match := _GRADLE_OUTCOME.match(line):
+            test_id = _bounded(_gradle_id(match))
+            if match.group("outcome") == "FAILED":
+                failed.add((task, test_id))
+            elif (task, test_id) in failed:
+                found.add(test_id)
+    return frozenset(found)
+
+
+def _gradle_id(match: re.Match[str]) -> str:
+    method = match.group("method")
+    method = method[:-2] if method.endswith("()") else method
+    return f"{match.group('cls').replace(' > ', '.')}.{method}"
+
+
 def _one_line_id(line: str) -> str | None:
     if match := _PYTEST_SUMMARY.match(line) or _PYTEST_VERBOSE.match(line):
         return match.group("id")
@@ -124,9 +183,7 @@ def _one_line_id(line: str) -> str | None:
     if match := _SUREFIRE2.match(line):
         return f"{match.group('cls')}.{match.group('method')}"
     if not line.startswith(">") and (match := _GRADLE.match(line)):
-        method = match.group("method")
-        method = method[:-2] if method.endswith("()") else method
-        return f"{match.group('cls').replace(' > ', '.')}.{method}"
+        return _gradle_id(match)
     return None
 
 

@@ -1119,6 +1119,69 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="hosted-runner-disconnect",
         ),
+        pytest.param(
+            "pylint src",
+            "src/app/models.py:1:0: F0002: src/app/models.py: Fatal error while checking "
+            "'src/app/models.py'. Please open an issue in our bug tracker so we address this. There is a "
+            "pre-filled template that you can use in '/home/runner/.cache/pylint/pylint-crash.txt'. "
+            "(astroid-error)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="pylint-crash",
+        ),
+        pytest.param(
+            "black --check .",
+            "error: cannot format src/app/models.py: INTERNAL ERROR: Black produced code that is not "
+            "equivalent to the source.  Please report a bug on https://github.com/psf/black/issues.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="black-internal-error",
+        ),
+        pytest.param(
+            "ruff check .",
+            "error: Ruff crashed. If you could open an issue at:",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="ruff-crash",
+        ),
+        pytest.param(
+            "cabal build",
+            "ghc: panic! (the 'impossible' happened)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="ghc-panic",
+        ),
+        pytest.param(
+            "rustup toolchain install nightly --component clippy",
+            "error: component 'clippy' for target 'x86_64-unknown-linux-gnu' is unavailable for download for "
+            "channel 'nightly'",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="rustup-nightly-component",
+        ),
+        pytest.param(
+            "mvn -B -Dsurefire.rerunFailingTestsCount=2 -Dsurefire.failOnFlakeCount=1 test",
+            "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test "
+            "(default-test) on project app: There are 1 flakes and failOnFlakeCount is set to 1.",
+            Owner.HISTORY,
+            Action.RERUN,
+            id="surefire-flakes-only",
+        ),
+        pytest.param(
+            "npx eslint .",
+            "Occurred while linting /home/runner/work/app/app/src/index.ts:12",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="eslint-rule-crash",
+        ),
+        pytest.param(
+            "make test",
+            "##[error]This is a scheduled Ubuntu 20.04 brownout. Ubuntu 20.04 LTS runner will be removed on "
+            "2025-04-15. For more details, see https://github.com/actions/runner-images/issues/11101",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="runner-image-brownout",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -1292,6 +1355,123 @@ def test_a_go_test_of_the_same_name_passing_once_elsewhere_is_not_flaky() -> Non
     """Without -count, a PASS of the same name may be another package's test: the failure stays the code's."""
     diagnosis = diagnose(run_log("go test -v ./...", GO_RUNS), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_go_test_that_raced_in_one_of_its_repeated_runs_is_the_codes() -> None:
+    """The race detector reports races that happened: a bug of the code, though the next run missed it."""
+    runs = ["==================", "WARNING: DATA RACE", "Write at 0x00c0000a4010 by goroutine 8:", *GO_RUNS]
+    runs.insert(
+        runs.index("--- FAIL: TestTickerDrift (0.23s)"),
+        "    testing.go:1465: race detected during execution of test",
+    )
+    diagnosis = diagnose(run_log("go test -race -count=3 -v ./scheduler/...", runs), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+REPEATS = [
+    "tests/test_cache.py::test_evict[1-3] PASSED                              [ 33%]",
+    "tests/test_cache.py::test_evict[2-3] FAILED                              [ 66%]",
+    "tests/test_cache.py::test_evict[3-3] PASSED                              [100%]",
+    "=========================== short test summary info ============================",
+    "FAILED tests/test_cache.py::test_evict[2-3] - assert 2 == 3",
+    "========================= 1 failed, 2 passed in 0.12s ==========================",
+]
+
+
+def test_a_pytest_repeat_test_that_passed_in_another_repetition_is_flaky() -> None:
+    diagnosis = diagnose(run_log("pytest -v --count=3 tests/", REPEATS), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert "pytest-repeat" in dict(diagnosis.decided_by)["history"]
+
+
+def test_parametrised_ids_that_look_like_repetitions_are_the_codes_without_count() -> None:
+    diagnosis = diagnose(run_log("pytest -v tests/", REPEATS), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_pytest_repeat_test_that_failed_every_repetition_is_the_codes() -> None:
+    lines = [line.replace("] PASSED", "] FAILED") for line in REPEATS]
+    lines.insert(4, "FAILED tests/test_cache.py::test_evict[1-3] - assert 2 == 3")
+    diagnosis = diagnose(run_log("pytest -v --count=3 tests/", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def flaky_report(passes: int) -> list[str]:
+    return [
+        "===Flaky Test Report===",
+        "test_fetch failed (1 runs remaining out of 2).",
+        f"test_fetch failed; it passed {passes} out of the required 2 times.",
+        "\t<class 'AssertionError'>",
+        "===End Flaky Test Report===",
+        "FAILED tests/test_net.py::test_fetch - assert 500 == 200",
+        "1 failed, 9 passed in 2.10s",
+    ]
+
+
+def test_a_test_the_flaky_plugin_saw_pass_then_fail_is_flaky() -> None:
+    diagnosis = diagnose(run_log("pytest", flaky_report(1)), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_a_test_the_flaky_plugin_never_saw_pass_is_the_codes() -> None:
+    diagnosis = diagnose(run_log("pytest", flaky_report(0)), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_flaky_plugin_pass_does_not_excuse_another_failing_test() -> None:
+    lines = flaky_report(1)
+    lines.insert(-1, "FAILED tests/test_parse.py::test_token - ValueError: bad token")
+    diagnosis = diagnose(run_log("pytest", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+GRADLE_RETRY = [
+    "> Task :app:test",
+    "CacheTest > evicts() FAILED",
+    "    org.opentest4j.AssertionFailedError: expected: <3> but was: <2>",
+    "CacheTest > evicts() PASSED",
+    "3 tests completed, 1 failed",
+    "> Task :app:test FAILED",
+]
+
+
+def test_a_gradle_test_that_passed_on_a_retry_in_the_same_task_is_flaky() -> None:
+    diagnosis = diagnose(run_log("./gradlew test", GRADLE_RETRY), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_a_gradle_test_of_the_same_name_passing_in_another_module_is_the_codes() -> None:
+    app = [line for line in GRADLE_RETRY if line != "CacheTest > evicts() PASSED"]
+    lines = ["> Task :core:test", "CacheTest > evicts() PASSED", *app]
+    diagnosis = diagnose(run_log("./gradlew test", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_surefire_flakes_beside_a_test_that_failed_for_good_are_the_codes() -> None:
+    lines = [
+        "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Flakes: 1",
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test "
+        "(default-test) on project app: There are test failures.",
+        "[ERROR] There are 1 flakes and failOnFlakeCount is set to 1.",
+    ]
+    diagnosis = diagnose(run_log("mvn -B test", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_crash_of_the_repositorys_own_eslint_rule_is_the_codes() -> None:
+    lines = [
+        "TypeError: Cannot read properties of undefined (reading 'name')",
+        "Occurred while linting /home/runner/work/app/app/src/index.ts:12",
+        'Rule: "local-rules/no-default-export"',
+    ]
+    diagnosis = diagnose(run_log("npx eslint .", lines, exit_code=2), job="lint")
+    assert diagnosis.owner is Owner.CODE
+
+
+def test_black_that_cannot_parse_a_file_is_the_codes() -> None:
+    line = "error: cannot format src/app/models.py: Cannot parse: 12:4:     def broken("
+    diagnosis = diagnose(run_log("black --check .", [line], exit_code=123), job="lint")
+    assert diagnosis.owner is Owner.CODE
 
 
 def test_a_go_test_that_failed_every_repeated_run_is_the_codes() -> None:

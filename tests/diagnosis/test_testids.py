@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from healer.diagnosis.testids import MAX_TEST_ID_CHARS, MAX_TEST_IDS, failing_test_ids
+from healer.diagnosis.testids import (
+    MAX_TEST_ID_CHARS,
+    MAX_TEST_IDS,
+    failing_test_ids,
+    flaky_plugin_passes,
+    passed_pytest_tests,
+    retried_gradle_tests,
+)
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CORPUS = FIXTURES / "corpus"
@@ -164,3 +171,37 @@ def test_any_text_gives_bounded_single_line_ids(lines: list[str]) -> None:
     assert len(ids) <= MAX_TEST_IDS
     assert len(set(ids)) == len(ids)
     assert all(0 < len(i) <= MAX_TEST_ID_CHARS and "\n" not in i and "\x1b" not in i for i in ids)
+
+
+def test_passed_pytest_tests_reads_verbose_and_xdist_lines() -> None:
+    lines = [
+        "2026-11-03T10:02:12.0000000Z tests/t.py::test_a[1-3] PASSED                  [ 33%]",
+        "[gw1] [ 66%] PASSED tests/t.py::test_a[2-3] ",
+        "tests/t.py::test_b FAILED",
+        "tests/t.py::test_c SKIPPED",
+    ]
+    assert passed_pytest_tests(lines) == {"tests/t.py::test_a[1-3]", "tests/t.py::test_a[2-3]"}
+
+
+def test_flaky_plugin_passes_keeps_the_fewest_passes_of_each_test() -> None:
+    lines = [
+        "test_a failed; it passed 1 out of the required 2 times.",
+        "test_a failed; it passed 0 out of the required 2 times.",
+        "test_b failed; it passed 1 out of the required 3 times.",
+        "test_c failed (1 runs remaining out of 2).",
+    ]
+    assert flaky_plugin_passes(lines) == {"test_a": 0, "test_b": 1}
+
+
+def test_retried_gradle_tests_are_those_that_passed_after_failing_in_the_same_task() -> None:
+    lines = [
+        "> Task :core:test",
+        "com.x.ATest > a() PASSED",
+        "> Task :app:test",
+        "com.x.ATest > a() FAILED",
+        "com.x.BTest > b() FAILED",
+        "com.x.BTest > b() PASSED",
+        "com.x.CTest > c() PASSED",
+        "com.x.CTest > c() FAILED",
+    ]
+    assert retried_gradle_tests(lines) == {"com.x.BTest.b"}
