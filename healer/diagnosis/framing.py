@@ -8,7 +8,9 @@ way, and a log copied from them keeps it:
   line that ends ``" exited with N.``. The first command that exited with anything but 0 failed the build:
   the ones after it ran anyway or clean up.
 * GitLab CI opens sections with ``section_start:<time>:<name>`` and ends a failed job with ``ERROR: Job
-  failed: exit code N``; a job's script stops at its first failing command, the last ``$ …`` echo.
+  failed: exit code N``; a job's script stops at its first failing command, the last ``$ …`` echo of the
+  script. The ``after_script`` section runs after it even when it failed, in a shell of its own, and its
+  result does not change the job's: its commands are not the failing one.
 
 :func:`failing_span` finds that command's output in the cleaned lines; None when the log shows no such frame
 (a plain log is read whole).
@@ -25,6 +27,7 @@ _TRAVIS_TAIL = re.compile(r'^(.*)" (?:failed and )?exited with (-?\d+)(?: during
 _TRAVIS_OPEN = re.compile(r'^The command "(.*)$')
 _GITLAB_FAILED = re.compile(r"^ERROR: Job failed: exit code (-?\d+)")
 _GITLAB_SECTION = re.compile(r"^section_(?:start|end):\d+:([\w.-]+)")
+_GITLAB_AFTER = re.compile(r"^section_start:\d+:after_script\b")
 _ECHO = re.compile(r"^\$ (.+)$")
 # how far back the opening of a multi-line Travis command is looked for
 _MULTILINE_BACK = 60
@@ -95,11 +98,17 @@ def _gitlab(lines: Sequence[str]) -> Span | None:
             break
     if failed_at is None or not sections:
         return None
+    # the script ends where after_script begins; without one, at the job's failure line
+    end = failed_at + 1
+    for back in range(failed_at - 1, -1, -1):
+        if _GITLAB_AFTER.match(lines[back]):
+            end = back
+            break
     start = 0
     command = None
-    for back in range(failed_at - 1, -1, -1):
+    for back in range(end - 1, -1, -1):
         echo = _ECHO.match(lines[back])
         if echo:
             start, command = back + 1, echo.group(1)
             break
-    return Span(start, failed_at + 1, command, code, "gitlab")
+    return Span(start, end, command, code, "gitlab")
