@@ -4,10 +4,12 @@ copied from them, with no job name."""
 
 from __future__ import annotations
 
+import pytest
+
 from healer.diagnosis.classify import diagnose_text
 from healer.diagnosis.logs import parse_log
 from healer.diagnosis.rules import load_rules
-from healer.model import Category, Owner
+from healer.model import Action, Category, Owner
 
 RULES = load_rules()
 
@@ -63,3 +65,147 @@ def test_gitlab_without_after_script_keeps_the_last_command() -> None:
         ["\x1b[32;1m$ pip install -e .\x1b[0;m", "ok", "\x1b[32;1m$ pytest\x1b[0;m", *PYTEST_FAILED]
     )
     assert parse_log(text).command == "pytest"
+
+
+# One case per documented runner message of another CI: (the log, the rule, the kind, the owner, the action).
+# Each message sits after some ordinary output, at the end of a log that has no GitHub Actions markers.
+TRAVIS_STALLED = (
+    "No output has been received in the last 10m0s, this potentially indicates a stalled build or something "
+    "wrong with the build itself."
+)
+RUNNER_MESSAGES = [
+    pytest.param(TRAVIS_STALLED, "runner.timeout", Category.TIMEOUT, Action.ESCALATE, id="travis-no-output"),
+    pytest.param(
+        "The job exceeded the maximum time limit for jobs, and has been terminated.",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="travis-time-limit",
+    ),
+    pytest.param(
+        "The job exceeded the maxmimum time limit for jobs, and has been terminated.",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="travis-time-limit-old-spelling",
+    ),
+    pytest.param(
+        "ERROR: Job failed: execution took longer than 1h0m0s seconds",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="gitlab-timeout",
+    ),
+    pytest.param(
+        "Too long with no output (exceeded 10m0s): context deadline exceeded",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="circleci-no-output",
+    ),
+    pytest.param(
+        "##[error]The job running on agent Azure Pipelines 3 ran longer than the maximum time of 60 minutes. "
+        "For more information, see https://go.microsoft.com/fwlink/?linkid=2077134",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="azure-time-limit",
+    ),
+    pytest.param(
+        "Build execution time has reached the maximum allowed time for your plan (60 minutes).",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="appveyor-time-limit",
+    ),
+    pytest.param(
+        "Cancelling nested steps due to timeout",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="jenkins-timeout-step",
+    ),
+    pytest.param(
+        "Build timed out (after 30 minutes). Marking the build as aborted.",
+        "runner.timeout",
+        Category.TIMEOUT,
+        Action.ESCALATE,
+        id="jenkins-build-timeout-plugin",
+    ),
+    pytest.param(
+        "ERROR: Job failed: canceled",
+        "runner.cancelled",
+        Category.CANCELLED,
+        Action.IGNORE,
+        id="gitlab-canceled",
+    ),
+    pytest.param(
+        "# Received cancellation signal, interrupting",
+        "runner.cancelled",
+        Category.CANCELLED,
+        Action.IGNORE,
+        id="buildkite-cancelled",
+    ),
+    pytest.param(
+        "Aborted by admin", "runner.cancelled", Category.CANCELLED, Action.IGNORE, id="jenkins-aborted"
+    ),
+    pytest.param(
+        "ERROR: Job failed (system failure): Error response from daemon: No such container: 1cfc32f626eb "
+        "(executor_docker.go:932:1s)",
+        "runner.shutdown",
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+        id="gitlab-system-failure",
+    ),
+    pytest.param(
+        "##[error]We stopped hearing from agent Azure Pipelines 3. Verify the agent machine is running "
+        "and has a healthy network connection.",
+        "runner.shutdown",
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+        id="azure-agent-lost",
+    ),
+    pytest.param(
+        "Exited with status -1 (agent lost)",
+        "runner.shutdown",
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+        id="buildkite-agent-lost",
+    ),
+    pytest.param(
+        "Cannot contact agent-3: java.lang.InterruptedException",
+        "runner.agent-disconnected",
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+        id="jenkins-cannot-contact",
+    ),
+    pytest.param(
+        "wrapper script does not seem to be touching the log file in /var/lib/jenkins/w/r@tmp/durable-1",
+        "runner.agent-disconnected",
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+        id="jenkins-wrapper-heartbeat",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "rule", "category", "action"), RUNNER_MESSAGES)
+def test_another_cis_runner_message(message: str, rule: str, category: Category, action: Action) -> None:
+    text = "\n".join(["+ ./run_tests.sh", "tests/test_a.py ....", "tests/test_b.py ..", message]) + "\n"
+    diagnosis = diagnose_text(text, RULES)
+    assert (diagnosis.rule, diagnosis.category, diagnosis.action) == (rule, category, action)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a program that aborted is not a person aborting the build
+        "Aborted by signal 6",
+        # a Go test's own deadline error is not CircleCI's no-output limit
+        "--- FAIL: TestFetch (0.01s)\n    fetch_test.go:12: context deadline exceeded",
+    ],
+)
+def test_look_alikes_of_runner_messages_are_not_them(line: str) -> None:
+    text = "\n".join(["+ go test ./...", line, "FAIL"]) + "\n"
+    diagnosis = diagnose_text(text, RULES)
+    assert diagnosis.rule not in ("runner.cancelled", "runner.timeout")
