@@ -8,9 +8,10 @@ way, and a log copied from them keeps it:
   line that ends ``" exited with N.``. The first command that exited with anything but 0 failed the build:
   the ones after it ran anyway or clean up.
 * GitLab CI opens sections with ``section_start:<time>:<name>`` and ends a failed job with ``ERROR: Job
-  failed: exit code N``; a job's script stops at its first failing command, the last ``$ …`` echo of the
-  script. The ``after_script`` section runs after it even when it failed, in a shell of its own, and its
-  result does not change the job's: its commands are not the failing one.
+  failed: exit code N`` (``exit status N`` from the Shell executor, ``command terminated with exit code N``
+  from the Kubernetes executor); a job's script stops at its first failing command, the last ``$ …`` echo
+  of the script. The ``after_script`` section runs after it even when it failed, in a shell of its own,
+  and its result does not change the job's: its commands are not the failing one.
 
 :func:`failing_span` finds that command's output in the cleaned lines; None when the log shows no such frame
 (a plain log is read whole).
@@ -25,7 +26,11 @@ from dataclasses import dataclass
 _TRAVIS_END = re.compile(r'^The command "(.*)" (?:failed and )?exited with (-?\d+)')
 _TRAVIS_TAIL = re.compile(r'^(.*)" (?:failed and )?exited with (-?\d+)(?: during \.?)?\.?$')
 _TRAVIS_OPEN = re.compile(r'^The command "(.*)$')
-_GITLAB_FAILED = re.compile(r"^ERROR: Job failed: exit code (-?\d+)")
+# the Docker executor says "exit code N", the Shell executor "exit status N", the Kubernetes executor
+# "command terminated with exit code N"
+_GITLAB_FAILED = re.compile(
+    r"^ERROR: Job failed: (?:exit code|exit status|command terminated with exit code) (-?\d+)"
+)
 _GITLAB_SECTION = re.compile(r"^section_(?:start|end):\d+:([\w.-]+)")
 _GITLAB_AFTER = re.compile(r"^section_start:\d+:after_script\b")
 _ECHO = re.compile(r"^\$ (.+)$")

@@ -67,6 +67,31 @@ def test_gitlab_without_after_script_keeps_the_last_command() -> None:
     assert parse_log(text).command == "pytest"
 
 
+@pytest.mark.parametrize(
+    "ending",
+    [
+        "ERROR: Job failed: exit code 101",  # the Docker executor
+        "ERROR: Job failed: exit status 101",  # the Shell executor
+        "ERROR: Job failed: command terminated with exit code 101",  # the Kubernetes executor
+    ],
+)
+def test_each_gitlab_executors_ending_frames_the_last_command(ending: str) -> None:
+    text = gitlab_log(
+        [
+            "\x1b[32;1m$ ./ci/fetch-fixtures.sh\x1b[0;m",
+            "curl: (28) Connection timed out after 10001 milliseconds",
+            "fixtures ready from the mirror",
+            "\x1b[32;1m$ cargo clippy -- -D warnings\x1b[0;m",
+            "    Checking app v0.1.0",
+            "the analysis stopped early",
+        ],
+    ).replace("ERROR: Job failed: exit code 1", ending)
+    log = parse_log(text)
+    assert log.command == "cargo clippy -- -D warnings" and log.exit_code == 101
+    # the earlier command's network trouble, which it survived, does not decide
+    assert diagnose_text(text, RULES).category is Category.LINT
+
+
 # One case per documented runner message of another CI: (the log, the rule, the kind, the owner, the action).
 # Each message sits after some ordinary output, at the end of a log that has no GitHub Actions markers.
 TRAVIS_STALLED = (
