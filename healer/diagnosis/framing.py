@@ -12,6 +12,11 @@ way, and a log copied from them keeps it:
   from the Kubernetes executor); a job's script stops at its first failing command, the last ``$ …`` echo
   of the script. The ``after_script`` section runs after it even when it failed, in a shell of its own,
   and its result does not change the job's: its commands are not the failing one.
+* CircleCI shows a ``run`` step as its shell (``#!/bin/bash -eo pipefail``, the default), the step's command,
+  its output, and ``Exited with code exit status N`` (``Exited with code N`` before 2020); the step failed
+  is the one that ends so, its command the first line after the shell.
+* Buildkite echoes each command of a step (``$ make test``) and ends a failed one with ``🚨 Error: The command
+  exited with status N``; the last echo before that line is the failing command.
 
 :func:`failing_span` finds that command's output in the cleaned lines; None when the log shows no such frame
 (a plain log is read whole).
@@ -34,6 +39,11 @@ _GITLAB_FAILED = re.compile(
 _GITLAB_SECTION = re.compile(r"^section_(?:start|end):\d+:([\w.-]+)")
 _GITLAB_AFTER = re.compile(r"^section_start:\d+:after_script\b")
 _ECHO = re.compile(r"^\$ (.+)$")
+_CIRCLE_END = re.compile(r"^Exited with code (?:exit status )?(-?\d+)$")
+_CIRCLE_SHELL = re.compile(r"^#!/\S+(?: -\w+)*(?: pipefail)?$")
+_BUILDKITE_END = re.compile(r"^(?:🚨 )?Error: The command exited with status (-?\d+)$")
+# how far back a CircleCI step's shell line is looked for
+_STEP_BACK = 20000
 # how far back the opening of a multi-line Travis command is looked for
 _MULTILINE_BACK = 60
 
@@ -55,7 +65,7 @@ class Span:
 
 def failing_span(lines: Sequence[str]) -> Span | None:
     """The first failed command's output in a Travis or GitLab log, or None when the log has no such frame."""
-    return _travis(lines) or _gitlab(lines)
+    return _travis(lines) or _gitlab(lines) or _circleci(lines) or _buildkite(lines)
 
 
 def _travis(lines: Sequence[str]) -> Span | None:
@@ -117,3 +127,34 @@ def _gitlab(lines: Sequence[str]) -> Span | None:
             start, command = back + 1, echo.group(1)
             break
     return Span(start, end, command, code, "gitlab")
+
+
+def _circleci(lines: Sequence[str]) -> Span | None:
+    for index, line in enumerate(lines):
+        if not line.startswith("Exited with code "):
+            continue
+        found = _CIRCLE_END.match(line)
+        if not found:
+            continue
+        for back in range(index - 1, max(-1, index - _STEP_BACK), -1):
+            if _CIRCLE_SHELL.match(lines[back]):
+                command = lines[back + 1].strip() if back + 1 < index else ""
+                start = back + 2 if command else back + 1
+                return Span(start, index + 1, command or None, int(found.group(1)), "circleci")
+        return None
+    return None
+
+
+def _buildkite(lines: Sequence[str]) -> Span | None:
+    for index, line in enumerate(lines):
+        if "The command exited with status" not in line:
+            continue
+        found = _BUILDKITE_END.match(line.strip())
+        if not found:
+            continue
+        for back in range(index - 1, -1, -1):
+            echo = _ECHO.match(lines[back])
+            if echo:
+                return Span(back + 1, index + 1, echo.group(1), int(found.group(1)), "buildkite")
+        return None
+    return None

@@ -92,6 +92,53 @@ def test_each_gitlab_executors_ending_frames_the_last_command(ending: str) -> No
     assert diagnose_text(text, RULES).category is Category.LINT
 
 
+FETCH_SURVIVED = ["curl: (28) Connection timed out after 10001 milliseconds", "fixtures from the mirror"]
+UNKNOWN_LINT = ["    Checking app v0.1.0", "the analysis stopped early"]
+
+
+@pytest.mark.parametrize("end", ["Exited with code exit status 101", "Exited with code 101"])
+def test_a_circleci_step_that_exited_is_the_failing_step(end: str) -> None:
+    text = "\n".join(
+        [
+            "Spin up environment",
+            "Checkout code",
+            "#!/bin/bash -eo pipefail",
+            "./ci/fetch-fixtures.sh",
+            *FETCH_SURVIVED,
+            "#!/bin/bash -eo pipefail",
+            "cargo clippy -- -D warnings",
+            *UNKNOWN_LINT,
+            "",
+            end,
+            "CircleCI received exit code 101",
+        ]
+    )
+    log = parse_log(text)
+    assert log.command == "cargo clippy -- -D warnings" and log.exit_code == 101
+    assert diagnose_text(text, RULES).category is Category.LINT
+
+
+def test_a_buildkite_commands_last_echo_before_the_error_is_the_failing_command() -> None:
+    text = "\n".join(
+        [
+            "~~~ Preparing working directory",
+            "$ git fetch -v --prune -- origin refs/pull/1/head",
+            "--- Fetch fixtures",
+            "$ ./ci/fetch-fixtures.sh",
+            *FETCH_SURVIVED,
+            "+++ Lint",
+            "$ cargo clippy -- -D warnings",
+            *UNKNOWN_LINT,
+            "🚨 Error: The command exited with status 101",
+            "~~~ Running global pre-exit hook",
+            "$ /etc/buildkite-agent/hooks/pre-exit",
+        ]
+    )
+    log = parse_log(text)
+    assert log.command == "cargo clippy -- -D warnings" and log.exit_code == 101
+    assert diagnose_text(text, RULES).category is Category.LINT
+
+
 # One case per documented runner message of another CI: (the log, the rule, the kind, the owner, the action).
 # Each message sits after some ordinary output, at the end of a log that has no GitHub Actions markers.
 TRAVIS_STALLED = (
