@@ -17,6 +17,10 @@ way, and a log copied from them keeps it:
   is the one that ends so, its command the first line after the shell.
 * Buildkite echoes each command of a step (``$ make test``) and ends a failed one with ``🚨 Error: The command
   exited with status N``; the last echo before that line is the failing command.
+* Jenkins Pipeline opens each shell step with ``[Pipeline] sh`` (``bat``, ``powershell``), traces its commands
+  (``+ make test``) and, for a failed one, ends the build with ``ERROR: script returned exit code N``. Stages
+  after the failure are skipped (``Stage "…" skipped due to earlier failure(s)``) while the ``post`` actions
+  still run: the failing step is the last shell step before either, its command the last traced line.
 
 :func:`failing_span` finds that command's output in the cleaned lines; None when the log shows no such frame
 (a plain log is read whole).
@@ -42,6 +46,12 @@ _ECHO = re.compile(r"^\$ (.+)$")
 _CIRCLE_END = re.compile(r"^Exited with code (?:exit status )?(-?\d+)$")
 _CIRCLE_SHELL = re.compile(r"^#!/\S+(?: -\w+)*(?: pipefail)?$")
 _BUILDKITE_END = re.compile(r"^(?:🚨 )?Error: The command exited with status (-?\d+)$")
+_JENKINS_FAILED = re.compile(r"^ERROR: script returned exit code (-?\d+)$")
+_JENKINS_SHELL = re.compile(r"^\[Pipeline\] (?:sh|bat|powershell|pwsh)$")
+_JENKINS_AFTER = re.compile(
+    r'^(?:Stage "[^"]{1,300}" skipped due to earlier failure\(s\)'
+    r"|\[Pipeline\] \{ \(Declarative: Post Actions\))$"
+)
 # how far back a CircleCI step's shell line is looked for
 _STEP_BACK = 20000
 # how far back the opening of a multi-line Travis command is looked for
@@ -65,7 +75,7 @@ class Span:
 
 def failing_span(lines: Sequence[str]) -> Span | None:
     """The first failed command's output in a Travis or GitLab log, or None when the log has no such frame."""
-    return _travis(lines) or _gitlab(lines) or _circleci(lines) or _buildkite(lines)
+    return _travis(lines) or _gitlab(lines) or _circleci(lines) or _buildkite(lines) or _jenkins(lines)
 
 
 def _travis(lines: Sequence[str]) -> Span | None:
@@ -158,3 +168,21 @@ def _buildkite(lines: Sequence[str]) -> Span | None:
                 return Span(back + 1, index + 1, echo.group(1), int(found.group(1)), "buildkite")
         return None
     return None
+
+
+def _jenkins(lines: Sequence[str]) -> Span | None:
+    failed_at = code = None
+    for index, line in enumerate(lines):
+        found = _JENKINS_FAILED.match(line)
+        if found:
+            failed_at, code = index, int(found.group(1))
+            break
+    if failed_at is None or any(line == "[Pipeline] parallel" for line in lines[:failed_at]):
+        return None  # no failed shell step, or branches whose output interleaves
+    bound = next((n for n in range(failed_at) if _JENKINS_AFTER.match(lines[n])), failed_at)
+    opened = next((n for n in range(bound - 1, -1, -1) if _JENKINS_SHELL.match(lines[n])), None)
+    if opened is None:
+        return None
+    end = next((n for n in range(opened + 1, bound) if lines[n].startswith("[Pipeline] ")), bound)
+    traced = [line[2:].strip() for line in lines[opened + 1 : end] if line.startswith("+ ")]
+    return Span(opened + 1, end, traced[-1] if traced else None, code, "jenkins")

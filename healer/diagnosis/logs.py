@@ -5,8 +5,8 @@ runner adds its own markers: ``##[group]Run <command>`` opens a step (the echoed
 ``shell:``/``env:``/``with:`` and ``##[endgroup]``), ``##[error]``/``##[warning]`` carry annotations, and a
 failed ``run:`` step ends with ``##[error]Process completed with exit code N.``. A log that has none of
 these markers (a plain tool output, or a window cut from the middle of a job) is one anonymous section, unless
-another CI framed its commands (:mod:`healer.diagnosis.framing`: Travis, GitLab, CircleCI, Buildkite): then
-the failing command's output is the failing step.
+another CI framed its commands (:mod:`healer.diagnosis.framing`: Travis, GitLab, CircleCI, Buildkite,
+Jenkins): then the failing command's output is the failing step.
 
 What decides a failure is at the end of the log, so a file is read backwards from its end
 (:func:`read_tail`) and a download stream keeps a bounded tail (:class:`TailBuffer`): the cost does not grow
@@ -255,7 +255,7 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
     close(len(lines))
     failing = _failing_step(steps, exit_line, runner_errors, error_lines)
     if not markers and (span := failing_span(lines)) is not None:
-        # another CI's frame (Travis, GitLab, CircleCI, Buildkite): its failing command is the failing step
+        # another CI's frame (Travis, GitLab, CircleCI, Buildkite, Jenkins): its failing command is the step
         name = span.command.split("\n", 1)[0] if span.command else span.kind
         failing = Section(name[:300], span.start, span.end, span.command, span.start)
         steps, exit_code = [failing], span.exit_code

@@ -139,6 +139,47 @@ def test_a_buildkite_commands_last_echo_before_the_error_is_the_failing_command(
     assert diagnose_text(text, RULES).category is Category.LINT
 
 
+def jenkins_log(*, parallel: bool = False) -> str:
+    lines = ["Started by user admin", "[Pipeline] Start of Pipeline", "[Pipeline] node", "[Pipeline] {"]
+    if parallel:
+        lines.append("[Pipeline] parallel")
+    for stage, command, output in (
+        ("Fetch", "./ci/fetch-fixtures.sh", FETCH_SURVIVED),
+        ("Lint", "cargo clippy -- -D warnings", UNKNOWN_LINT),
+    ):
+        lines += ["[Pipeline] stage", f"[Pipeline] {{ ({stage})", "[Pipeline] sh", f"+ {command}", *output]
+        lines += ["[Pipeline] }", "[Pipeline] // stage"]
+    lines += [
+        "[Pipeline] stage",
+        "[Pipeline] { (Deploy)",
+        'Stage "Deploy" skipped due to earlier failure(s)',
+        "[Pipeline] }",
+        "[Pipeline] stage",
+        "[Pipeline] { (Declarative: Post Actions)",
+        "[Pipeline] sh",
+        "+ curl -sf https://chat.example.com/hook",
+        "curl: (6) Could not resolve host: chat.example.com",
+        "[Pipeline] }",
+        "[Pipeline] End of Pipeline",
+        "ERROR: script returned exit code 101",
+        "Finished: FAILURE",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_jenkins_builds_failing_shell_step_is_the_last_before_the_skipped_stages_and_post_actions() -> None:
+    text = jenkins_log()
+    log = parse_log(text)
+    assert log.command == "cargo clippy -- -D warnings" and log.exit_code == 101
+    diagnosis = diagnose_text(text, RULES)
+    assert diagnosis.category is Category.LINT
+    assert not any("chat.example.com" in line for line in diagnosis.excerpt)
+
+
+def test_a_jenkins_build_with_parallel_branches_is_not_framed() -> None:
+    assert parse_log(jenkins_log(parallel=True)).command is None
+
+
 # One case per documented runner message of another CI: (the log, the rule, the kind, the owner, the action).
 # Each message sits after some ordinary output, at the end of a log that has no GitHub Actions markers.
 TRAVIS_STALLED = (
