@@ -21,6 +21,9 @@ way, and a log copied from them keeps it:
   (``+ make test``) and, for a failed one, ends the build with ``ERROR: script returned exit code N``. Stages
   after the failure are skipped (``Stage "…" skipped due to earlier failure(s)``) while the ``post`` actions
   still run: the failing step is the last shell step before either, its command the last traced line.
+* Azure Pipelines writes ``##[section]Starting: <task>`` and ``##[section]Finishing: <task>`` around each
+  task; a failed one holds an ``##[error]`` line (``Bash exited with code '1'.``). Its markers are the Actions
+  runner's ancestors, so :func:`azure_span` is asked only of a log with those markers but no ``Run`` step.
 
 :func:`failing_span` finds that command's output in the cleaned lines; None when the log shows no such frame
 (a plain log is read whole).
@@ -52,6 +55,10 @@ _JENKINS_AFTER = re.compile(
     r'^(?:Stage "[^"]{1,300}" skipped due to earlier failure\(s\)'
     r"|\[Pipeline\] \{ \(Declarative: Post Actions\))$"
 )
+_AZURE_START = re.compile(r"^##\[section\]Starting: (.{1,300})$")
+_AZURE_END = re.compile(r"^##\[section\]Finishing: ")
+_AZURE_OUTPUT = "========================== Starting Command Output ==========================="
+_AZURE_EXIT = re.compile(r"^##\[error\]\w{1,40} exited with code '(-?\d+)'")
 # how far back a CircleCI step's shell line is looked for
 _STEP_BACK = 20000
 # how far back the opening of a multi-line Travis command is looked for
@@ -186,3 +193,27 @@ def _jenkins(lines: Sequence[str]) -> Span | None:
     end = next((n for n in range(opened + 1, bound) if lines[n].startswith("[Pipeline] ")), bound)
     traced = [line[2:].strip() for line in lines[opened + 1 : end] if line.startswith("+ ")]
     return Span(opened + 1, end, traced[-1] if traced else None, code, "jenkins")
+
+
+def azure_span(lines: Sequence[str]) -> Span | None:
+    """The first Azure Pipelines task that holds an ``##[error]`` line: its output (after ``Starting Command
+    Output`` when the task prints it), its script's first line as the command, and the exit code a script
+    task reports; None when no task failed."""
+    task: tuple[int, str] | None = None
+    for index, line in enumerate(lines):
+        start = _AZURE_START.match(line)
+        if start:
+            task = (index, start.group(1).strip())
+            continue
+        if task is None or not line.startswith("##[error]"):
+            if _AZURE_END.match(line):
+                task = None
+            continue
+        end = next((n for n in range(index, len(lines)) if _AZURE_END.match(lines[n])), len(lines))
+        body = list(lines[task[0] + 1 : end])
+        output = body.index(_AZURE_OUTPUT) + 1 if _AZURE_OUTPUT in body else 0
+        script = body.index("Script contents:") + 1 if "Script contents:" in body else None
+        command = body[script] if script is not None and script < len(body) and script < output else None
+        code = next((int(m.group(1)) for n in range(index, end) if (m := _AZURE_EXIT.match(lines[n]))), None)
+        return Span(task[0] + 1 + output, end, command or task[1], code, "azure")
+    return None

@@ -6,7 +6,7 @@ runner adds its own markers: ``##[group]Run <command>`` opens a step (the echoed
 failed ``run:`` step ends with ``##[error]Process completed with exit code N.``. A log that has none of
 these markers (a plain tool output, or a window cut from the middle of a job) is one anonymous section, unless
 another CI framed its commands (:mod:`healer.diagnosis.framing`: Travis, GitLab, CircleCI, Buildkite,
-Jenkins): then the failing command's output is the failing step.
+Jenkins; Azure Pipelines' task sections): then the failing command's output is the failing step.
 
 What decides a failure is at the end of the log, so a file is read backwards from its end
 (:func:`read_tail`) and a download stream keeps a bounded tail (:class:`TailBuffer`): the cost does not grow
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from healer.diagnosis.framing import failing_span
+from healer.diagnosis.framing import azure_span, failing_span
 from healer.logsource import (  # noqa: F401 - re-exported: the log model's readers know them from here
     DEFAULT_TAIL_BYTES,
     PARTIAL_LINE_KEEP,
@@ -254,7 +254,11 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
             current_name = SETUP_STEP
     close(len(lines))
     failing = _failing_step(steps, exit_line, runner_errors, error_lines)
-    if not markers and (span := failing_span(lines)) is not None:
+    if markers and not any(step.name.startswith("Run ") for step in steps):
+        span = azure_span(lines)  # Azure Pipelines' task sections: the Actions runner's ancestors
+    else:
+        span = None if markers else failing_span(lines)
+    if span is not None:
         # another CI's frame (Travis, GitLab, CircleCI, Buildkite, Jenkins): its failing command is the step
         name = span.command.split("\n", 1)[0] if span.command else span.kind
         failing = Section(name[:300], span.start, span.end, span.command, span.start)

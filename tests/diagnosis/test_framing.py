@@ -180,6 +180,41 @@ def test_a_jenkins_build_with_parallel_branches_is_not_framed() -> None:
     assert parse_log(jenkins_log(parallel=True)).command is None
 
 
+def azure_log(*, timestamps: bool = True) -> str:
+    stamp = "2024-05-01T10:00:00.1234567Z " if timestamps else ""
+    lines = ["##[section]Starting: Initialize job", "Agent name: 'Azure Pipelines 3'"]
+    lines.append("##[section]Finishing: Initialize job")
+    for task, command, output, error in (
+        ("Fetch fixtures", "./ci/fetch-fixtures.sh", FETCH_SURVIVED, None),
+        ("Lint", "cargo clippy -- -D warnings", UNKNOWN_LINT, "##[error]Bash exited with code '101'."),
+        ("Notify", "curl -sf https://chat.example.com/hook", ["curl: (6) Could not resolve host"], None),
+    ):
+        lines += [f"##[section]Starting: {task}", "Task         : Bash", "Script contents:", command]
+        lines += ["========================== Starting Command Output ===========================", *output]
+        lines += [error] if error else []
+        lines.append(f"##[section]Finishing: {task}")
+    return "\n".join(stamp + line for line in lines) + "\n"
+
+
+@pytest.mark.parametrize("timestamps", [True, False])
+def test_an_azure_pipelines_task_with_an_error_is_the_failing_step(timestamps: bool) -> None:
+    text = azure_log(timestamps=timestamps)
+    log = parse_log(text)
+    assert log.command == "cargo clippy -- -D warnings" and log.exit_code == 101
+    diagnosis = diagnose_text(text, RULES)
+    assert diagnosis.category is Category.LINT
+    assert not any("Could not resolve host" in line for line in diagnosis.excerpt)
+
+
+def test_an_actions_log_with_run_steps_is_not_read_as_azure_pipelines() -> None:
+    text = (
+        "##[group]Run cargo clippy\ncargo clippy\n##[endgroup]\n##[section]Starting: Lint\nwarning: x\n"
+        "##[error]Bash exited with code '7'.\n##[error]Process completed with exit code 101.\n"
+    )
+    log = parse_log(text)
+    assert log.command == "cargo clippy" and log.exit_code == 101
+
+
 # One case per documented runner message of another CI: (the log, the rule, the kind, the owner, the action).
 # Each message sits after some ordinary output, at the end of a log that has no GitHub Actions markers.
 TRAVIS_STALLED = (
