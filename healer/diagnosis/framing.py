@@ -196,24 +196,36 @@ def _jenkins(lines: Sequence[str]) -> Span | None:
 
 
 def azure_span(lines: Sequence[str]) -> Span | None:
-    """The first Azure Pipelines task that holds an ``##[error]`` line: its output (after ``Starting Command
-    Output`` when the task prints it), its script's first line as the command, and the exit code a script
-    task reports; None when no task failed."""
+    """The failing Azure Pipelines task: the last one whose script exited with a code (``Bash exited with code
+    'N'.``), else the first that holds an ``##[error]`` line. An error line alone does not fail a task (a
+    script may log errors and succeed), and a task with ``continueOnError`` fails without failing the job:
+    the job stopped at the last task that exited so. The span is its output (after ``Starting Command
+    Output`` when the task prints it), the command its script's first line; None when no task holds an
+    error."""
+    tasks: list[tuple[int, int, str, int | None]] = []  # (start, end, name, exit code) of tasks with errors
     task: tuple[int, str] | None = None
+    errors = False
+    code: int | None = None
     for index, line in enumerate(lines):
         start = _AZURE_START.match(line)
         if start:
-            task = (index, start.group(1).strip())
-            continue
-        if task is None or not line.startswith("##[error]"):
-            if _AZURE_END.match(line):
-                task = None
-            continue
-        end = next((n for n in range(index, len(lines)) if _AZURE_END.match(lines[n])), len(lines))
-        body = list(lines[task[0] + 1 : end])
-        output = body.index(_AZURE_OUTPUT) + 1 if _AZURE_OUTPUT in body else 0
-        script = body.index("Script contents:") + 1 if "Script contents:" in body else None
-        command = body[script] if script is not None and script < len(body) and script < output else None
-        code = next((int(m.group(1)) for n in range(index, end) if (m := _AZURE_EXIT.match(lines[n]))), None)
-        return Span(task[0] + 1 + output, end, command or task[1], code, "azure")
-    return None
+            task, errors, code = (index, start.group(1).strip()), False, None
+        elif task is not None and line.startswith("##[error]"):
+            errors = True
+            exited = _AZURE_EXIT.match(line)
+            code = int(exited.group(1)) if exited else code
+        elif task is not None and _AZURE_END.match(line):
+            if errors:
+                tasks.append((task[0], index, task[1], code))
+            task = None
+    if task is not None and errors:
+        tasks.append((task[0], len(lines), task[1], code))
+    exited = [entry for entry in tasks if entry[3] is not None]
+    if not tasks:
+        return None
+    begin, end, name, code = exited[-1] if exited else tasks[0]
+    body = list(lines[begin + 1 : end])
+    output = body.index(_AZURE_OUTPUT) + 1 if _AZURE_OUTPUT in body else 0
+    script = body.index("Script contents:") + 1 if "Script contents:" in body else None
+    command = body[script] if script is not None and script < output else None
+    return Span(begin + 1 + output, end, command or name, code, "azure")

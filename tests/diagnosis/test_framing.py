@@ -206,6 +206,19 @@ def test_an_azure_pipelines_task_with_an_error_is_the_failing_step(timestamps: b
     assert not any("Could not resolve host" in line for line in diagnosis.excerpt)
 
 
+def test_an_azure_task_that_continued_on_error_is_not_the_failing_step() -> None:
+    # an upload allowed to fail (continueOnError) exited 6; the job failed at the lint task after it
+    exited = "fixtures from the mirror\n##[error]Bash exited with code '6'.\n"
+    text = azure_log().replace("fixtures from the mirror\n", exited)
+    log = parse_log(text)
+    assert log.command == "cargo clippy -- -D warnings" and log.exit_code == 101
+
+
+def test_an_azure_task_that_logged_an_error_without_exiting_is_read_when_none_exited() -> None:
+    text = azure_log().replace("##[error]Bash exited with code '101'.", "##[error]the analysis stopped early")
+    assert parse_log(text).command == "cargo clippy -- -D warnings"
+
+
 def test_an_actions_log_with_run_steps_is_not_read_as_azure_pipelines() -> None:
     text = (
         "##[group]Run cargo clippy\ncargo clippy\n##[endgroup]\n##[section]Starting: Lint\nwarning: x\n"
