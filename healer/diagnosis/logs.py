@@ -35,6 +35,9 @@ from healer.model import LogTail
 _TIMESTAMP = re.compile(
     r"^\ufeff?(?:[^\t\n]{1,300}\t[^\t\n]{0,300}\t\ufeff?)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
 )
+# Jenkins' Timestamper plugin: ``[2024-05-01T12:00:00.123Z] `` before each line of a Pipeline's console text,
+# and ``12:00:00  `` (two spaces) in the console as the web page shows it, copied from there.
+_CONSOLE_TIME = re.compile(r"^(?:\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\] |\d\d:\d\d:\d\d  (?=\S))")
 # CSI sequences (colours, cursor moves), the OSC hyperlinks some tools print, and the character-set
 # designations (``ESC ( B``) that ncurses' sgr0 emits: mypy and ``tput`` end each coloured span with one.
 _ANSI = re.compile(
@@ -158,6 +161,8 @@ def clean_line(line: str) -> str:
     line = _TIMESTAMP.sub("", line, count=1)
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if line[:1] == "[" or line[2:3] == ":":
+        line = _CONSOLE_TIME.sub("", line, count=1)
     return line.rstrip()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from healer.diagnosis.classify import diagnose_text
-from healer.diagnosis.logs import parse_log
+from healer.diagnosis.logs import clean_line, parse_log
 from healer.diagnosis.rules import load_rules
 from healer.model import Action, Category, Owner
 
@@ -226,6 +226,30 @@ def test_an_actions_log_with_run_steps_is_not_read_as_azure_pipelines() -> None:
     )
     log = parse_log(text)
     assert log.command == "cargo clippy" and log.exit_code == 101
+
+
+@pytest.mark.parametrize(
+    ("line", "clean"),
+    [
+        ("[2024-05-01T10:00:03.123Z] [Pipeline] sh", "[Pipeline] sh"),  # Timestamper, console text
+        (
+            "02:43:08  Cannot contact agent-3: java.lang.InterruptedException",
+            "Cannot contact agent-3: java.lang.InterruptedException",
+        ),  # Timestamper, copied from the web console
+        ("[Pipeline] sh", "[Pipeline] sh"),
+        ("12:00:00 one space is a tool's own time", "12:00:00 one space is a tool's own time"),
+        ("[INFO] BUILD FAILURE", "[INFO] BUILD FAILURE"),
+    ],
+)
+def test_jenkins_timestamper_prefixes_are_cut_like_the_runners(line: str, clean: str) -> None:
+    assert clean_line(line) == clean
+
+
+def test_a_jenkins_log_with_timestamps_is_framed() -> None:
+    text = "".join(
+        f"[2024-05-01T10:00:{n % 60:02d}.123Z] {line}\n" for n, line in enumerate(jenkins_log().splitlines())
+    )
+    assert parse_log(text).command == "cargo clippy -- -D warnings"
 
 
 # One case per documented runner message of another CI: (the log, the rule, the kind, the owner, the action).
