@@ -44,7 +44,8 @@ _GITLAB_FAILED = re.compile(
     r"^ERROR: Job failed: (?:exit code|exit status|command terminated with exit code) (-?\d+)"
 )
 _GITLAB_SECTION = re.compile(r"^section_(?:start|end):\d+:([\w.-]+)")
-_GITLAB_AFTER = re.compile(r"^section_start:\d+:after_script\b")
+# with job log timestamps no carriage return ends the marker: the section's title follows on the same line
+_GITLAB_AFTER = re.compile(r"^section_start:\d+:after_script")
 _ECHO = re.compile(r"^\$ (.+)$")
 _CIRCLE_END = re.compile(r"^Exited with code (?:exit status )?(-?\d+)$")
 _CIRCLE_SHELL = re.compile(r"^#!/\S+(?: -\w+)*(?: pipefail)?$")

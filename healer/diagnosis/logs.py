@@ -32,8 +32,12 @@ from healer.model import LogTail
 # The runner prefixes every line with an ISO-8601 UTC timestamp ("2024-05-01T12:00:00.1234567Z ").
 # ``gh run view --log`` (and ``--log-failed``) puts the job's and the step's names before the timestamp,
 # separated by tabs: ``build\tRun tests\t2024-01-01T00:00:00.0000000Z line``; both go with the timestamp.
+# GitLab's runner, with job log timestamps (``FF_TIMESTAMPS``), writes the stream after the timestamp: two hex
+# digits, ``O`` or ``E`` (standard output or error), and ``+`` when the line continues the one before
+# (``2024-09-01T10:00:00.123456Z 00O $ pytest``); it goes with the timestamp too.
 _TIMESTAMP = re.compile(
     r"^\ufeff?(?:[^\t\n]{1,300}\t[^\t\n]{0,300}\t\ufeff?)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
+    r"(?:[0-9a-f]{2}[OE]\+?(?: |$))?"
 )
 # Jenkins' Timestamper plugin: ``[2024-05-01T12:00:00.123Z] `` before each line of a Pipeline's console text,
 # and ``12:00:00  `` (two spaces) in the console as the web page shows it, copied from there.

@@ -252,6 +252,21 @@ def test_a_jenkins_log_with_timestamps_is_framed() -> None:
     assert parse_log(text).command == "cargo clippy -- -D warnings"
 
 
+def test_a_gitlab_log_with_job_log_timestamps_is_framed() -> None:
+    # FF_TIMESTAMPS: timestamp, stream (two hex digits, O or E, + for a continued line); no carriage return
+    raw = gitlab_log(
+        ["\x1b[32;1m$ pytest\x1b[0;m", *PYTEST_FAILED],
+        ["\x1b[32;1m$ curl -sSf https://uploads.example.com\x1b[0;m", "curl: (6) Could not resolve host"],
+    )
+    text = "".join(
+        f"2024-09-01T10:00:{n % 60:02d}.123456Z 0{n % 2}{'OE'[n % 2]}{'+' if n == 5 else ''} {line}\n"
+        for n, line in enumerate(raw.replace("\r\x1b[0K", "\x1b[0K").splitlines())
+    )
+    log = parse_log(text)
+    assert log.command == "pytest" and log.exit_code == 1
+    assert diagnose_text(text, RULES).category is Category.TEST
+
+
 # One case per documented runner message of another CI: (the log, the rule, the kind, the owner, the action).
 # Each message sits after some ordinary output, at the end of a log that has no GitHub Actions markers.
 TRAVIS_STALLED = (
