@@ -5,8 +5,8 @@ runner adds its own markers: ``##[group]Run <command>`` opens a step (the echoed
 ``shell:``/``env:``/``with:`` and ``##[endgroup]``), ``##[error]``/``##[warning]`` carry annotations, and a
 failed ``run:`` step ends with ``##[error]Process completed with exit code N.``. A log that has none of
 these markers (a plain tool output, or a window cut from the middle of a job) is one anonymous section, unless
-another CI framed its commands (:mod:`healer.diagnosis.framing`: Travis, GitLab): then the failing command's
-output is the failing step.
+another CI framed its commands (:mod:`healer.diagnosis.framing`: Travis, GitLab, CircleCI, Buildkite,
+Jenkins; Azure Pipelines' task sections): then the failing command's output is the failing step.
 
 What decides a failure is at the end of the log, so a file is read backwards from its end
 (:func:`read_tail`) and a download stream keeps a bounded tail (:class:`TailBuffer`): the cost does not grow
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from healer.diagnosis.framing import failing_span
+from healer.diagnosis.framing import azure_span, failing_span
 from healer.logsource import (  # noqa: F401 - re-exported: the log model's readers know them from here
     DEFAULT_TAIL_BYTES,
     PARTIAL_LINE_KEEP,
@@ -32,9 +32,16 @@ from healer.model import LogTail
 # The runner prefixes every line with an ISO-8601 UTC timestamp ("2024-05-01T12:00:00.1234567Z ").
 # ``gh run view --log`` (and ``--log-failed``) puts the job's and the step's names before the timestamp,
 # separated by tabs: ``build\tRun tests\t2024-01-01T00:00:00.0000000Z line``; both go with the timestamp.
+# GitLab's runner, with job log timestamps (``FF_TIMESTAMPS``), writes the stream after the timestamp: two hex
+# digits, ``O`` or ``E`` (standard output or error), and ``+`` when the line continues the one before
+# (``2024-09-01T10:00:00.123456Z 00O $ pytest``); it goes with the timestamp too.
 _TIMESTAMP = re.compile(
     r"^\ufeff?(?:[^\t\n]{1,300}\t[^\t\n]{0,300}\t\ufeff?)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
+    r"(?:[0-9a-f]{2}[OE]\+?(?: |$))?"
 )
+# Jenkins' Timestamper plugin: ``[2024-05-01T12:00:00.123Z] `` before each line of a Pipeline's console text,
+# and ``12:00:00  `` (two spaces) in the console as the web page shows it, copied from there.
+_CONSOLE_TIME = re.compile(r"^(?:\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\] |\d\d:\d\d:\d\d  (?=\S))")
 # CSI sequences (colours, cursor moves), the OSC hyperlinks some tools print, and the character-set
 # designations (``ESC ( B``) that ncurses' sgr0 emits: mypy and ``tput`` end each coloured span with one.
 _ANSI = re.compile(
@@ -158,6 +165,8 @@ def clean_line(line: str) -> str:
     line = _TIMESTAMP.sub("", line, count=1)
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if line[:1] == "[" or line[2:3] == ":":
+        line = _CONSOLE_TIME.sub("", line, count=1)
     return line.rstrip()
 
 
@@ -254,8 +263,12 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
             current_name = SETUP_STEP
     close(len(lines))
     failing = _failing_step(steps, exit_line, runner_errors, error_lines)
-    if not markers and (span := failing_span(lines)) is not None:
-        # another CI's frame (Travis, GitLab): its failing command is the failing step
+    if markers and not any(step.name.startswith("Run ") for step in steps):
+        span = azure_span(lines)  # Azure Pipelines' task sections: the Actions runner's ancestors
+    else:
+        span = None if markers else failing_span(lines)
+    if span is not None:
+        # another CI's frame (Travis, GitLab, CircleCI, Buildkite, Jenkins): its failing command is the step
         name = span.command.split("\n", 1)[0] if span.command else span.kind
         failing = Section(name[:300], span.start, span.end, span.command, span.start)
         steps, exit_code = [failing], span.exit_code
