@@ -26,11 +26,11 @@ from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
 from healer.diagnosis.logs import SETUP_STEP, JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
-from healer.diagnosis.owner import assign_owner, flaky_in_the_log
+from healer.diagnosis.owner import assign_owner
 from healer.diagnosis.purpose import step_purpose
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import RuleSet
-from healer.diagnosis.testcauses import failed_on_the_world
+from healer.diagnosis.testcauses import on_the_steps_word
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job, Step
@@ -156,10 +156,7 @@ def diagnose(
         workflow=workflow,
     )
     owned = assign_owner(read, purpose, rule=rules.get(read.rule))
-    # the step's own word: a Go test that passed and failed in it (-count=N) is flaky; tests that all stopped
-    # on the network or on a credential are not the code's
-    step_lines = [log.lines[i] for i in log.failing_lines()]
-    return failed_on_the_world(flaky_in_the_log(owned, step_lines), step_lines)
+    return on_the_steps_word(owned, [log.lines[i] for i in log.failing_lines()])
 
 
 def _read(

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from healer.diagnosis.owner import flaky_in_the_log
 from healer.model import Action, Category, Diagnosis, Owner
 
 # how many of a test's lines after its header are read for its cause
@@ -117,3 +118,10 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
         ("row", f"({owner.value}, {kind.value}) → {action.value}"),
     )
     return replace(diagnosis, owner=owner, category=kind, action=action, fix_commands=(), decided_by=stages)
+
+
+def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """What the failing step's own lines say beyond its cause line: a test that passed and failed in it on the
+    same code is flaky (:func:`healer.diagnosis.owner.flaky_in_the_log`); tests that all stopped on the
+    network or on a credential are not the code's (:func:`failed_on_the_world`)."""
+    return failed_on_the_world(flaky_in_the_log(diagnosis, step_lines), step_lines)
