@@ -1182,6 +1182,30 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="runner-image-brownout",
         ),
+        pytest.param(
+            "mvn -B deploy -P release",
+            "[ERROR] Failed to execute goal org.sonatype.central:central-publishing-maven-plugin:0.9.0:"
+            "publish (injected-central-publishing) on project lib: Received 401 for "
+            "https://central.sonatype.com/api/v1/publisher/upload?publishingType=AUTOMATIC -> [Help 1]",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="central-portal-401",
+        ),
+        pytest.param(
+            "cmake --build build -j 8",
+            "nvcc error   : 'cicc' died due to signal 9 (Kill signal)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="nvcc-phase-killed",
+        ),
+        pytest.param(
+            "pytest tests/integration",
+            "ERROR tests/integration/test_s3.py::test_put - botocore.exceptions.ClientError: An error "
+            "occurred (403) when calling the HeadBucket operation: Forbidden",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="tests-failed-only-on-an-aws-refusal",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
