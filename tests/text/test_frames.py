@@ -343,6 +343,13 @@ def test_a_platform_failure_says_it_is_not_the_authors_code_and_how_to_rerun_it(
             "**Next:** change the pull request's title, labels or description as the log says",
             id="metadata",
         ),
+        pytest.param(
+            Owner.UPSTREAM,
+            "build",
+            "needs a person: a dependency, a tool or the base branch, not the pull request's code",
+            "**Next:** pin or update the broken dependency or tool (a crash it asks you to report",
+            id="upstream",
+        ),
     ],
 )
 def test_an_escalation_names_whose_failure_it_is_and_who_acts(
