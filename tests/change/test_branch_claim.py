@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from gitrepos import git, seeded_origin
 
 from healer.change.claim import BranchLock, Claim, Holder, claim_message, is_dead, read_claim
 from healer.change.workspace import Identity, Repo, StaleHeadError
@@ -18,23 +19,9 @@ TTL = timedelta(hours=6)
 BOT = Identity("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
-
-
 @pytest.fixture
 def origin(tmp_path: Path) -> Path:
-    bare = tmp_path / "origin.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    seed = tmp_path / "seed"
-    git(tmp_path, "clone", "-q", str(bare), str(seed))
-    git(seed, "config", "user.name", "t")
-    git(seed, "config", "user.email", "t@example.com")
-    (seed / "app.py").write_text("import os\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-q", "-m", "init")
-    git(seed, "push", "-q", "origin", "HEAD:refs/heads/main")
-    return bare
+    return seeded_origin(tmp_path, {"app.py": "import os\n"})[0]
 
 
 def lock_for(tmp_path: Path, origin: Path, name: str) -> BranchLock:

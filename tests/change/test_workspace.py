@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from gitrepos import git, seeded_origin
 
 from healer.change.workspace import (
     ACTIONS_BOT_EMAIL,
@@ -18,23 +19,10 @@ from healer.change.workspace import (
 )
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
-
-
 @pytest.fixture
 def origin(tmp_path: Path) -> Path:
     """A bare origin with `main` and a PR branch named like an injection attempt."""
-    bare = tmp_path / "origin.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    seed = tmp_path / "seed"
-    git(tmp_path, "clone", "-q", str(bare), str(seed))
-    git(seed, "config", "user.name", "t")
-    git(seed, "config", "user.email", "t@example.com")
-    (seed / "app.py").write_text("import os\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-q", "-m", "init")
-    git(seed, "push", "-q", "origin", "HEAD:refs/heads/main")
+    bare, seed = seeded_origin(tmp_path, {"app.py": "import os\n"})
     (seed / "app.py").write_text("import os\nimport sys\n")
     git(seed, "commit", "-q", "-am", "pr change")
     git(seed, "push", "-q", "origin", "HEAD:refs/heads/x;$(touch${IFS}pwned)")

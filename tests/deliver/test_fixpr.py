@@ -3,12 +3,12 @@ and a small fake of the GitHub client."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from gitrepos import git, seeded_origin
 
 from healer.change.workspace import Checkout, Repo, identity_for
 from healer.deliver.fixpr import (
@@ -23,10 +23,6 @@ from healer.github import GitHub, GitHubError
 from healer.model import Comment, PullRequest, fix_branch, fix_branch_target, is_fix_branch
 
 REPO = "octo/repo"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
 class FakeGitHub(GitHub):
@@ -102,16 +98,7 @@ class FakeGitHub(GitHub):
 
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Path, Checkout, PullRequest]:
-    origin = tmp_path / "origin.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    seed = tmp_path / "seed"
-    git(tmp_path, "clone", "-q", str(origin), str(seed))
-    git(seed, "config", "user.name", "t")
-    git(seed, "config", "user.email", "t@example.com")
-    (seed / "a.py").write_text("import os\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-q", "-m", "pr")
-    git(seed, "push", "-q", "origin", "HEAD:refs/heads/feature")
+    origin, seed = seeded_origin(tmp_path, {"a.py": "import os\n"}, branch="feature", message="pr")
     sha = git(seed, "rev-parse", "HEAD")
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", str(origin), str(work))

@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gitrepos import git, seeded_origin
 
 from healer.change.claim import BranchLock, Claim
 from healer.change.workspace import Repo, identity_for
@@ -61,10 +61,6 @@ PYTEST_OUTPUT = [
     "FAILED tests/test_calc.py::test_add - assert 5 == 6",
     "========================= 1 failed in 0.02s =========================",
 ]
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
 @dataclass
@@ -292,18 +288,8 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path) -> World:
-    origin = tmp_path / "origin.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    seed = tmp_path / "seed"
-    git(tmp_path, "clone", "-q", str(origin), str(seed))
-    git(seed, "config", "user.name", "Alice")
-    git(seed, "config", "user.email", "alice@example.com")
-    (seed / "app.py").write_text('print("hi")\n')
-    (seed / "tests").mkdir()
-    (seed / "tests" / "test_app.py").write_text("def test_one():\n    assert True\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-q", "-m", "init")
-    git(seed, "push", "-q", "origin", "HEAD:refs/heads/main")
+    files = {"app.py": 'print("hi")\n', "tests/test_app.py": "def test_one():\n    assert True\n"}
+    origin, _ = seeded_origin(tmp_path, files, user=("Alice", "alice@example.com"))
     workspace = tmp_path / "workspace"
     git(tmp_path, "clone", "-q", str(origin), str(workspace))
     temp = tmp_path / "runner-temp"
