@@ -245,6 +245,12 @@ class World:
     def succeed(self, name: str, job_id: int = 50) -> None:
         self.gh.jobs.append(Job(job_id, name, "completed", "success"))
 
+    def passes(self, name: str, run_id: int = 950) -> None:
+        """A later run (``run_id``) in which only ``name`` ran, and passed."""
+        self.gh.jobs = []
+        self.succeed(name)
+        self.event("success", run_id=run_id)
+
     def event(self, conclusion: str = "failure", *, fork: bool = False, run_id: int = 900, attempt: int = 1,
               sha: str | None = None) -> None:  # fmt: skip
         repo = {"id": 1, "full_name": REPO, "url": f"https://api.github.com/repos/{REPO}"}
@@ -604,9 +610,7 @@ def test_spent_budget_escalates_once_with_label_and_mention(world: World) -> Non
 def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
     lint_pr(world)
     world.run(max_attempts="0")  # an escalation: the healer's comment
-    world.gh.jobs = []
-    world.succeed("lint")
-    world.event("success", run_id=950)
+    world.passes("lint")
     writes = len(world.gh.writes)
     code, log, outputs = world.run()
     assert code == 0, log
@@ -624,9 +628,7 @@ def test_green_run_resets_by_editing_the_previous_comment(world: World) -> None:
 def test_green_run_resets_in_the_fix_records_of_a_quiet_heal(world: World) -> None:
     lint_pr(world)
     world.run()  # a quiet heal: its record is the top of fix #101's body, no comment
-    world.gh.jobs = []
-    world.succeed("lint")
-    world.event("success", run_id=950)
+    world.passes("lint")
     writes = len(world.gh.writes)
     code, log, outputs = world.run()
     assert code == 0, log
@@ -918,9 +920,7 @@ def test_a_green_run_never_edits_a_comment_another_run_still_holds(world: World)
     lint_pr(world)
     world.run(max_attempts="0")  # the escalation of lint: comment 1
     held = world.gh.create_comment(7, claim_body(world.pr_sha, 777, 1, "looking at `docs`"))
-    world.gh.jobs = []
-    world.succeed("lint")
-    world.event("success", run_id=950)
+    world.passes("lint")
     code, log, _ = world.run()
     assert code == 0, log
     assert held.body == world.gh.comments[-1].body  # untouched
@@ -1070,9 +1070,7 @@ def test_a_reset_with_no_comment_free_to_edit_gets_a_comment_of_its_own(world: W
     ]
     world.gh.comments.append(Comment(1, BOT, comment_body(held, "working on it")))
     before = world.gh.comments[0].body
-    world.gh.jobs = []
-    world.succeed("lint")
-    world.event("success", run_id=950)
+    world.passes("lint")
     code, log, _ = world.run()
     assert code == 0, log
     assert world.gh.comments[0].body == before
