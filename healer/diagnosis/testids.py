@@ -59,7 +59,6 @@ _PYTEST_PASSED = re.compile(
 _FLAKY_VERDICT = re.compile(
     r"^(?P<name>\S+) failed; it passed (?P<passes>\d+) out of the required \d+ times\.$"
 )
-_GRADLE = re.compile(r"^(?P<cls>[\w.$]+(?: > [^>]+?)*) > (?P<method>.+?) FAILED$")
 _GRADLE_OUTCOME = re.compile(r"^(?P<cls>[\w.$]+(?: > [^>]+?)*) > (?P<method>.+?) (?P<outcome>FAILED|PASSED)$")
 _GRADLE_TASK = re.compile(r"^> Task (:\S+)")
 
@@ -182,7 +181,7 @@ def _one_line_id(line: str) -> str | None:
         return match.group("id")
     if match := _SUREFIRE2.match(line):
         return f"{match.group('cls')}.{match.group('method')}"
-    if not line.startswith(">") and (match := _GRADLE.match(line)):
+    if not line.startswith(">") and (match := _GRADLE_OUTCOME.match(line)) and match["outcome"] == "FAILED":
         return _gradle_id(match)
     return None
 
