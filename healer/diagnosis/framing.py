@@ -137,14 +137,18 @@ def _gitlab(lines: Sequence[str]) -> Span | None:
         if _GITLAB_AFTER.match(lines[back]):
             end = back
             break
-    start = 0
-    command = None
+    echoed = _last_echo(lines, end)
+    start, command = echoed if echoed else (0, None)
+    return Span(start, end, command, code, "gitlab")
+
+
+def _last_echo(lines: Sequence[str], end: int) -> tuple[int, str] | None:
+    """The last ``$ command`` echo before line ``end``: the line after it, and the command; None if none."""
     for back in range(end - 1, -1, -1):
         echo = _ECHO.match(lines[back])
         if echo:
-            start, command = back + 1, echo.group(1)
-            break
-    return Span(start, end, command, code, "gitlab")
+            return back + 1, echo.group(1)
+    return None
 
 
 def _circleci(lines: Sequence[str]) -> Span | None:
@@ -170,11 +174,8 @@ def _buildkite(lines: Sequence[str]) -> Span | None:
         found = _BUILDKITE_END.match(line.strip())
         if not found:
             continue
-        for back in range(index - 1, -1, -1):
-            echo = _ECHO.match(lines[back])
-            if echo:
-                return Span(back + 1, index + 1, echo.group(1), int(found.group(1)), "buildkite")
-        return None
+        echoed = _last_echo(lines, index)
+        return Span(echoed[0], index + 1, echoed[1], int(found.group(1)), "buildkite") if echoed else None
     return None
 
 
