@@ -328,6 +328,29 @@ def test_a_file_of_the_checkout_that_does_not_parse_is_the_codes() -> None:
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
 
 
+def test_a_script_of_the_checkout_naming_a_path_that_is_not_there_is_the_codes() -> None:
+    """bash names the script file and line of the error: the script and the relative path it names are the
+    pull request's tree, in an install step as in a check."""
+    log = run_log(
+        "./scripts/ci/install-deps.sh",
+        [
+            "Setting up libsnappy-dev (1.1.0-1ubuntu1) ...",
+            "./scripts/ci/install-deps.sh: line 117: cd: ./scripts/travis: No such file or directory",
+        ],
+    )
+    diagnosis = diagnose(log, job="install")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "config.checkout-script-path",
+        Owner.CODE,
+        Action.AGENT,
+    )
+    # a command the machine lacks is not a path of the checkout: other rules weigh it
+    log = run_log(
+        "./scripts/ci/install-deps.sh", ["./scripts/ci/install-deps.sh: line 9: protoc: command not found"]
+    )
+    assert diagnose(log, job="install").rule == "config.command-not-found"
+
+
 def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> None:
     diagnosis = diagnose(BOT, job="auto-merge", workflow="Dependabot auto-merge")
     assert (diagnosis.purpose, diagnosis.owner, diagnosis.action) == (
