@@ -30,7 +30,7 @@ from healer.diagnosis.owner import assign_owner
 from healer.diagnosis.purpose import step_purpose
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import RuleSet
-from healer.diagnosis.testcauses import on_the_steps_word
+from healer.diagnosis.steplines import on_the_steps_word
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job, Step

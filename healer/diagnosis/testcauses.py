@@ -29,7 +29,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from healer.diagnosis.owner import flaky_in_the_log
 from healer.model import Action, Category, Diagnosis, Owner
 
 # how many of a test's lines after its header are read for its cause
@@ -51,7 +50,7 @@ _NOT_CAUSE = re.compile(
 # the network failed (DNS, a timeout, a reset, a server busy or down): names from the platforms' own errors
 # (Node's getaddrinfo and socket codes, Go's net package, Java's java.net exceptions, libcurl's errors 6, 7
 # with a timeout, 28 and 35, Ruby's SocketError and Net::OpenTimeout, .NET's HttpRequestException)
-_NETWORK = re.compile(
+NETWORK = re.compile(
     r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\b(?:ETIMEDOUT|ECONNRESET|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b"
     r"|Name or service not known|Temporary failure in name resolution|nodename nor servname provided"
     r"|\bno such host\b|\bi/o timeout\b|TLS handshake timeout|[Cc]onnection reset by peer"
@@ -62,7 +61,7 @@ _NETWORK = re.compile(
 )
 # a credential was refused or missing: HTTP 401/403 (RFC 9110), the SDKs' authentication errors, a secret
 # said to be empty
-_CREDENTIAL = re.compile(
+CREDENTIAL = re.compile(
     r"\b401\b.{0,30}\bUnauthori[sz]ed\b|\bUnauthori[sz]ed\b.{0,30}\b401\b|\b403\b.{0,30}\bForbidden\b"
     r"|\bBad credentials\b|\b(?:invalid|incorrect) API key\b|\bAPI key not valid\b|\bAuthenticationError\b"
     r"|\bInvalidClientTokenId\b|\bNoCredentialsError\b|\bUnable to locate credentials\b"
@@ -105,9 +104,9 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     causes = failure_causes(diagnosis.rule, list(step_lines))
     if not causes:
         return diagnosis
-    if all(_NETWORK.search(c) and not _CREDENTIAL.search(c) for c in causes):
+    if all(NETWORK.search(c) and not CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"
-    elif all(_CREDENTIAL.search(c) for c in causes):
+    elif all(CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, "a credential"
     else:
         return diagnosis
@@ -118,10 +117,3 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
         ("row", f"({owner.value}, {kind.value}) → {action.value}"),
     )
     return replace(diagnosis, owner=owner, category=kind, action=action, fix_commands=(), decided_by=stages)
-
-
-def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
-    """What the failing step's own lines say beyond its cause line: a test that passed and failed in it on the
-    same code is flaky (:func:`healer.diagnosis.owner.flaky_in_the_log`); tests that all stopped on the
-    network or on a credential are not the code's (:func:`failed_on_the_world`)."""
-    return failed_on_the_world(flaky_in_the_log(diagnosis, step_lines), step_lines)

@@ -1,0 +1,123 @@
+"""A Python program that died on an exception its own files raised: the pull request's code, in any step.
+
+Python reports an uncaught exception as ``Traceback (most recent call last):``, then the frames from the
+outermost to the innermost, each as ``  File "PATH", line N, in NAME`` (with its source line under it where it
+has one), and last the exception as ``NAME: MESSAGE`` (the Python documentation, "traceback — Print or
+retrieve a stack traceback" and the tutorial's "Errors and Exceptions"; a chained exception prints the same
+shape again after "During handling of the above exception …"). The innermost frame is where it was raised.
+
+When that frame is a file of the checkout (the workspace the runner checked the repository out into, or a
+relative path), not an installed package or the standard library, the code the pull request carries raised
+the exception: a release script's ``AttributeError``, a docs build's ``ImportError``, a warning turned into an
+error by ``-W error``. That is the code's whatever the step is for, as a compiler's error in a release step
+is.
+
+Left as they were: an exception about the world (the network, a refused or missing credential, an environment
+variable the job did not set: ``KeyError: 'PYPI_TOKEN'``), a process that stopped on purpose (``SystemExit``,
+``KeyboardInterrupt``), a diagnosis a rule, the step's ending or its tests' history already gave an owner.
+
+Pure: lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from healer.diagnosis.testcauses import CREDENTIAL, NETWORK
+from healer.model import Action, Category, Diagnosis, Owner
+
+_TRACEBACK = "Traceback (most recent call last):"
+_FRAME = re.compile(r'^\s+File "(?P<path>[^"]{1,400})", line \d+')
+# the exception's line: a dotted class name, then its message (or nothing)
+_EXCEPTION = re.compile(r"^(?P<name>[A-Za-z_][\w.]{0,120})(?::\s?(?P<message>.*))?$")
+# the runner's checkout: GitHub's hosted and self-hosted workspaces (`<work>/<repo>/<repo>/`, a job
+# container's `/__w/…`, a Docker action's `/github/workspace`), and Travis CI's `/home/travis/build/<o>/<r>/`
+_CHECKOUT = re.compile(
+    r"^(?:/home/runner/work/[^/]+/[^/]+/|/Users/runner/work/[^/]+/[^/]+/|/__w/[^/]+/[^/]+/"
+    r"|/github/workspace/|/home/travis/build/[^/]+/[^/]+/|[A-Za-z]:\\a\\[^\\]+\\[^\\]+\\"
+    r"|/\S*?/_work/[^/]+/[^/]+/)"
+)
+# installed code and the interpreter's own, wherever they live (a virtual environment inside the checkout too)
+_INSTALLED = re.compile(
+    r"site-packages|dist-packages|[/\\]lib[/\\]python\d|[/\\]\.?(?:venv|env|tox|nox|eggs)[/\\]|node_modules"
+    r"|[/\\]_temp[/\\]|^<"
+)
+# exceptions that are not the code's mistake
+_ON_PURPOSE = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
+_WORLD_NAMES = re.compile(
+    r"(?:ConnectionError|ConnectTimeout|ReadTimeout|Timeout|TimeoutError|gaierror|URLError|SSLError"
+    r"|ProxyError|HTTPError|NoCredentialsError|ClientError|RemoteDisconnected|IncompleteRead)$"
+)
+_ENV_KEY = re.compile(r"^'[A-Z][A-Z0-9_]{2,}'$")
+# how near the end of the failing step the exception must be to be why the step failed
+_NEAR_END = 40
+# the kind an exception's name says, where the diagnosis had none of the code's kinds
+_NAME_KIND = {
+    "SyntaxError": Category.BUILD,
+    "IndentationError": Category.BUILD,
+    "TabError": Category.BUILD,
+    "ModuleNotFoundError": Category.DEPENDENCY,
+    "ImportError": Category.DEPENDENCY,
+}
+
+
+def last_raised(lines: Sequence[str]) -> tuple[str, str, str] | None:
+    """The innermost frame's path, the exception's name and its message, of the last traceback that ends
+    near the end of ``lines``; None when there is none."""
+    start = max((i for i, line in enumerate(lines) if line.strip() == _TRACEBACK), default=None)
+    if start is None:
+        return None
+    path = None
+    for at in range(start + 1, len(lines)):
+        frame = _FRAME.match(lines[at])
+        if frame:
+            path = frame.group("path")
+            continue
+        line = lines[at]
+        if not line.strip() or line[:1].isspace():
+            continue  # a frame's source line, a caret line
+        found = _EXCEPTION.match(line.strip())
+        if path is None or found is None or len(lines) - at > _NEAR_END:
+            return None
+        return path, found.group("name"), found.group("message") or ""
+    return None
+
+
+def in_the_checkout(path: str) -> bool:
+    """Whether a frame's file is the checkout's own (not installed, not the interpreter's)."""
+    if _INSTALLED.search(path):
+        return False
+    return bool(_CHECKOUT.match(path)) or not (path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", path))
+
+
+def raised_by_the_checkout(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to the code when the failing step died on an exception a file of the checkout
+    raised and nothing more precise gave it an owner; otherwise unchanged."""
+    if diagnosis.owner not in (Owner.UNKNOWN, Owner.REPOSITORY) or diagnosis.category is Category.TIMEOUT:
+        return diagnosis
+    stages = dict(diagnosis.decided_by)
+    if "ending" in stages or "history" in stages:
+        return diagnosis
+    if diagnosis.rule != "python.exception" and not diagnosis.rule.startswith(("none", "derived.")):
+        return diagnosis  # a rule that knows its failure said its owner
+    raised = last_raised(step_lines)
+    if raised is None:
+        return diagnosis
+    path, name, message = raised
+    short = name.rpartition(".")[2]
+    if not in_the_checkout(path) or short in _ON_PURPOSE or _WORLD_NAMES.search(short):
+        return diagnosis
+    said = f"{name}: {message}"
+    if NETWORK.search(said) or CREDENTIAL.search(said) or (short == "KeyError" and _ENV_KEY.match(message)):
+        return diagnosis
+    kind = _NAME_KIND.get(short, diagnosis.category)
+    if kind is Category.CONFIG:
+        kind = Category.UNKNOWN
+    kept = tuple(pair for pair in diagnosis.decided_by if pair[0] not in ("row", "evidence"))
+    kept += (
+        ("evidence", f"{short} raised in {path.rsplit('/', 1)[-1][:80]}, a file of the checkout"),
+        ("row", f"(code, {kind.value}) → agent"),
+    )
+    return replace(diagnosis, owner=Owner.CODE, category=kind, action=Action.AGENT, decided_by=kept)

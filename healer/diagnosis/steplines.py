@@ -1,0 +1,22 @@
+"""What the failing step's own lines say beyond its cause line, weighed after the owner table.
+
+Pure: lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from healer.diagnosis.owner import flaky_in_the_log
+from healer.diagnosis.raised import raised_by_the_checkout
+from healer.diagnosis.testcauses import failed_on_the_world
+from healer.model import Diagnosis
+
+
+def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """A test that passed and failed in the step on the same code is flaky
+    (:func:`healer.diagnosis.owner.flaky_in_the_log`); tests that all stopped on the network or on a
+    credential are not the code's (:func:`healer.diagnosis.testcauses.failed_on_the_world`); an exception a
+    file of the checkout raised is the code's (:func:`healer.diagnosis.raised.raised_by_the_checkout`)."""
+    lines = list(step_lines)
+    return raised_by_the_checkout(failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines), lines)

@@ -1,0 +1,128 @@
+"""An exception a file of the checkout raised is the pull request's code, whatever the step is for; one
+raised by an installed package, or about the world (the network, a credential, an unset variable), is
+left to the other readings."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.raised import in_the_checkout, last_raised
+from healer.diagnosis.rules import load_rules
+from healer.model import Action, Category, Evidence, Job, LogTail, Owner
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+WORK = "/home/runner/work/acme/acme"
+
+
+def diagnose(command: str, output: list[str], job: str = "release"):  # noqa: ANN201
+    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]", *output]
+    lines += ["##[error]Process completed with exit code 1.", "Post job cleanup."]
+    text = "".join(f"{STAMP}{line}\n" for line in lines)
+    record = Job(id=1, name=job, status="completed", conclusion="failure")
+    return classify(
+        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
+    )
+
+
+def traceback(*frames: str, last: str) -> list[str]:
+    out = ["Traceback (most recent call last):"]
+    for path in frames:
+        out += [f'  File "{path}", line 12, in main', "    do_it()"]
+    return [*out, last]
+
+
+def test_a_release_script_that_raised_is_the_codes() -> None:
+    output = traceback(
+        f"{WORK}/scripts/release.py",
+        f"{WORK}/scripts/changelog.py",
+        last="AttributeError: 'NoneType' object has no attribute 'group'",
+    )
+    diagnosis = diagnose("python scripts/release.py --tag v1.4.0", output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert "AttributeError raised in changelog.py" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_a_warning_made_an_error_in_the_checkout_is_the_codes() -> None:
+    output = traceback(
+        f"{WORK}/run.py",
+        f"{WORK}/pkg/__init__.py",
+        last="DeprecationWarning: pkg.config.load() is deprecated; use pkg.settings",
+    )
+    diagnosis = diagnose("python -W error::DeprecationWarning run.py", output, job="smoke")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_an_import_the_checkout_made_is_a_dependency_of_the_code() -> None:
+    output = traceback("docs/conf.py", last="ModuleNotFoundError: No module named 'sphinx_rtd_theme'")
+    diagnosis = diagnose("python docs/build.py", output, job="docs")
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.CODE,
+        Category.DEPENDENCY,
+        Action.AGENT,
+    )
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        pytest.param(
+            traceback(f"{WORK}/scripts/release.py", last="KeyError: 'PYPI_TOKEN'"), id="unset-variable"
+        ),
+        pytest.param(
+            traceback(
+                f"{WORK}/scripts/release.py",
+                f"{WORK}/.venv/lib/python3.12/site-packages/requests/adapters.py",
+                last="requests.exceptions.ConnectionError: HTTPSConnectionPool(host='upload.pypi.org')",
+            ),
+            id="installed-package-and-network",
+        ),
+        pytest.param(
+            traceback(
+                f"{WORK}/scripts/release.py",
+                last="RuntimeError: upload refused: 403 Forbidden (invalid API token)",
+            ),
+            id="refused-credential",
+        ),
+        pytest.param(
+            traceback(f"{WORK}/scripts/release.py", last="SystemExit: 2"),
+            id="stopped-on-purpose",
+        ),
+    ],
+)
+def test_an_exception_about_the_world_or_installed_code_is_not_read_as_the_codes(output: list[str]) -> None:
+    diagnosis = diagnose("python scripts/release.py --tag v1.4.0", output)
+    assert diagnosis.owner is not Owner.CODE
+    assert diagnosis.action is not Action.AGENT
+
+
+def test_the_innermost_frame_of_the_last_traceback_near_the_end_is_read() -> None:
+    first = traceback("a.py", last="ValueError: first")
+    second = traceback("b.py", "/usr/lib/python3.12/json/decoder.py", last="json.JSONDecodeError: bad")
+    assert last_raised(
+        [*first, "During handling of the above exception, another exception occurred:", *second]
+    ) == (
+        "/usr/lib/python3.12/json/decoder.py",
+        "json.JSONDecodeError",
+        "bad",
+    )
+    assert last_raised([*first, *(["noise"] * 60)]) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "ours"),
+    [
+        (f"{WORK}/src/app.py", True),
+        ("/home/travis/build/acme/acme/setup.py", True),
+        ("/__w/acme/acme/tools/gen.py", True),
+        ("D:\\a\\acme\\acme\\build.py", True),
+        ("scripts/release.py", True),
+        (f"{WORK}/.venv/lib/python3.12/site-packages/x.py", False),
+        ("/usr/lib/python3.12/subprocess.py", False),
+        ("<frozen runpy>", False),
+        ("/opt/hostedtoolcache/Python/3.12.8/x64/lib/python3.12/x.py", False),
+    ],
+)
+def test_which_files_are_the_checkouts(path: str, ours: bool) -> None:
+    assert in_the_checkout(path) is ours
