@@ -1567,3 +1567,60 @@ def test_gradles_task_summary_names_no_owner_the_step_does() -> None:
     assert (published.owner, published.action) == (Owner.REPOSITORY, Action.ESCALATE)
     built = diagnose(run_log("./gradlew build", [line.replace("publishPlugins", "jar") for line in summary]))
     assert built.owner is Owner.CODE
+
+
+def retried(*attempts: list[str], reason: str = "Child_process exited with error code 1") -> list[str]:
+    """nick-fields/retry's output: its warning between the attempts, its error after the last."""
+    lines: list[str] = []
+    for n, attempt in enumerate(attempts, 1):
+        lines += attempt
+        if n < len(attempts):
+            lines.append(f"##[warning]Attempt {n} failed. Reason: {reason}")
+    return [*lines, "##[error]Final attempt failed. Child_process exited with error code 1"]
+
+
+def failed_pytest(*ids: str) -> list[str]:
+    return [*(f"FAILED {i} - AssertionError: assert 1 == 2" for i in ids), f"{len(ids)} failed, 9 passed"]
+
+
+def retry_log(lines: list[str]) -> str:
+    return uses_log("nick-fields/retry@v3", {"max_attempts": "2", "command": "pytest"}, lines, "")
+
+
+def test_a_retried_command_that_failed_other_tests_on_each_attempt_is_flaky() -> None:
+    lines = retried(failed_pytest("tests/test_a.py::test_one"), failed_pytest("tests/test_b.py::test_two"))
+    diagnosis = diagnose(retry_log(lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert diagnosis.test_ids == ("tests/test_b.py::test_two",)
+    assert "2 attempts" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_retried_command_that_failed_the_same_test_on_every_attempt_is_the_codes() -> None:
+    lines = retried(failed_pytest("tests/test_a.py::test_one"), failed_pytest("tests/test_a.py::test_one"))
+    diagnosis = diagnose(retry_log(lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_retried_command_whose_attempt_hit_the_time_limit_is_not_read_as_flaky() -> None:
+    """A killed attempt did not run all its tests: one that did not fail there may not have run."""
+    lines = retried(
+        failed_pytest("tests/test_a.py::test_one"),
+        failed_pytest("tests/test_b.py::test_two"),
+        reason="Timeout of 600000ms hit",
+    )
+    diagnosis = diagnose(retry_log(lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_travis_retry_attempts_that_failed_other_tests_are_flaky() -> None:
+    said = 'The command "pytest tests" failed. Retrying, {} of 3.'
+    lines = [
+        *failed_pytest("tests/test_a.py::test_one"),
+        said.format(2),
+        *failed_pytest("tests/test_b.py::test_two"),
+        said.format(3),
+        *failed_pytest("tests/test_c.py::test_three"),
+        'The command "pytest tests" failed 3 times.',
+    ]
+    diagnosis = diagnose(run_log("travis_retry pytest tests", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
