@@ -1206,10 +1206,76 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="tests-failed-only-on-an-aws-refusal",
         ),
+        pytest.param(
+            "cargo build --release",
+            'failed to select a version for the requirement `color-spantrace = "^0.2.2"`\n'
+            "    version 0.2.2 is yanked\nlocation searched: crates.io index",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="cargo-requirement-only-a-yanked-version-meets",
+        ),
+        pytest.param(
+            "cargo install cargo-chef",
+            "error: cannot install package `cargo-chef`, it has been yanked from registry `crates-io`",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="cargo-install-of-a-yanked-package",
+        ),
+        pytest.param(
+            "bundle install",
+            "Your bundle is locked to mimemagic (0.3.5) from rubygems repository https://rubygems.org/ or "
+            "installed locally, but that version can no longer be found in that source. That means the "
+            "author of mimemagic (0.3.5) has removed it.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="bundler-locked-gem-removed",
+        ),
+        pytest.param(
+            "bundle exec rake",
+            "Your bundle is locked to json (1.8.3), but that version could not be found in any of the "
+            "sources listed in your Gemfile. If you haven't changed sources, that means the author of "
+            "json (1.8.3) has removed it. (Bundler::GemNotFound)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="bundler-locked-gem-removed-older-wording",
+        ),
+        pytest.param(
+            "npm ci",
+            "npm ERR! code E404\n"
+            "npm ERR! 404 Not Found - GET https://registry.npmjs.org/es-abstract/-/es-abstract-1.14.0.tgz\n"
+            "npm ERR! 404  'es-abstract@1.14.0' is not in the npm registry.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="npm-locked-tarball-unpublished",
+        ),
+        pytest.param(
+            "yarn install --frozen-lockfile",
+            'error An unexpected error occurred: "https://registry.yarnpkg.com/colors/-/colors-1.4.2.tgz: '
+            'Request failed \\"404 Not Found\\"".',
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="yarn-locked-tarball-unpublished",
+        ),
+        pytest.param(
+            "npm install",
+            "npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/reactt - Not found",
+            Owner.CODE,
+            Action.AGENT,
+            id="npm-name-that-does-not-exist-is-the-codes",
+        ),
+        pytest.param(
+            "bundle install",
+            "Could not find gem 'standard (= 0.0.99)' in rubygems repository https://rubygems.org/ or "
+            "installed locally.",
+            Owner.CODE,
+            Action.AGENT,
+            id="bundler-pin-not-found-without-the-lock-saying-removed-is-the-codes",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
-    log = uses_log(command, {"a": "b"}, [line], "") if "@" in command else run_log(command, [line])
+    lines = line.split("\n")
+    log = uses_log(command, {"a": "b"}, lines, "") if "@" in command else run_log(command, lines)
     diagnosis = diagnose(log, job="ci")
     assert (diagnosis.owner, diagnosis.action) == (owner, action)
 
