@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from healer.diagnosis.purpose import StepPurpose
+from healer.diagnosis.retries import differed_across_attempts
 from healer.diagnosis.rules import Rule
 from healer.diagnosis.testids import (
     MAX_TEST_IDS,
@@ -240,15 +241,23 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     - the ``flaky`` plugin's report: ``test failed; it passed 1 out of the required 2 times.``
       (``@flaky(min_passes=2)``, its README): it passed, then failed;
     - Gradle's test-retry plugin with ``failOnPassedAfterRetry``: ``ATest > a() FAILED``, then ``ATest > a()
-      PASSED`` later in the same task's output (its README: each execution is reported on the console).
+      PASSED`` later in the same task's output (its README: each execution is reported on the console);
+    - a retry wrapper (nick-fields/retry, ``travis_retry``) that ran the whole command again, each attempt
+      failing other tests and none failing them all (:mod:`healer.diagnosis.retries`).
 
     A data race that Go's race detector reported is not flakiness: the detector reports races that happened
     (the Go documentation, "Data Race Detector"), a bug of the code even when the next run missed it."""
     if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST or not diagnosis.test_ids:
         return diagnosis
+    lines = list(step_lines)
+    if differed := differed_across_attempts(lines):
+        tries, last = differed
+        return _flaky(
+            replace(diagnosis, test_ids=last),
+            f"failed, and no test failed on every one of {tries} attempts of the same command",
+        )
     if len(diagnosis.test_ids) >= MAX_TEST_IDS:
         return diagnosis  # the ids are cut off: a failing test beyond them was not seen to pass
-    lines = list(step_lines)
     if _REPEATED.search(diagnosis.command or "") and not any(_RACE.search(line) for line in lines):
         passed = passed_go_tests(lines)  # with one run each, a test of the same name may be another package's
         if passed and set(diagnosis.test_ids) <= passed:

@@ -1229,10 +1229,76 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="tests-failed-only-on-an-aws-refusal",
         ),
+        pytest.param(
+            "cargo build --release",
+            'failed to select a version for the requirement `color-spantrace = "^0.2.2"`\n'
+            "    version 0.2.2 is yanked\nlocation searched: crates.io index",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="cargo-requirement-only-a-yanked-version-meets",
+        ),
+        pytest.param(
+            "cargo install cargo-chef",
+            "error: cannot install package `cargo-chef`, it has been yanked from registry `crates-io`",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="cargo-install-of-a-yanked-package",
+        ),
+        pytest.param(
+            "bundle install",
+            "Your bundle is locked to mimemagic (0.3.5) from rubygems repository https://rubygems.org/ or "
+            "installed locally, but that version can no longer be found in that source. That means the "
+            "author of mimemagic (0.3.5) has removed it.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="bundler-locked-gem-removed",
+        ),
+        pytest.param(
+            "bundle exec rake",
+            "Your bundle is locked to json (1.8.3), but that version could not be found in any of the "
+            "sources listed in your Gemfile. If you haven't changed sources, that means the author of "
+            "json (1.8.3) has removed it. (Bundler::GemNotFound)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="bundler-locked-gem-removed-older-wording",
+        ),
+        pytest.param(
+            "npm ci",
+            "npm ERR! code E404\n"
+            "npm ERR! 404 Not Found - GET https://registry.npmjs.org/es-abstract/-/es-abstract-1.14.0.tgz\n"
+            "npm ERR! 404  'es-abstract@1.14.0' is not in the npm registry.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="npm-locked-tarball-unpublished",
+        ),
+        pytest.param(
+            "yarn install --frozen-lockfile",
+            'error An unexpected error occurred: "https://registry.yarnpkg.com/colors/-/colors-1.4.2.tgz: '
+            'Request failed \\"404 Not Found\\"".',
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="yarn-locked-tarball-unpublished",
+        ),
+        pytest.param(
+            "npm install",
+            "npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/reactt - Not found",
+            Owner.CODE,
+            Action.AGENT,
+            id="npm-name-that-does-not-exist-is-the-codes",
+        ),
+        pytest.param(
+            "bundle install",
+            "Could not find gem 'standard (= 0.0.99)' in rubygems repository https://rubygems.org/ or "
+            "installed locally.",
+            Owner.CODE,
+            Action.AGENT,
+            id="bundler-pin-not-found-without-the-lock-saying-removed-is-the-codes",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
-    log = uses_log(command, {"a": "b"}, [line], "") if "@" in command else run_log(command, [line])
+    lines = line.split("\n")
+    log = uses_log(command, {"a": "b"}, lines, "") if "@" in command else run_log(command, lines)
     diagnosis = diagnose(log, job="ci")
     assert (diagnosis.owner, diagnosis.action) == (owner, action)
 
@@ -1590,3 +1656,60 @@ def test_gradles_task_summary_names_no_owner_the_step_does() -> None:
     assert (published.owner, published.action) == (Owner.REPOSITORY, Action.ESCALATE)
     built = diagnose(run_log("./gradlew build", [line.replace("publishPlugins", "jar") for line in summary]))
     assert built.owner is Owner.CODE
+
+
+def retried(*attempts: list[str], reason: str = "Child_process exited with error code 1") -> list[str]:
+    """nick-fields/retry's output: its warning between the attempts, its error after the last."""
+    lines: list[str] = []
+    for n, attempt in enumerate(attempts, 1):
+        lines += attempt
+        if n < len(attempts):
+            lines.append(f"##[warning]Attempt {n} failed. Reason: {reason}")
+    return [*lines, "##[error]Final attempt failed. Child_process exited with error code 1"]
+
+
+def failed_pytest(*ids: str) -> list[str]:
+    return [*(f"FAILED {i} - AssertionError: assert 1 == 2" for i in ids), f"{len(ids)} failed, 9 passed"]
+
+
+def retry_log(lines: list[str]) -> str:
+    return uses_log("nick-fields/retry@v3", {"max_attempts": "2", "command": "pytest"}, lines, "")
+
+
+def test_a_retried_command_that_failed_other_tests_on_each_attempt_is_flaky() -> None:
+    lines = retried(failed_pytest("tests/test_a.py::test_one"), failed_pytest("tests/test_b.py::test_two"))
+    diagnosis = diagnose(retry_log(lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert diagnosis.test_ids == ("tests/test_b.py::test_two",)
+    assert "2 attempts" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_retried_command_that_failed_the_same_test_on_every_attempt_is_the_codes() -> None:
+    lines = retried(failed_pytest("tests/test_a.py::test_one"), failed_pytest("tests/test_a.py::test_one"))
+    diagnosis = diagnose(retry_log(lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_retried_command_whose_attempt_hit_the_time_limit_is_not_read_as_flaky() -> None:
+    """A killed attempt did not run all its tests: one that did not fail there may not have run."""
+    lines = retried(
+        failed_pytest("tests/test_a.py::test_one"),
+        failed_pytest("tests/test_b.py::test_two"),
+        reason="Timeout of 600000ms hit",
+    )
+    diagnosis = diagnose(retry_log(lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_travis_retry_attempts_that_failed_other_tests_are_flaky() -> None:
+    said = 'The command "pytest tests" failed. Retrying, {} of 3.'
+    lines = [
+        *failed_pytest("tests/test_a.py::test_one"),
+        said.format(2),
+        *failed_pytest("tests/test_b.py::test_two"),
+        said.format(3),
+        *failed_pytest("tests/test_c.py::test_three"),
+        'The command "pytest tests" failed 3 times.',
+    ]
+    diagnosis = diagnose(run_log("travis_retry pytest tests", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)

@@ -1,0 +1,68 @@
+"""A step that ran its whole command more than once: which tests failed on each attempt.
+
+A retry wrapper re-runs the failing command on the same checkout and says so between the attempts:
+
+- nick-fields/retry (``uses: nick-fields/retry``; its ``src/index.ts``): ``Attempt N failed. Reason: …``
+  after each attempt but the last (a warning, or plain output with ``warning_on_retry: false``), then
+  ``Final attempt failed. …``;
+- Travis CI's ``travis_retry`` (travis-build's ``travis_retry.bash``, also copied into other CI scripts):
+  ``The command "…" failed. Retrying, N of M.`` before each further attempt, then ``The command "…" failed
+  M times.``
+
+Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
+failed on every attempt failed the same way each time: the code's. Runners that retry a single test
+themselves (pytest-rerunfailures, jest's ``retryTimes``, Cypress, rspec-retry, minitest-retry, gotestsum's
+``--rerun-fails``) report a test as failed only when every retry of it failed, so their failing tests are
+the code's; only a run failed for tests that passed on a retry (Playwright's ``failOnFlakyTests``, Surefire's
+``failOnFlakeCount``, Gradle's ``failOnPassedAfterRetry``) is history, and those are read where their rules
+and :func:`healer.diagnosis.owner.flaky_in_the_log` read them.
+Pure: lines in, a verdict out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from healer.diagnosis.testids import MAX_TEST_IDS, failing_test_ids
+
+# nick-fields/retry's reason for an attempt it killed at its time limit: that attempt's tests did not all run
+_TIMED_OUT = re.compile(r"(?:Attempt \d+|Final attempt) failed\.(?: Reason:)? Timeout of \d+ms hit")
+# the line a wrapper prints between two attempts (timestamps and ``##[warning]`` are cut before matching)
+_BETWEEN = re.compile(
+    r"^(?:##\[(?:warning|error)\])?(?:Attempt \d+ failed\. Reason: "
+    r'|The command ".{1,1000}" failed\. Retrying, \d+ of \d+\.$)'
+)
+_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def attempts(lines: Iterable[str]) -> list[list[str]]:
+    """The step's lines cut into its attempts at the wrapper's lines between them (one attempt, the whole
+    step, when no wrapper spoke)."""
+    out: list[list[str]] = [[]]
+    for raw in lines:
+        line = _ANSI.sub("", _TIMESTAMP.sub("", raw, count=1)).strip()
+        if ("Attempt " in line or "Retrying, " in line) and _BETWEEN.match(line):
+            out.append([])
+        else:
+            out[-1].append(raw)
+    return out
+
+
+def differed_across_attempts(lines: Iterable[str]) -> tuple[int, tuple[str, ...]] | None:
+    """``(attempts, ids)`` when a retry wrapper ran the command two or more times, every attempt failed
+    tests, and no test failed on all of them (``ids``: the last attempt's failing tests); None otherwise
+    (one attempt, an attempt killed at the wrapper's time limit or that failed before any test did, a test
+    that failed every time, or a list of failing tests cut off at :data:`MAX_TEST_IDS`)."""
+    lines = list(lines)
+    if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
+        return None
+    parts = attempts(lines)
+    if len(parts) < 2:
+        return None
+    failed = [failing_test_ids(part) for part in parts]
+    if any(not ids or len(ids) >= MAX_TEST_IDS for ids in failed):
+        return None
+    common = set(failed[0]).intersection(*failed[1:])
+    return None if common else (len(parts), failed[-1])

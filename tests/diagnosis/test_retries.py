@@ -1,0 +1,49 @@
+"""A step that ran its whole command more than once: the tests each attempt failed."""
+
+from __future__ import annotations
+
+from healer.diagnosis.retries import attempts, differed_across_attempts
+
+STAMP = "2026-11-03T10:02:11.0000000Z "
+
+
+def test_attempts_are_cut_at_the_wrappers_lines_and_keep_the_rest() -> None:
+    lines = [
+        f"{STAMP}FAILED t.py::test_a - assert 0",
+        f"{STAMP}##[warning]Attempt 1 failed. Reason: Child_process exited with error code 1",
+        f"{STAMP}FAILED t.py::test_b - assert 0",
+    ]
+    assert attempts(lines) == [[lines[0]], [lines[2]]]
+
+
+def test_an_attempt_that_failed_before_any_test_leaves_the_step_as_it_is() -> None:
+    lines = [
+        "error: could not compile `app`",
+        "Attempt 1 failed. Reason: Child_process exited with error code 101",
+        "test a::b ... FAILED",
+    ]
+    assert differed_across_attempts(lines) is None
+
+
+def test_a_test_that_failed_on_every_attempt_beside_others_that_did_not_is_consistent() -> None:
+    lines = [
+        "--- FAIL: TestA (0.01s)",
+        "--- FAIL: TestB (0.01s)",
+        'The command "go test ./..." failed. Retrying, 2 of 3.',
+        "--- FAIL: TestA (0.01s)",
+    ]
+    assert differed_across_attempts(lines) is None
+
+
+def test_attempts_that_failed_other_tests_differ_and_name_the_last_ones() -> None:
+    lines = [
+        "--- FAIL: TestA (0.01s)",
+        'The command "go test ./..." failed. Retrying, 2 of 3.',
+        "--- FAIL: TestB (0.01s)",
+    ]
+    assert differed_across_attempts(lines) == (2, ("TestB",))
+
+
+def test_a_test_that_prints_the_wrappers_words_inside_its_output_is_not_a_new_attempt() -> None:
+    lines = ["    log: Attempt 1 failed. Reason: Child_process exited", "FAILED t.py::test_a - assert 0"]
+    assert len(attempts(lines)) == 1
