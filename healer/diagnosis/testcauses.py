@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from healer.diagnosis.linkfindings import checked_links
 from healer.diagnosis.owner import flaky_in_the_log
 from healer.model import Action, Category, Diagnosis, Owner
 
@@ -123,5 +124,7 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
 def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """What the failing step's own lines say beyond its cause line: a test that passed and failed in it on the
     same code is flaky (:func:`healer.diagnosis.owner.flaky_in_the_log`); tests that all stopped on the
-    network or on a credential are not the code's (:func:`failed_on_the_world`)."""
-    return failed_on_the_world(flaky_in_the_log(diagnosis, step_lines), step_lines)
+    network or on a credential are not the code's (:func:`failed_on_the_world`); a link checker's findings
+    that are all a busy server are the platform's, one broken link the code's
+    (:func:`healer.diagnosis.linkfindings.checked_links`)."""
+    return checked_links(failed_on_the_world(flaky_in_the_log(diagnosis, step_lines), step_lines), step_lines)

@@ -15,7 +15,13 @@ STAMP = "2026-11-03T10:02:11.0000000Z "
 
 
 def run_log(command: str, output: list[str], exit_code: int = 1) -> str:
-    lines = ["##[group]Runner Image", "Image: ubuntu-24.04", "##[endgroup]", f"##[group]Run {command}", command]
+    lines = [
+        "##[group]Runner Image",
+        "Image: ubuntu-24.04",
+        "##[endgroup]",
+        f"##[group]Run {command}",
+        command,
+    ]
     lines += ["shell: /usr/bin/bash -e {0}", "##[endgroup]", *output]
     lines += [f"##[error]Process completed with exit code {exit_code}.", "Post job cleanup."]
     return "".join(f"{STAMP}{line}\n" for line in lines)
@@ -23,7 +29,9 @@ def run_log(command: str, output: list[str], exit_code: int = 1) -> str:
 
 def diagnose(text: str):  # noqa: ANN201
     record = Job(id=1, name="ci", status="completed", conclusion="failure", steps=())
-    return classify(Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES)
+    return classify(
+        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
+    )
 
 
 REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RERUN)
@@ -46,7 +54,8 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
             "mvn deploy -P release",
             "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-deploy-plugin:2.8.2:deploy "
             "(default-deploy) on project lib: Failed to deploy artifacts: Could not transfer artifact "
-            "org.acme:lib:pom:0.3.1 from/to ossrh (https://oss.sonatype.org/content/repositories/snapshots/): "
+            "org.acme:lib:pom:0.3.1 from/to ossrh "
+            "(https://oss.sonatype.org/content/repositories/snapshots/): "
             "Failed to transfer file: https://oss.sonatype.org/x.pom. Return code is: 401, ReasonPhrase: "
             "Unauthorized. -> [Help 1]",
             "config.credentials-refused",
@@ -56,7 +65,8 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
         pytest.param(
             "mvn deploy",
             "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-deploy-plugin:2.7:deploy "
-            "(default-deploy) on project x: Failed to deploy artifacts: Could not transfer artifact a:x:jar:1 "
+            "(default-deploy) on project x: Failed to deploy artifacts: Could "
+            "not transfer artifact a:x:jar:1 "
             "from/to nexus (https://nexus.acme.io/repository/releases/): Access denied to: "
             "https://nexus.acme.io/repository/releases/a/x/1/x-1.jar, ReasonPhrase: Forbidden. -> [Help 1]",
             "config.credentials-refused",
@@ -73,7 +83,8 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
         ),
         pytest.param(
             "docker pull ghcr.io/acme/private:latest",
-            'Error response from daemon: Head "https://ghcr.io/v2/acme/private/manifests/latest": unauthorized',
+            "Error response from daemon: Head "
+            '"https://ghcr.io/v2/acme/private/manifests/latest": unauthorized',
             "config.credentials-refused",
             REPO,
             id="docker-daemon-unauthorized",
@@ -95,7 +106,8 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
         ),
         pytest.param(
             "python scripts/upload_docs.py",
-            "boto3.exceptions.S3UploadFailedError: Failed to upload site.tar.gz to docs/site.tar.gz: An error "
+            "boto3.exceptions.S3UploadFailedError: Failed to upload site.tar.gz "
+            "to docs/site.tar.gz: An error "
             "occurred (AccessDenied) when calling the PutObject operation: Access Denied",
             "config.cloud-permission",
             REPO,
@@ -128,7 +140,7 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
         ),
         pytest.param(
             "cargo build --release",
-            'sccache: error: Server startup failed: cache storage failed to read: ObjectPermissionDenied '
+            "sccache: error: Server startup failed: cache storage failed to read: ObjectPermissionDenied "
             '(permanent) at read => S3Error { code: "AccessDenied", message: "Access Denied" }\n'
             "error: could not compile `foo` (lib)",
             "config.build-cache-refused",
@@ -169,7 +181,8 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
         pytest.param(
             "cmake --build build",
             "[100%] Linking CXX executable bin/server\ncollect2: fatal error: ld terminated with signal 9 "
-            "[Killed]\ncompilation terminated.\nmake[2]: *** [CMakeFiles/server.dir/build.make:230: bin/server] "
+            "[Killed]\ncompilation terminated.\nmake[2]: *** "
+            "[CMakeFiles/server.dir/build.make:230: bin/server] "
             "Error 1",
             "runner.out-of-memory",
             PLATFORM,
@@ -177,7 +190,8 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
         ),
         pytest.param(
             "ninja -C build",
-            "clang++: error: unable to execute command: Killed\nclang++: error: clang frontend command failed "
+            "clang++: error: unable to execute command: Killed\nclang++: error: "
+            "clang frontend command failed "
             "due to signal (use -v to see invocation)",
             "runner.out-of-memory",
             PLATFORM,
@@ -186,7 +200,8 @@ REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RE
         pytest.param(
             "pytest tests/cuda",
             "FAILED tests/cuda/test_ops.py::test_add - RuntimeError: CUDA error: no CUDA-capable device is "
-            "detected\nFAILED tests/cuda/test_ops.py::test_mul - RuntimeError: Found no NVIDIA driver on your "
+            "detected\nFAILED tests/cuda/test_ops.py::test_mul - RuntimeError: "
+            "Found no NVIDIA driver on your "
             "system. Please check that you have an NVIDIA GPU and installed a driver\n"
             "==== 2 failed, 3 passed in 2.02s ====",
             "python.pytest-gpu-unavailable",
@@ -222,7 +237,8 @@ def test_a_refusal_or_the_machine_seen_through_a_tool(command: str, lines: str, 
         ),
         pytest.param(
             "python -m pytest tests",
-            "FAILED tests/test_store.py::test_get_missing - AssertionError: assert 'NoSuchKey' == 'AccessDenied'",
+            "FAILED tests/test_store.py::test_get_missing - AssertionError: assert 'NoSuchKey' == "
+            "'AccessDenied'",
             id="a-test-that-asserts-an-aws-error",
         ),
     ],
