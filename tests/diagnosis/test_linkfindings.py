@@ -1,0 +1,108 @@
+"""A link checker's findings read one by one: every one a busy or slow server is the platform's (re-run), one
+broken link keeps the step the code's; each checker's own lines, as its README shows them."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.linkfindings import link_findings
+from healer.diagnosis.rules import load_rules
+from healer.model import Action, Evidence, Job, LogTail, Owner
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+
+
+def diagnose(command: str, output: str):  # noqa: ANN201
+    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]"]
+    lines += output.strip("\n").splitlines() + ["##[error]Process completed with exit code 2."]
+    text = "".join(f"{STAMP}{line}\n" for line in lines)
+    job = Job(id=1, name="docs", status="completed", conclusion="failure")
+    return classify(Evidence(job=job, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES)
+
+
+@pytest.mark.parametrize(
+    ("output", "verdict"),
+    [
+        pytest.param(
+            "  ✗ [429] https://github.com/a | Failed: Network error: Too Many Requests",
+            "busy",
+            id="lychee-429",
+        ),
+        pytest.param("   [TIMEOUT] https://example.org/slow | Timeout", "busy", id="lychee-timeout"),
+        pytest.param(
+            "   [404] https://example.com/gone | Rejected status code: Not Found", "broken", id="lychee-404"
+        ),
+        pytest.param(
+            "   [ERROR] https://gone.invalid/ | Network error: dns error: failed to lookup address",
+            "broken",
+            id="lychee-host-gone",
+        ),
+        pytest.param(
+            "  [503] https://status.example.com/\nERROR: Detected 1 broken links.",
+            "busy",
+            id="linkinator-503",
+        ),
+        pytest.param("  [404] https://example.com/missing", "broken", id="linkinator-404"),
+        pytest.param(
+            "  [✖] https://slow.example.org/ → Status: 0 Error: ETIMEDOUT\n  ERROR: 1 dead links found!",
+            "busy",
+            id="markdown-link-check-timeout",
+        ),
+        pytest.param("  [✖] https://busy.example.org/ → Status: 503", "busy", id="markdown-link-check-503"),
+        pytest.param(
+            "  [✖] https://gone.invalid/ → Status: 0 Error: getaddrinfo ENOTFOUND gone.invalid",
+            "broken",
+            id="markdown-link-check-host-gone",
+        ),
+        pytest.param(
+            "  External link https://slow.example.org/ failed: got a time out (response code 0)\n"
+            "HTML-Proofer found 1 failure!",
+            "busy",
+            id="html-proofer-timeout",
+        ),
+        pytest.param(
+            "  External link https://example.com/gone failed (status code 404)",
+            "broken",
+            id="html-proofer-404",
+        ),
+        pytest.param(
+            "  External link https://slow.example.org/ failed: got a time out (response code 0)\n"
+            "  image logo.png does not have an alt attribute\nHTML-Proofer found 2 failures!",
+            None,
+            id="a-count-larger-than-the-findings-read",
+        ),
+        pytest.param("error: unknown argument '--frobnicate'", None, id="no-finding"),
+    ],
+)
+def test_each_finding_is_read(output: str, verdict: str | None) -> None:
+    assert link_findings(output.splitlines()) == verdict
+
+
+def test_a_checker_whose_every_finding_is_a_busy_server_is_rerun() -> None:
+    diagnosis = diagnose(
+        "lychee --no-progress docs/",
+        "[docs/index.md]:\n   [TIMEOUT] https://example.org/slow | Timeout\n"
+        "   [TIMEOUT] https://example.net/slower | Timeout",
+    )
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
+    assert ("evidence", "the link checker's findings: a busy or slow server") in diagnosis.decided_by
+
+
+def test_one_broken_link_among_busy_servers_is_the_documents() -> None:
+    diagnosis = diagnose(
+        "lychee --no-progress './**/*.md'",
+        "[README.md]:\n  ✗ [429] https://github.com/a | Failed: Network error: Too Many Requests\n"
+        "  ✗ [404] https://example.com/gone | Failed: Network error: Not Found",
+    )
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_test_step_that_prints_a_checkers_lines_is_left_alone() -> None:
+    diagnosis = diagnose(
+        "npx jest",
+        " FAIL  src/links.test.ts\n  ● links › reports busy hosts\n\n    expect(received).toEqual(expected)\n"
+        '    Expected: "x"\n  [503] https://status.example.com/\nTests:       1 failed, 20 passed, 21 total',
+    )
+    assert diagnosis.owner is Owner.CODE
