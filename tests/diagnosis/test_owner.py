@@ -372,6 +372,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="repository-setting",
         ),
         pytest.param(
+            "coverallsapp/github-action@v2",
+            '🚨 Error: Coveralls API returned 422: {"message":"Couldn\'t find a repository matching this job.",'
+            '"error":true}',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="coverage-service-without-the-repository",
+        ),
+        pytest.param(
             "pip install -r requirements.txt --index-url https://pypi.acme.internal/simple",
             "ERROR: HTTP error 401 while getting https://pypi.acme.internal/simple/acme-core/",
             Owner.REPOSITORY,
