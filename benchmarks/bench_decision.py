@@ -15,6 +15,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   measurement on them; all in the test half.
 * ``fresh2``: ``tests/fixtures/fresh2`` — 160 written logs of 127 repositories, frozen like ``fresh`` by other
   hands, with the job's, the failing step's and (for 60 %) the workflow's names; all in the test half.
+* ``fresh3``: ``tests/fixtures/fresh3`` — failed job logs of made-up repositories, frozen like ``fresh2`` by
+  other hands, among them raw Travis CI build logs; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -66,6 +68,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     # test half, and it is reported once per change to the diagnosis
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
     "fresh2": (FIXTURES / "fresh2" / "logs", FIXTURES / "fresh2" / "labels.json", None),
+    "fresh3": (FIXTURES / "fresh3" / "logs", FIXTURES / "fresh3" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
@@ -174,8 +177,8 @@ def load_split() -> dict[str, Any]:
 
 def half_of(repo: str, split: dict[str, Any]) -> str:
     """The frozen half of a repository; one added after the freeze goes where its hash says (the fresh set's
-    repositories are all in the test half, as are fresh2's)."""
-    if repo.startswith(("fresh:", "fresh2:")):
+    repositories are all in the test half, as are fresh2's and fresh3's)."""
+    if repo.startswith(("fresh:", "fresh2:", "fresh3:")):
         return "test"
     if repo in split.get("dev", ()):
         return "dev"
