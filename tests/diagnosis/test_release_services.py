@@ -1,0 +1,304 @@
+"""Release, deploy and the services a test job needs: each rule entry written from a tool's own words has one
+case here, with the rule that must read it and the decision that follows, and the traps: the code's own
+failure that merely mentions the same words."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.rules import load_rules
+from healer.model import Action, Evidence, Job, LogTail, Owner
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+
+
+def run_log(command: str, output: str, exit_code: int | None = 1) -> str:
+    """A job log whose failing step runs `command` (a `run:` script, or a "
+    "`uses:` action when it holds `@`)."""
+    lines = ["##[group]Runner Image", "Image: ubuntu-24.04", "##[endgroup]", f"##[group]Run {command}"]
+    lines += ["with:"] if "@" in command.split()[0] else [command, "shell: /usr/bin/bash -e {0}"]
+    lines += ["##[endgroup]", *output.splitlines()]
+    if exit_code is not None:
+        lines.append(f"##[error]Process completed with exit code {exit_code}.")
+    lines.append("Post job cleanup.")
+    return "".join(f"{STAMP}{line}\n" for line in lines)
+
+
+def diagnose(text: str, job: str):  # noqa: ANN201
+    record = Job(id=1, name=job, status="completed", conclusion="failure", steps=())
+    return classify(
+        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
+    )
+
+
+CODE, REPO, PLATFORM = (
+    (Owner.CODE, Action.AGENT),
+    (Owner.REPOSITORY, Action.ESCALATE),
+    (Owner.PLATFORM, Action.RERUN),
+)
+
+
+@pytest.mark.parametrize(
+    ("job", "command", "output", "rule", "want"),
+    [
+        pytest.param(
+            "publish",
+            "twine upload dist/*",
+            "ERROR    HTTPError: 400 Bad Request from https://upload.pypi.org/legacy/\n"
+            "         The description failed to render for 'text/x-rst'. See "
+            "https://pypi.org/help/#description-content-type for more information.",
+            "build.package-description",
+            CODE,
+            id="pypi-description",
+        ),
+        pytest.param(
+            "publish",
+            "pypa/gh-action-pypi-publish@release/v1",
+            "Checking dist/acme-1.0.0.tar.gz: FAILED\n"
+            "ERROR    `long_description` has syntax errors in markup and would not be rendered on PyPI.\n"
+            "         line 20: Warning: Bullet list ends without a blank line; unexpected unindent.",
+            "build.package-description",
+            CODE,
+            id="twine-check-description",
+        ),
+        pytest.param(
+            "deploy",
+            "actions/deploy-pages@v4",
+            "##[error]Creating Pages deployment failed\n"
+            "##[error]HttpError: Deployment request failed for 0123abcd due to in progress deployment. "
+            "Please cancel 89ab first or wait for it to complete.",
+            "network.pages-deployment-busy",
+            PLATFORM,
+            id="pages-in-progress",
+        ),
+        pytest.param(
+            "deploy",
+            "actions/deploy-pages@v4",
+            "Current status: deployment_queued\nCurrent status: deployment_queued\n"
+            "##[error]Timeout reached, aborting!",
+            "network.pages-deployment-busy",
+            PLATFORM,
+            id="pages-timeout",
+        ),
+        pytest.param(
+            "deploy",
+            "sam deploy --no-confirm-changeset",
+            "Error: Failed to create changeset for the stack: acme, An error occurred (ValidationError) when "
+            "calling the CreateChangeSet operation: "
+            "Stack:arn:aws:cloudformation:us-east-1:1:stack/acme/x is in "
+            "UPDATE_IN_PROGRESS state and can not be updated.",
+            "network.cloudformation-stack-busy",
+            PLATFORM,
+            id="stack-busy",
+        ),
+        pytest.param(
+            "deploy",
+            "aws cloudformation deploy --template-file t.yml --stack-name acme",
+            "An error occurred (ValidationError) when calling the CreateChangeSet operation: "
+            "Stack:arn:aws:cloudformation:us-east-1:1:stack/acme/x is in "
+            "UPDATE_ROLLBACK_FAILED state and can "
+            "not be updated.",
+            "config.cloudformation-stack-state",
+            REPO,
+            id="stack-rollback-failed",
+        ),
+        pytest.param(
+            "deploy",
+            "aws cloudformation deploy --template-file t.yml --stack-name acme",
+            "Waiting for changeset to be created..\n\nNo changes to deploy. Stack acme is up to date",
+            "config.cloudformation-no-changes",
+            REPO,
+            id="deploy-empty-changeset",
+        ),
+        pytest.param(
+            "deploy",
+            "aws cloudformation update-stack --stack-name acme --template-body file://t.yml",
+            "An error occurred (ValidationError) when calling the UpdateStack "
+            "operation: No updates are to be "
+            "performed.",
+            "config.cloudformation-no-changes",
+            REPO,
+            id="update-stack-no-updates",
+        ),
+        pytest.param(
+            "deploy",
+            "aws cloudformation deploy --template-file t.yml --stack-name acme",
+            "An error occurred (ValidationError) when calling the CreateChangeSet operation: Template format "
+            "error: Unresolved resource dependencies [MyBucket] in the Resources block of the template",
+            "config.cloudformation-template",
+            CODE,
+            id="template-format-error",
+        ),
+        pytest.param(
+            "test",
+            "docker pull postgres:15",
+            "postgres service is starting, waiting 32 seconds before checking again.\n"
+            "##[error]Failed to initialize, postgres service is unhealthy.",
+            "config.service-unhealthy",
+            REPO,
+            id="service-unhealthy",
+        ),
+        pytest.param(
+            "test",
+            "./gradlew test",
+            "CoreIT > initializationError FAILED\n"
+            "    java.lang.IllegalStateException: Could not find a valid Docker "
+            "environment. Please see logs and "
+            "check configuration\n1 test completed, 1 failed\n> Task :test FAILED",
+            "runner.docker-unavailable",
+            PLATFORM,
+            id="testcontainers-no-docker",
+        ),
+        pytest.param(
+            "e2e",
+            "npx playwright install chromium",
+            "Error: Request to "
+            "https://playwright.azureedge.net/builds/chromium/1091/chromium-linux.zip timed out "
+            "after 30000ms\nFailed to install browsers\n"
+            "Error: Failed to download Chromium 120.0 (playwright build v1091), caused by\n"
+            "Error: Download failure, code=1",
+            "network.browser-download",
+            PLATFORM,
+            id="playwright-download",
+        ),
+        pytest.param(
+            "deploy",
+            "kubectl apply -f k8s/",
+            'error: error validating "k8s/service.yaml": error validating data: ValidationError(Service.spec.'
+            'ports[0]): unknown field "targetport" in '
+            "io.k8s.api.core.v1.ServicePort; if you choose to ignore "
+            "these errors, turn validation off with --validate=false",
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="kubectl-validation",
+        ),
+        pytest.param(
+            "deploy",
+            "kubectl apply -f k8s/",
+            'Error from server (BadRequest): error when creating "k8s/cm.yaml": ConfigMap in version "v1" '
+            'cannot be handled as a ConfigMap: strict decoding error: unknown field "dataa"',
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="kubectl-strict-decoding",
+        ),
+        pytest.param(
+            "deploy",
+            "kubectl apply -f k8s/",
+            "Unable to connect to the server: net/http: TLS handshake timeout",
+            "kubernetes.api-unreachable",
+            PLATFORM,
+            id="kubectl-unable-to-connect",
+        ),
+        pytest.param(
+            "deploy",
+            "kubectl apply -f k8s/",
+            'from server for: "k8s/deploy.yaml": Get "https://10.0.0.1/apis/apps/v1/namespaces/prod/'
+            'deployments/web": context deadline exceeded',
+            "kubernetes.api-unreachable",
+            PLATFORM,
+            id="kubectl-deadline",
+        ),
+        pytest.param(
+            "deploy",
+            "terraform apply -auto-approve",
+            "╷\n│ Error: Error acquiring the state lock\n│ \n│ Error message: "
+            "ConditionalCheckFailedException: The "
+            "conditional request failed\n│ Lock Info:\n│   ID:        1234\n╵",
+            "terraform.state-locked",
+            PLATFORM,
+            id="terraform-state-lock",
+        ),
+        pytest.param(
+            "deploy",
+            "terraform apply -auto-approve",
+            "╷\n│ Error: configuring Terraform AWS Provider: no valid credential sources for Terraform AWS "
+            "Provider found.\n╵",
+            "config.credentials-refused",
+            REPO,
+            id="terraform-aws-credentials",
+        ),
+        pytest.param(
+            "deploy",
+            "terraform apply -auto-approve",
+            "╷\n│ Error: Attempted to load application default credentials since neither `credentials` nor "
+            "`access_token` was set in the provider block.  No credentials loaded.\n╵",
+            "config.credentials-refused",
+            REPO,
+            id="terraform-google-credentials",
+        ),
+        pytest.param(
+            "deploy",
+            "npx wrangler deploy",
+            "✘ [ERROR] In a non-interactive environment, it's necessary to set a CLOUDFLARE_API_TOKEN "
+            "environment variable for wrangler to work.",
+            "config.missing-input",
+            REPO,
+            id="wrangler-token",
+        ),
+        pytest.param(
+            "release",
+            "mvn -B deploy",
+            "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-deploy-plugin:3.1.1:deploy "
+            "(default-deploy) on project core: Failed to deploy artifacts: Could not transfer artifact "
+            "com.acme:core:jar:1.0.0 from/to github "
+            "(https://maven.pkg.github.com/acme/core): status code: 409, "
+            "reason phrase: Conflict (409) -> [Help 1]",
+            "config.release-exists",
+            REPO,
+            id="maven-409",
+        ),
+        pytest.param(
+            "sign",
+            "cosign sign --yes ghcr.io/acme/x@${DIGEST}",
+            "Non-interactive mode detected, using device flow.\n"
+            "Error: signing [ghcr.io/acme/x@sha256:abc]: getting signer: getting key from Fulcio: retrieving "
+            "cert: error obtaining token: expired_token",
+            "config.token-permissions",
+            REPO,
+            id="cosign-no-oidc",
+        ),
+    ],
+)
+def test_each_entry_reads_its_tools_words(
+    job: str, command: str, output: str, rule: str, want: tuple
+) -> None:
+    code = None if "@" in command.split()[0] else 1
+    diagnosis = diagnose(run_log(command, output, code), job)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (rule, *want)
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "rule"),
+    [
+        pytest.param(
+            "go test ./...",
+            "--- FAIL: TestFetch (5.00s)\n"
+            '    client_test.go:22: Get "http://127.0.0.1:4000/x": context deadline exceeded\n'
+            "FAIL\nFAIL\tgithub.com/acme/x/client\t5.012s",
+            "kubernetes.api-unreachable",
+            id="go-test-deadline",
+        ),
+        pytest.param(
+            "pytest",
+            "E       AssertionError: assert 'unknown' == 'busy'\n"
+            "FAILED tests/test_status.py::test_parse - AssertionError: assert "
+            "parse('is in UPDATE_IN_PROGRESS "
+            "state and can not be updated') == 'busy'\n==== 1 failed, 9 passed in 0.4s ====",
+            "network.cloudformation-stack-busy",
+            id="pytest-quotes-stack-state",
+        ),
+        pytest.param(
+            "terraform validate",
+            '╷\n│ Error: Unsupported argument\n│ \n│   on main.tf line 3, in provider "aws":\n'
+            '│    3:   regon = "us-east-1"\n╵',
+            "terraform.state-locked",
+            id="terraform-validate",
+        ),
+    ],
+)
+def test_the_codes_own_failures_stay_the_codes(command: str, output: str, rule: str) -> None:
+    diagnosis = diagnose(run_log(command, output), "test")
+    assert diagnosis.rule != rule
+    assert diagnosis.owner is Owner.CODE and diagnosis.action in (Action.AGENT, Action.FIX)
