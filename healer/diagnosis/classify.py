@@ -151,7 +151,7 @@ def diagnose(
     purpose = step_purpose(
         header=log.step_name,
         command=log.command,
-        step=_failed_step_name(job),
+        step=_failed_step_name(job) or log.phase,
         job=(job.name or None) if job else None,
         workflow=workflow,
     )

@@ -6,7 +6,10 @@ way, and a log copied from them keeps it:
 * Travis CI echoes each command (``$ make test``) and closes it with ``The command "make test" exited
   with 1.`` (``failed and exited with N during .`` in the install phase); a multi-line command is closed by a
   line that ends ``" exited with N.``. The first command that exited with anything but 0 failed the build:
-  the ones after it ran anyway or clean up.
+  the ones after it ran anyway or clean up. A command of the ``before_install``, ``install`` and
+  ``before_script`` phases runs inside a fold named for its phase (``travis_fold:start:install.1``); Travis
+  marks a job whose command failed there *errored*, not *failed* ("The Build Lifecycle": the environment
+  could not be prepared), and the span's ``phase`` names it.
 * GitLab CI opens sections with ``section_start:<time>:<name>`` and ends a failed job with ``ERROR: Job
   failed: exit code N`` (``exit status N`` from the Shell executor, ``command terminated with exit code N``
   from the Kubernetes executor); a job's script stops at its first failing command, the last ``$ …`` echo
@@ -38,6 +41,9 @@ from dataclasses import dataclass
 _TRAVIS_END = re.compile(r'^The command "(.*)" (?:failed and )?exited with (-?\d+)')
 _TRAVIS_TAIL = re.compile(r'^(.*)" (?:failed and )?exited with (-?\d+)(?: during \.?)?\.?$')
 _TRAVIS_OPEN = re.compile(r'^The command "(.*)$')
+# the folds travis-build opens around each command of the phases that prepare the job (`install.2` for the
+# second command); `script` has no fold
+_TRAVIS_PHASE = re.compile(r"^travis_fold:(start|end):(before_install|install|before_script)(?:\.\d+)?$")
 # the Docker executor says "exit code N", the Shell executor "exit status N", the Kubernetes executor
 # "command terminated with exit code N"
 _GITLAB_FAILED = re.compile(
@@ -76,6 +82,7 @@ class Span:
     command: str | None
     exit_code: int | None
     kind: str
+    phase: str | None = None  # Travis's lifecycle phase that prepares the job, when the command ran in one
 
     def indexes(self) -> range:
         return range(self.start, self.end)
@@ -115,7 +122,17 @@ def _travis(lines: Sequence[str]) -> Span | None:
         if echo and echo.group(1).strip() == first:
             start = back + 1
             break
-    return Span(start, end + 1, command, code, "travis")
+    return Span(start, end + 1, command, code, "travis", _travis_phase(lines, start, floor))
+
+
+def _travis_phase(lines: Sequence[str], start: int, floor: int) -> str | None:
+    """The preparing phase whose fold holds the command echoed just before line ``start``: the nearest fold
+    marker above it, when that marker opens a ``before_install``, ``install`` or ``before_script`` fold."""
+    for back in range(start - 1, max(floor, start - _MULTILINE_BACK) - 1, -1):
+        if lines[back].startswith("travis_fold:"):
+            found = _TRAVIS_PHASE.match(lines[back])
+            return found.group(2) if found and found.group(1) == "start" else None
+    return None
 
 
 def _gitlab(lines: Sequence[str]) -> Span | None:

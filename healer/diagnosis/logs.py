@@ -117,6 +117,8 @@ class JobLog:
     truncated: bool = False
     # True when the runner's markers were seen: the log is a GitHub Actions job log
     actions_format: bool = False
+    # another CI's phase that prepares the job (Travis's ``before_install``, ``install``, ``before_script``)
+    phase: str | None = None
 
     @property
     def command(self) -> str | None:
@@ -281,6 +283,7 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
         error_lines=tuple(error_lines),
         truncated=truncated,
         actions_format=markers,
+        phase=span.phase if span is not None else None,
     )
 
 

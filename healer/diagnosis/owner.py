@@ -327,11 +327,11 @@ def _weigh(
     if (
         found is Owner.CODE
         and kind is Category.DEPENDENCY
-        and purpose.purpose == "toolchain"
+        and purpose.purpose in ("toolchain", "setup")
         and not by_shape
     ):
-        # a set-up that installs the project's dependencies (ruby/setup-ruby's bundler-cache) reports the
-        # resolver's error about the pull request's manifests: the code's
+        # a set-up that installs the project's dependencies (ruby/setup-ruby's bundler-cache, a script of
+        # Travis's install phase) reports the resolver's error about the pull request's manifests: the code's
         return Owner.CODE, kind
     if found is Owner.CODE and said:
         # a rule that names the code as owner (a file of the checkout that does not parse) says so in any step

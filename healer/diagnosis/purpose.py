@@ -71,7 +71,14 @@ PURPOSES: Mapping[str, Kind] = {
     "checkout": Kind(False, Owner.PLATFORM),
     "coverage-upload": Kind(False, Owner.PLATFORM),
     "download": Kind(False, Owner.PLATFORM),
+    # Travis CI's phases that prepare the job (before_install, install, before_script): not a check of the
+    # code, and nobody's in particular until the output says whose (the image, the network, the manifests)
+    "setup": Kind(False, Owner.UNKNOWN, True),
 }
+# Travis CI's lifecycle ("The Build Lifecycle", docs.travis-ci.com): "If before_install, install or
+# before_script returns a non-zero exit code, the build is errored and stops immediately"; a failure of
+# `script` marks it failed. The phase a failing command ran in is read after its command, before any name.
+SETUP_PHASES = frozenset({"before_install", "install", "before_script"})
 # the tool table's kinds (and a name's) as purposes (``config`` and ``transient`` say nothing of a purpose)
 _FROM_KIND = {
     Category.TEST.value: "test",
@@ -381,4 +388,6 @@ def step_purpose(
             # that says no more than that it checks (``scripts/ci/check.sh``) in a job named for the
             # changelog checks the changelog entry
             return named if named is not None and named.purpose in _YIELDS_TO_NAMES[said.purpose] else said
+    if step in SETUP_PHASES:
+        return StepPurpose("setup", "name", f"Travis CI phase: {step}")
     return from_names(names) or StepPurpose()

@@ -386,6 +386,20 @@ RUNNER_MESSAGES = [
         Action.RERUN,
         id="jenkins-wrapper-heartbeat",
     ),
+    pytest.param(
+        "I'm sorry but there was an error with the connection to the VM.",
+        "runner.shutdown",
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+        id="travis-vm-connection",
+    ),
+    pytest.param(
+        "I'm sorry but an error occured within Travis while running your build.",
+        "runner.shutdown",
+        Category.INFRASTRUCTURE,
+        Action.RERUN,
+        id="travis-own-error",
+    ),
 ]
 
 
@@ -409,3 +423,80 @@ def test_look_alikes_of_runner_messages_are_not_them(line: str) -> None:
     text = "\n".join(["+ go test ./...", line, "FAIL"]) + "\n"
     diagnosis = diagnose_text(text, RULES)
     assert diagnosis.rule not in ("runner.cancelled", "runner.timeout")
+
+
+def travis_log(prepare: list[tuple[str, str, list[str]]], script: list[tuple[str, list[str], int]]) -> str:
+    """A Travis CI job log as travis-build writes it: each command of a preparing phase in a fold named for
+    the phase (the first failing one stops the job, "failed and exited with N during ."), then each `script`
+    command timed and closed by its result, then the build's end."""
+    lines = ["travis_fold:start:worker_info\r\x1b[0K\x1b[33;1mWorker information\x1b[0m", "startup: 6.3s"]
+    lines.append("travis_fold:end:worker_info\r\x1b[0K")
+    stopped = False
+    for n, (phase, command, output) in enumerate(prepare):
+        lines.append(f"travis_fold:start:{phase}.1\r\x1b[0Ktravis_time:start:{n:08x}\r\x1b[0K$ {command}")
+        lines += [*output, f"travis_time:end:{n:08x}:start=1,finish=2,duration=1\r\x1b[0K"]
+        if output and output[-1].startswith("!"):
+            lines[-2] = output[-1][1:]
+            lines += [f'\x1b[31;1mThe command "{command}" failed and exited with 1 during .\x1b[0m', ""]
+            lines.append("Your build has been stopped.")
+            stopped = True
+            break
+        lines.append(f"travis_fold:end:{phase}.1\r\x1b[0K")
+    for n, (command, output, code) in enumerate([] if stopped else script):
+        lines += [f"travis_time:start:{n + 100:08x}\r\x1b[0K$ {command}", *output]
+        lines += [f"travis_time:end:{n + 100:08x}:start=1,finish=2,duration=1\r\x1b[0K"]
+        lines.append(f'\x1b[3{1 if code else 2};1mThe command "{command}" exited with {code}.\x1b[0m')
+    if not stopped:
+        lines += ["", "Done. Your build exited with 1."]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def test_travis_a_command_of_a_preparing_phase_says_its_phase() -> None:
+    text = travis_log(
+        [
+            ("before_install", "sudo apt-get update", ["Hit:1 http://archive.ubuntu.com xenial InRelease"]),
+            (
+                "install",
+                "bash .travis/prepare.sh",
+                ["Preparing", "!error: unable to prepare the environment"],
+            ),
+        ],
+        [("pytest", ["1 passed"], 0)],
+    )
+    log = parse_log(text)
+    assert (log.command, log.exit_code, log.phase) == ("bash .travis/prepare.sh", 1, "install")
+    diagnosis = diagnose_text(text, RULES)
+    # Travis marks it errored, not failed: the environment was not prepared, not the code checked
+    assert diagnosis.action is Action.ESCALATE and diagnosis.owner is not Owner.CODE
+    # "Your build has been stopped." ends every errored job: it is not a cancellation
+    assert diagnosis.category is not Category.CANCELLED
+
+
+def test_travis_a_script_command_has_no_preparing_phase_and_stays_the_codes() -> None:
+    text = travis_log(
+        [("install", "pip install -r requirements.txt", ["Successfully installed six-1.12.0"])],
+        [("flake8 .", [], 0), ("pytest", PYTEST_FAILED, 1), ("python setup.py sdist", ["running sdist"], 0)],
+    )
+    log = parse_log(text)
+    assert (log.command, log.exit_code, log.phase) == ("pytest", 1, None)
+    diagnosis = diagnose_text(text, RULES)
+    assert (diagnosis.category, diagnosis.owner) == (Category.TEST, Owner.CODE)
+
+
+def test_travis_a_compiler_error_in_a_preparing_phase_is_still_the_codes() -> None:
+    text = travis_log(
+        [
+            (
+                "before_script",
+                "bash build_deps.sh && ./configure && make",
+                [
+                    "src/parse.c:42:5: error: 'tm' undeclared (first use in this function)",
+                    "!make: *** [src/parse.o] Error 1",
+                ],
+            )
+        ],
+        [],
+    )
+    assert parse_log(text).phase == "before_script"
+    diagnosis = diagnose_text(text, RULES)
+    assert (diagnosis.category, diagnosis.owner) == (Category.BUILD, Owner.CODE)

@@ -1302,6 +1302,77 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.AGENT,
             id="bundler-pin-not-found-without-the-lock-saying-removed-is-the-codes",
         ),
+        pytest.param(
+            "nvm install 99",
+            "Version '99' not found - try `nvm ls-remote` to browse available versions.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="nvm-version-that-does-not-exist",
+        ),
+        pytest.param(
+            'eval "$(gimme 1.99)"',
+            "I don't have any idea what to do with '1.99'.\n  (using download type 'auto')",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gimme-go-version-it-cannot-install",
+        ),
+        pytest.param(
+            '~/bin/install-jdk.sh --target "/home/travis/oraclejdk8" --feature "8" --license "BCL"',
+            "install-jdk.sh 2019-09-04\nExpected feature release number in range of 9 to 14, but got: 8",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="install-jdk-feature-out-of-range",
+        ),
+        pytest.param(
+            "source ~/virtualenv/python3.10/bin/activate",
+            "curl: (22) The requested URL returned error: 404 Not Found\n"
+            "Unable to download 3.10 archive. The archive may not exist. "
+            "Please consider a different version.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="travis-python-archive-for-the-dist-missing",
+        ),
+        pytest.param(
+            "composer install --no-interaction",
+            "Could not fetch https://api.github.com/repos/symfony/yaml/zipball/v4.3.2, please create a "
+            "GitHub OAuth token to go over the API rate limit",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="composer-anonymous-github-rate-limit",
+        ),
+        pytest.param(
+            "sudo apt-get update",
+            "Err:3 http://ppa.launchpad.net/octo/tools/ubuntu xenial Release\n  404  Not Found\n"
+            "E: The repository 'http://ppa.launchpad.net/octo/tools/ubuntu xenial Release' does not have a "
+            "Release file.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="apt-source-without-a-release-file",
+        ),
+        pytest.param(
+            "sudo apt-get install -y libfoo-dev",
+            "sudo: no tty present and no askpass program specified",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="sudo-refused-without-a-terminal",
+        ),
+        pytest.param(
+            "sudo apt-get install -y libfoo-dev",
+            "sudo: a terminal is required to read the password; either use the -S option to read from "
+            "standard input or configure an askpass helper",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="sudo-refused-newer-wording",
+        ),
+        pytest.param(
+            "nvm install 12",
+            "Downloading https://nodejs.org/dist/v12.22.12/node-v12.22.12-linux-x64.tar.xz...\n"
+            "Binary download from https://nodejs.org/dist/v12.22.12/node-v12.22.12-linux-x64.tar.xz failed, "
+            "trying source.\nmake: *** [Makefile:98: node] Error 2",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="a-version-managers-failure-is-no-check-of-the-code",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:

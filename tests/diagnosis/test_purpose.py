@@ -130,6 +130,7 @@ COMMANDS = [
     ("lychee --no-progress './**/*.md'", "link-check"),
     ("npx wait-on -t 60000 http://localhost:3000", "health-check"),
     ("curl -fsS https://sh.rustup.rs | sh -s -- -y", "download"),
+    ("nvm install 12", "toolchain"),
 ]
 
 
@@ -209,6 +210,17 @@ def test_names_are_weaker_priors(
 def test_the_command_wins_over_the_names() -> None:
     said = step_purpose(header="Run pytest -q", command="pytest -q", job="release", workflow="Release")
     assert (said.purpose, said.code_check) == ("test", True)
+
+
+@pytest.mark.parametrize("phase", ["before_install", "install", "before_script"])
+def test_a_travis_phase_that_prepares_the_job_is_set_up_not_a_check(phase: str) -> None:
+    said = step_purpose(header="bash .travis/prepare.sh", command="bash .travis/prepare.sh", step=phase)
+    assert (said.purpose, said.code_check, said.source) == ("setup", False, f"Travis CI phase: {phase}")
+    # the command, when a table knows it, still says more than the phase
+    known = step_purpose(
+        header="pip install -r requirements.txt", command="pip install -r requirements.txt", step=phase
+    )
+    assert known.purpose == "dependency-install"
 
 
 def test_a_script_that_only_says_it_checks_yields_to_a_job_named_for_a_pr_policy() -> None:
