@@ -372,6 +372,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="repository-setting",
         ),
         pytest.param(
+            "conda env create -f environment.yml",
+            "PackagesNotFoundError: The following packages are not available from current channels:",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="conda-channels-without-the-pins",
+        ),
+        pytest.param(
             "coverallsapp/github-action@v2",
             '🚨 Error: Coveralls API returned 422: {"message":"Couldn\'t find a repository matching this job.",'
             '"error":true}',
