@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from healer.diagnosis.logs import clean_line
+
 MAX_TEST_IDS = 20
 MAX_TEST_ID_CHARS = 200
 
-_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # A cheap first look: a line that holds none of these names no failed test (every shape below spells them
 # so, in this case: a passing test named ``test_error_handling`` is not looked at further).
@@ -187,12 +187,9 @@ def _one_line_id(line: str) -> str | None:
 
 
 def _clean(line: str) -> str:
-    line = _TIMESTAMP.sub("", line, count=1)
-    if "\x1b" in line:
-        line = _ANSI.sub("", line)
-    if line.startswith("##[error]"):
-        line = line[len("##[error]") :]
-    return line.rstrip()
+    """The line as the tool printed it: the log's own cleaning, and the runner's ``##[error]`` prefix cut."""
+    line = clean_line(line)
+    return line[len("##[error]") :] if line.startswith("##[error]") else line
 
 
 def _bounded(test_id: str) -> str:
