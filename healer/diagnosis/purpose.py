@@ -110,7 +110,10 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
             r"|\blabels? check"
             # the DCO's `Signed-off-by:` trailer (`git commit --signoff`, the git documentation)
-            r"|changelog|\bcla\b|\bdco\b|sign(?:ed)?-?off|news[- _]?(?:entry|fragment)",
+            r"|changelog|\bcla\b|\bdco\b|sign(?:ed)?-?off|news[- _]?(?:entry|fragment)"
+            # a draft pull request is a state of the pull request (GitHub Docs, "About pull requests": draft
+            # pull requests), and its head branch's name is the author's to change
+            r"|\bdraft[- _]?(?:pr|pull[- _]?request|check|status)\b|\bbranch[- _]?nam(?:e|ing)\b",
         ),
         ("release", r"\b(?:release|publish|pypi|npmjs|crates\.io|rubygems|maven central|sonatype)\b"),
         ("deploy", r"\b(?:deploy\w*|gh-pages|github pages|pages)\b"),

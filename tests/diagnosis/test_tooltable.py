@@ -80,6 +80,7 @@ from healer.model import Category
         pytest.param("buf breaking --against '.git#branch=main'", "lint", id="buf-breaking"),
         pytest.param("buf generate", "build", id="buf-generate"),
         pytest.param("opam exec -- dune runtest", "test", id="a-runners-end-of-options"),
+        pytest.param("renovate-config-validator --strict", "lint", id="renovate-config-validator"),
     ],
 )
 def test_the_table_knows_the_tool_and_its_subcommand(command: str, category: str) -> None:
