@@ -129,6 +129,7 @@ PACKS = (
     "bazel.yml",
     "lua.yml",
     "perl.yml",
+    "platforms.yml",
 )
 
 
