@@ -380,8 +380,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "coverallsapp/github-action@v2",
-            '🚨 Error: Coveralls API returned 422: {"message":"Couldn\'t find a repository matching this job.",'
-            '"error":true}',
+            "🚨 Error: Coveralls API returned 422: "
+            '{"message":"Couldn\'t find a repository matching this job.","error":true}',
             Owner.REPOSITORY,
             Action.ESCALATE,
             id="coverage-service-without-the-repository",
