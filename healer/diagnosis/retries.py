@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from healer.diagnosis.logs import clean_line
 from healer.diagnosis.testids import MAX_TEST_IDS, failing_test_ids
 
 # nick-fields/retry's reason for an attempt it killed at its time limit: that attempt's tests did not all run
@@ -33,8 +34,6 @@ _BETWEEN = re.compile(
     r"^(?:##\[(?:warning|error)\])?(?:Attempt \d+ failed\. Reason: "
     r'|The command ".{1,1000}" failed\. Retrying, \d+ of \d+\.$)'
 )
-_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def attempts(lines: Iterable[str]) -> list[list[str]]:
@@ -42,7 +41,7 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
     step, when no wrapper spoke)."""
     out: list[list[str]] = [[]]
     for raw in lines:
-        line = _ANSI.sub("", _TIMESTAMP.sub("", raw, count=1)).strip()
+        line = clean_line(raw).strip()
         if ("Attempt " in line or "Retrying, " in line) and _BETWEEN.match(line):
             out.append([])
         else:
