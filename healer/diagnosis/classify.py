@@ -24,12 +24,21 @@ from healer.diagnosis.excerpt import (
 )
 from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
-from healer.diagnosis.logs import SETUP_STEP, JobLog, parse_log
+from healer.diagnosis.logs import JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
 from healer.diagnosis.owner import assign_owner
 from healer.diagnosis.purpose import step_purpose
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import RuleSet
+from healer.diagnosis.scope import (
+    annotation_lines,
+    failed_step_name,
+    last_step_lines,
+    never_reached_user_steps,
+    post_job_lines,
+    primary_scope,
+    step_is_known,
+)
 from healer.diagnosis.steplines import on_the_steps_word
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
@@ -47,12 +56,6 @@ __all__ = [
 ]
 # Found only outside the failing step: the reading is weaker.
 OUTSIDE_STEP_FACTOR = 0.7
-# The number of lines of the failing step's end shown when no rule matched.
-UNKNOWN_TAIL_LINES = 40
-# The section names the log model gives to the runner's closing lines.
-_POST_SECTIONS = frozenset({"Post job cleanup", "Complete job"})
-# Steps the runner adds around the user's own; a job that failed in none of the others never ran user code.
-_RUNNER_STEPS = frozenset({"Set up job", "Complete job", "Initialize containers", "Stop containers"})
 
 
 def classify(
@@ -151,7 +154,7 @@ def diagnose(
     purpose = step_purpose(
         header=log.step_name,
         command=log.command,
-        step=_failed_step_name(job) or log.phase,
+        step=failed_step_name(job) or log.phase,
         job=(job.name or None) if job else None,
         workflow=workflow,
     )
@@ -170,9 +173,9 @@ def _read(
     """The reading of a parsed log: the kind, the rule, the decisive lines and the excerpt."""
     lines = list(log.lines)
     annotation_start = len(lines)
-    lines.extend(_annotation_lines(annotations))
+    lines.extend(annotation_lines(annotations))
     job_name = (job.name or None) if job else None
-    failed_job_step = _failed_step_name(job)
+    failed_job_step = failed_step_name(job)
     step_name = failed_job_step or log.step_name or None
     base = {
         "step": step_name,
@@ -183,8 +186,8 @@ def _read(
         "test_ids": failing_test_ids(log.lines[i] for i in log.failing_lines()),
     }
     conclusion = job.conclusion if job else None
-    end_of_step = _end_of_step(log, lines)
-    hide = _post_job_lines(log)
+    end_of_step = last_step_lines(log, lines)
+    hide = post_job_lines(log)
 
     # A job stopped by its `timeout-minutes` ends `cancelled` too (GitHub's docs); its log tells it apart.
     if conclusion == "cancelled" and not timed_out(lines):
@@ -198,14 +201,14 @@ def _read(
 
     step_names = [name for name in (failed_job_step, log.step_name) if name]
     first = first_failure(lines, log.failing_lines())
-    scope = _primary_scope(log, annotation_start, len(lines))
+    scope = primary_scope(log, annotation_start, len(lines))
     # the finder reads the whole scope (one cheap pass); where it saw the first failure, the rules read too
     evidence = find_evidence(lines, scope)
     primary = scan_scope(lines, scope, first if first is not None else evidence.first)
     ranked = rank_rules(rules, lines, primary, step_names, log, job_name)
-    if not ranked and log.failing_step is not None and not _step_is_known(log):
+    if not ranked and log.failing_step is not None and not step_is_known(log):
         # the failing step was only guessed: what the rest of the log says may still explain it
-        in_scope = set(_primary_scope(log, annotation_start, len(lines)))
+        in_scope = set(primary_scope(log, annotation_start, len(lines)))
         outside = scan_scope(lines, [i for i in range(len(lines)) if i not in in_scope], None)
         ranked = [
             Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
@@ -221,7 +224,7 @@ def _read(
         return _runner_diagnosis(
             Category.TIMEOUT, "runner.timed-out", lines, log, end_of_step, base, hide=hide
         )
-    if _never_reached_user_steps(job, log) and (
+    if never_reached_user_steps(job, log) and (
         found is None
         or found.rule.category
         not in (Category.TIMEOUT, Category.CANCELLED, Category.TRANSIENT, Category.CONFIG)
@@ -272,75 +275,6 @@ def _read(
 def _strong_first(first: int | None, found: Sequence[Any]) -> int | None:
     """The finder's first real failure when it is a failure's own report (strength 3), else None."""
     return next((e.index for e in found if e.index == first and e.strength >= 3), None)
-
-
-def _step_is_known(log: JobLog) -> bool:
-    """True when the runner said which step failed (its exit line or its own error), so only that step's
-    output may decide: not a step that succeeded before it, nor one that ran after it."""
-    return log.exit_code is not None or bool(log.runner_errors)
-
-
-def _annotation_lines(annotations: Sequence[Annotation]) -> list[str]:
-    out: list[str] = []
-    for note in annotations:
-        if note.level not in ("failure", "error"):
-            continue
-        where = f"{note.path}:{note.start_line}: " if note.path and note.path != ".github" else ""
-        for part in note.message.splitlines() or [""]:
-            if part.strip():
-                out.append(f"##[error]{where}{part}"[:4096])
-    return out
-
-
-def _failed_step_name(job: Job | None) -> str | None:
-    if job is None:
-        return None
-    for step in job.steps:
-        if step.conclusion == "failure":
-            return step.name
-    return None
-
-
-def _never_reached_user_steps(job: Job | None, log: JobLog) -> bool:
-    if log.failing_step is not None and log.failing_step.name == SETUP_STEP:
-        return True
-    if job is None or not job.steps:
-        return False
-    failed = _failed_step_name(job)
-    if failed == SETUP_STEP:
-        return True
-    user = [s for s in job.steps if s.name not in _RUNNER_STEPS and not s.name.startswith("Post ")]
-    return not any(s.conclusion not in (None, "skipped") for s in user)
-
-
-def _primary_scope(log: JobLog, annotation_start: int, total: int) -> list[int]:
-    scope = set(log.failing_lines()) if log.failing_step is not None else set(range(annotation_start))
-    scope.update(log.error_lines)
-    scope.update(range(annotation_start, total))
-    return sorted(scope)
-
-
-def _post_job_lines(log: JobLog) -> frozenset[int]:
-    """The lines of the runner's own closing sections, after the last user step."""
-    return frozenset(
-        i for step in log.steps if step.name in _POST_SECTIONS for i in range(step.start, step.end)
-    )
-
-
-def _end_of_step(log: JobLog, lines: list[str]) -> list[int]:
-    """The indexes of the failing step's last lines (the whole log's when no step is known)."""
-    body = list(log.failing_lines())
-    while body and not lines[body[-1]].strip():
-        body.pop()
-    if log.failing_step is None and log.error_lines:
-        # a window without step markers: end at the last error line, not at unrelated trailing output
-        last_error = log.error_lines[-1]
-        body = [i for i in body if i <= last_error]
-    step = log.failing_step
-    if step is not None and len(body) < UNKNOWN_TAIL_LINES and step.start < (body[0] if body else step.end):
-        # a step that said little (``test -f dist/app.tar.gz``): its ``Run …`` header is what explains it
-        body.insert(0, step.start)
-    return body[-UNKNOWN_TAIL_LINES:]
 
 
 def _runner_diagnosis(
