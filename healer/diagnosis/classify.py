@@ -154,9 +154,10 @@ def diagnose(
     purpose = step_purpose(
         header=log.step_name,
         command=log.command,
-        step=failed_step_name(job) or log.phase,
+        step=failed_step_name(job),
         job=(job.name or None) if job else None,
         workflow=workflow,
+        phase=log.phase,
     )
     owned = assign_owner(read, purpose, rule=rules.get(read.rule))
     return on_the_steps_word(owned, [log.lines[i] for i in log.failing_lines()])

@@ -373,10 +373,12 @@ def step_purpose(
     step: str | None = None,
     job: str | None = None,
     workflow: str | None = None,
+    phase: str | None = None,
 ) -> StepPurpose:
     """The failing step's purpose. ``header``: the log's ``Run …`` section name; ``command``: what the runner
     echoed (a script, or the action's reference); ``step``: the step's name (the Jobs API's, a capture's step
-    column, or ``--step``); ``job``, ``workflow``: the job's and the workflow's names."""
+    column, or ``--step``); ``job``, ``workflow``: the job's and the workflow's names; ``phase``: another CI's
+    lifecycle phase the command ran in (Travis CI's ``install``), read from the log's own framing."""
     names = [("step", step), ("job", job), ("workflow", workflow)]
     for text in (command, header, step):
         identity = action_identity(text)
@@ -391,6 +393,6 @@ def step_purpose(
             # that says no more than that it checks (``scripts/ci/check.sh``) in a job named for the
             # changelog checks the changelog entry
             return named if named is not None and named.purpose in _YIELDS_TO_NAMES[said.purpose] else said
-    if step in SETUP_PHASES:
-        return StepPurpose("setup", "name", f"Travis CI phase: {step}")
+    if phase in SETUP_PHASES:
+        return StepPurpose("setup", "name", f"Travis CI phase: {phase}")
     return from_names(names) or StepPurpose()

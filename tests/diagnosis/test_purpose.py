@@ -228,13 +228,16 @@ def test_the_command_wins_over_the_names() -> None:
 
 @pytest.mark.parametrize("phase", ["before_install", "install", "before_script"])
 def test_a_travis_phase_that_prepares_the_job_is_set_up_not_a_check(phase: str) -> None:
-    said = step_purpose(header="bash .travis/prepare.sh", command="bash .travis/prepare.sh", step=phase)
+    said = step_purpose(header="bash .travis/prepare.sh", command="bash .travis/prepare.sh", phase=phase)
     assert (said.purpose, said.code_check, said.source) == ("setup", False, f"Travis CI phase: {phase}")
     # the command, when a table knows it, still says more than the phase
     known = step_purpose(
-        header="pip install -r requirements.txt", command="pip install -r requirements.txt", step=phase
+        header="pip install -r requirements.txt", command="pip install -r requirements.txt", phase=phase
     )
     assert known.purpose == "dependency-install"
+    # a GitHub Actions step that is merely named like a phase is a name, not Travis' framing
+    named = step_purpose(header="bash .travis/prepare.sh", command="bash .travis/prepare.sh", step=phase)
+    assert named.purpose != "setup"
 
 
 def test_a_script_that_only_says_it_checks_yields_to_a_job_named_for_a_pr_policy() -> None:
