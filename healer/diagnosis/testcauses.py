@@ -19,6 +19,14 @@ Each framework's report, as its documentation shows it:
 - RSpec: ``Failure/Error: code`` then the exception's class and message.
 - PHPUnit: ``1) Class::test`` then the exception's line.
 - ``dotnet test``: ``Error Message:`` then the message.
+- Mocha (and Cypress, which reports through it): ``1) Suite`` then the test's title and ``:``, then the error.
+- Gradle: ``Class > test() FAILED`` then the exception's line; ``cargo test``: ``---- name stdout ----`` then
+  the panic's ``thread '…' panicked at file:line:`` and its message.
+
+An error's cause printed under it (Vitest's and Node's ``Caused by: …``, for ``TypeError: fetch failed``) is
+read with it. A database that refused the tests' login (PostgreSQL's ``FATAL: role "…" does not exist`` and
+``password authentication failed for user``, MySQL's error 1045 ``Access denied for user``) is a refused
+credential: the job's service and the tests' settings disagree, which no change to the code under test mends.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -42,7 +50,15 @@ _HEADERS: dict[str, re.Pattern[str]] = {
     "ruby.rspec-failed": re.compile(r"^\s*Failure/Error: "),
     "php.phpunit-failed": re.compile(r"^\d+\) [\w\\]+::\w+"),
     "dotnet.test-failed": re.compile(r"^\s*Error Message:\s*$"),
+    "js.mocha-failed": re.compile(r"^\s*\d+\) \S"),
+    "js.cypress-failed": re.compile(r"^\s*\d+\) \S"),
+    "jvm.gradle-test-failed": re.compile(r"^\S.* > .+ FAILED$"),
+    "rust.test-failed": re.compile(r"^---- \S+ stdout ----$"),
 }
+# a cause that is an assertion is the test's finding, whatever error code it names
+_ASSERTION = re.compile(r"\bAssert(?:ion)?(?:Error|Failed|FailedError)?\b|\bexpected\b", re.IGNORECASE)
+# an error's cause, printed under it (Vitest, Node's error.cause)
+_CAUSED_BY = re.compile(r"^\s*Caused by: ")
 # lines under a header that are not its cause: blank, a code frame, a stack frame, go's own bookkeeping
 _NOT_CAUSE = re.compile(
     r"^\s*(?:$|>?\s*\d+ \||\|\s|at |# |\^|--- |=== |FAIL\b|PASS\b|ok\s|Stack Trace:|Failure/Error:)"
@@ -65,8 +81,13 @@ CREDENTIAL = re.compile(
     r"\b401\b.{0,30}\bUnauthori[sz]ed\b|\bUnauthori[sz]ed\b.{0,30}\b401\b|\b403\b.{0,30}\bForbidden\b"
     r"|\bBad credentials\b|\b(?:invalid|incorrect) API key\b|\bAPI key not valid\b|\bAuthenticationError\b"
     r"|\bInvalidClientTokenId\b|\bNoCredentialsError\b|\bUnable to locate credentials\b"
-    r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|API_KEY|APIKEY|PASSWORD|CREDENTIALS)\b.{0,40}\b(?:is|was|are) "
-    r"(?:empty|not set|unset|missing)\b",
+    r""
+    r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PASSWORD|CREDENTIALS)\b.{0,40}"
+    r"\b(?:is|was|are) "
+    r"(?:empty|not set|unset|missing)\b"
+    # a database refused the login (PostgreSQL's libpq messages, MySQL's ER_ACCESS_DENIED_ERROR 1045)
+    r"|\bFATAL: +(?:role \"[^\"]+\" does not exist|password authentication failed for user)"
+    r"|\bAccess denied for user '[^']*'@'[^']*'",
     re.IGNORECASE,
 )
 
@@ -90,6 +111,9 @@ def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
             cause += (
                 " " + under[1].strip()
             )  # an exception's class on a line of its own (RSpec), then its message
+        caused = next((c for c in under[1:] if _CAUSED_BY.match(c)), None)
+        if caused is not None:
+            cause += " " + caused.strip()
         causes.append(cause)
     return causes or None
 
@@ -102,7 +126,7 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     if diagnosis.rule not in _HEADERS:
         return diagnosis
     causes = failure_causes(diagnosis.rule, list(step_lines))
-    if not causes:
+    if not causes or any(_ASSERTION.search(c) for c in causes):
         return diagnosis
     if all(NETWORK.search(c) and not CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"

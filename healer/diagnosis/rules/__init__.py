@@ -130,6 +130,7 @@ PACKS = (
     "lua.yml",
     "perl.yml",
     "platforms.yml",
+    "testenv.yml",
 )
 
 
