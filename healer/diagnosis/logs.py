@@ -315,5 +315,11 @@ def _failing_step(
             step = _step_at(steps, index)
             if step is not None and step.name not in ("Post job cleanup", "Complete job"):
                 return step
+    if error_lines:
+        # every error is an action's post step's (setup-node saving its cache): the user's steps passed, and
+        # the post step is what failed the job
+        step = _step_at(steps, error_lines[-1])
+        if step is not None and step.name == "Post job cleanup":
+            return step
     user_steps = [step for step in steps if _is_user_step(step) and step.name]
     return user_steps[-1] if user_steps else None

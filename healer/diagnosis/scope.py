@@ -60,7 +60,12 @@ def never_reached_user_steps(job: Job | None, log: JobLog) -> bool:
 
 def primary_scope(log: JobLog, annotation_start: int, total: int) -> list[int]:
     scope = set(log.failing_lines()) if log.failing_step is not None else set(range(annotation_start))
-    scope.update(log.error_lines)
+    errors = set(log.error_lines)
+    if log.failing_step is not None and log.failing_step.name not in _POST_SECTIONS:
+        # a user step failed: an action's post step that failed after it (a cache it could not save) did not
+        # fail the job first; the runner's own errors (a time limit, a shutdown) still count wherever they are
+        errors -= post_job_lines(log) - set(log.runner_errors)
+    scope.update(errors)
     scope.update(range(annotation_start, total))
     return sorted(scope)
 
