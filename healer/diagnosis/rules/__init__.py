@@ -132,6 +132,7 @@ PACKS = (
     "platforms.yml",
     "testenv.yml",
     "lintcheck.yml",
+    "buildenv.yml",
 )
 
 
