@@ -36,134 +36,181 @@ CASES = [
         "./configure",
         "checking for gcc... no\nchecking for cc... no\nconfigure: error: in `/w/p':\n"
         "configure: error: no acceptable C compiler found in $PATH\nSee `config.log' for more details",
-        "build.no-compiler", REPO, id="autoconf-no-compiler",
+        "build.no-compiler",
+        REPO,
+        id="autoconf-no-compiler",
     ),
     pytest.param(
         "meson setup build",
         "meson.build:1:0: ERROR: Unknown compiler(s): [['cc'], ['gcc'], ['clang']]\n"
         "Running `cc --version` gave \"[Errno 2] No such file or directory: 'cc'\"",
-        "build.no-compiler", REPO, id="meson-no-compiler",
+        "build.no-compiler",
+        REPO,
+        id="meson-no-compiler",
     ),
     pytest.param(
         "npm ci",
-        "npm error gyp ERR! find Python\nnpm error gyp ERR! find Python - \"python3\" is not in PATH or "
+        'npm error gyp ERR! find Python\nnpm error gyp ERR! find Python - "python3" is not in PATH or '
         "produced an error\nnpm error gyp ERR! configure error\n"
         "npm error gyp ERR! stack Error: Could not find any Python installation to use",
-        "build.native-toolchain-missing", REPO, id="node-gyp-find-python",
+        "build.native-toolchain-missing",
+        REPO,
+        id="node-gyp-find-python",
     ),
     pytest.param(
         "npm install",
         "gyp ERR! find VS could not find a version of Visual Studio 2017 or newer to use\n"
         "gyp ERR! stack Error: Could not find any Visual Studio installation to use\ngyp ERR! not ok",
-        "build.native-toolchain-missing", REPO, id="node-gyp-find-vs",
+        "build.native-toolchain-missing",
+        REPO,
+        id="node-gyp-find-vs",
     ),
     pytest.param(
         "pip install -r requirements.txt",
         "  error: subprocess-exited-with-error\n  ╰─> [3 lines of output]\n      running build_ext\n"
-        "      error: Microsoft Visual C++ 14.0 or greater is required. Get it with \"Microsoft C++ Build "
-        "Tools\": https://visualstudio.microsoft.com/visual-cpp-build-tools/\n      [end of output]\n"
+        '      error: Microsoft Visual C++ 14.0 or greater is required. Get it with "Microsoft C++ Build '
+        'Tools": https://visualstudio.microsoft.com/visual-cpp-build-tools/\n      [end of output]\n'
         "  ERROR: Failed building wheel for pyahocorasick",
-        "build.native-toolchain-missing", REPO, id="setuptools-msvc-required",
+        "build.native-toolchain-missing",
+        REPO,
+        id="setuptools-msvc-required",
     ),
     # a toolchain older than the code asks for
     pytest.param(
         "make",
         "g++ -std=c++17 -c main.cpp\ng++: error: unrecognized command line option '-std=c++17'\n"
         "make: *** [Makefile:5: main.o] Error 1",
-        "build.language-standard-unsupported", REPO, id="gcc-std-unknown",
+        "build.language-standard-unsupported",
+        REPO,
+        id="gcc-std-unknown",
     ),
     pytest.param(
         "make",
         "clang++ -std=c++20 -c x.cpp\nerror: invalid value 'c++20' in '-std=c++20'\n"
         "note: use 'c++98' or 'c++03' for 'ISO C++ 1998 with amendments' standard",
-        "build.language-standard-unsupported", REPO, id="clang-std-invalid",
+        "build.language-standard-unsupported",
+        REPO,
+        id="clang-std-invalid",
     ),
     pytest.param(
         "cmake -B build",
-        "CMake Error in CMakeLists.txt:\n  Target \"app\" requires the language dialect \"CXX20\" (with compiler\n"
+        "CMake Error in CMakeLists.txt:\n"
+        '  Target "app" requires the language dialect "CXX20" (with compiler\n'
         "  extensions), but CMake does not know the compile flags to use to enable it.",
-        "build.language-standard-unsupported", REPO, id="cmake-dialect",
+        "build.language-standard-unsupported",
+        REPO,
+        id="cmake-dialect",
     ),
     pytest.param(
         "cmake -B build",
         "CMake Error at CMakeLists.txt:12 (target_compile_features):\n  target_compile_features The compiler "
-        "feature \"cxx_std_20\" is not known to CXX compiler",
-        "build.language-standard-unsupported", REPO, id="cmake-compile-feature",
+        'feature "cxx_std_20" is not known to CXX compiler',
+        "build.language-standard-unsupported",
+        REPO,
+        id="cmake-compile-feature",
     ),
     pytest.param(
         "cargo build",
         "error: package `clap_lex v0.7.1` cannot be built because it requires rustc 1.74 or newer, while the "
         "currently active rustc version is 1.70.0\nEither upgrade to rustc 1.74 or newer, or use",
-        "build.rust-toolchain-too-old", REPO, id="cargo-rust-version",
+        "build.rust-toolchain-too-old",
+        REPO,
+        id="cargo-rust-version",
     ),
     pytest.param(
         "cargo build",
         "error: failed to parse manifest at `/w/p/Cargo.toml`\n\nCaused by:\n  feature `edition2024` is "
         "required\n\n  The package requires the Cargo feature called `edition2024`, but that feature is not "
         "stabilized in this version of Cargo (1.80.1).",
-        "build.rust-toolchain-too-old", REPO, id="cargo-edition",
+        "build.rust-toolchain-too-old",
+        REPO,
+        id="cargo-edition",
     ),
     pytest.param(
         "go build ./...",
         "go: go.mod requires go >= 1.22.0 (running go 1.21.6; GOTOOLCHAIN=local)",
-        "build.go-toolchain-too-old", REPO, id="go-mod-requires",
+        "build.go-toolchain-too-old",
+        REPO,
+        id="go-mod-requires",
     ),
     pytest.param(
         "go build ./...",
         "# example.com/app\n./main.go:6:6: undefined: utf8.AppendRune\nnote: module requires Go 1.18",
-        "build.go-toolchain-too-old", REPO, id="go-note-module-requires",
+        "build.go-toolchain-too-old",
+        REPO,
+        id="go-note-module-requires",
     ),
     pytest.param(
         "javac --release 21 -d out Main.java",
         "error: invalid source release: 21\nUsage: javac <options> <source files>",
-        "jvm.runtime-version", REPO, id="javac-invalid-source-release",
+        "jvm.runtime-version",
+        REPO,
+        id="javac-invalid-source-release",
     ),
     # the compiler that ran out of memory
     pytest.param(
         "make -j2",
         "cc1plus: out of memory allocating 65536 bytes after a total of 3915345920 bytes\n"
         "make: *** [Makefile:9: t.o] Error 1",
-        "build.compiler-out-of-memory", PLATFORM, id="gcc-xmalloc",
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="gcc-xmalloc",
     ),
     pytest.param(
         "cmake --build build --config Release",
-        "D:\\a\\p\\src\\huge.cpp(1200,1): fatal error C1060: compiler is out of heap space [D:\\a\\p\\app.vcxproj]",
-        "build.compiler-out-of-memory", PLATFORM, id="msvc-c1060",
+        "D:\\a\\p\\src\\huge.cpp(1200,1): fatal error C1060: compiler is out of heap space "
+        "[D:\\a\\p\\app.vcxproj]",
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="msvc-c1060",
     ),
     pytest.param(
         "cmake --build build --config Release",
         "D:\\a\\p\\src\\huge.cpp : fatal error C1002: compiler is out of heap space in pass 2",
-        "build.compiler-out-of-memory", PLATFORM, id="msvc-c1002",
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="msvc-c1002",
     ),
     pytest.param(
         "ninja -C build",
-        "FAILED: src/gen.cpp.o\nLLVM ERROR: out of memory\nAllocation failed\nninja: build stopped: subcommand failed.",
-        "build.compiler-out-of-memory", PLATFORM, id="llvm-oom",
+        "FAILED: src/gen.cpp.o\nLLVM ERROR: out of memory\nAllocation failed\n"
+        "ninja: build stopped: subcommand failed.",
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="llvm-oom",
     ),
     pytest.param(
         "cargo build --release",
-        "error: linking with `cc` failed: signal: 9 (SIGKILL)\n  |\n  = note: LC_ALL=\"C\" \"cc\" \"-m64\"\n"
-        "error: could not compile `app` (bin \"app\") due to 1 previous error",
-        "build.compiler-out-of-memory", PLATFORM, id="rust-linker-sigkill",
+        'error: linking with `cc` failed: signal: 9 (SIGKILL)\n  |\n  = note: LC_ALL="C" "cc" "-m64"\n'
+        'error: could not compile `app` (bin "app") due to 1 previous error',
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="rust-linker-sigkill",
     ),
     pytest.param(
         "cabal build",
         "Error: cabal: Failed to build mypkg-0.1.0.0. The build process was killed (i.e. SIGKILL). The "
         "typical reason for this is that there is not enough memory available",
-        "build.compiler-out-of-memory", PLATFORM, id="cabal-sigkill",
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="cabal-sigkill",
     ),
     pytest.param(
         "stack build",
         "--  While building package mypkg-0.1.0 using:\n"
         "    Process exited with code: ExitFailure (-9) (THIS MAY INDICATE OUT OF MEMORY)",
-        "build.compiler-out-of-memory", PLATFORM, id="stack-exit-9",
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="stack-exit-9",
     ),
     pytest.param(
         "mvn -B package",
         "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile "
         "(default-compile) on project app: Fatal error compiling: java.lang.OutOfMemoryError: Java heap "
         "space -> [Help 1]",
-        "build.compiler-out-of-memory", PLATFORM, id="maven-compiler-oom",
+        "build.compiler-out-of-memory",
+        PLATFORM,
+        id="maven-compiler-oom",
     ),
 ]
 
@@ -192,7 +239,7 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
         pytest.param(
             "make",
             "src/main.c:3:10: fatal error: utils/helpr.h: No such file or directory\n"
-            "    3 | #include \"utils/helpr.h\"\ncompilation terminated.",
+            '    3 | #include "utils/helpr.h"\ncompilation terminated.',
             id="own-header-typo",
         ),
         pytest.param(
@@ -210,7 +257,7 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
         pytest.param(
             "cargo build",
             "error[E0432]: unresolved import `crate::utl`\n --> src/main.rs:3:12\n\n"
-            "error: could not compile `app` (bin \"app\") due to 1 previous error",
+            'error: could not compile `app` (bin "app") due to 1 previous error',
             id="rust-own-module",
         ),
         pytest.param(
