@@ -131,6 +131,7 @@ PACKS = (
     "perl.yml",
     "platforms.yml",
     "testenv.yml",
+    "depinstall.yml",
 )
 
 
