@@ -133,6 +133,7 @@ PACKS = (
     "testenv.yml",
     "lintcheck.yml",
     "buildenv.yml",
+    "depinstall.yml",
 )
 
 

@@ -1,0 +1,287 @@
+"""Installing dependencies (`healer/diagnosis/rules/depinstall.yml`, and the entries of the ecosystem packs it
+touches): each entry, written from a package manager's own words, has one case here with the rule that must
+read it and the decision that follows, and the traps: the code's own failure that merely mentions the
+words."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.rules import load_rules
+from healer.model import Action, Evidence, Job, LogTail, Owner
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+SHA = "3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a"
+UPSTREAM, REPO, PLATFORM = (
+    (Owner.UPSTREAM, Action.ESCALATE),
+    (Owner.REPOSITORY, Action.ESCALATE),
+    (Owner.PLATFORM, Action.RERUN),
+)
+
+
+def diagnose(command: str, output: str, exit_code: int = 1):  # noqa: ANN201
+    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]"]
+    lines += [*output.splitlines(), f"##[error]Process completed with exit code {exit_code}."]
+    text = "".join(f"{STAMP}{line}\n" for line in lines)
+    record = Job(id=1, name="build", status="completed", conclusion="failure", steps=())
+    return classify(
+        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
+    )
+
+
+GONE, NET, CREDS = (
+    "dependency.git-ref-gone",
+    "network.package-registry",
+    "config.package-registry-credentials",
+)
+CASES = [
+    # a git dependency's pinned commit, gone upstream
+    (
+        "npm ci",
+        f"npm ERR! code 128\nnpm ERR! fatal: reference is not a tree: {SHA}",
+        GONE,
+        UPSTREAM,
+        "npm-not-a-tree",
+    ),
+    (
+        "pip install -r requirements.txt",
+        f"  fatal: remote error: upload-pack: not our ref {SHA}\n  error: subprocess-exited-with-error",
+        GONE,
+        UPSTREAM,
+        "pip-not-our-ref",
+    ),
+    (
+        "cargo build --locked",
+        "error: failed to get `mylib` as a dependency of package `app v0.1.0`\n\nCaused by:\n  "
+        "revspec '3f2a1b9c' not found; class=Reference (4); code=NotFound (-3)",
+        GONE,
+        UPSTREAM,
+        "cargo-revspec",
+    ),
+    (
+        "bundle install",
+        f"Revision {SHA} does not exist in the repository https://github.com/acme/mylib.git. "
+        "Maybe you misspelled it?",
+        GONE,
+        UPSTREAM,
+        "bundler-revision",
+    ),
+    (
+        "go mod download",
+        "go: github.com/acme/mylib@v0.0.0-20240101120000-3f2a1b9c8d7e: invalid version: unknown revision "
+        "3f2a1b9c8d7e",
+        GONE,
+        UPSTREAM,
+        "go-pseudo-version",
+    ),
+    # a registry or mirror that did not answer
+    (
+        "cargo fetch --locked",
+        "error: failed to get `serde` as a dependency of package `app v0.1.0`\n\nCaused by:\n  download of "
+        "se/rd/serde failed\n\nCaused by:\n  failed to get successful HTTP response from "
+        "`https://index.crates.io/se/rd/serde` (151.101.2.137), got 503",
+        NET,
+        PLATFORM,
+        "cargo-index-503",
+    ),
+    (
+        "bundle install",
+        "Could not reach host rubygems.org. Check your network connection and try again.",
+        NET,
+        PLATFORM,
+        "bundler-could-not-reach",
+    ),
+    (
+        "bun install --frozen-lockfile",
+        "error: ConnectionRefused downloading package manifest react\nerror: react@18.3.1 failed to resolve",
+        NET,
+        PLATFORM,
+        "bun-connection-refused",
+    ),
+    (
+        "Rscript -e 'install.packages(\"dplyr\")'",
+        "Warning: unable to access index for repository https://cloud.r-project.org/src/contrib:\n"
+        "  cannot open URL 'https://cloud.r-project.org/src/contrib/PACKAGES'\n"
+        "Warning message:\npackage ‘dplyr’ is not available for this version of R",
+        NET,
+        PLATFORM,
+        "r-cannot-open-index",
+    ),
+    (
+        "vcpkg install --triplet x64-linux",
+        "error: Failed to download from mirror set\n"
+        "error: https://github.com/madler/zlib/archive/v1.3.1.tar.gz: "
+        "curl failed to download with exit code 28",
+        NET,
+        PLATFORM,
+        "vcpkg-curl-28",
+    ),
+    (
+        "vcpkg install --triplet x64-windows",
+        "error: Failed to download from mirror set\n"
+        "error: https://github.com/curl/curl/archive/curl-8_0_1.tar.gz: "
+        "WinHttpSendRequest failed with exit code 12002",
+        NET,
+        PLATFORM,
+        "vcpkg-winhttp-12002",
+    ),
+    (
+        "mix deps.get",
+        "Failed to fetch record for 'hexpm/phoenix' from registry (using cache instead)\n"
+        "{:failed_connect, [{:to_address, {'repo.hex.pm', 443}}, {:inet, [:inet], :econnrefused}]}\n"
+        "** (Mix) Unknown package phoenix in lockfile",
+        "elixir.hex-network",
+        PLATFORM,
+        "hex-failed-connect",
+    ),
+    (
+        "dotnet restore",
+        "App.sln : error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json.\n"
+        "App.sln : error NU1301:   The SSL connection could not be established, see inner exception.",
+        "dotnet.restore-network",
+        PLATFORM,
+        "nuget-nu1301-unreachable",
+    ),
+    (
+        "composer install",
+        'In CurlDownloader.php line 390:\n\n  The "https://repo.packagist.org/p2/symfony/console.json" file '
+        "could not be downloaded (HTTP/2 502 )",
+        "network.http-5xx",
+        PLATFORM,
+        "composer-header-is-not-shellcheck",
+    ),
+    # a private registry that refused the job's credentials
+    (
+        "pnpm install --frozen-lockfile",
+        " ERR_PNPM_FETCH_401  GET https://npm.pkg.github.com/@acme%2Fui: Unauthorized - 401\n\n"
+        "No authorization header was set for the request.",
+        CREDS,
+        REPO,
+        "pnpm-fetch-401",
+    ),
+    (
+        "cargo build --locked",
+        "Caused by:\n  token rejected for `acme`, please run `cargo login --registry acme`\n"
+        "  or use environment variable CARGO_REGISTRIES_ACME_TOKEN",
+        CREDS,
+        REPO,
+        "cargo-token-rejected",
+    ),
+    (
+        "cargo build --locked",
+        "error: failed to download `acme-lib v1.2.0`\n\nCaused by:\n  no token found for `acme`, please run "
+        "`cargo login --registry acme`",
+        CREDS,
+        REPO,
+        "cargo-no-token",
+    ),
+    (
+        "bundle install",
+        "Authentication is required for gems.acme.com.\n"
+        "Please supply credentials for this source. You can do "
+        "this by running:\n`bundle config set --global gems.acme.com username:password`",
+        CREDS,
+        REPO,
+        "bundler-authentication-required",
+    ),
+    (
+        "bundle install",
+        "Bad username or password for https://ci@gems.acme.com/.\nPlease double-check your credentials and "
+        "correct them.",
+        CREDS,
+        REPO,
+        "bundler-bad-username",
+    ),
+    (
+        "uv sync --locked",
+        "error: Failed to fetch: `https://pypi.acme.com/simple/acme-lib/`\n  Caused by: HTTP status client "
+        "error (401 Unauthorized) for url (https://pypi.acme.com/simple/acme-lib/)",
+        CREDS,
+        REPO,
+        "uv-401",
+    ),
+    (
+        "uv lock",
+        "  × No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because acme-lib was not found in the package "
+        "registry and you require acme-lib, we can conclude that your requirements are unsatisfiable.\n\n"
+        "      hint: An index URL (https://pypi.acme.com/simple) could not be queried due to a lack of valid "
+        "authentication credentials (401 Unauthorized).",
+        CREDS,
+        REPO,
+        "uv-hint-credentials",
+    ),
+    (
+        "conan install . --build=missing",
+        "ERROR: Package 'acme-core/1.2.0' not resolved: acme-core/1.2.0: Wrong user or password. "
+        "[Remote: acme-artifactory]",
+        CREDS,
+        REPO,
+        "conan-wrong-user",
+    ),
+    (
+        "conan install . --build=missing",
+        "ERROR: Permission denied for user: 'ci'. [Remote: artifactory]",
+        CREDS,
+        REPO,
+        "conan-permission-denied",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "rule", "want"), [pytest.param(*c[:4], id=c[4]) for c in CASES]
+)
+def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, want: tuple) -> None:
+    diagnosis = diagnose(command, output)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (rule, *want)
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        pytest.param(
+            "cargo build --locked",
+            "warning: spurious network error (2 tries remaining): [28] Timeout was reached\n   Compiling app "
+            "v0.1.0\nerror[E0425]: cannot find value `confg` in this scope\n --> src/main.rs:12:5\n\n"
+            'error: could not compile `app` (bin "app") due to 1 previous error',
+            id="cargo-retry-then-compile-error",
+        ),
+        pytest.param(
+            "cargo build",
+            "warning: spurious network error (2 tries remaining): "
+            "failed to get successful HTTP response from "
+            "`https://index.crates.io/to/ki/tokio` (151.101.2.137), got 503\n"
+            "error: failed to select a version "
+            'for the requirement `tokio = "^9.0"`\ncandidate versions found which didn\'t match: 1.37.0',
+            id="cargo-503-retry-then-conflict",
+        ),
+        pytest.param(
+            "go test ./...",
+            '--- FAIL: TestResolveRef (0.00s)\n    resolve_test.go:31: got error "invalid version: unknown '
+            'revision deadbeef", want nil\nFAIL\nFAIL\texample.com/app/resolve\t0.012s',
+            id="go-test-quotes-unknown-revision",
+        ),
+        pytest.param(
+            "bundle exec rspec",
+            "Failures:\n\n  1) GemSource#fetch asks for credentials\n     Failure/Error: expect(message).to "
+            'eq("Authentication is required for gems.acme.com.")\n\n       expected: "Authentication is '
+            'required for gems.acme.com."\n            got: "Bad username or password."\n\n'
+            "10 examples, 1 failure",
+            id="rspec-quotes-bundler-auth",
+        ),
+        pytest.param(
+            "npx jest",
+            " FAIL  src/git.test.ts\n  ● git › reports a missing commit\n\n"
+            "    expect(received).toBe(expected)"
+            f'\n\n    Expected: "fatal: reference is not a tree: {SHA}"\n    Received: "ok"\n\n'
+            "Tests:       1 failed, 9 passed, 10 total",
+            id="jest-quotes-not-a-tree",
+        ),
+    ],
+)
+def test_the_codes_own_failures_stay_the_codes(command: str, output: str) -> None:
+    diagnosis = diagnose(command, output)
+    assert diagnosis.owner is Owner.CODE and diagnosis.action in (Action.AGENT, Action.FIX)
