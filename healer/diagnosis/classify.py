@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from healer.diagnosis.capture import failing_steps, split_capture
+from healer.diagnosis.emptysecret import without_its_secrets
 from healer.diagnosis.excerpt import (
     MAX_DECISIVE,
     MAX_EXCERPT_BYTES,
@@ -160,7 +161,10 @@ def diagnose(
         phase=log.phase,
     )
     owned = assign_owner(read, purpose, rule=rules.get(read.rule))
-    return on_the_steps_word(owned, [log.lines[i] for i in log.failing_lines()])
+    lines = [log.lines[i] for i in log.failing_lines()]
+    step = log.failing_step
+    header = log.lines[step.start : step.body_start] if step is not None else ()
+    return without_its_secrets(on_the_steps_word(owned, lines), header, lines)
 
 
 def _read(

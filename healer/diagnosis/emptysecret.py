@@ -1,0 +1,83 @@
+"""A step the runner ran with a secret's variable or input empty: the repository's secrets, not the code.
+
+The runner writes each step's header into the log before its output: ``##[group]Run …``, the script or
+the action's ``with:`` inputs, then ``env:`` with one ``  NAME: value`` line per variable, a secret's value
+masked as ``***``. GitHub passes no secrets but ``GITHUB_TOKEN`` to a workflow run for a pull request from a
+fork, nor Actions secrets to a run Dependabot triggered, and a secret that is not set expands to an empty
+string (GitHub Docs, "Using secrets in GitHub Actions"). So a header line ``  SONAR_TOKEN:`` with nothing
+after it says the step ran without that secret.
+
+That alone is not whose failure it is: a compiler's error or a failed assertion in the same step is the code's
+whatever its environment lacked. It decides only where the step's own words point the same way: a refused or
+missing credential in its output, or no cause line at all (the tool's summary, Maven's "Failed to execute
+goal", the exit code). Then the failure is the repository's: a maintainer sets the secret, or makes the step
+skip pull requests that cannot have it.
+
+Pure: lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from healer.diagnosis.testcauses import CREDENTIAL
+from healer.model import Action, Category, Diagnosis, Owner
+
+# a header's input or variable shown with nothing after it
+_EMPTY = re.compile(r"^  (?P<name>[A-Za-z_][\w-]{0,100}):$")
+# names that hold a secret: tokens, keys, passwords, credentials
+_SECRET_NAME = re.compile(
+    r"(?i)token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth"
+)
+# rules that read a summary or a name, not a cause line: they do not say the code failed
+_SUMMARIES = ("fallback.", "derived.", "none", "jvm.maven-goal-failed", "jvm.gradle-task-failed")
+# kinds whose report is the code's own, whatever the step's environment lacked
+_CODE_REPORTS = frozenset({Category.BUILD, Category.LINT, Category.FORMAT, Category.TYPECHECK})
+
+
+def empty_secrets(header: Sequence[str]) -> tuple[str, ...]:
+    """The secret-named inputs and variables a step's header shows empty, in order."""
+    names = []
+    for line in header:
+        found = _EMPTY.match(line.rstrip())
+        if found and _SECRET_NAME.search(found.group("name")):
+            names.append(found.group("name"))
+    return tuple(dict.fromkeys(names))
+
+
+def without_its_secrets(diagnosis: Diagnosis, header: Sequence[str], step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to the repository when the step ran with a secret empty and its output refused a
+    credential or named no cause; otherwise unchanged."""
+    summary = diagnosis.rule.startswith(_SUMMARIES)
+    if diagnosis.owner not in (Owner.CODE, Owner.UNKNOWN) or diagnosis.category in (
+        Category.CANCELLED,
+        Category.TIMEOUT,
+    ):
+        return diagnosis
+    if diagnosis.category in _CODE_REPORTS and not summary:
+        return diagnosis  # a compiler's or a linter's own report
+    if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
+        return diagnosis
+    names = empty_secrets(header)
+    if not names:
+        return diagnosis
+    refused = any(CREDENTIAL.search(line) for line in step_lines)
+    if not refused and not (summary or diagnosis.category is Category.UNKNOWN):
+        return diagnosis
+    shown = ", ".join(names[:3])
+    why = "its output refused a credential" if refused else "its output names no other cause"
+    kept = tuple(pair for pair in diagnosis.decided_by if pair[0] not in ("row", "evidence"))
+    kept += (
+        ("evidence", f"the step ran with {shown} empty (a secret not set, or withheld from a fork); {why}"),
+        ("row", "(repository, config) → escalate"),
+    )
+    return replace(
+        diagnosis,
+        owner=Owner.REPOSITORY,
+        category=Category.CONFIG,
+        action=Action.ESCALATE,
+        fix_commands=(),
+        decided_by=kept,
+    )

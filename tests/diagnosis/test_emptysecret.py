@@ -1,0 +1,92 @@
+"""A step the runner shows with a secret's variable empty is the repository's when its output refused a
+credential or named no cause; a compiler's error or a failed assertion beside it stays the code's."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.emptysecret import empty_secrets
+from healer.diagnosis.rules import load_rules
+from healer.model import Action, Evidence, Job, LogTail, Owner
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+
+
+def diagnose(command: str, env: dict[str, str], output: list[str], job: str = "ci"):  # noqa: ANN201
+    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "env:"]
+    lines += [f"  {name}: {value}".rstrip() for name, value in env.items()]
+    lines += ["##[endgroup]", *output, "##[error]Process completed with exit code 1.", "Post job cleanup."]
+    text = "".join(f"{STAMP}{line}\n" for line in lines)
+    record = Job(id=1, name=job, status="completed", conclusion="failure")
+    return classify(
+        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
+    )
+
+
+SONAR = [
+    "[INFO] --- sonar:5.2.0.4988:sonar (default-cli) @ fx-rates ---",
+    "[ERROR] Failed to execute goal org.sonarsource.scanner.maven:sonar-maven-plugin:5.2.0.4988:sonar "
+    "(default-cli) on project fx-rates: Project not found. -> [Help 1]",
+]
+LIVE_401 = [
+    "FAILED tests/integration/test_live.py::test_current - "
+    "client.errors.AuthError: 401 Unauthorized: API key missing",
+    "==================== 1 failed, 0 passed in 3.10s ====================",
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "env", "output"),
+    [
+        pytest.param("mvn -B sonar:sonar", {"SONAR_TOKEN": ""}, SONAR, id="summary-only"),
+        pytest.param("pytest tests/integration", {"WEATHER_API_KEY": ""}, LIVE_401, id="refused-credential"),
+    ],
+)
+def test_a_step_run_without_its_secret_is_the_repositorys(
+    command: str, env: dict[str, str], output: list[str]
+) -> None:
+    diagnosis = diagnose(command, env, output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "empty" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("command", "env", "output"),
+    [
+        pytest.param("mvn -B sonar:sonar", {"SONAR_TOKEN": "***"}, SONAR, id="secret-set"),
+        pytest.param(
+            "pytest tests/integration",
+            {"WEATHER_API_KEY": ""},
+            [
+                "FAILED tests/integration/test_live.py::test_parse - AssertionError: assert 3 == 4",
+                "==================== 1 failed, 9 passed in 3.10s ====================",
+            ],
+            id="an-assertion-beside-it",
+        ),
+        pytest.param(
+            "cargo build --release",
+            {"CARGO_REGISTRY_TOKEN": ""},
+            ["error[E0308]: mismatched types", " --> src/lib.rs:4:5", "error: could not compile `acme`"],
+            id="a-compiler-error-beside-it",
+        ),
+    ],
+)
+def test_the_codes_own_report_or_a_set_secret_keeps_the_reading(
+    command: str, env: dict[str, str], output: list[str]
+) -> None:
+    assert diagnose(command, env, output).owner is not Owner.REPOSITORY
+
+
+def test_only_secret_named_entries_shown_empty_count() -> None:
+    header = [
+        "env:",
+        "  NPM_TOKEN:",
+        "  EXTRA_ARGS:",
+        "  GITHUB_TOKEN: ***",
+        "with:",
+        "  api-key:",
+        "  path: dist",
+    ]
+    assert empty_secrets(header) == ("NPM_TOKEN", "api-key")
