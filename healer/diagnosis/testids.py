@@ -15,6 +15,8 @@ order the log first names them, without duplicates. The runners and the lines re
 - Maven Surefire 3 and 2: ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` and
   ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!`` → ``com.x.ATest.testA``
 - Gradle: ``com.x.ATest > testA() FAILED`` → ``com.x.ATest.testA``
+- RSpec's "Failed examples:" list: ``rspec ./spec/a_spec.rb:12 # A does x`` (the command that re-runs the
+  example) → ``./spec/a_spec.rb:12``
 
 Test ids are untrusted text (a PR names its own tests): callers show them in code spans and never run them.
 """
@@ -32,7 +34,7 @@ MAX_TEST_ID_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # A cheap first look: a line that holds none of these names no failed test (every shape below spells them
 # so, in this case: a passing test named ``test_error_handling`` is not looked at further).
-_HINT = re.compile(r"FAIL|ERROR|not ok|●")
+_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb")
 
 _PYTEST_SUMMARY = re.compile(
     r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: - .*)?$"
@@ -46,6 +48,8 @@ _TAP = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?:\s+#\s.*)?$")
 _GO = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(\d")
 _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
+# RSpec's list of failed examples: the command that re-runs each, then `#` and its description
+_RSPEC = re.compile(r"^rspec (?P<id>\S+_spec\.rb(?::\d+|\[[\d:]+\])) # ")
 _SUREFIRE3 = re.compile(
     r"^\[ERROR\] (?P<id>[\w.$]+\.[\w$]+(?:\([^)]*\))?(?:\[[^\]]*\])?)"
     r" +-- Time elapsed.*<<< (?:FAILURE|ERROR)!"
@@ -177,6 +181,8 @@ def _one_line_id(line: str) -> str | None:
         return match.group("id")
     if match := _CARGO.match(line):
         return match.group("name")
+    if match := _RSPEC.match(line):
+        return match.group("id")
     if match := _SUREFIRE3.match(line):
         return match.group("id")
     if match := _SUREFIRE2.match(line):

@@ -106,6 +106,12 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
             id="pytest-verbose-with-timestamp",
         ),
         pytest.param(
+            "Failed examples:\n\nrspec ./spec/lock_spec.rb:44 # Lock expires after ttl\n"
+            "rspec ./spec/models/user_spec.rb[1:2:1] # User is valid\n",
+            ("./spec/lock_spec.rb:44", "./spec/models/user_spec.rb[1:2:1]"),
+            id="rspec-failed-examples",
+        ),
+        pytest.param(
             "FAIL: test_add (calc_test.TestCalc)\n",
             ("calc_test.TestCalc.test_add",),
             id="unittest-before-3.11",
