@@ -121,3 +121,55 @@ def raised_by_the_checkout(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
         ("row", f"(code, {kind.value}) → agent"),
     )
     return replace(diagnosis, owner=Owner.CODE, category=kind, action=Action.AGENT, decided_by=kept)
+
+
+# Python's ImportError for a name a module does not have, with the module's file: "cannot import name 'x'
+# from 'pkg' (/…/site-packages/pkg/__init__.py)" (the Python documentation, "The import system"); pytest
+# prefixes the line with `E   `
+_CANNOT_IMPORT = re.compile(
+    r"^(?:E\s+)?ImportError: cannot import name '?\w+'? from '[\w.]+'(?: \((?P<path>[^)]{1,400})\))?"
+)
+# a frame as pytest's short traceback prints it (`path.py:12: in <module>`) or as Python's does
+_ANY_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s+File "(?P<file>[^"]{1,400})", line \d+')
+# an installed distribution's files (not the standard library, not the checkout)
+_PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+
+
+def clash_between_installed(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when the step stopped on an installed package importing a name another
+    installed package no longer has (Jinja2 importing ``soft_unicode`` from a MarkupSafe that removed it):
+    two releases that do not fit together, which a person pins; otherwise unchanged. The pull request's own
+    code importing a name a package lacks stays the code's."""
+    if diagnosis.owner is not Owner.CODE or any(
+        stage in ("ending", "history") for stage, _ in diagnosis.decided_by
+    ):
+        return diagnosis
+    for at in range(len(step_lines) - 1, max(-1, len(step_lines) - 1 - _NEAR_END), -1):
+        found = _CANNOT_IMPORT.match(
+            step_lines[at].strip() if step_lines[at].startswith(" ") else step_lines[at]
+        )
+        if found is None:
+            continue
+        frame = next(
+            (m for m in (_ANY_FRAME.match(line) for line in reversed(step_lines[max(0, at - 6) : at])) if m),
+            None,
+        )
+        importer = (frame.group("path") or frame.group("file")) if frame else ""
+        # an installed package imports other installed ones, not the checkout: its target is installed too
+        # when the message names no file
+        if not (_PACKAGES.search(importer) and _PACKAGES.search(found.group("path") or importer)):
+            return diagnosis
+        kept = tuple(pair for pair in diagnosis.decided_by if pair[0] not in ("row", "evidence"))
+        kept += (
+            ("evidence", "an installed package imports a name another installed package no longer has"),
+            ("row", "(upstream, dependency) → escalate"),
+        )
+        return replace(
+            diagnosis,
+            owner=Owner.UPSTREAM,
+            category=Category.DEPENDENCY,
+            action=Action.ESCALATE,
+            fix_commands=(),
+            decided_by=kept,
+        )
+    return diagnosis

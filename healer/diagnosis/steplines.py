@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from healer.diagnosis.linkfindings import checked_links
 from healer.diagnosis.owner import flaky_in_the_log
-from healer.diagnosis.raised import raised_by_the_checkout
+from healer.diagnosis.raised import clash_between_installed, raised_by_the_checkout
 from healer.diagnosis.testcauses import failed_on_the_world
 from healer.model import Diagnosis
 
@@ -20,7 +20,9 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     credential are not the code's (:func:`healer.diagnosis.testcauses.failed_on_the_world`); a link checker's
     findings that are all a busy server are the platform's, one broken link the code's
     (:func:`healer.diagnosis.linkfindings.checked_links`); an exception a file of the checkout raised is the
-    code's (:func:`healer.diagnosis.raised.raised_by_the_checkout`)."""
+    code's (:func:`healer.diagnosis.raised.raised_by_the_checkout`); an installed package importing a name
+    another installed package lacks is upstream's
+    (:func:`healer.diagnosis.raised.clash_between_installed`)."""
     lines = list(step_lines)
     said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
-    return raised_by_the_checkout(checked_links(said, lines), lines)
+    return clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)

@@ -126,3 +126,43 @@ def test_the_innermost_frame_of_the_last_traceback_near_the_end_is_read() -> Non
 )
 def test_which_files_are_the_checkouts(path: str, ours: bool) -> None:
     assert in_the_checkout(path) is ours
+
+
+SITE = "/opt/hostedtoolcache/Python/3.9.24/x64/lib/python3.9/site-packages"
+
+
+def collection_error(importer: str, target: str) -> list[str]:
+    return [
+        "==================================== ERRORS ====================================",
+        "___________________ ERROR collecting tests/test_render.py ___________________",
+        "tests/test_render.py:1: in <module>",
+        "    from reports import render",
+        f"{importer}:25: in <module>",
+        "    from .defaults import BLOCK_END_STRING",
+        f"E   ImportError: cannot import name 'soft_unicode' from 'markupsafe' ({target})",
+        "=========================== short test summary info ============================",
+        "ERROR tests/test_render.py",
+        "!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!",
+    ]
+
+
+def test_an_installed_package_importing_a_name_another_no_longer_has_is_upstreams() -> None:
+    output = collection_error(f"{SITE}/jinja2/environment.py", f"{SITE}/markupsafe/__init__.py")
+    diagnosis = diagnose("pytest -q", output, job="test")
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.UPSTREAM,
+        Category.DEPENDENCY,
+        Action.ESCALATE,
+    )
+
+
+@pytest.mark.parametrize(
+    ("importer", "target"),
+    [
+        pytest.param(f"{WORK}/reports/render.py", f"{SITE}/markupsafe/__init__.py", id="the-code-imports"),
+        pytest.param(f"{WORK}/reports/render.py", f"{WORK}/reports/defaults.py", id="the-code-renamed-it"),
+    ],
+)
+def test_the_codes_own_import_of_a_missing_name_stays_the_codes(importer: str, target: str) -> None:
+    diagnosis = diagnose("pytest -q", collection_error(importer, target), job="test")
+    assert diagnosis.owner is Owner.CODE
