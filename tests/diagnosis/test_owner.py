@@ -372,6 +372,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="repository-setting",
         ),
         pytest.param(
+            "actions/cache/restore@v4",
+            "##[error]Failed to restore cache entry. Exiting as fail-on-cache-miss is set. "
+            "Input key: models-v3",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="required-cache-entry-missing",
+        ),
+        pytest.param(
             "conda env create -f environment.yml",
             "PackagesNotFoundError: The following packages are not available from current channels:",
             Owner.UPSTREAM,
@@ -1387,6 +1395,16 @@ def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, ac
     log = uses_log(command, {"a": "b"}, lines, "") if "@" in command else run_log(command, lines)
     diagnosis = diagnose(log, job="ci")
     assert (diagnosis.owner, diagnosis.action) == (owner, action)
+
+
+def test_a_required_cache_entry_the_service_failed_to_look_up_is_re_run() -> None:
+    """A miss after the cache service failed the lookup may be a hit on a re-run: the platform's."""
+    lines = [
+        "##[warning]Failed to restore: Cache service responded with 503",
+        "##[error]Failed to restore cache entry. Exiting as fail-on-cache-miss is set. Input key: nm-8a1c",
+    ]
+    diagnosis = diagnose(uses_log("actions/cache@v4", {"fail-on-cache-miss": "true"}, lines, ""), job="ci")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
 
 
 def test_the_ending_comes_before_the_lines_a_killed_process_printed() -> None:
