@@ -17,6 +17,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   hands, with the job's, the failing step's and (for 60 %) the workflow's names; all in the test half.
 * ``fresh3``: ``tests/fixtures/fresh3`` — failed job logs of made-up repositories, frozen like ``fresh2`` by
   other hands, among them raw Travis CI build logs; all in the test half.
+* ``fresh4``: ``tests/fixtures/fresh4`` — 170 logs of 170 repositories, frozen like ``fresh3`` after its report;
+  all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -69,6 +71,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
     "fresh2": (FIXTURES / "fresh2" / "logs", FIXTURES / "fresh2" / "labels.json", None),
     "fresh3": (FIXTURES / "fresh3" / "logs", FIXTURES / "fresh3" / "labels.json", None),
+    "fresh4": (FIXTURES / "fresh4" / "logs", FIXTURES / "fresh4" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
@@ -177,8 +180,8 @@ def load_split() -> dict[str, Any]:
 
 def half_of(repo: str, split: dict[str, Any]) -> str:
     """The frozen half of a repository; one added after the freeze goes where its hash says (the fresh set's
-    repositories are all in the test half, as are fresh2's and fresh3's)."""
-    if repo.startswith(("fresh:", "fresh2:", "fresh3:")):
+    repositories are all in the test half, as are fresh2's, fresh3's and fresh4's)."""
+    if repo.startswith(("fresh:", "fresh2:", "fresh3:", "fresh4:")):
         return "test"
     if repo in split.get("dev", ()):
         return "dev"
