@@ -372,6 +372,46 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="repository-setting",
         ),
         pytest.param(
+            "mvn -B verify sonar:sonar",
+            "[ERROR] Failed to execute goal org.sonarsource.scanner.maven:sonar-maven-plugin:5.0.0.4389:"
+            "sonar (default-cli) on project ingest: Not authorized. Analyzing this project requires "
+            "authentication. Please check the user token in the property 'sonar.token'",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="sonar-token-refused",
+        ),
+        pytest.param(
+            "terraform plan -input=false",
+            "│ Error: configuring Terraform AWS Provider: validating provider credentials: retrieving caller "
+            "identity from STS: operation error STS: GetCallerIdentity, https response error StatusCode: 403",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="terraform-aws-sts-refused",
+        ),
+        pytest.param(
+            "cargo test --all",
+            "  [28] Timeout was reached (Connection timed out after 30001 milliseconds)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="cargo-transfer-timed-out",
+        ),
+        pytest.param(
+            "sudo apt-get install -y libboost-all-dev",
+            "E: Failed to fetch http://archive.ubuntu.com/ubuntu/pool/main/b/boost1.65.1/"
+            "libboost1.65-dev_1.65.1+dfsg-0ubuntu5_amd64.deb  404  Not Found [IP: 91.189.88.152 80]",
+            Owner.CODE,
+            Action.AGENT,
+            id="apt-index-stale",
+        ),
+        pytest.param(
+            "sudo apt-get install -y libboost-all-dev",
+            "E: Failed to fetch http://archive.ubuntu.com/ubuntu/pool/main/b/boost/libboost-dev.deb  "
+            "Connection failed [IP: 91.189.88.152 80]",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="apt-mirror-unreachable",
+        ),
+        pytest.param(
             "actions/cache/restore@v4",
             "##[error]Failed to restore cache entry. Exiting as fail-on-cache-miss is set. "
             "Input key: models-v3",
