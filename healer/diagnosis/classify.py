@@ -40,6 +40,7 @@ from healer.diagnosis.scope import (
     primary_scope,
     step_is_known,
 )
+from healer.diagnosis.selfhosted import on_its_own_machine
 from healer.diagnosis.steplines import on_the_steps_word
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
@@ -164,7 +165,7 @@ def diagnose(
     lines = [log.lines[i] for i in log.failing_lines()]
     step = log.failing_step
     header = log.lines[step.start : step.body_start] if step is not None else ()
-    return without_its_secrets(on_the_steps_word(owned, lines), header, lines)
+    return on_its_own_machine(without_its_secrets(on_the_steps_word(owned, lines), header, lines), log.lines)
 
 
 def _read(

@@ -1,0 +1,79 @@
+"""A self-hosted runner's own state: the repository's machine to repair, not GitHub's to re-run.
+
+The runner writes where a job runs at the start of its log. A GitHub-hosted runner names its image
+(``Runner Image Provisioner``, ``Hosted Compute Agent``, ``Runner Image``); a self-hosted one names itself
+(``Runner name: '…'``, ``Runner group name``, ``Machine name``). GitHub maintains the hosted machines and
+replaces each one after its job, so a full disk or a missing GPU there is gone on a re-run; a self-hosted
+machine is the repository's to maintain ("About self-hosted runners", GitHub Docs: you are responsible for
+updating its operating system and software), and the same disk, driver or missing tool meets the next run.
+
+So a failure of the machine's state (a full disk, a GPU or driver it cannot serve, no Docker daemon, a command
+it does not have) on a self-hosted runner is escalated to the people who keep it. A runner that lost its
+connection or was shut down stays a re-run: that is an event, not a state.
+
+Pure: lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from healer.diagnosis.logs import clean_line
+from healer.model import Action, Category, Diagnosis, Owner
+
+# the rules that read the machine's state, not an event
+MACHINE_STATE = frozenset(
+    {
+        "runner.disk-full",
+        "runner.gpu-unavailable",
+        "python.pytest-gpu-unavailable",
+        "runner.docker-unavailable",
+        "config.command-not-found",
+        "config.exit-127",
+    }
+)
+_SELF_HOSTED = re.compile(r"^Runner name: '(?P<name>[^']{1,200})'$")
+_HOSTED = re.compile(r"^(?:##\[group\])?(?:Runner Image Provisioner|Hosted Compute Agent|Runner Image)$")
+# the set-up section is the log's first lines; a step's output may print anything
+_SETUP_LINES = 80
+
+
+def self_hosted_runner(lines: Sequence[str]) -> str | None:
+    """The self-hosted runner's name its set-up section gives; None on a GitHub-hosted runner or when the
+    start of the log is not in view."""
+    name = None
+    for raw in lines[:_SETUP_LINES]:
+        line = clean_line(raw)
+        if _HOSTED.match(line):
+            return None
+        if found := _SELF_HOSTED.match(line):
+            name = found.group("name")
+        elif line.startswith("##[group]Run "):
+            break
+    return None if name is None or name.startswith("GitHub Actions") else name
+
+
+def on_its_own_machine(diagnosis: Diagnosis, log_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to the repository when the machine's state failed the job on a self-hosted runner;
+    otherwise unchanged."""
+    if diagnosis.rule not in MACHINE_STATE or diagnosis.owner is Owner.REPOSITORY:
+        return diagnosis
+    runner = self_hosted_runner(log_lines)
+    if runner is None:
+        return diagnosis
+    kind = Category.CONFIG if diagnosis.category is Category.CONFIG else Category.INFRASTRUCTURE
+    kept = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
+    kept += (
+        ("evidence", f"on the self-hosted runner {runner[:80]!r}: the machine is the repository's to repair"),
+        ("row", f"(repository, {kind.value}) → escalate"),
+    )
+    return replace(
+        diagnosis,
+        owner=Owner.REPOSITORY,
+        category=kind,
+        action=Action.ESCALATE,
+        fix_commands=(),
+        decided_by=kept,
+    )

@@ -1,0 +1,64 @@
+"""The machine's own state on a self-hosted runner is the repository's to repair; on a GitHub-hosted runner,
+or for an event such as a lost runner, it stays a re-run."""
+
+from __future__ import annotations
+
+from healer.diagnosis.classify import classify
+from healer.diagnosis.rules import load_rules
+from healer.diagnosis.selfhosted import self_hosted_runner
+from healer.model import Action, Evidence, Job, LogTail, Owner
+
+RULES = load_rules()
+STAMP = "2026-11-03T10:02:11.0000000Z "
+SELF_HOSTED = [
+    "Current runner version: '2.330.0'",
+    "Runner name: 'build-07'",
+    "Runner group name: 'Default'",
+    "Machine name: 'build-07'",
+]
+HOSTED = [
+    "Current runner version: '2.330.0'",
+    "##[group]Runner Image Provisioner",
+    "Hosted Compute Agent",
+    "##[endgroup]",
+]
+
+
+def diagnose(setup: list[str], output: list[str]):  # noqa: ANN201
+    lines = [*setup, "Complete job name: nightly", "##[group]Run make nightly", "make nightly"]
+    lines += ["shell: /usr/bin/bash -e {0}", "##[endgroup]", *output]
+    lines += ["##[error]Process completed with exit code 2.", "Post job cleanup."]
+    text = "".join(f"{STAMP}{line}\n" for line in lines)
+    record = Job(id=1, name="nightly", status="completed", conclusion="failure")
+    return classify(
+        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
+    )
+
+
+DISK_FULL = [
+    "cp: error writing 'build/out/app.img': No space left on device",
+    "make: *** [Makefile:9: img] Error 1",
+]
+
+
+def test_a_full_disk_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+    diagnosis = diagnose(SELF_HOSTED, DISK_FULL)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "build-07" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_a_full_disk_on_a_hosted_runner_is_re_run() -> None:
+    assert diagnose(HOSTED, DISK_FULL).action is Action.RERUN
+
+
+def test_a_lost_self_hosted_runner_is_an_event_and_is_re_run() -> None:
+    lost = ["##[error]The self-hosted runner: build-07 lost communication with the server."]
+    assert diagnose(SELF_HOSTED, lost).owner is not Owner.REPOSITORY
+
+
+def test_the_runner_is_read_from_the_set_up_section_only() -> None:
+    assert self_hosted_runner(SELF_HOSTED) == "build-07"
+    assert self_hosted_runner(HOSTED) is None
+    assert self_hosted_runner(["Runner name: 'GitHub Actions 12'"]) is None
+    # a step that prints the words is a step's output, not the set-up
+    assert self_hosted_runner([*HOSTED, "##[group]Run echo", "Runner name: 'x'"]) is None
