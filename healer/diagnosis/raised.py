@@ -131,37 +131,40 @@ _CANNOT_IMPORT = re.compile(
 )
 # a frame as pytest's short traceback prints it (`path.py:12: in <module>`) or as Python's does
 _ANY_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s+File "(?P<file>[^"]{1,400})", line \d+')
-# an installed distribution's files (not the standard library, not the checkout)
-_PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+# an installed distribution's files (not the standard library, not the checkout), and the package's folder
+_PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[\w.-]+)")
+# a module an installed package imports from itself that its installation lacks (a compiled extension left
+# out of the release): `ModuleNotFoundError: No module named 'pkg._speedups'`
+_OWN_MODULE_MISSING = re.compile(r"^(?:E\s+)?ModuleNotFoundError: No module named '(?P<module>[\w.]+)'")
 
 
 def clash_between_installed(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when the step stopped on an installed package importing a name another
-    installed package no longer has (Jinja2 importing ``soft_unicode`` from a MarkupSafe that removed it):
-    two releases that do not fit together, which a person pins; otherwise unchanged. The pull request's own
-    code importing a name a package lacks stays the code's."""
+    installed package no longer has (Jinja2 importing ``soft_unicode`` from a MarkupSafe that removed it: two
+    releases that do not fit together), or a module of its own its installation lacks (a compiled extension
+    left out of the release): a person pins another version; otherwise unchanged. The pull request's own code
+    importing a name a package lacks stays the code's."""
     if diagnosis.owner is not Owner.CODE or any(
         stage in ("ending", "history") for stage, _ in diagnosis.decided_by
     ):
         return diagnosis
     for at in range(len(step_lines) - 1, max(-1, len(step_lines) - 1 - _NEAR_END), -1):
-        found = _CANNOT_IMPORT.match(
-            step_lines[at].strip() if step_lines[at].startswith(" ") else step_lines[at]
-        )
-        if found is None:
+        line = step_lines[at].strip()
+        found, own = _CANNOT_IMPORT.match(line), _OWN_MODULE_MISSING.match(line)
+        if found is None and own is None:
             continue
-        frame = next(
-            (m for m in (_ANY_FRAME.match(line) for line in reversed(step_lines[max(0, at - 6) : at])) if m),
-            None,
-        )
-        importer = (frame.group("path") or frame.group("file")) if frame else ""
-        # an installed package imports other installed ones, not the checkout: its target is installed too
-        # when the message names no file
-        if not (_PACKAGES.search(importer) and _PACKAGES.search(found.group("path") or importer)):
-            return diagnosis
+        frames = (_ANY_FRAME.match(before) for before in reversed(step_lines[max(0, at - 6) : at]))
+        frame = next((m for m in frames if m), None)
+        importer = _PACKAGES.search((frame.group("path") or frame.group("file")) if frame else "")
+        if importer is None:
+            return diagnosis  # the checkout's own import
+        if own is not None and own.group("module").split(".")[0] != importer.group("package"):
+            return diagnosis  # another package missing: the job's install may have left it out
+        if found is not None and found.group("path") and not _PACKAGES.search(found.group("path")):
+            return diagnosis  # an installed package importing the checkout's module
         kept = tuple(pair for pair in diagnosis.decided_by if pair[0] not in ("row", "evidence"))
         kept += (
-            ("evidence", "an installed package imports a name another installed package no longer has"),
+            ("evidence", "an installed package imports what its installation or another installed one lacks"),
             ("row", "(upstream, dependency) → escalate"),
         )
         return replace(

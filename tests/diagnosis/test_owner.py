@@ -372,6 +372,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="repository-setting",
         ),
         pytest.param(
+            "cargo publish --dry-run",
+            "error: failed to verify package tarball",
+            Owner.CODE,
+            Action.AGENT,
+            id="cargo-package-does-not-build",
+        ),
+        pytest.param(
             "mvn -B verify sonar:sonar",
             "[ERROR] Failed to execute goal org.sonarsource.scanner.maven:sonar-maven-plugin:5.0.0.4389:"
             "sonar (default-cli) on project ingest: Not authorized. Analyzing this project requires "

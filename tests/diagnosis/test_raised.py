@@ -166,3 +166,24 @@ def test_an_installed_package_importing_a_name_another_no_longer_has_is_upstream
 def test_the_codes_own_import_of_a_missing_name_stays_the_codes(importer: str, target: str) -> None:
     diagnosis = diagnose("pytest -q", collection_error(importer, target), job="test")
     assert diagnosis.owner is Owner.CODE
+
+
+def import_of(module: str) -> list[str]:
+    return [
+        "ImportError while loading conftest '/home/runner/work/acme/acme/conftest.py'.",
+        "conftest.py:2: in <module>",
+        "    import yamlkit",
+        f"{SITE}/yamlkit/__init__.py:4: in <module>",
+        "    from ._speedups import load",
+        f"E   ModuleNotFoundError: No module named '{module}'",
+    ]
+
+
+def test_an_installed_package_missing_a_module_of_its_own_is_a_broken_release() -> None:
+    diagnosis = diagnose("pytest -q", import_of("yamlkit._speedups"), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+
+
+def test_an_installed_package_missing_another_package_is_left_to_the_other_readings() -> None:
+    # the job's install may have left the other package out (`--no-deps`, an extra not asked for)
+    assert diagnose("pytest -q", import_of("charset_normalizer"), job="test").owner is not Owner.UPSTREAM
