@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
+from healer.diagnosis.owner import reread
 from healer.diagnosis.testcauses import CREDENTIAL
 from healer.model import Action, Category, Diagnosis, Owner
 
@@ -68,16 +68,5 @@ def without_its_secrets(diagnosis: Diagnosis, header: Sequence[str], step_lines:
         return diagnosis
     shown = ", ".join(names[:3])
     why = "its output refused a credential" if refused else "its output names no other cause"
-    kept = tuple(pair for pair in diagnosis.decided_by if pair[0] not in ("row", "evidence"))
-    kept += (
-        ("evidence", f"the step ran with {shown} empty (a secret not set, or withheld from a fork); {why}"),
-        ("row", "(repository, config) → escalate"),
-    )
-    return replace(
-        diagnosis,
-        owner=Owner.REPOSITORY,
-        category=Category.CONFIG,
-        action=Action.ESCALATE,
-        fix_commands=(),
-        decided_by=kept,
-    )
+    said = f"the step ran with {shown} empty (a secret not set, or withheld from a fork); {why}"
+    return reread(diagnosis, Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, said, replaces_evidence=True)

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
+from healer.diagnosis.owner import reread
 from healer.model import Action, Category, Diagnosis, Owner
 
 # a finding and the answer it got (`status`) or the words after it (`rest`), per checker
@@ -93,9 +93,4 @@ def checked_links(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
         owner, kind, action, said = Owner.CODE, Category.LINT, Action.AGENT, "a broken link among them"
     else:
         return diagnosis
-    stages = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
-    stages += (
-        ("evidence", f"the link checker's findings: {said}"),
-        ("row", f"({owner.value}, {kind.value}) → {action.value}"),
-    )
-    return replace(diagnosis, owner=owner, category=kind, action=action, fix_commands=(), decided_by=stages)
+    return reread(diagnosis, owner, kind, action, f"the link checker's findings: {said}")

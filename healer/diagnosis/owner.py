@@ -217,6 +217,25 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
     )
 
 
+def reread(
+    diagnosis: Diagnosis,
+    owner: Owner,
+    kind: Category,
+    action: Action,
+    evidence: str,
+    *,
+    replaces_evidence: bool = False,
+) -> Diagnosis:
+    """``diagnosis`` given to ``owner`` by a later reading of the step's own lines (its tests' causes, a link
+    checker's findings, a traceback, a step's header, the runner): ``decided_by`` keeps every stage but the
+    table's row (and the earlier evidence, when this reading ``replaces_evidence``), adds ``evidence`` and the
+    row ``(owner, kind) → action``."""
+    dropped = ("row", "evidence") if replaces_evidence else ("row",)
+    said = tuple(pair for pair in diagnosis.decided_by if pair[0] not in dropped)
+    said += (("evidence", evidence), ("row", f"({owner.value}, {kind.value}) → {action.value}"))
+    return replace(diagnosis, owner=owner, category=kind, action=action, fix_commands=(), decided_by=said)
+
+
 def reassigned(
     diagnosis: Diagnosis, owner: Owner, history: str, then: str, *, action: Action | None = None
 ) -> Diagnosis:

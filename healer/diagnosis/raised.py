@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
+from healer.diagnosis.owner import reread
 from healer.diagnosis.testcauses import CREDENTIAL, NETWORK
 from healer.model import Action, Category, Diagnosis, Owner
 
@@ -115,12 +115,8 @@ def raised_by_the_checkout(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
     kind = _NAME_KIND.get(short, diagnosis.category)
     if kind is Category.CONFIG:
         kind = Category.UNKNOWN
-    kept = tuple(pair for pair in diagnosis.decided_by if pair[0] not in ("row", "evidence"))
-    kept += (
-        ("evidence", f"{short} raised in {path.rsplit('/', 1)[-1][:80]}, a file of the checkout"),
-        ("row", f"(code, {kind.value}) → agent"),
-    )
-    return replace(diagnosis, owner=Owner.CODE, category=kind, action=Action.AGENT, decided_by=kept)
+    said = f"{short} raised in {path.rsplit('/', 1)[-1][:80]}, a file of the checkout"
+    return reread(diagnosis, Owner.CODE, kind, Action.AGENT, said, replaces_evidence=True)
 
 
 # Python's ImportError for a name a module does not have, with the module's file: "cannot import name 'x'
@@ -162,17 +158,8 @@ def clash_between_installed(diagnosis: Diagnosis, step_lines: Sequence[str]) -> 
             return diagnosis  # another package missing: the job's install may have left it out
         if found is not None and found.group("path") and not _PACKAGES.search(found.group("path")):
             return diagnosis  # an installed package importing the checkout's module
-        kept = tuple(pair for pair in diagnosis.decided_by if pair[0] not in ("row", "evidence"))
-        kept += (
-            ("evidence", "an installed package imports what its installation or another installed one lacks"),
-            ("row", "(upstream, dependency) → escalate"),
-        )
-        return replace(
-            diagnosis,
-            owner=Owner.UPSTREAM,
-            category=Category.DEPENDENCY,
-            action=Action.ESCALATE,
-            fix_commands=(),
-            decided_by=kept,
+        said = "an installed package imports what its installation or another installed one lacks"
+        return reread(
+            diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said, replaces_evidence=True
         )
     return diagnosis

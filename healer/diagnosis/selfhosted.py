@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from healer.diagnosis.logs import clean_line
+from healer.diagnosis.owner import reread
 from healer.model import Action, Category, Diagnosis, Owner
 
 # the rules that read the machine's state, not an event
@@ -64,16 +64,5 @@ def on_its_own_machine(diagnosis: Diagnosis, log_lines: Sequence[str]) -> Diagno
     if runner is None:
         return diagnosis
     kind = Category.CONFIG if diagnosis.category is Category.CONFIG else Category.INFRASTRUCTURE
-    kept = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
-    kept += (
-        ("evidence", f"on the self-hosted runner {runner[:80]!r}: the machine is the repository's to repair"),
-        ("row", f"(repository, {kind.value}) → escalate"),
-    )
-    return replace(
-        diagnosis,
-        owner=Owner.REPOSITORY,
-        category=kind,
-        action=Action.ESCALATE,
-        fix_commands=(),
-        decided_by=kept,
-    )
+    said = f"on the self-hosted runner {runner[:80]!r}: the machine is the repository's to repair"
+    return reread(diagnosis, Owner.REPOSITORY, kind, Action.ESCALATE, said)

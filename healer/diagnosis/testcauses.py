@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
+from healer.diagnosis.owner import reread
 from healer.model import Action, Category, Diagnosis, Owner
 
 # how many of a test's lines after its header are read for its cause
@@ -133,9 +133,5 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     else:
         return diagnosis
     shown = causes[0][:160]
-    stages = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
-    stages += (
-        ("evidence", f"every failing test ({len(causes)}) stopped on {said}, first: {shown}"),
-        ("row", f"({owner.value}, {kind.value}) → {action.value}"),
-    )
-    return replace(diagnosis, owner=owner, category=kind, action=action, fix_commands=(), decided_by=stages)
+    said = f"every failing test ({len(causes)}) stopped on {said}, first: {shown}"
+    return reread(diagnosis, owner, kind, action, said)
