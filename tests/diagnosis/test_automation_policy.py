@@ -5,28 +5,17 @@ traps: the code's own failure inside a job named for a policy."""
 from __future__ import annotations
 
 import pytest
+from joblogs import diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
-
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
+from healer.model import Action, Owner
 
 
 def run_log(command: str, output: str) -> str:
-    """A job log whose failing step runs `command` (a `uses:` action when its first word holds `@`)."""
-    lines = ["##[group]Runner Image", "Image: ubuntu-24.04", "##[endgroup]", f"##[group]Run {command}"]
-    lines += ["with:"] if "@" in command.split()[0] else [command, "shell: /usr/bin/bash -e {0}"]
-    lines += ["##[endgroup]", *output.splitlines(), "##[error]Process completed with exit code 1."]
-    return "".join(f"{STAMP}{line}\n" for line in lines)
+    return job_log(command, output, image="ubuntu-24.04")
 
 
 def diagnose(text: str, job: str):  # noqa: ANN201
-    record = Job(id=1, name=job, status="completed", conclusion="failure", steps=())
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(text, job=job)
 
 
 @pytest.mark.parametrize(

@@ -6,28 +6,17 @@ module, a standard or the memory."""
 from __future__ import annotations
 
 import pytest
+from joblogs import PLATFORM, REPO, diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
-
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
-REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RERUN)
+from healer.model import Action, Owner
 
 
 def run_log(command: str, output: str) -> str:
-    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]"]
-    lines += [*output.splitlines(), "##[error]Process completed with exit code 1."]
-    return "".join(f"{STAMP}{line}\n" for line in lines)
+    return job_log(command, output)
 
 
 def diagnose(command: str, output: str, job: str = "build"):  # noqa: ANN201
-    text = run_log(command, output)
-    record = Job(id=1, name=job, status="completed", conclusion="failure", steps=())
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(run_log(command, output), job=job)
 
 
 CASES = [

@@ -6,29 +6,15 @@ words."""
 from __future__ import annotations
 
 import pytest
+from joblogs import PLATFORM, REPO, UPSTREAM, diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
+from healer.model import Action, Owner
 
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
 SHA = "3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a"
-UPSTREAM, REPO, PLATFORM = (
-    (Owner.UPSTREAM, Action.ESCALATE),
-    (Owner.REPOSITORY, Action.ESCALATE),
-    (Owner.PLATFORM, Action.RERUN),
-)
 
 
 def diagnose(command: str, output: str, exit_code: int = 1):  # noqa: ANN201
-    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]"]
-    lines += [*output.splitlines(), f"##[error]Process completed with exit code {exit_code}."]
-    text = "".join(f"{STAMP}{line}\n" for line in lines)
-    record = Job(id=1, name="build", status="completed", conclusion="failure", steps=())
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(job_log(command, output, exit_code=exit_code), job="build")
 
 
 GONE, NET, CREDS = (

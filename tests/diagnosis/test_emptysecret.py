@@ -4,25 +4,14 @@ credential or named no cause; a compiler's error or a failed assertion beside it
 from __future__ import annotations
 
 import pytest
+from joblogs import diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
 from healer.diagnosis.emptysecret import empty_secrets
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
-
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
+from healer.model import Action, Owner
 
 
 def diagnose(command: str, env: dict[str, str], output: list[str], job: str = "ci"):  # noqa: ANN201
-    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "env:"]
-    lines += [f"  {name}: {value}".rstrip() for name, value in env.items()]
-    lines += ["##[endgroup]", *output, "##[error]Process completed with exit code 1.", "Post job cleanup."]
-    text = "".join(f"{STAMP}{line}\n" for line in lines)
-    record = Job(id=1, name=job, status="completed", conclusion="failure")
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(job_log(command, output, env=env, cleanup=True), job=job)
 
 
 SONAR = [

@@ -6,28 +6,13 @@ that merely mentions the same words stays the code's."""
 from __future__ import annotations
 
 import pytest
+from joblogs import PLATFORM, REPO, UPSTREAM, diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
-
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
-REPO, PLATFORM, UPSTREAM = (
-    (Owner.REPOSITORY, Action.ESCALATE),
-    (Owner.PLATFORM, Action.RERUN),
-    (Owner.UPSTREAM, Action.ESCALATE),
-)
+from healer.model import Action, Owner
 
 
 def diagnose(command: str, output: str, exit_code: int = 1):  # noqa: ANN201
-    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]"]
-    lines += [*output.splitlines(), f"##[error]Process completed with exit code {exit_code}."]
-    text = "".join(f"{STAMP}{line}\n" for line in lines)
-    record = Job(id=1, name="lint", status="completed", conclusion="failure", steps=())
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(job_log(command, output, exit_code=exit_code), job="lint")
 
 
 CASES = [

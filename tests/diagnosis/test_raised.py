@@ -5,25 +5,16 @@ left to the other readings."""
 from __future__ import annotations
 
 import pytest
+from joblogs import diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
 from healer.diagnosis.raised import in_the_checkout, last_raised
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Category, Evidence, Job, LogTail, Owner
+from healer.model import Action, Category, Owner
 
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
 WORK = "/home/runner/work/acme/acme"
 
 
 def diagnose(command: str, output: list[str], job: str = "release"):  # noqa: ANN201
-    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]", *output]
-    lines += ["##[error]Process completed with exit code 1.", "Post job cleanup."]
-    text = "".join(f"{STAMP}{line}\n" for line in lines)
-    record = Job(id=1, name=job, status="completed", conclusion="failure")
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(job_log(command, output, cleanup=True), job=job)
 
 
 def traceback(*frames: str, last: str) -> list[str]:

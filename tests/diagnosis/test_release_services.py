@@ -5,39 +5,17 @@ failure that merely mentions the same words."""
 from __future__ import annotations
 
 import pytest
+from joblogs import CODE, PLATFORM, REPO, diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
-
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
+from healer.model import Action, Owner
 
 
 def run_log(command: str, output: str, exit_code: int | None = 1) -> str:
-    """A job log whose failing step runs `command` (a `run:` script, or a "
-    "`uses:` action when it holds `@`)."""
-    lines = ["##[group]Runner Image", "Image: ubuntu-24.04", "##[endgroup]", f"##[group]Run {command}"]
-    lines += ["with:"] if "@" in command.split()[0] else [command, "shell: /usr/bin/bash -e {0}"]
-    lines += ["##[endgroup]", *output.splitlines()]
-    if exit_code is not None:
-        lines.append(f"##[error]Process completed with exit code {exit_code}.")
-    lines.append("Post job cleanup.")
-    return "".join(f"{STAMP}{line}\n" for line in lines)
+    return job_log(command, output, exit_code=exit_code, image="ubuntu-24.04", cleanup=True)
 
 
 def diagnose(text: str, job: str):  # noqa: ANN201
-    record = Job(id=1, name=job, status="completed", conclusion="failure", steps=())
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
-
-
-CODE, REPO, PLATFORM = (
-    (Owner.CODE, Action.AGENT),
-    (Owner.REPOSITORY, Action.ESCALATE),
-    (Owner.PLATFORM, Action.RERUN),
-)
+    return diagnose_log(text, job=job)
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,11 @@ or for an event such as a lost runner, it stays a re-run."""
 
 from __future__ import annotations
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.diagnosis.selfhosted import self_hosted_runner
-from healer.model import Action, Evidence, Job, LogTail, Owner
+from joblogs import diagnose_log, stamped
 
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
+from healer.diagnosis.selfhosted import self_hosted_runner
+from healer.model import Action, Owner
+
 SELF_HOSTED = [
     "Current runner version: '2.330.0'",
     "Runner name: 'build-07'",
@@ -28,11 +26,7 @@ def diagnose(setup: list[str], output: list[str]):  # noqa: ANN201
     lines = [*setup, "Complete job name: nightly", "##[group]Run make nightly", "make nightly"]
     lines += ["shell: /usr/bin/bash -e {0}", "##[endgroup]", *output]
     lines += ["##[error]Process completed with exit code 2.", "Post job cleanup."]
-    text = "".join(f"{STAMP}{line}\n" for line in lines)
-    record = Job(id=1, name="nightly", status="completed", conclusion="failure")
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(stamped(lines), job="nightly")
 
 
 DISK_FULL = [

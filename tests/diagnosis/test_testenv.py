@@ -6,32 +6,17 @@ traps: the code's own failure that merely mentions the same words."""
 from __future__ import annotations
 
 import pytest
+from joblogs import PLATFORM, REPO, diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
-
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
-CODE, REPO, PLATFORM = (
-    (Owner.CODE, Action.AGENT),
-    (Owner.REPOSITORY, Action.ESCALATE),
-    (Owner.PLATFORM, Action.RERUN),
-)
+from healer.model import Action, Owner
 
 
 def run_log(command: str, output: str, exit_code: int = 1) -> str:
-    lines = [f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]"]
-    lines += [*output.splitlines(), f"##[error]Process completed with exit code {exit_code}."]
-    return "".join(f"{STAMP}{line}\n" for line in lines)
+    return job_log(command, output, exit_code=exit_code)
 
 
 def diagnose(command: str, output: str, job: str = "test"):  # noqa: ANN201
-    text = run_log(command, output)
-    record = Job(id=1, name=job, status="completed", conclusion="failure", steps=())
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
+    return diagnose_log(run_log(command, output), job=job)
 
 
 def pytest_summary(*failures: str) -> str:

@@ -5,36 +5,17 @@ traps: the code's own failure that merely mentions the same words."""
 from __future__ import annotations
 
 import pytest
+from joblogs import PLATFORM, REPO, diagnose_log, job_log
 
-from healer.diagnosis.classify import classify
-from healer.diagnosis.rules import load_rules
-from healer.model import Action, Evidence, Job, LogTail, Owner
-
-RULES = load_rules()
-STAMP = "2026-11-03T10:02:11.0000000Z "
+from healer.model import Owner
 
 
 def run_log(command: str, output: list[str], exit_code: int = 1) -> str:
-    lines = [
-        "##[group]Runner Image",
-        "Image: ubuntu-24.04",
-        "##[endgroup]",
-        f"##[group]Run {command}",
-        command,
-    ]
-    lines += ["shell: /usr/bin/bash -e {0}", "##[endgroup]", *output]
-    lines += [f"##[error]Process completed with exit code {exit_code}.", "Post job cleanup."]
-    return "".join(f"{STAMP}{line}\n" for line in lines)
+    return job_log(command, output, exit_code=exit_code, image="ubuntu-24.04", cleanup=True)
 
 
 def diagnose(text: str):  # noqa: ANN201
-    record = Job(id=1, name="ci", status="completed", conclusion="failure", steps=())
-    return classify(
-        Evidence(job=record, log=LogTail(text=text, bytes_read=len(text), truncated=False)), RULES
-    )
-
-
-REPO, PLATFORM = (Owner.REPOSITORY, Action.ESCALATE), (Owner.PLATFORM, Action.RERUN)
+    return diagnose_log(text)
 
 
 @pytest.mark.parametrize(
