@@ -23,8 +23,7 @@ Pure: values in, a :class:`~healer.model.Diagnosis` out.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -33,15 +32,7 @@ from typing import Any
 import yaml
 
 from healer.diagnosis.purpose import StepPurpose
-from healer.diagnosis.retries import differed_across_attempts
 from healer.diagnosis.rules import Rule
-from healer.diagnosis.testids import (
-    MAX_TEST_IDS,
-    flaky_plugin_passes,
-    passed_go_tests,
-    passed_pytest_tests,
-    retried_gradle_tests,
-)
 from healer.diagnosis.tooltable import split_commands, tool_name
 from healer.model import DEFAULT_ACTIONS, Action, Category, Diagnosis, Owner
 
@@ -95,13 +86,6 @@ _DOMAIN = {
 # Checkers whose findings about the network are findings about the pull request's documents or services:
 # a dead link is the document's; a service that never answered did not start.
 _CHECKER_KIND = {"link-check": Category.LINT, "health-check": Category.TEST}
-# `go test -count=N` with N of 2 or more: every test runs N times on the same code
-_REPEATED = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
-# the Go race detector's report of a race that happened
-_RACE = re.compile(r"WARNING: DATA RACE|race detected during execution of test")
-# pytest-repeat's option, and the id it gives the i-th of N repetitions: `test_a[1-3]`, `test_a[param-1-3]`
-_PYTEST_COUNT = re.compile(r"(?<!\S)--count[= ](\d+)\b")
-_REPETITION = re.compile(r"^(?P<key>.+\[(?:.*-)?)\d+-(?P<count>\d+)\]$")
 # Rules whose cause line is a server that was busy or failing (429, 5xx), not a link or service that is gone.
 _BUSY_SERVER = frozenset({"network.http-5xx"})
 
@@ -247,69 +231,6 @@ def reassigned(
     return replace(
         diagnosis, owner=owner, action=diagnosis.action if action is None else action, decided_by=said
     )
-
-
-def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
-    """A test failure whose every failing test also passed in the same step is the tests' history: the same
-    code both passed and failed them. Read only for such a failure, from the step's lines (``step_lines``):
-
-    - ``go test -count=N`` runs each test N times (the Go documentation's ``-count``): a ``--- PASS:`` of the
-      failed test's name;
-    - pytest-repeat's ``--count=N`` runs each test N times as ``test[1-N]`` … ``test[N-N]`` (its README): a
-      ``PASSED`` of another repetition of the failed test, in verbose mode;
-    - the ``flaky`` plugin's report: ``test failed; it passed 1 out of the required 2 times.``
-      (``@flaky(min_passes=2)``, its README): it passed, then failed;
-    - Gradle's test-retry plugin with ``failOnPassedAfterRetry``: ``ATest > a() FAILED``, then ``ATest > a()
-      PASSED`` later in the same task's output (its README: each execution is reported on the console);
-    - a retry wrapper (nick-fields/retry, ``travis_retry``) that ran the whole command again, each attempt
-      failing other tests and none failing them all (:mod:`healer.diagnosis.retries`).
-
-    A data race that Go's race detector reported is not flakiness: the detector reports races that happened
-    (the Go documentation, "Data Race Detector"), a bug of the code even when the next run missed it."""
-    if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST or not diagnosis.test_ids:
-        return diagnosis
-    lines = list(step_lines)
-    if differed := differed_across_attempts(lines):
-        tries, last = differed
-        return _flaky(
-            replace(diagnosis, test_ids=last),
-            f"failed, and no test failed on every one of {tries} attempts of the same command",
-        )
-    if len(diagnosis.test_ids) >= MAX_TEST_IDS:
-        return diagnosis  # the ids are cut off: a failing test beyond them was not seen to pass
-    if _REPEATED.search(diagnosis.command or "") and not any(_RACE.search(line) for line in lines):
-        passed = passed_go_tests(lines)  # with one run each, a test of the same name may be another package's
-        if passed and set(diagnosis.test_ids) <= passed:
-            return _flaky(diagnosis, "passed and failed in the same run of the same code")
-    if diagnosis.rule == "jvm.gradle-test-failed":
-        if set(diagnosis.test_ids) <= retried_gradle_tests(lines):
-            return _flaky(diagnosis, "failed, then passed on a retry in the same Gradle test task")
-        return diagnosis
-    if not diagnosis.rule.startswith("python.pytest"):
-        return diagnosis
-    count = _PYTEST_COUNT.search(diagnosis.command or "")
-    if count and int(count.group(1)) >= 2:
-        keys = [_repetition(test_id, count.group(1)) for test_id in diagnosis.test_ids]
-        passed_keys = {_repetition(test_id, count.group(1)) for test_id in passed_pytest_tests(lines)}
-        if all(keys) and set(keys) <= passed_keys:
-            return _flaky(diagnosis, "passed in another repetition of the same run (pytest-repeat --count)")
-    verdicts = flaky_plugin_passes(lines)
-    names = [test_id.rpartition("::")[2] for test_id in diagnosis.test_ids]
-    if verdicts and all(verdicts.get(name, 0) >= 1 for name in names):
-        return _flaky(diagnosis, "passed, then failed, in the flaky plugin's re-runs of the same code")
-    return diagnosis
-
-
-def _repetition(test_id: str, count: str) -> str | None:
-    """A pytest-repeat id without its repetition (``t.py::test_a[x-2-3]`` → ``t.py::test_a[x-``); None for an
-    id that is not a repetition of ``count``."""
-    match = _REPETITION.match(test_id)
-    return match.group("key") if match and match.group("count") == count else None
-
-
-def _flaky(diagnosis: Diagnosis, how: str) -> Diagnosis:
-    shown = ", ".join(diagnosis.test_ids[:3])
-    return reassigned(diagnosis, Owner.HISTORY, f"{shown} {how}", Action.RERUN.value, action=Action.RERUN)
 
 
 def _weigh(

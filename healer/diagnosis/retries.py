@@ -15,7 +15,7 @@ themselves (pytest-rerunfailures, jest's ``retryTimes``, Cypress, rspec-retry, m
 ``--rerun-fails``) report a test as failed only when every retry of it failed, so their failing tests are
 the code's; only a run failed for tests that passed on a retry (Playwright's ``failOnFlakyTests``, Surefire's
 ``failOnFlakeCount``, Gradle's ``failOnPassedAfterRetry``) is history, and those are read where their rules
-and :func:`healer.diagnosis.owner.flaky_in_the_log` read them.
+and :func:`healer.diagnosis.flakyrun.flaky_in_the_log` read them.
 Pure: lines in, a verdict out.
 """
 
@@ -49,11 +49,10 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
     return out
 
 
-def differed_across_attempts(lines: Iterable[str]) -> tuple[int, tuple[str, ...]] | None:
-    """``(attempts, ids)`` when a retry wrapper ran the command two or more times, every attempt failed
-    tests, and no test failed on all of them (``ids``: the last attempt's failing tests); None otherwise
-    (one attempt, an attempt killed at the wrapper's time limit or that failed before any test did, a test
-    that failed every time, or a list of failing tests cut off at :data:`MAX_TEST_IDS`)."""
+def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
+    """The failing tests of each attempt when a retry wrapper ran the command two or more times and every
+    attempt failed tests; None otherwise (one attempt, an attempt killed at the wrapper's time limit or that
+    failed before any test did, or a list of failing tests cut off at :data:`MAX_TEST_IDS`)."""
     lines = list(lines)
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None
@@ -61,7 +60,15 @@ def differed_across_attempts(lines: Iterable[str]) -> tuple[int, tuple[str, ...]
     if len(parts) < 2:
         return None
     failed = [failing_test_ids(part) for part in parts]
-    if any(not ids or len(ids) >= MAX_TEST_IDS for ids in failed):
+    return None if any(not ids or len(ids) >= MAX_TEST_IDS for ids in failed) else failed
+
+
+def differed_across_attempts(lines: Iterable[str]) -> tuple[int, tuple[str, ...]] | None:
+    """``(attempts, ids)`` when a retry wrapper ran the command two or more times, every attempt failed
+    tests, and no test failed on all of them (``ids``: the last attempt's failing tests); None otherwise
+    (:func:`failed_per_attempt`, or a test that failed every time)."""
+    failed = failed_per_attempt(lines)
+    if failed is None:
         return None
     common = set(failed[0]).intersection(*failed[1:])
-    return None if common else (len(parts), failed[-1])
+    return None if common else (len(failed), failed[-1])

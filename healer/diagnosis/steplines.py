@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from healer.diagnosis.flakyrun import flaky_in_the_log
 from healer.diagnosis.linkfindings import checked_links
-from healer.diagnosis.owner import flaky_in_the_log
 from healer.diagnosis.raised import clash_between_installed, raised_by_the_checkout
 from healer.diagnosis.testcauses import failed_on_the_world
 from healer.model import Diagnosis
@@ -16,7 +16,7 @@ from healer.model import Diagnosis
 
 def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """A test that passed and failed in the step on the same code is flaky
-    (:func:`healer.diagnosis.owner.flaky_in_the_log`); tests that all stopped on the network or on a
+    (:func:`healer.diagnosis.flakyrun.flaky_in_the_log`); tests that all stopped on the network or on a
     credential are not the code's (:func:`healer.diagnosis.testcauses.failed_on_the_world`); a link checker's
     findings that are all a busy server are the platform's, one broken link the code's
     (:func:`healer.diagnosis.linkfindings.checked_links`); an exception a file of the checkout raised is the

@@ -25,7 +25,9 @@ Per check:
 7. ``already-attempted``: this run (id and attempt) already recorded an outcome for the check, or the
    check was already healed on this commit (a re-run of the same commit does not spend budget).
 8. The action (the config file's per-check ``action`` over the diagnosis', which comes from whose failure it
-   is: ``healer.diagnosis.owner``; tests that are all known to be flaky are history's and re-run once):
+   is: ``healer.diagnosis.owner``; tests that are all known to be flaky are history's and re-run once; a
+   failure the diagnosis re-runs first, because other tests of its run passed on a retry, is the code's once
+   the same commit was re-run: ``healer.run.testhistory``):
 
    - ``rerun`` (transient, infrastructure by default): re-run while the re-runs of (check, commit) are
      fewer than ``max-reruns``. Re-runs so far are the larger of the ledger's count and ``run_attempt - 1``
@@ -65,7 +67,6 @@ from datetime import datetime
 from typing import Any
 
 from healer.config import Config, check_settings
-from healer.diagnosis.owner import reassigned
 from healer.diagnosis.triage import event_skip_reason, pull_skip_reason
 from healer.ledger.flaky import all_known_flaky
 from healer.ledger.ledger import Ledger
@@ -85,6 +86,7 @@ from healer.model import (
     Verdict,
     is_fix_branch,
 )
+from healer.run.testhistory import failed_again, from_history
 
 _RETRY_CATEGORIES = frozenset({Category.TRANSIENT, Category.INFRASTRUCTURE, Category.TIMEOUT})
 _ACTING = frozenset({Verdict.RERUN, Verdict.HEAL, Verdict.ESCALATE})
@@ -260,6 +262,10 @@ def _plan_check(
         )
         return _with(planned, history=planned.history + unrecorded)
 
+    pending = ledger.pending_rerun(name, sha, run.run_id) if run.run_attempt == 1 else None
+    if diagnosis.rerun_first and reruns >= 1 and pending is None and not settings.action:
+        diagnosis = failed_again(diagnosis, reruns, sha)
+        base, action = _with(base, diagnosis=diagnosis), diagnosis.action
     if all_known_flaky(diagnosis.test_ids, recorded=ledger.flaky_tests(), patterns=config.flaky_tests):
         # a flaky test is re-run, never "fixed": an agent would change nothing or weaken the test
         base = _with(base, diagnosis=from_history(diagnosis))
@@ -277,7 +283,6 @@ def _plan_check(
             return _with(
                 base, verdict=Verdict.RERUN, detail=f"Re-run {reruns + 1} of {max_reruns} on {sha[:7]}."
             )
-        pending = ledger.pending_rerun(name, sha, run.run_id) if run.run_attempt == 1 else None
         if pending is not None:
             # Another run of this commit (a push and a pull_request trigger, say) was re-run and has not
             # finished: its result is the verdict on the re-run, not this run's first failure.
@@ -340,12 +345,6 @@ def escalation_reason(diagnosis: Diagnosis) -> str:
         step = f" ({diagnosis.purpose} step)" if diagnosis.purpose else ""
         return f"{words}{step}."
     return f"A {diagnosis.category.value} failure needs a person, not a code change."
-
-
-def from_history(diagnosis: Diagnosis) -> Diagnosis:
-    """A failure of tests the ledger or the config knows as flaky: history's, re-run and never healed."""
-    history = "every failing test is known to be flaky"
-    return reassigned(diagnosis, Owner.HISTORY, history, Action.RERUN.value, action=Action.RERUN)
 
 
 def heals_forks(config: Config) -> bool:

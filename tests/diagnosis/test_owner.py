@@ -1554,12 +1554,21 @@ def test_a_playwright_run_failed_only_for_flaky_tests_is_the_tests_history() -> 
     assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
 
 
-def test_a_playwright_run_with_a_test_that_failed_for_good_is_the_codes() -> None:
+def test_a_playwright_test_that_failed_every_retry_beside_a_flaky_one_is_re_run_first() -> None:
+    """The run shows a test passing on a retry: the one that failed every retry is re-run once before the
+    agent sees it (the policy gives it to the code when the same commit fails again)."""
     failed = ["  1 failed", "    [chromium] › tests/cart.spec.ts:9:5 › cart keeps items ───────────"]
     diagnosis = diagnose(
         run_log("npx playwright test", [*PLAYWRIGHT, *failed, "  62 passed (1.4m)"]), job="e2e"
     )
-    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.HISTORY, Action.RERUN, True)
+    assert "1 flaky test(s) failed and then passed on a retry" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_playwright_test_that_failed_every_retry_with_no_flaky_one_is_the_codes() -> None:
+    failed = ["  1 failed", "    [chromium] › tests/cart.spec.ts:9:5 › cart keeps items ───────────"]
+    diagnosis = diagnose(run_log("npx playwright test", [*failed, "  63 passed (1.4m)"]), job="e2e")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.CODE, Action.AGENT, False)
 
 
 def test_a_job_github_would_not_start_for_billing_is_the_repositorys() -> None:
@@ -1677,9 +1686,12 @@ def test_a_test_the_flaky_plugin_saw_pass_then_fail_is_flaky() -> None:
     assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
 
 
-def test_a_test_the_flaky_plugin_never_saw_pass_is_the_codes() -> None:
+def test_a_test_in_the_flaky_plugins_report_is_one_its_authors_marked_flaky() -> None:
+    """The plugin reports only tests marked ``@flaky``: the repository calls it flaky, as a ``flaky-tests:``
+    entry would; re-run, then escalated (not re-run first)."""
     diagnosis = diagnose(run_log("pytest", flaky_report(0)), job="test")
-    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.HISTORY, Action.RERUN, False)
+    assert "marks every failing test flaky" in dict(diagnosis.decided_by)["history"]
 
 
 def test_a_flaky_plugin_pass_does_not_excuse_another_failing_test() -> None:
@@ -1711,7 +1723,7 @@ def test_a_gradle_test_of_the_same_name_passing_in_another_module_is_the_codes()
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
 
 
-def test_surefire_flakes_beside_a_test_that_failed_for_good_are_the_codes() -> None:
+def test_surefire_flakes_beside_a_test_that_failed_for_good_are_re_run_first() -> None:
     lines = [
         "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Flakes: 1",
         "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test "
@@ -1719,7 +1731,7 @@ def test_surefire_flakes_beside_a_test_that_failed_for_good_are_the_codes() -> N
         "[ERROR] There are 1 flakes and failOnFlakeCount is set to 1.",
     ]
     diagnosis = diagnose(run_log("mvn -B test", lines), job="test")
-    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.HISTORY, Action.RERUN, True)
 
 
 def test_a_crash_of_the_repositorys_own_eslint_rule_is_the_codes() -> None:

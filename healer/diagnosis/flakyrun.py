@@ -1,0 +1,152 @@
+"""A test failure the step's own lines show to be the tests' history, not the code's (flakiness in the log).
+
+Pure: a diagnosis and the failing step's lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from healer.diagnosis.logs import clean_line
+from healer.diagnosis.owner import reassigned
+from healer.diagnosis.retries import differed_across_attempts
+from healer.diagnosis.retryreports import passed_on_retry
+from healer.diagnosis.testids import (
+    MAX_TEST_IDS,
+    flaky_plugin_passes,
+    passed_go_tests,
+    passed_pytest_tests,
+    retried_gradle_tests,
+)
+from healer.model import Action, Category, Diagnosis, Owner
+
+# `go test -count=N` with N of 2 or more: every test runs N times on the same code
+_REPEATED = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
+# the Go race detector's report of a race that happened
+_RACE = re.compile(r"WARNING: DATA RACE|race detected during execution of test")
+# pytest-repeat's option, and the id it gives the i-th of N repetitions: `test_a[1-3]`, `test_a[param-1-3]`
+_PYTEST_COUNT = re.compile(r"(?<!\S)--count[= ](\d+)\b")
+_REPETITION = re.compile(r"^(?P<key>.+\[(?:.*-)?)\d+-(?P<count>\d+)\]$")
+# pytest's header of one failure's traceback (`____ test_a ____`, `____ TestX.test_a[1] ____`), and a marker
+# line of the test's source shown in it (the flaky plugin's `@flaky`, pytest-rerunfailures'
+# `@pytest.mark.flaky`)
+_PYTEST_SECTION = re.compile(r"^_{3,} (?:\w+\.)*(?P<name>\w+)(?:\[.*\])? _{3,}$")
+_FLAKY_MARK = re.compile(r"^\s*@(?:pytest\.mark\.)?flaky\b")
+
+
+def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
+    """A test failure the step's own lines (``step_lines``) show not to be the code's alone. Read only for a
+    test failure of the code, in this order:
+
+    1. **Every failing test also passed in the step**: the same code both passed and failed it, the tests'
+       history (re-run; escalated when re-runs do not help):
+
+       - ``go test -count=N`` runs each test N times (the Go documentation's ``-count``): a ``--- PASS:`` of
+         the failed test's name;
+       - pytest-repeat's ``--count=N`` runs each test N times as ``test[1-N]`` … ``test[N-N]`` (its README): a
+         ``PASSED`` of another repetition of the failed test, in verbose mode;
+       - the ``flaky`` plugin's report: ``test failed; it passed 1 out of the required 2 times.``
+         (``@flaky(min_passes=2)``, its README): it passed, then failed;
+       - Gradle's test-retry plugin with ``failOnPassedAfterRetry``: ``ATest > a() FAILED``, then ``ATest >
+         a() PASSED`` later in the same task's output (its README: each execution is reported on the console);
+       - a retry wrapper (nick-fields/retry, ``travis_retry``) that ran the whole command again, each attempt
+         failing other tests and none failing them all (:mod:`healer.diagnosis.retries`).
+    2. **Every failing test is one its authors marked flaky**: the ``flaky`` plugin reports only tests marked
+       ``@flaky`` (its README), and pytest shows a failing test's source with its ``@flaky`` or
+       ``@pytest.mark.flaky`` marker. The repository said so, as with its ``flaky-tests:`` list: history.
+    3. **Another test of the step failed and then passed on a retry** (a runner's own retry report,
+       :func:`healer.diagnosis.retryreports.passed_on_retry`): the run shows the suite does not give the same
+       answer twice on this machine. The failing tests, which failed every retry, are re-run first
+       (``rerun_first``): a needless re-run costs minutes, a needless agent run a bogus fix pull request. When
+       the same commit fails again after that re-run, the failure is the code's and goes to the agent
+       (:mod:`healer.run.policy`).
+
+    A data race that Go's race detector reported is not flakiness: the detector reports races that happened
+    (the Go documentation, "Data Race Detector"), a bug of the code even when the next run missed it."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST:
+        return diagnosis
+    lines = list(step_lines)
+    if diagnosis.test_ids and (every := _every_one_passed(diagnosis, lines)):
+        return every
+    if _raced(lines):
+        return diagnosis
+    if diagnosis.test_ids and _all_marked_flaky(diagnosis.test_ids, lines):
+        return _flaky(diagnosis, "failed, and the repository marks every failing test flaky (@flaky)")
+    others = passed_on_retry(lines, diagnosis.test_ids, diagnosis.command or "")
+    if others is None:
+        return diagnosis
+    failing = ", ".join(diagnosis.test_ids[:3]) or "the failing tests"
+    said = reassigned(
+        diagnosis,
+        Owner.HISTORY,
+        f"{others} failed and then passed on a retry in this run, beside {failing}, which failed every retry",
+        "rerun once; the agent if the same commit fails again",
+        action=Action.RERUN,
+    )
+    return replace(said, rerun_first=True)
+
+
+def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis | None:
+    if differed := differed_across_attempts(lines):
+        tries, last = differed
+        return _flaky(
+            replace(diagnosis, test_ids=last),
+            f"failed, and no test failed on every one of {tries} attempts of the same command",
+        )
+    if len(diagnosis.test_ids) >= MAX_TEST_IDS:
+        return None  # the ids are cut off: a failing test beyond them was not seen to pass
+    if _REPEATED.search(diagnosis.command or "") and not _raced(lines):
+        passed = passed_go_tests(lines)  # with one run each, a test of the same name may be another package's
+        if passed and set(diagnosis.test_ids) <= passed:
+            return _flaky(diagnosis, "passed and failed in the same run of the same code")
+    if diagnosis.rule == "jvm.gradle-test-failed":
+        if set(diagnosis.test_ids) <= retried_gradle_tests(lines):
+            return _flaky(diagnosis, "failed, then passed on a retry in the same Gradle test task")
+        return None
+    if not diagnosis.rule.startswith("python.pytest"):
+        return None
+    count = _PYTEST_COUNT.search(diagnosis.command or "")
+    if count and int(count.group(1)) >= 2:
+        keys = [_repetition(test_id, count.group(1)) for test_id in diagnosis.test_ids]
+        passed_keys = {_repetition(test_id, count.group(1)) for test_id in passed_pytest_tests(lines)}
+        if all(keys) and set(keys) <= passed_keys:
+            return _flaky(diagnosis, "passed in another repetition of the same run (pytest-repeat --count)")
+    verdicts = flaky_plugin_passes(lines)
+    names = [test_id.rpartition("::")[2] for test_id in diagnosis.test_ids]
+    if verdicts and all(verdicts.get(name, 0) >= 1 for name in names):
+        return _flaky(diagnosis, "passed, then failed, in the flaky plugin's re-runs of the same code")
+    return None
+
+
+def _repetition(test_id: str, count: str) -> str | None:
+    """A pytest-repeat id without its repetition (``t.py::test_a[x-2-3]`` → ``t.py::test_a[x-``); None for an
+    id that is not a repetition of ``count``."""
+    match = _REPETITION.match(test_id)
+    return match.group("key") if match and match.group("count") == count else None
+
+
+def _flaky(diagnosis: Diagnosis, how: str) -> Diagnosis:
+    shown = ", ".join(diagnosis.test_ids[:3])
+    return reassigned(diagnosis, Owner.HISTORY, f"{shown} {how}", Action.RERUN.value, action=Action.RERUN)
+
+
+def _raced(lines: Sequence[str]) -> bool:
+    return any(_RACE.search(line) for line in lines)
+
+
+def _all_marked_flaky(test_ids: Sequence[str], lines: Sequence[str]) -> bool:
+    """Whether every failing test is in the flaky plugin's report or shows a flaky marker in its traceback."""
+    names = {test_id.rpartition("::")[2].partition("[")[0] for test_id in test_ids}
+    marked = set(flaky_plugin_passes(lines))
+    section = None
+    for raw in lines:
+        if "_" not in raw and "flaky" not in raw:
+            continue
+        line = clean_line(raw).strip()
+        if match := _PYTEST_SECTION.match(line):
+            section = match.group("name")
+        elif section and _FLAKY_MARK.match(line):
+            marked.add(section)
+    return names <= marked

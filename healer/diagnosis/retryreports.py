@@ -1,0 +1,154 @@
+"""What a test runner's own retries report: tests that failed and then passed on a retry, in one step.
+
+A test that failed and then passed on the same code, in the same run, shows the suite does not give the same
+answer twice on this machine. Read from each runner's documented console output:
+
+- pytest-rerunfailures (its README, "Re-run all failures" and ``-r R``): a re-run test's ``RERUN`` outcome
+  (``tests/t.py::test_a RERUN`` in verbose mode, ``RERUN tests/t.py::test_a`` in the rerun summary); a test
+  re-run and not among the failed tests passed on a re-run. Without names: the summary's ``N rerun`` beyond
+  ``--reruns K`` re-runs of each failed test;
+- Playwright's list and line reporters (the "Retries" guide): ``N flaky`` in the summary, a test that failed
+  and then passed on a retry;
+- Maven Surefire and Failsafe with ``rerunFailingTestsCount`` ("Rerun Failing Tests"): ``Flakes: N`` in the
+  ``Tests run:`` totals;
+- cargo-nextest with ``--retries`` (its "Retries and flaky tests" page): ``TRY 2 PASS``, ``FLAKY 2/3``, or
+  ``(N flaky)`` in its summary;
+- gotestsum ``--rerun-fails`` (its README, "Re-running failed tests"): it re-runs only the failed tests and
+  ends each run with ``DONE …``, the last one ``DONE N runs, …``; a failure of a re-run is ``=== FAIL: pkg
+  TestA (re-run 1)``. A test that failed on fewer runs than there were failed on one and passed on another;
+- rspec-retry with ``verbose_retry`` (its README): ``RSpec::Retry: 2nd try ./spec/a_spec.rb:12``; a retried
+  example missing from RSpec's failed examples passed on a try;
+- the ``flaky`` plugin (its README): ``test_a failed (1 runs remaining out of 2).``, then ``test_a passed 1
+  out of the required 1 times. Success!``;
+- Gradle's test-retry plugin: ``ATest > a() FAILED``, then ``PASSED`` in the same task
+  (:func:`healer.diagnosis.testids.retried_gradle_tests`);
+- a retry wrapper that ran the whole command again (:mod:`healer.diagnosis.retries`): a test that failed on
+  one attempt and not on another.
+
+Pure: lines in, words out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from healer.diagnosis.logs import clean_line
+from healer.diagnosis.retries import failed_per_attempt
+from healer.diagnosis.testids import MAX_TEST_IDS, retried_gradle_tests
+
+_HINT = re.compile(
+    r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
+)
+_PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
+_PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
+_PYTEST_ERRORS = re.compile(r"\b(\d+) errors?\b")
+_RERUNS_OPTION = re.compile(r"(?<!\S)--reruns[= ](\d+)\b")
+_PLAYWRIGHT = re.compile(r"^\s*([1-9]\d*) flaky\s*$")
+# Surefire's and Failsafe's totals, and cargo-nextest's summary, with the flaky tests they counted
+_COUNTED = re.compile(
+    r"Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+, Flakes: ([1-9]\d*)"
+    r"|\bSummary \[.*\(([1-9]\d*) flaky\)"
+)
+_NEXTEST_TRY = re.compile(r"^\s*(?:TRY \d+ PASS|FLAKY \d+/\d+) ")
+_GOTESTSUM_DONE = re.compile(r"^DONE (?:(?P<runs>\d+) runs, )?\d+ tests?\b")
+_GOTESTSUM_FAIL = re.compile(r"^=== FAIL: (?P<pkg>\S+) (?P<name>\S+)(?: \(re-run (?P<rerun>\d+)\))? \(")
+_GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(")
+_RSPEC_TRY = re.compile(r"^RSpec::Retry: \d+(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
+_FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
+_FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
+
+
+def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = "") -> str | None:
+    """Words on the tests of this step that failed and then passed on a retry of the same code (their names
+    where the runner gives them, else how many); None when no runner reported one. ``failed`` are the step's
+    failing test ids (:func:`healer.diagnosis.testids.failing_test_ids`), ``command`` its command line."""
+    cleaned = [_clean(line) for line in lines if _HINT.search(line)]
+    named = (
+        _pytest(cleaned, failed, command)
+        or _gotestsum(lines)
+        or _rspec(cleaned, failed)
+        or _flaky_plugin(cleaned)
+        or sorted(retried_gradle_tests(lines))
+        or _wrapper(lines)
+    )
+    if named:
+        return ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    counts = [
+        next(filter(None, m.groups()))
+        for line in cleaned
+        if (m := _PLAYWRIGHT.match(line) or _COUNTED.search(line))
+    ]
+    if counts:
+        return f"{counts[-1]} flaky test(s)"
+    return "a test" if any(_NEXTEST_TRY.match(line) for line in cleaned) else None
+
+
+def _pytest(lines: Sequence[str], failed: Sequence[str], command: str) -> list[str]:
+    rerun: dict[str, None] = {}
+    for line in lines:
+        if match := _PYTEST_RERUN.match(line):
+            rerun.setdefault(match.group("summary") or match.group("verbose"))
+    if rerun:
+        return [test for test in rerun if test not in failed] if len(failed) < MAX_TEST_IDS else []
+    option = _RERUNS_OPTION.search(command)
+    for line in reversed(lines):
+        if "rerun" in line and (match := _PYTEST_TOTALS.search(line)) and option:
+            errors = _PYTEST_ERRORS.search(line)
+            bad = int(match.group("failed") or 0) + int(errors.group(1) if errors else 0)
+            extra = int(match.group("rerun")) - bad * int(option.group(1))
+            return [f"{extra} re-run(s) of tests that then passed"] if bad and extra > 0 else []
+    return []
+
+
+def _gotestsum(lines: Sequence[str]) -> list[str]:
+    runs = 0
+    fails: dict[str, set[int]] = {}
+    sections: list[set[str]] = [set()]
+    for raw in lines:
+        if not ("DONE " in raw or "FAIL" in raw):
+            continue
+        line = _clean(raw)
+        if match := _GOTESTSUM_DONE.match(line):
+            runs = max(runs, int(match.group("runs") or 1))
+            sections.append(set())
+        elif match := _GOTESTSUM_FAIL.match(line):
+            name = f"{match.group('pkg')} {match.group('name')}"
+            fails.setdefault(name, set()).add(int(match.group("rerun") or 0))
+            sections[-1].add(name)
+        elif match := _GO_FAIL.match(line):
+            sections[-1].add(match.group("name"))
+    if runs < 2:
+        return []
+    if any(tries - {0} for tries in fails.values()):
+        return [name for name, tries in fails.items() if len(tries) < runs]
+    ran = [found for found in sections[:-1] if found][:runs]
+    if len(ran) < 2:
+        return []
+    common = set.intersection(*ran)
+    return sorted(set.union(*ran) - common)
+
+
+def _rspec(lines: Sequence[str], failed: Sequence[str]) -> list[str]:
+    tried = dict.fromkeys(m.group("where") for line in lines if (m := _RSPEC_TRY.match(line)))
+    done = {test.removeprefix("./") for test in failed}
+    return [where for where in tried if where.removeprefix("./") not in done] if failed else []
+
+
+def _flaky_plugin(lines: Sequence[str]) -> list[str]:
+    failed = {m.group("name") for line in lines if (m := _FLAKY_FAILED.match(line))}
+    return [
+        m.group("name") for line in lines if (m := _FLAKY_PASSED.match(line)) and m.group("name") in failed
+    ]
+
+
+def _wrapper(lines: Sequence[str]) -> list[str]:
+    failed = failed_per_attempt(lines)
+    if failed is None:
+        return []
+    return sorted(set().union(*failed) - set(failed[0]).intersection(*failed[1:]))
+
+
+def _clean(line: str) -> str:
+    line = clean_line(line).strip()
+    return line[len("##[error]") :] if line.startswith("##[error]") else line

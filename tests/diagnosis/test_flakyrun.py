@@ -1,0 +1,216 @@
+"""A test failure in a run whose own retries showed another test flaky: re-run first (one case per runner's
+report, from its documentation), and the failures that stay the code's."""
+
+from __future__ import annotations
+
+import pytest
+
+from healer.diagnosis.retryreports import passed_on_retry
+from healer.model import Action, Owner
+from tests.joblogs import CODE, diagnose_log, job_log
+
+HISTORY_FIRST = (Owner.HISTORY, Action.RERUN, True)
+
+PYTEST_VERBOSE = [
+    "tests/test_cache.py::test_ttl RERUN                                      [ 40%]",
+    "tests/test_cache.py::test_ttl PASSED                                     [ 40%]",
+    "tests/test_cache.py::test_lru RERUN                                      [ 80%]",
+    "tests/test_cache.py::test_lru FAILED                                     [ 80%]",
+    "FAILED tests/test_cache.py::test_lru - AssertionError: evicted 3, expected 2",
+    "========== 1 failed, 40 passed, 2 rerun in 3.10s ==========",
+]
+PYTEST_SUMMARY = [
+    "========================= rerun test summary info ==========================",
+    "RERUN tests/test_ws.py::test_heartbeat",
+    "RERUN tests/test_ws.py::test_resume",
+    "RERUN tests/test_ws.py::test_resume",
+    "FAILED tests/test_ws.py::test_resume - TimeoutError",
+    "========== 1 failed, 80 passed, 3 rerun in 12.40s ==========",
+]
+PYTEST_COUNTS = [
+    "FAILED tests/test_sched.py::test_slot - AssertionError: late by 0.4s",
+    "========== 1 failed, 99 passed, 3 rerun in 8.20s ==========",
+]
+PLAYWRIGHT = [
+    "  ✘  3 [firefox] › tests/toast.spec.ts:9:5 › toast hides (retry #1) (6.1s)",
+    "  ✓  4 [firefox] › tests/chat.spec.ts:21:5 › typing shows (retry #1) (1.9s)",
+    "  1 failed",
+    "    [firefox] › tests/toast.spec.ts:9:5 › toast hides ─────────────────────",
+    "  1 flaky",
+    "    [firefox] › tests/chat.spec.ts:21:5 › typing shows ────────────────────",
+    "  38 passed (2.2m)",
+]
+SUREFIRE = [
+    "[WARNING] Flakes: ",
+    "[WARNING] com.acme.PortTest.binds",
+    "[ERROR]   Run 1: PortTest.binds:31 Address already in use",
+    "[INFO]   Run 2: PASS",
+    "[ERROR] Failures: ",
+    "[ERROR]   ClockTest.ticks:22 expected: <10> but was: <9>",
+    "[ERROR] Tests run: 140, Failures: 1, Errors: 0, Skipped: 0, Flakes: 1",
+]
+NEXTEST = [
+    "        FAIL [   2.011s] app::net tests::handshake",
+    "   TRY 2 PASS [   0.412s] app::net tests::handshake",
+    "        FAIL [   1.800s] app::io tests::watch",
+    "   TRY 2 FAIL [   1.900s] app::io tests::watch",
+    "     Summary [  12.118s] 311 tests run: 310 passed (1 flaky), 1 failed, 0 skipped",
+    "        FAIL [   1.900s] app::io tests::watch",
+    "error: test run failed",
+]
+GOTESTSUM_RERUNS = [
+    "DONE 412 tests, 2 failures in 14.903s",
+    "DONE 2 runs, 414 tests, 3 failures in 21.337s",
+    "=== Failed",
+    "=== FAIL: internal/store TestCompact (2.20s)",
+    "=== FAIL: internal/upload TestResume (3.02s)",
+    "=== FAIL: internal/store TestCompact (re-run 1) (5.03s)",
+    "DONE 2 runs, 414 tests, 3 failures in 21.337s",
+]
+RSPEC_RETRY = [
+    "RSpec::Retry: 2nd try ./spec/cache_spec.rb:38",
+    "RSpec::Retry: 2nd try ./spec/clock_spec.rb:12",
+    "RSpec::Retry: 3rd try ./spec/clock_spec.rb:12",
+    "Failed examples:",
+    "rspec ./spec/clock_spec.rb:12 # Clock ticks once a second",
+]
+FLAKY_PLUGIN = [
+    "===Flaky Test Report===",
+    "test_pool failed (1 runs remaining out of 2).",
+    "test_pool passed 1 out of the required 1 times. Success!",
+    "===End Flaky Test Report===",
+    "FAILED tests/test_parse.py::test_token - ValueError: bad token",
+    "1 failed, 9 passed in 2.10s",
+]
+GRADLE = [
+    "> Task :app:test",
+    "CacheTest > evicts() FAILED",
+    "CacheTest > evicts() PASSED",
+    "ClockTest > ticks() FAILED",
+    "ClockTest > ticks() FAILED",
+    "4 tests completed, 1 failed",
+    "> Task :app:test FAILED",
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "named"),
+    [
+        ("pytest -v --reruns 1", PYTEST_VERBOSE, "tests/test_cache.py::test_ttl"),
+        ("pytest -rR --reruns 2", PYTEST_SUMMARY, "tests/test_ws.py::test_heartbeat"),
+        ("pytest --reruns 2", PYTEST_COUNTS, "1 re-run(s) of tests that then passed"),
+        ("npx playwright test --retries=2", PLAYWRIGHT, "1 flaky test(s)"),
+        ("mvn -B verify -Dsurefire.rerunFailingTestsCount=2", SUREFIRE, "1 flaky test(s)"),
+        ("cargo nextest run --retries 2", NEXTEST, "1 flaky test(s)"),
+        ("gotestsum --rerun-fails=2 --packages=./...", GOTESTSUM_RERUNS, "internal/upload TestResume"),
+        ("bundle exec rspec", RSPEC_RETRY, "./spec/cache_spec.rb:38"),
+        ("pytest", FLAKY_PLUGIN, "test_pool"),
+        ("./gradlew test", GRADLE, "CacheTest.evicts"),
+    ],
+)
+def test_a_failure_beside_a_test_that_passed_on_a_retry_is_re_run_first(
+    command: str, output: list[str], named: str
+) -> None:
+    diagnosis = diagnose_log(job_log(command, output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    assert named in dict(diagnosis.decided_by)["history"]
+    assert dict(diagnosis.decided_by)["row"] == (
+        f"(history, {diagnosis.category.value}) → rerun once; the agent if the same commit fails again"
+    )
+
+
+def test_gotestsum_runs_that_failed_different_tests_show_them_flaky() -> None:
+    lines = [
+        "=== FAIL: internal/pool TestAcquire (0.21s)",
+        "DONE 312 tests, 1 failure in 14.9s",
+        "=== FAIL: internal/pool TestShrink (0.30s)",
+        "DONE 2 runs, 313 tests, 2 failures in 17.1s",
+    ]
+    assert passed_on_retry(lines, ("TestShrink",)) == "internal/pool TestAcquire, internal/pool TestShrink"
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # re-runs of the failing test only: it failed every time and nothing else was retried
+        (
+            "pytest -v --reruns 2",
+            [
+                "tests/test_broker.py::test_ack RERUN",
+                "tests/test_broker.py::test_ack RERUN",
+                "tests/test_broker.py::test_ack FAILED",
+                "FAILED tests/test_broker.py::test_ack - assert [1, 3, 2] == [1, 2, 3]",
+                "1 failed, 311 passed, 2 rerun in 44.18s",
+            ],
+        ),
+        (
+            "pytest --reruns 2",
+            ["FAILED tests/t.py::test_a - assert 0", "1 failed, 9 passed, 2 rerun in 1.0s"],
+        ),
+        # gotestsum re-ran the failing test, which failed again
+        (
+            "gotestsum --rerun-fails=2",
+            [
+                "DONE 10 tests, 1 failure in 1.0s",
+                "=== FAIL: pkg TestA (0.01s)",
+                "=== FAIL: pkg TestA (re-run 1) (0.01s)",
+                "DONE 2 runs, 11 tests, 2 failures in 2.0s",
+            ],
+        ),
+        # a passing test's name mentions flakiness; no runner reported a retry
+        ("pytest", ["FAILED tests/test_flaky_io.py::test_flaky_read - assert 0", "1 failed, 2 passed"]),
+        # Surefire's totals with no flake
+        ("mvn -B test", ["[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Flakes: 0"]),
+    ],
+)
+def test_a_failure_with_no_test_that_passed_on_a_retry_stays_the_codes(
+    command: str, output: list[str]
+) -> None:
+    diagnosis = diagnose_log(job_log(command, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
+    assert not diagnosis.rerun_first
+
+
+def test_a_race_the_go_race_detector_reported_is_the_codes_beside_flaky_tests() -> None:
+    lines = [
+        "WARNING: DATA RACE",
+        "    testing.go:1465: race detected during execution of test",
+        "=== FAIL: internal/pool TestAcquire (0.21s)",
+        "DONE 312 tests, 1 failure in 14.9s",
+        "=== FAIL: internal/pool TestShrink (0.30s)",
+        "DONE 2 runs, 313 tests, 2 failures in 17.1s",
+    ]
+    diagnosis = diagnose_log(job_log("gotestsum --rerun-fails=2 -- -race ./...", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+def test_a_failing_test_whose_source_carries_a_flaky_marker_is_its_authors_flaky_test() -> None:
+    lines = [
+        "=================================== FAILURES ===================================",
+        "___________________________ test_reconnect_after_drop ___________________________",
+        "",
+        "    @pytest.mark.flaky(reruns=2)",
+        "    def test_reconnect_after_drop(server):",
+        ">       assert client.reconnect(timeout=1)",
+        "E       AssertionError",
+        "FAILED tests/test_ws.py::test_reconnect_after_drop - AssertionError",
+        "1 failed, 30 passed in 4.00s",
+    ]
+    diagnosis = diagnose_log(job_log("pytest", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.HISTORY, Action.RERUN, False)
+
+
+def test_a_flaky_marker_on_another_tests_source_does_not_excuse_the_failing_one() -> None:
+    lines = [
+        "___________________________ test_parse ___________________________",
+        "    def test_parse():",
+        "E       ValueError: bad token",
+        "___________________________ test_retry ___________________________",
+        "    @pytest.mark.flaky(reruns=2)",
+        "    def test_retry():",
+        "FAILED tests/test_p.py::test_parse - ValueError: bad token",
+        "FAILED tests/test_p.py::test_retry - TimeoutError",
+        "2 failed, 30 passed in 4.00s",
+    ]
+    diagnosis = diagnose_log(job_log("pytest", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
