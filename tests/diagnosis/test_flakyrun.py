@@ -4,10 +4,10 @@ report, from its documentation), and the failures that stay the code's."""
 from __future__ import annotations
 
 import pytest
+from joblogs import CODE, diagnose_log, job_log
 
 from healer.diagnosis.retryreports import passed_on_retry
 from healer.model import Action, Owner
-from tests.joblogs import CODE, diagnose_log, job_log
 
 HISTORY_FIRST = (Owner.HISTORY, Action.RERUN, True)
 

@@ -3,10 +3,52 @@ code's when the same commit fails again; known flaky tests stay history's."""
 
 from dataclasses import replace
 
+from healer.config import Config
 from healer.diagnosis.owner import reassigned
-from healer.model import Action, Category, Diagnosis, HealMode, Owner, Verdict
+from healer.ledger.ledger import Kind, Ledger, Marker, comment_body
+from healer.model import Action, Category, Comment, Diagnosis, HealMode, Owner, PullRequest, RunEvent, Verdict
+from healer.run.policy import decide
 from healer.run.testhistory import failed_again, from_history
-from tests.run.test_policy import CONFIG, RUN, RUN_ID, SHA, plan_one, rerun
+
+BOT = "github-actions[bot]"
+SHA = "a" * 40
+RUN_ID = 500
+CONFIG = Config(agent_command="my-agent")
+PULL = PullRequest(
+    number=7,
+    state="open",
+    title="Add a feature",
+    author="alice",
+    head_sha=SHA,
+    head_ref="feature",
+    head_repository="octo/app",
+    base_ref="main",
+    base_repository="octo/app",
+)
+RUN = RunEvent(
+    repository="octo/app",
+    run_id=RUN_ID,
+    run_attempt=1,
+    workflow_name="CI",
+    head_sha=SHA,
+    head_branch="feature",
+    head_repository="octo/app",
+    is_fork=False,
+    event="pull_request",
+    conclusion="failure",
+)
+
+
+def rerun(sha, run_id):
+    return Marker(Kind.RERUN, sha, "test", run_id=run_id, run_attempt=1)
+
+
+def plan_one(diagnosis, markers=(), *, config=CONFIG, run=RUN):
+    comments = [Comment(id=1, author=BOT, body=comment_body(list(markers)))] if markers else []
+    ledger = Ledger.from_comments(comments, BOT)
+    plan = decide({"test": diagnosis}, ledger=ledger, config=config, pull=PULL, run=run)
+    return plan.checks[0]
+
 
 FAILED = Diagnosis(
     category=Category.TEST,
@@ -32,7 +74,7 @@ def test_a_failure_to_re_run_first_is_re_run_on_its_first_failure():
 
 
 def test_the_same_commit_failing_again_after_its_re_run_goes_to_the_agent():
-    plan = plan_one(FIRST, [rerun(SHA, run_id=RUN_ID)], run=AGAIN)
+    plan = plan_one(FIRST, [rerun(SHA, RUN_ID)], run=AGAIN)
     assert (plan.verdict, plan.mode, plan.attempt) == (Verdict.HEAL, HealMode.AGENT, 1)
     assert (plan.diagnosis.owner, plan.diagnosis.rerun_first) == (Owner.CODE, False)
     assert dict(plan.diagnosis.decided_by)["history"] == f"failed again after a re-run of {SHA[:7]}"
@@ -42,20 +84,20 @@ def test_the_same_commit_failing_again_after_its_re_run_goes_to_the_agent():
 
 
 def test_another_run_of_the_commit_waits_for_the_re_run_that_has_not_finished():
-    plan = plan_one(FIRST, [rerun(SHA, run_id=RUN_ID)], run=replace(RUN, run_id=RUN_ID + 1))
+    plan = plan_one(FIRST, [rerun(SHA, RUN_ID)], run=replace(RUN, run_id=RUN_ID + 1))
     assert plan.verdict is Verdict.SKIP
     assert "has not finished" in plan.detail
 
 
 def test_a_flaky_failure_that_is_not_to_be_re_run_first_escalates_after_its_re_runs():
     plain = replace(FIRST, rerun_first=False)
-    plan = plan_one(plain, [rerun(SHA, run_id=RUN_ID)], config=replace(CONFIG, max_reruns=1), run=AGAIN)
+    plan = plan_one(plain, [rerun(SHA, RUN_ID)], config=replace(CONFIG, max_reruns=1), run=AGAIN)
     assert plan.verdict is Verdict.ESCALATE
 
 
 def test_a_checks_own_action_in_the_config_file_wins_over_the_history():
     config = replace(CONFIG, checks={"test": {"action": "escalate"}})
-    plan = plan_one(FIRST, [rerun(SHA, run_id=RUN_ID)], run=AGAIN, config=config)
+    plan = plan_one(FIRST, [rerun(SHA, RUN_ID)], run=AGAIN, config=config)
     assert plan.verdict is not Verdict.HEAL
     assert plan.diagnosis.owner is Owner.HISTORY
 
