@@ -396,6 +396,48 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="terraform-aws-sts-refused",
         ),
         pytest.param(
+            "terraform init -input=false",
+            "│ Error: error configuring S3 Backend: no valid credential sources for S3 Backend found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="terraform-s3-backend-no-credentials",
+        ),
+        pytest.param(
+            "terraform init -input=false",
+            "│ Error: failed to refresh cached credentials, operation error STS: AssumeRole, https response "
+            "error StatusCode: 403, RequestID: 5b2e, api error ExpiredToken: The security token included in "
+            "the request is expired",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="aws-sdk-go-expired-token",
+        ),
+        pytest.param(
+            "bundle install --jobs=3 --retry=3",
+            "Gem::RemoteFetcher::UnknownHostError: timed out (https://rubygems.org/gems/nokogiri-1.10.10.gem)\n"
+            "An error occurred while installing nokogiri (1.10.10), and Bundler cannot continue.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="rubygems-host-unresolved",
+        ),
+        pytest.param(
+            "bundle install",
+            "Gem::RemoteFetcher::FetchError: Net::OpenTimeout: execution expired "
+            "(https://rubygems.org/gems/rake-13.0.6.gem)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="rubygems-fetch-timed-out",
+        ),
+        pytest.param(
+            "python -m build",
+            "Error compiling Cython file:\n------------------------------------------------------------\n"
+            "cdef int f(x):\n    return y\n           ^\n"
+            "------------------------------------------------------------\n"
+            "src/fast.pyx:4:11: undeclared name not builtin: y",
+            Owner.CODE,
+            Action.AGENT,
+            id="cython-compile-error",
+        ),
+        pytest.param(
             "cargo test --all",
             "  [28] Timeout was reached (Connection timed out after 30001 milliseconds)",
             Owner.PLATFORM,
