@@ -28,6 +28,7 @@ from healer.diagnosis.firstfailure import first_failure, scan_scope
 from healer.diagnosis.logs import JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
 from healer.diagnosis.owner import assign_owner
+from healer.diagnosis.prerelease import upstream_when_unreleased
 from healer.diagnosis.purpose import step_purpose
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import RuleSet
@@ -165,7 +166,9 @@ def diagnose(
     lines = [log.lines[i] for i in log.failing_lines()]
     step = log.failing_step
     header = log.lines[step.start : step.body_start] if step is not None else ()
-    return on_its_own_machine(without_its_secrets(on_the_steps_word(owned, lines), header, lines), log.lines)
+    said = on_its_own_machine(without_its_secrets(on_the_steps_word(owned, lines), header, lines), log.lines)
+    names = ((job.name or None) if job else None, workflow, failed_step_name(job))
+    return upstream_when_unreleased(said, log.lines, names=names)
 
 
 def _read(

@@ -1,0 +1,80 @@
+"""A job that runs the code against unreleased versions of what it depends on: its failure is upstream's.
+
+Projects run such jobs to hear early of what their dependencies' next releases will break ("upstream-dev",
+"latest deps" jobs; Scientific Python's nightly wheels exist for them). The code that fails there passes
+against the released versions; the change to follow is upstream's release or a person's decision, not an
+agent's fix to a pull request. Read from the job itself:
+
+- a step of the job installed pre-releases: pip's ``--pre`` ("Include pre-release and development versions",
+  pip's documentation), uv's ``--prerelease allow``, or the Scientific Python nightly wheels index
+  (``scientific-python-nightly-wheels``, its documentation);
+- the failing command runs Go's development tree (``gotip``: golang.org/dl's command for the latest
+  unreleased Go);
+- the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
+  ``pre-release dependencies``.
+
+Only a failure read as the code's test, build or type check is given to upstream: a network error, a refused
+credential or a linter's finding keeps its reading.
+
+Pure: lines and names in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from healer.diagnosis.logs import clean_line
+from healer.diagnosis.owner import reread
+from healer.model import Action, Category, Diagnosis, Owner
+
+# a command as the log echoes it (the runner's `##[group]Run …` and the script lines of the step's header,
+# Travis's `$ …`), never a line of a tool's output
+_PRE_INSTALL = re.compile(
+    r"^(?:##\[group\]Run |\$ )?(?:sudo )?(?:python\d?(?:\.\d+)? -m )?(?:uv )?pip3? install\b"
+    r"(?=.*?(?:\s--pre\b|\s--prerelease[= ](?:allow|if-necessary)\b|scientific-python-nightly-wheels))"
+)
+_GOTIP = re.compile(r"^(?:\S+/)?gotip\s")
+_NAMED = re.compile(
+    r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
+    r"|\b(?:nightly|pre-?release|dev|development)[-_ ](?:deps|dependencies|wheels)\b"
+)
+_KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK})
+
+
+def against_unreleased(
+    lines: Iterable[str], *, command: str | None, names: Sequence[str | None]
+) -> str | None:
+    """What shows that the job runs against unreleased versions (a pre-release install, ``gotip``, its
+    name); None when nothing does."""
+    if command and _GOTIP.match(command.strip()):
+        return "the step runs Go's development tree (gotip)"
+    for name in names:
+        if name and (found := _NAMED.search(name)):
+            return f"the job is named for unreleased dependencies ({found.group(0)!r})"
+    in_header = False
+    for raw in lines:
+        if not ("install" in raw or "##[" in raw):
+            continue
+        line = clean_line(raw).strip()
+        if line.startswith("##[group]Run "):
+            in_header = True
+        elif line.startswith("##[endgroup]"):
+            in_header = False
+        if (in_header or line.startswith("$ ")) and _PRE_INSTALL.match(line):
+            return f"a step installs pre-releases ({line[:120]!r})"
+    return None
+
+
+def upstream_when_unreleased(
+    diagnosis: Diagnosis, log_lines: Sequence[str], *, names: Sequence[str | None]
+) -> Diagnosis:
+    """``diagnosis`` given to upstream when it is the code's test, build or type-check failure in a job that
+    runs against unreleased versions; otherwise unchanged."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category not in _KINDS:
+        return diagnosis
+    shown = against_unreleased(log_lines, command=diagnosis.command, names=names)
+    if shown is None:
+        return diagnosis
+    said = f"{shown}: a failure against versions not yet released is upstream's until they are"
+    return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)

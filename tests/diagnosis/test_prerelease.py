@@ -1,0 +1,101 @@
+"""A job that runs the code against unreleased versions of its dependencies or toolchain: its test, build or
+type-check failure is upstream's (`healer/diagnosis/prerelease.py`), and what keeps its own reading."""
+
+from __future__ import annotations
+
+import pytest
+from joblogs import CODE, PLATFORM, UPSTREAM, diagnose_log, stamped
+
+from healer.model import Owner
+
+PYTEST_FAILED = [
+    "FAILED tests/test_frame.py::test_resample - AttributeError: module 'numpy' has no attribute 'in1d'",
+    "1 failed, 200 passed in 12.00s",
+]
+
+
+def two_steps(install: str, command: str, output: list[str]) -> str:
+    """A job log: its first step runs ``install`` and passes, its second runs ``command`` and fails."""
+    return stamped(
+        [
+            f"##[group]Run {install}",
+            install,
+            "shell: /usr/bin/bash -e {0}",
+            "##[endgroup]",
+            "Successfully installed numpy-2.4.0.dev0+git20261201 pandas-3.1.0.dev0",
+            f"##[group]Run {command}",
+            command,
+            "shell: /usr/bin/bash -e {0}",
+            "##[endgroup]",
+            *output,
+            "##[error]Process completed with exit code 1.",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "install",
+    [
+        "pip install --upgrade --pre -e .[test]",
+        "python -m pip install --pre --extra-index-url "
+        "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple numpy pandas",
+        "uv pip install --prerelease=allow -e .[test]",
+    ],
+)
+def test_a_test_failure_after_a_pre_release_install_is_upstreams(install: str) -> None:
+    diagnosis = diagnose_log(two_steps(install, "pytest", PYTEST_FAILED), job="test")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "a step installs pre-releases" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize("job", ["upstream-dev (numpy)", "test (latest deps)", "nightly-deps", "dev wheels"])
+def test_a_job_named_for_unreleased_dependencies_is_upstreams(job: str) -> None:
+    diagnosis = diagnose_log(two_steps("pip install -e .[test]", "pytest", PYTEST_FAILED), job=job)
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+
+
+def test_go_tip_failing_to_build_the_code_is_upstreams() -> None:
+    output = ["# example.com/app/internal/pool", "internal/pool/pool.go:41:9: undefined: sync.OnceValues2"]
+    diagnosis = diagnose_log(two_steps("go install golang.org/dl/gotip@latest", "gotip test ./...", output))
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "gotip" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("install", "command", "output", "job", "want"),
+    [
+        # released versions: the code's
+        ("pip install -e .[test]", "pytest", PYTEST_FAILED, "test", CODE),
+        # a toolchain's preview is not a dependency's pre-release: its test failure is the code's
+        ("pip install -e .[test]", "pytest -W error", PYTEST_FAILED, "nightly (3.14)", CODE),
+        # pip's hint naming --pre in its output is not a pre-release install
+        (
+            "pip install -e .[test]",
+            "pytest",
+            ["  pip install --pre fastjsonx  # to try the beta", *PYTEST_FAILED],
+            "test",
+            CODE,
+        ),
+        # the network in a pre-release job is still the network's
+        (
+            "pip install --pre -e .[test]",
+            "pytest",
+            [
+                "FAILED tests/test_api.py::test_fetch - requests.exceptions.ConnectionError: "
+                "HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded",
+                "1 failed, 20 passed in 3.00s",
+            ],
+            "test",
+            PLATFORM,
+        ),
+    ],
+)
+def test_what_keeps_its_own_reading(install: str, command: str, output: list[str], job: str, want) -> None:
+    diagnosis = diagnose_log(two_steps(install, command, output), job=job)
+    assert (diagnosis.owner, diagnosis.action) == want
+
+
+def test_a_linters_finding_in_a_pre_release_job_stays_the_codes() -> None:
+    output = ["src/app/core.py:12:1: F401 [*] `os` imported but unused", "Found 1 error."]
+    diagnosis = diagnose_log(two_steps("pip install --pre ruff", "ruff check .", output), job="lint")
+    assert diagnosis.owner is Owner.CODE
