@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from healer.diagnosis.botbump import the_bumps_own
 from healer.diagnosis.capture import failing_steps, split_capture
 from healer.diagnosis.emptysecret import without_its_secrets
 from healer.diagnosis.excerpt import (
@@ -167,6 +168,7 @@ def diagnose(
     step = log.failing_step
     header = log.lines[step.start : step.body_start] if step is not None else ()
     said = on_its_own_machine(without_its_secrets(on_the_steps_word(owned, lines), header, lines), log.lines)
+    said = the_bumps_own(said, log.lines, lines)
     names = ((job.name or None) if job else None, workflow, failed_step_name(job))
     return upstream_when_unreleased(said, log.lines, names=names)
 

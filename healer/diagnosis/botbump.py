@@ -1,0 +1,82 @@
+"""A Dependabot pull request's failure: the bump's, the bumped release's, or the code's.
+
+GitHub runs a workflow for a pull request Dependabot opened with Dependabot's secrets, not the repository's
+Actions secrets ("Automating Dependabot with GitHub Actions", GitHub Docs), and the runner says which at the
+start of the job's log: ``Secret source: Dependabot``. Such a pull request changes the versions of
+dependencies and nothing else, so:
+
+- a resolver that cannot fit the bumped version with the other dependencies' ranges (npm's ``ERESOLVE``,
+  pip's ``ResolutionImpossible``, a dependency failure read as the code's) is the bump's: a person holds it
+  or waits for the other package's release (upstream, escalated). An agent could only force or pin ranges;
+- a test that died inside an installed package (the innermost frame of its traceback is under
+  ``site-packages`` or ``node_modules``), or a package whose own manifest names a file it did not ship
+  (Vite's "Failed to resolve entry for package", Node's ``ERR_PACKAGE_PATH_NOT_EXPORTED`` or "Cannot find
+  module" for a path inside ``node_modules``), is the bumped release failing in itself: upstream's;
+- the project's own files failing against the new version (a renamed API) stay the code's: the agent
+  adapts the code to it.
+
+Pure: lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from healer.diagnosis.logs import clean_line
+from healer.diagnosis.owner import reread
+from healer.model import Action, Category, Diagnosis, Owner
+
+_DEPENDABOT = re.compile(r"^Secret source: Dependabot$")
+# the set-up section is the log's first lines; a step's output may print anything
+_SETUP_LINES = 80
+# a frame as pytest prints it (`path.py:12: in name`) or as Python's traceback does
+_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s*File "(?P<file>[^"]{1,400})", line \d+')
+_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]node_modules[/\\]")
+_BROKEN_PACKAGE = re.compile(
+    r'Failed to resolve entry for package "[^"]{1,200}"\. The package may have incorrect main/module/exports'
+    r"|Package subpath '[^']{1,200}' is not defined by \"exports\" in \S*node_modules[/\\]"
+    r"|Cannot find module '[^']*node_modules[/\\][^']+'"
+)
+_KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.UNKNOWN})
+
+
+def from_dependabot(log_lines: Sequence[str]) -> bool:
+    """Whether the job ran for a Dependabot pull request (its set-up section's secret source)."""
+    for raw in log_lines[:_SETUP_LINES]:
+        line = clean_line(raw).strip()
+        if _DEPENDABOT.match(line):
+            return True
+        if line.startswith("##[group]Run "):
+            return False
+    return False
+
+
+def innermost_installed(step_lines: Sequence[str]) -> str | None:
+    """The installed file the last traceback of the step ends in; None when it ends in another file."""
+    last = None
+    for raw in step_lines:
+        if ".py" in raw and (match := _FRAME.match(clean_line(raw))):
+            last = match.group("path") or match.group("file")
+    return last if last is not None and _INSTALLED.search(last) else None
+
+
+def the_bumps_own(diagnosis: Diagnosis, log_lines: Sequence[str], step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when a Dependabot pull request's resolver conflict or a failure inside
+    the bumped release stopped the job; otherwise unchanged."""
+    if diagnosis.owner is not Owner.CODE or not from_dependabot(log_lines):
+        return diagnosis
+    if diagnosis.category is Category.DEPENDENCY and "resolution" in diagnosis.rule:
+        said = (
+            "on a Dependabot pull request the resolver cannot fit the bumped version: a person holds the bump"
+        )
+        return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)
+    if diagnosis.category not in _KINDS:
+        return diagnosis
+    broken = next((m.group(0) for raw in step_lines if (m := _BROKEN_PACKAGE.search(raw))), None)
+    inside = None if broken else innermost_installed(step_lines)
+    if broken is None and inside is None:
+        return diagnosis
+    where = broken[:120] if broken else f"raised in {inside[-120:]}"
+    said = f"on a Dependabot pull request the bumped release fails in itself ({where})"
+    return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)

@@ -1,0 +1,76 @@
+"""A Dependabot pull request's failure (the runner's `Secret source: Dependabot`): the bump's resolver
+conflict and the bumped release failing in itself are upstream's; the project's code failing against the new
+version stays the code's (`healer/diagnosis/botbump.py`)."""
+
+from __future__ import annotations
+
+import pytest
+from joblogs import CODE, UPSTREAM, diagnose_log, job_log, stamped
+
+from healer.diagnosis.botbump import from_dependabot
+
+SETUP = ["Current runner version: '2.329.0'", "Secret source: Dependabot", "Prepare workflow directory"]
+
+
+def bot_log(command: str, output: list[str], *, secrets: str = "Dependabot") -> str:
+    setup = [line.replace("Dependabot", secrets) for line in SETUP]
+    return stamped(setup) + job_log(command, output)
+
+
+ERESOLVE = [
+    "npm error code ERESOLVE",
+    "npm error ERESOLVE unable to resolve dependency tree",
+    'npm error peer eslint@"^8.0.0 || ^9.0.0" from eslint-plugin-import@2.32.0',
+]
+INSIDE = [
+    "tests/test_client.py:31: in test_head_object",
+    '    resp = client.head("bucket/key")',
+    "src/s3mirror/client.py:88: in head",
+    "/opt/hostedtoolcache/Python/3.12.12/x64/lib/python3.12/site-packages/urllib3/response.py:712: in _init",
+    "    content_length = int(length)",
+    "E   TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'",
+    "FAILED tests/test_client.py::test_head_object - TypeError: int() argument must be a string",
+    "1 failed, 87 passed in 2.30s",
+]
+OWN_CODE = [
+    "tests/test_models.py:12: in test_user",
+    "    user = User.parse_obj({'name': 'a'})",
+    "src/app/models.py:40: in parse",
+    "    return cls.parse_obj(data)",
+    "E   AttributeError: type object 'User' has no attribute 'parse_obj'",
+    "FAILED tests/test_models.py::test_user - AttributeError: type object 'User' has no attribute 'x'",
+    "1 failed, 30 passed in 1.00s",
+]
+VITE = [
+    " FAIL  src/index.test.ts [ src/index.test.ts ]",
+    'Error: Failed to resolve entry for package "tiny-emitterx". The package may have incorrect '
+    'main/module/exports specified in its package.json: Missing "./dist/index.js" specifier',
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [("npm ci", ERESOLVE), ("pytest", INSIDE), ("npm test", VITE)],
+    ids=["resolver-conflict", "raised-inside-the-release", "release-without-its-entry"],
+)
+def test_a_dependabot_bumps_own_failure_is_upstreams(command: str, output: list[str]) -> None:
+    diagnosis = diagnose_log(bot_log(command, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "Dependabot pull request" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_the_projects_code_failing_against_the_bumped_version_is_the_codes() -> None:
+    diagnosis = diagnose_log(bot_log("pytest", OWN_CODE), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+@pytest.mark.parametrize("output", [ERESOLVE, INSIDE, VITE])
+def test_the_same_failures_of_a_persons_pull_request_keep_their_reading(output: list[str]) -> None:
+    diagnosis = diagnose_log(bot_log("npm ci", output, secrets="Actions"), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+def test_only_the_set_up_section_says_whose_secrets_the_job_has() -> None:
+    assert from_dependabot(stamped(SETUP).splitlines())
+    late = stamped(["##[group]Run echo", "##[endgroup]", "Secret source: Dependabot"]).splitlines()
+    assert not from_dependabot(late)
