@@ -35,10 +35,17 @@ _BETWEEN = re.compile(
     r'|The command ".{1,1000}" failed\. Retrying, \d+ of \d+\.$)'
 )
 
+# what a wrapper and the runner print after the last attempt: blank lines, `Final attempt failed. …`, the
+# runner's `##[error]…`, Travis's `The command "…" failed N times.`
+_CLOSING = re.compile(
+    r'^(?:$|(?:Error: )?Final attempt failed\.|##\[|The command ".{1,1000}" failed \d+ times\.$)'
+)
+
 
 def attempts(lines: Iterable[str]) -> list[list[str]]:
     """The step's lines cut into its attempts at the wrapper's lines between them (one attempt, the whole
-    step, when no wrapper spoke)."""
+    step, when no wrapper spoke). What follows the last attempt's line with nothing but the wrapper's and the
+    runner's own closing words (``Final attempt failed. …``, ``##[error]…``) is not an attempt."""
     out: list[list[str]] = [[]]
     for raw in lines:
         line = clean_line(raw).strip()
@@ -46,6 +53,8 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
             out.append([])
         else:
             out[-1].append(raw)
+    if len(out) > 1 and all(_CLOSING.match(clean_line(raw).strip()) for raw in out[-1]):
+        out.pop()
     return out
 
 

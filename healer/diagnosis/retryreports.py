@@ -18,6 +18,9 @@ answer twice on this machine. Read from each runner's documented console output:
   TestA (re-run 1)``. A test that failed on fewer runs than there were failed on one and passed on another;
 - rspec-retry with ``verbose_retry`` (its README): ``RSpec::Retry: 2nd try ./spec/a_spec.rb:12``; a retried
   example missing from RSpec's failed examples passed on a try;
+- minitest-retry (its README and tests): ``[MinitestRetry] retry 'test_a' count: 1,  msg: …`` before each
+  retry of a failed test, up to ``retry_count``; a test retried fewer times than another stopped because it
+  passed;
 - the ``flaky`` plugin (its README): ``test_a failed (1 runs remaining out of 2).``, then ``test_a passed 1
   out of the required 1 times. Success!``;
 - Gradle's test-retry plugin: ``ATest > a() FAILED``, then ``PASSED`` in the same task
@@ -39,6 +42,7 @@ from healer.diagnosis.testids import MAX_TEST_IDS, retried_gradle_tests
 
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
+    r"|MinitestRetry"
 )
 _PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
 _PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
@@ -55,6 +59,7 @@ _GOTESTSUM_DONE = re.compile(r"^DONE (?:(?P<runs>\d+) runs, )?\d+ tests?\b")
 _GOTESTSUM_FAIL = re.compile(r"^=== FAIL: (?P<pkg>\S+) (?P<name>\S+)(?: \(re-run (?P<rerun>\d+)\))? \(")
 _GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(")
 _RSPEC_TRY = re.compile(r"^RSpec::Retry: \d+(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
+_MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
 _FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
 _FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
 
@@ -69,6 +74,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _gotestsum(lines)
         or _rspec(cleaned, failed)
         or _flaky_plugin(cleaned)
+        or _minitest(cleaned)
         or sorted(retried_gradle_tests(lines))
         or _wrapper(lines)
     )
@@ -140,6 +146,16 @@ def _flaky_plugin(lines: Sequence[str]) -> list[str]:
     return [
         m.group("name") for line in lines if (m := _FLAKY_PASSED.match(line)) and m.group("name") in failed
     ]
+
+
+def _minitest(lines: Sequence[str]) -> list[str]:
+    counts: dict[str, int] = {}
+    for line in lines:
+        if match := _MINITEST_RETRY.match(line):
+            name = match.group("name")
+            counts[name] = max(counts.get(name, 0), int(match.group("count")))
+    most = max(counts.values(), default=0)
+    return [name for name, count in counts.items() if count < most]
 
 
 def _wrapper(lines: Sequence[str]) -> list[str]:

@@ -82,6 +82,16 @@ FLAKY_PLUGIN = [
     "FAILED tests/test_parse.py::test_token - ValueError: bad token",
     "1 failed, 9 passed in 2.10s",
 ]
+MINITEST = [
+    "[MinitestRetry] retry 'test_lookup_uses_cache' count: 1,  msg: Expected 1 calls, got 2.",
+    "[MinitestRetry] retry 'test_sitemap_async' count: 1,  msg: Timed out after 2.0s",
+    "[MinitestRetry] retry 'test_sitemap_async' count: 2,  msg: Expected 12 urls, got 11.",
+    "[MinitestRetry] retry 'test_sitemap_async' count: 3,  msg: Timed out after 2.0s",
+    "  1) Failure:",
+    "SitemapTest#test_sitemap_async [test/sitemap_test.rb:22]:",
+    "Timed out after 2.0s",
+    "40 runs, 80 assertions, 1 failures, 0 errors, 0 skips",
+]
 GRADLE = [
     "> Task :app:test",
     "CacheTest > evicts() FAILED",
@@ -106,6 +116,7 @@ GRADLE = [
         ("bundle exec rspec", RSPEC_RETRY, "./spec/cache_spec.rb:38"),
         ("pytest", FLAKY_PLUGIN, "test_pool"),
         ("./gradlew test", GRADLE, "CacheTest.evicts"),
+        ("bin/rails test", MINITEST, "test_lookup_uses_cache"),
     ],
 )
 def test_a_failure_beside_a_test_that_passed_on_a_retry_is_re_run_first(
@@ -159,6 +170,16 @@ def test_gotestsum_runs_that_failed_different_tests_show_them_flaky() -> None:
         ),
         # a passing test's name mentions flakiness; no runner reported a retry
         ("pytest", ["FAILED tests/test_flaky_io.py::test_flaky_read - assert 0", "1 failed, 2 passed"]),
+        # minitest-retry retried one test up to its count: it failed every time
+        (
+            "bin/rails test",
+            [
+                "[MinitestRetry] retry 'test_a' count: 1,  msg: Expected 1, got 2.",
+                "[MinitestRetry] retry 'test_a' count: 2,  msg: Expected 1, got 2.",
+                "ATest#test_a [test/a_test.rb:3]:",
+                "1 runs, 1 assertions, 1 failures, 0 errors, 0 skips",
+            ],
+        ),
         # Surefire's totals with no flake
         ("mvn -B test", ["[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Flakes: 0"]),
     ],

@@ -47,3 +47,16 @@ def test_attempts_that_failed_other_tests_differ_and_name_the_last_ones() -> Non
 def test_a_test_that_prints_the_wrappers_words_inside_its_output_is_not_a_new_attempt() -> None:
     lines = ["    log: Attempt 1 failed. Reason: Child_process exited", "FAILED t.py::test_a - assert 0"]
     assert len(attempts(lines)) == 1
+
+
+def test_the_wrappers_closing_words_after_the_last_attempt_are_not_an_attempt() -> None:
+    lines = [
+        "--- FAIL: TestA (0.01s)",
+        "##[warning]Attempt 1 failed. Reason: Child_process exited with error code 1",
+        "--- FAIL: TestB (0.01s)",
+        "##[warning]Attempt 2 failed. Reason: Child_process exited with error code 1",
+        "",
+        "##[error]Final attempt failed. Child_process exited with error code 1",
+    ]
+    assert len(attempts(lines)) == 2
+    assert differed_across_attempts(lines) == (2, ("TestB",))
