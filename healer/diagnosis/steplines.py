@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from healer.diagnosis.flakyrun import flaky_in_the_log
+from healer.diagnosis.libtypes import only_in_installed_types
 from healer.diagnosis.linkfindings import checked_links
 from healer.diagnosis.raised import clash_between_installed, raised_by_the_checkout
 from healer.diagnosis.testcauses import failed_on_the_world
@@ -22,7 +23,9 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     (:func:`healer.diagnosis.linkfindings.checked_links`); an exception a file of the checkout raised is the
     code's (:func:`healer.diagnosis.raised.raised_by_the_checkout`); an installed package importing a name
     another installed package lacks is upstream's
-    (:func:`healer.diagnosis.raised.clash_between_installed`)."""
+    (:func:`healer.diagnosis.raised.clash_between_installed`), and so are type errors only in installed
+    packages' declarations (:func:`healer.diagnosis.libtypes.only_in_installed_types`)."""
     lines = list(step_lines)
     said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
-    return clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
+    said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
+    return only_in_installed_types(said, lines)
