@@ -17,10 +17,12 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   hands, with the job's, the failing step's and (for 60 %) the workflow's names; all in the test half.
 * ``fresh3``: ``tests/fixtures/fresh3`` — failed job logs of made-up repositories, frozen like ``fresh2`` by
   other hands, among them raw Travis CI build logs; all in the test half.
-* ``fresh4``: ``tests/fixtures/fresh4`` — 170 logs of 170 repositories, frozen like ``fresh3`` after its report;
-  all in the test half.
-* ``fresh5``: ``tests/fixtures/fresh5`` — 170 logs of 170 repositories, frozen like ``fresh4`` after its report;
-  all in the test half.
+* ``fresh4``: ``tests/fixtures/fresh4`` — 170 logs of 170 repositories, frozen like ``fresh3`` after its
+  report; all in the test half.
+* ``fresh5``: ``tests/fixtures/fresh5`` — 170 logs of 170 repositories, frozen like ``fresh4`` after its
+  report; all in the test half.
+* ``fresh6`` and ``fresh7``: ``tests/fixtures/fresh6`` and ``fresh7`` — 170 logs of 170 repositories each,
+  frozen like ``fresh5``; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -75,6 +77,8 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh3": (FIXTURES / "fresh3" / "logs", FIXTURES / "fresh3" / "labels.json", None),
     "fresh4": (FIXTURES / "fresh4" / "logs", FIXTURES / "fresh4" / "labels.json", None),
     "fresh5": (FIXTURES / "fresh5" / "logs", FIXTURES / "fresh5" / "labels.json", None),
+    "fresh6": (FIXTURES / "fresh6" / "logs", FIXTURES / "fresh6" / "labels.json", None),
+    "fresh7": (FIXTURES / "fresh7" / "logs", FIXTURES / "fresh7" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
@@ -184,7 +188,7 @@ def load_split() -> dict[str, Any]:
 def half_of(repo: str, split: dict[str, Any]) -> str:
     """The frozen half of a repository; one added after the freeze goes where its hash says (the fresh set's
     repositories are all in the test half, as are those of the later fresh sets)."""
-    if repo.startswith(("fresh:", "fresh2:", "fresh3:", "fresh4:", "fresh5:")):
+    if repo.startswith(("fresh:", "fresh2:", "fresh3:", "fresh4:", "fresh5:", "fresh6:", "fresh7:")):
         return "test"
     if repo in split.get("dev", ()):
         return "dev"
