@@ -167,7 +167,8 @@ def diagnose(
     lines = [log.lines[i] for i in log.failing_lines()]
     step = log.failing_step
     header = log.lines[step.start : step.body_start] if step is not None else ()
-    said = on_its_own_machine(without_its_secrets(on_the_steps_word(owned, lines), header, lines), log.lines)
+    said = without_its_secrets(on_the_steps_word(owned, lines), header, lines, log.lines)
+    said = on_its_own_machine(said, log.lines)
     said = the_bumps_own(said, log.lines, lines)
     names = ((job.name or None) if job else None, workflow, failed_step_name(job))
     return upstream_when_unreleased(said, log.lines, names=names)

@@ -7,6 +7,11 @@ fork, nor Actions secrets to a run Dependabot triggered, and a secret that is no
 string (GitHub Docs, "Using secrets in GitHub Actions"). So a header line ``  SONAR_TOKEN:`` with nothing
 after it says the step ran without that secret.
 
+The runner also names where the job's secrets came from at the start of its log: ``Secret source: Actions``,
+``Secret source: Dependabot``, or ``Secret source: None`` for a run given no secrets at all (a fork's pull
+request). With none, a variable named for a secret that the step's output says is not set (``PAYWIRE_KEY is
+not set``) is the same missing secret.
+
 That alone is not whose failure it is: a compiler's error or a failed assertion in the same step is the code's
 whatever its environment lacked. It decides only where the step's own words point the same way: a refused or
 missing credential in its output, or no cause line at all (the tool's summary, Maven's "Failed to execute
@@ -21,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
 from healer.diagnosis.testcauses import CREDENTIAL
 from healer.model import Action, Category, Diagnosis, Owner
@@ -31,6 +37,15 @@ _EMPTY = re.compile(r"^  (?P<name>[A-Za-z_][\w-]{0,100}):$")
 _SECRET_NAME = re.compile(
     r"(?i)token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth"
 )
+_NO_SECRETS = re.compile(r"^Secret source: None$")
+# a secret-named variable the output says is not there (beside testcauses' CREDENTIAL, which needs the
+# names' usual endings: with no secrets at all, any *_KEY is one)
+_UNSET = re.compile(
+    r"\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b.{0,40}"
+    r"\b(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined|required)\b"
+)
+# the set-up section is the log's first lines; a step's output may print anything
+_SETUP_LINES = 80
 # rules that read a summary or a name, not a cause line: they do not say the code failed
 _SUMMARIES = ("fallback.", "derived.", "none", "jvm.maven-goal-failed", "jvm.gradle-task-failed")
 # kinds whose report is the code's own, whatever the step's environment lacked
@@ -47,9 +62,22 @@ def empty_secrets(header: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def without_its_secrets(diagnosis: Diagnosis, header: Sequence[str], step_lines: Sequence[str]) -> Diagnosis:
-    """``diagnosis`` given to the repository when the step ran with a secret empty and its output refused a
-    credential or named no cause; otherwise unchanged."""
+def without_secrets(log_lines: Sequence[str]) -> bool:
+    """Whether the runner's set-up section says the job was given no secrets (``Secret source: None``)."""
+    for raw in log_lines[:_SETUP_LINES]:
+        line = clean_line(raw).strip()
+        if _NO_SECRETS.match(line):
+            return True
+        if line.startswith("##[group]Run "):
+            return False
+    return False
+
+
+def without_its_secrets(
+    diagnosis: Diagnosis, header: Sequence[str], step_lines: Sequence[str], log_lines: Sequence[str] = ()
+) -> Diagnosis:
+    """``diagnosis`` given to the repository when the step ran with a secret empty (or the job with none)
+    and its output refused a credential or named no cause; otherwise unchanged."""
     summary = diagnosis.rule.startswith(_SUMMARIES)
     if diagnosis.owner not in (Owner.CODE, Owner.UNKNOWN) or diagnosis.category in (
         Category.CANCELLED,
@@ -61,9 +89,17 @@ def without_its_secrets(diagnosis: Diagnosis, header: Sequence[str], step_lines:
     if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
         return diagnosis
     names = empty_secrets(header)
-    if not names:
+    none = not names and without_secrets(log_lines)
+    if not names and not none:
         return diagnosis
-    refused = any(CREDENTIAL.search(line) for line in step_lines)
+    refused = any(CREDENTIAL.search(line) or (none and _UNSET.search(line)) for line in step_lines)
+    if none:
+        if not refused:
+            return diagnosis  # no secret was missed that the output names
+        said = "the job was given no secrets (Secret source: None, as a fork's run); its output misses one"
+        return reread(
+            diagnosis, Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, said, replaces_evidence=True
+        )
     if not refused and not (summary or diagnosis.category is Category.UNKNOWN):
         return diagnosis
     shown = ", ".join(names[:3])

@@ -120,10 +120,10 @@ def raised_by_the_checkout(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
 
 
 # Python's ImportError for a name a module does not have, with the module's file: "cannot import name 'x'
-# from 'pkg' (/…/site-packages/pkg/__init__.py)" (the Python documentation, "The import system"); pytest
-# prefixes the line with `E   `
+# from 'pkg' (/…/site-packages/pkg/__init__.py)" (the Python documentation, "The import system"; before 3.8
+# only "cannot import name 'x'"); pytest prefixes the line with `E   `
 _CANNOT_IMPORT = re.compile(
-    r"^(?:E\s+)?ImportError: cannot import name '?\w+'? from '[\w.]+'(?: \((?P<path>[^)]{1,400})\))?"
+    r"^(?:E\s+)?ImportError: cannot import name '?\w+'?(?: from '[\w.]+'(?: \((?P<path>[^)]{1,400})\))?|$)"
 )
 # a frame as pytest's short traceback prints it (`path.py:12: in <module>`) or as Python's does
 _ANY_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s+File "(?P<file>[^"]{1,400})", line \d+')
@@ -163,3 +163,28 @@ def clash_between_installed(diagnosis: Diagnosis, step_lines: Sequence[str]) -> 
             diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said, replaces_evidence=True
         )
     return diagnosis
+
+
+# pytest's report of an error in itself or a plugin: each line of the traceback after `INTERNALERROR> ` (exit
+# status 3, "Internal error happened while executing tests": pytest's documentation, "Exit codes")
+_INTERNAL = "INTERNALERROR> "
+_PYTEST_ITSELF = frozenset({"_pytest", "pytest", "pluggy"})
+
+
+def crashed_plugin(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when pytest stopped on an internal error raised inside an installed
+    plugin (not pytest itself, not a ``conftest.py`` of the checkout): the plugin's release does not fit the
+    installed pytest, and no test ran; otherwise unchanged."""
+    if diagnosis.owner is not Owner.CODE or not any(_INTERNAL in line for line in step_lines[-_NEAR_END:]):
+        return diagnosis
+    lines = [line.split(_INTERNAL, 1)[1] for line in step_lines if _INTERNAL in line]
+    raised = last_raised(lines)
+    package = _PACKAGES.search(raised[0]) if raised else None
+    if raised is None or package is None or package.group("package") in _PYTEST_ITSELF:
+        return diagnosis
+    if NETWORK.search(f"{raised[1]}: {raised[2]}") or CREDENTIAL.search(raised[2]):
+        return diagnosis
+    said = f"pytest stopped on {raised[1]} inside the installed plugin {package.group('package')[:60]}"
+    return reread(
+        diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said, replaces_evidence=True
+    )

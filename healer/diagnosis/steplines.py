@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from healer.diagnosis.depsources import only_in_dependencies
 from healer.diagnosis.flakyrun import flaky_in_the_log
-from healer.diagnosis.libtypes import only_in_installed_types
 from healer.diagnosis.linkfindings import checked_links
-from healer.diagnosis.raised import clash_between_installed, raised_by_the_checkout
+from healer.diagnosis.raised import clash_between_installed, crashed_plugin, raised_by_the_checkout
 from healer.diagnosis.testcauses import failed_on_the_world
 from healer.model import Diagnosis
 
@@ -23,9 +23,11 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     (:func:`healer.diagnosis.linkfindings.checked_links`); an exception a file of the checkout raised is the
     code's (:func:`healer.diagnosis.raised.raised_by_the_checkout`); an installed package importing a name
     another installed package lacks is upstream's
-    (:func:`healer.diagnosis.raised.clash_between_installed`), and so are type errors only in installed
-    packages' declarations (:func:`healer.diagnosis.libtypes.only_in_installed_types`)."""
+    (:func:`healer.diagnosis.raised.clash_between_installed`), and so are compiler and type-checker errors
+    only in dependencies' own files (:func:`healer.diagnosis.depsources.only_in_dependencies`), and a pytest
+    plugin that crashed pytest (:func:`healer.diagnosis.raised.crashed_plugin`)."""
     lines = list(step_lines)
     said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
     said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
-    return only_in_installed_types(said, lines)
+    said = crashed_plugin(said, lines)
+    return only_in_dependencies(said, lines)

@@ -4,7 +4,7 @@ credential or named no cause; a compiler's error or a failed assertion beside it
 from __future__ import annotations
 
 import pytest
-from joblogs import diagnose_log, job_log
+from joblogs import diagnose_log, job_log, stamped
 
 from healer.diagnosis.emptysecret import empty_secrets
 from healer.model import Action, Owner
@@ -79,3 +79,26 @@ def test_only_secret_named_entries_shown_empty_count() -> None:
         "  path: dist",
     ]
     assert empty_secrets(header) == ("NPM_TOKEN", "api-key")
+
+
+NO_SECRETS = ["Current runner version: '2.329.0'", "Secret source: None", "Prepare workflow directory"]
+
+
+def test_a_job_given_no_secrets_whose_output_misses_one_is_the_repositorys() -> None:
+    """The runner's set-up says ``Secret source: None`` (a fork's run): a secret-named variable the output
+    says is not set is the missing secret."""
+    output = [
+        "  ● checkout › charges a card",
+        "    Error: PAYWIRE_SANDBOX_KEY is not set. Integration tests need a sandbox key.",
+        "Tests:       1 failed, 40 passed, 41 total",
+    ]
+    log = stamped(NO_SECRETS) + job_log("npm test", output)
+    diagnosis = diagnose_log(log, job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "Secret source: None" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_a_job_given_no_secrets_whose_test_failed_on_an_assertion_is_the_codes() -> None:
+    output = ["  ● math › adds", "    expect(received).toBe(expected)", "Tests:       1 failed, 40 total"]
+    diagnosis = diagnose_log(stamped(NO_SECRETS) + job_log("npm test", output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)

@@ -438,6 +438,17 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="cython-compile-error",
         ),
         pytest.param(
+            "pip install -r docs/requirements.txt",
+            "  WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after "
+            "connection broken by 'ConnectTimeoutError(<pip._vendor.urllib3.connection.HTTPSConnection "
+            "object at 0x7f2c>, 'Connection to pypi.org timed out. (connect timeout=15)')': /simple/sphinx/\n"
+            "ERROR: Could not find a version that satisfies the requirement sphinx>=7 (from versions: none)\n"
+            "ERROR: No matching distribution found for sphinx>=7",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="pip-index-timed-out",
+        ),
+        pytest.param(
             "cargo test --all",
             "  [28] Timeout was reached (Connection timed out after 30001 milliseconds)",
             Owner.PLATFORM,

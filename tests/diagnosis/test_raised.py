@@ -178,3 +178,44 @@ def test_an_installed_package_missing_a_module_of_its_own_is_a_broken_release() 
 def test_an_installed_package_missing_another_package_is_left_to_the_other_readings() -> None:
     # the job's install may have left the other package out (`--no-deps`, an extra not asked for)
     assert diagnose("pytest -q", import_of("charset_normalizer"), job="test").owner is not Owner.UPSTREAM
+
+
+def test_an_older_pythons_import_error_without_its_module_is_read_the_same() -> None:
+    """Before Python 3.8 the message names the missing name only: the importing frame says whose it is."""
+    output = [
+        "Traceback (most recent call last):",
+        '  File "/home/travis/virtualenv/python3.6.7/bin/pytest", line 8, in <module>',
+        "    sys.exit(main())",
+        '  File "/home/travis/virtualenv/python3.6.7/lib/python3.6/site-packages/pytest_cov/plugin.py", '
+        "line 12, in <module>",
+        "    from coverage.results import display_covered",
+        "ImportError: cannot import name 'display_covered'",
+    ]
+    diagnosis = diagnose("pytest", output, job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+
+
+def internal_error(where: str) -> list[str]:
+    return [
+        "INTERNALERROR> Traceback (most recent call last):",
+        f'INTERNALERROR>   File "{SITE}/_pytest/main.py", line 289, in wrap_session',
+        "INTERNALERROR>     session.exitstatus = doit(config, session) or 0",
+        f'INTERNALERROR>   File "{where}", line 41, in pytest_collection_modifyitems',
+        'INTERNALERROR>     for marker in item.iter_markers(name="parametrize", closest=True):',
+        "INTERNALERROR> TypeError: Node.iter_markers() got an unexpected keyword argument 'closest'",
+    ]
+
+
+def test_a_pytest_plugin_that_crashed_pytest_is_upstreams() -> None:
+    output = internal_error(f"{SITE}/pytest_lazy_fixtures/plugin.py")
+    diagnosis = diagnose_log(job_log("pytest", output, exit_code=3), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "installed plugin pytest_lazy_fixtures" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    "where", [f"{WORK}/tests/conftest.py", f"{SITE}/_pytest/python.py"], ids=["conftest", "pytest-itself"]
+)
+def test_an_internal_error_of_the_checkouts_conftest_or_of_pytest_itself_is_not_a_plugins(where: str) -> None:
+    diagnosis = diagnose_log(job_log("pytest", internal_error(where), exit_code=3), job="test")
+    assert diagnosis.owner is not Owner.UPSTREAM

@@ -1,0 +1,73 @@
+"""Errors a compiler or a type checker reports only in a dependency's own files: not the pull request's code.
+
+Each tool names the file of each error. When every file it names belongs to a dependency the job downloaded,
+not to the checkout, the project's own sources compile; what fails is a dependency's released source against
+this toolchain, or two dependencies against each other (a new compiler rejecting an old locked crate, CMake 4
+rejecting a fetched project's ``cmake_minimum_required``, a newly resolved ``@types/node`` clashing with
+another package's globals). That is upstream's, for a person to update or pin; an agent could only silence
+the check. Read:
+
+- TypeScript's ``path(line,col): error TSnnnn:`` and, with ``--pretty``, ``path:line:col - error TSnnnn:``
+  (its "tsc CLI Options"), and ts-node's ``path.ts (line,col): message (nnnn)``; a dependency's file is
+  under ``node_modules``;
+- rustc's ``--> path:line:col`` under each ``error`` (its diagnostics' location line); a dependency's file
+  is under Cargo's ``registry/src`` or ``git/checkouts`` (The Cargo Book, "Cargo Home");
+- Go's ``path.go:line:col:`` errors; a dependency's file is in the module cache, ``…/pkg/mod/`` (``go help
+  gomodcache``);
+- CMake's ``CMake Error at path:line``; a dependency's file is under FetchContent's ``_deps/`` (its
+  ``FETCHCONTENT_BASE_DIR``, ``<build>/_deps``).
+
+One error in a file of the checkout keeps it the code's.
+
+Pure: lines in, a :class:`~healer.model.Diagnosis` out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from healer.diagnosis.logs import clean_line
+from healer.diagnosis.owner import reread
+from healer.model import Action, Category, Diagnosis, Owner
+
+_TSC = re.compile(r"(?:^|\s)(?P<path>\S+\.[cm]?tsx?)(?:\(\d+,\d+\): | ?:\d+:\d+ - )error TS\d+: ")
+_TS_NODE = re.compile(r"^(?P<path>\S+\.[cm]?tsx?) \(\d+,\d+\): .+ \(\d{4,5}\)$")
+_RUST_AT = re.compile(r"^-->\s+(?P<path>\S+):\d+:\d+$")
+_RUST_ERROR = re.compile(r"^error(?:\[E\d{4}\])?: ")
+_GO = re.compile(r"^(?P<path>\S+\.go):\d+:\d+: ")
+_CMAKE = re.compile(r"^CMake Error at (?P<path>\S+):\d+ ")
+_DEPENDENCY = re.compile(
+    r"(?:^|[/\\])node_modules[/\\]|[/\\]\.?cargo[/\\](?:registry[/\\]src|git[/\\]checkouts)[/\\]"
+    r"|(?:^|[/\\])pkg[/\\]mod[/\\]\S+@v|(?:^|[/\\])_deps[/\\]"
+)
+_KINDS = frozenset({Category.BUILD, Category.TYPECHECK, Category.CONFIG})
+
+
+def error_files(step_lines: Sequence[str]) -> list[str]:
+    """The files the step's compiler and type-checker errors are located in, in order."""
+    found = []
+    rust_error = False
+    for raw in step_lines:
+        line = clean_line(raw).strip()
+        if _RUST_ERROR.match(line):
+            rust_error = True
+            continue
+        if rust_error and (match := _RUST_AT.match(line)):
+            found.append(match.group("path"))
+            rust_error = False
+        elif match := _TSC.search(line) or _TS_NODE.match(line) or _GO.match(line) or _CMAKE.match(line):
+            found.append(match.group("path"))
+    return found
+
+
+def only_in_dependencies(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when it is the code's build or type check and every located error is in
+    a dependency's file; otherwise unchanged."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category not in _KINDS:
+        return diagnosis
+    files = error_files(step_lines)
+    if not files or not all(_DEPENDENCY.search(path) for path in files):
+        return diagnosis
+    said = f"every error is in a dependency's own files ({files[0][-100:]}), none in the checkout"
+    return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)

@@ -1,0 +1,72 @@
+"""Compiler and type-checker errors only in a dependency's own files are upstream's
+(`healer/diagnosis/depsources.py`); one error in the checkout's files keeps them the code's."""
+
+from __future__ import annotations
+
+import pytest
+from joblogs import CODE, UPSTREAM, diagnose_log, job_log
+
+CLASH = [
+    "node_modules/@types/node/web-globals/fetch.d.ts(29,5): error TS2717: Subsequent property declarations "
+    "must have the same type.  Property 'body' must be of type 'ReadableStream<any> | null'.",
+    "node_modules/@cloudflare/workers-types/index.d.ts(41,13): error TS2403: Subsequent variable "
+    "declarations must have the same type.",
+]
+PRETTY = [
+    "node_modules/@types/node/globals.d.ts:72:13 - error TS2403: Subsequent variable declarations must have "
+    "the same type.",
+    "",
+    "Found 1 error in node_modules/@types/node/globals.d.ts:72",
+]
+RUST = [
+    "   Compiling time v0.3.28",
+    "error[E0282]: type annotations needed for `Box<_>`",
+    "  --> /home/runner/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/time-0.3.28/src/lib.rs:83:9",
+    "   |",
+    "83 |     let items = format_items",
+    "error: could not compile `time` (lib) due to 1 previous error",
+]
+CMAKE = [
+    "CMake Error at build/_deps/tinyobj-src/CMakeLists.txt:1 (cmake_minimum_required):",
+    "  Compatibility with CMake < 3.5 has been removed from CMake.",
+    "-- Configuring incomplete, errors occurred!",
+]
+GO = [
+    "# example.com/app/internal/store",
+    "../../../go/pkg/mod/github.com/acme/kv@v1.2.3/store.go:12:3: undefined: sync.OnceValue2",
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("npx tsc --noEmit", CLASH),
+        ("npx tsc --noEmit", PRETTY),
+        ("cargo test --locked", RUST),
+        ("cmake -S . -B build", CMAKE),
+        ("go build ./...", GO),
+    ],
+    ids=["tsc", "tsc-pretty", "rustc", "cmake-fetchcontent", "go-module-cache"],
+)
+def test_errors_only_in_dependencies_files_are_upstreams(command: str, output: list[str]) -> None:
+    diagnosis = diagnose_log(job_log(command, output), job="build")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "in a dependency's own files" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "extra"),
+    [
+        ("npx tsc --noEmit", CLASH, "src/server.ts(12,7): error TS2322: Type 'string' is not assignable."),
+        ("npx tsc --noEmit", CLASH, "e2e/app.e2e-spec.ts (5,1): Cannot find name 'describe'. (2304)"),
+        ("cargo build", RUST, "error[E0308]: mismatched types\n  --> src/main.rs:4:5"),
+        ("cmake -S . -B build", CMAKE, "CMake Error at CMakeLists.txt:12 (add_executable):"),
+        ("go build ./...", GO, "internal/store/store.go:9:2: undefined: kv.Open"),
+    ],
+    ids=["tsc", "ts-node", "rustc", "cmake", "go"],
+)
+def test_one_error_in_the_checkouts_files_keeps_it_the_codes(
+    command: str, output: list[str], extra: str
+) -> None:
+    diagnosis = diagnose_log(job_log(command, [*output, *extra.splitlines()]), job="build")
+    assert (diagnosis.owner, diagnosis.action) == CODE
