@@ -152,6 +152,28 @@ def _job_log(command: str, output: str) -> str:
             "error CA1822",
             id="dotnet-analyzer-as-error",
         ),
+        pytest.param(
+            "./fuzz_decode -max_total_time=1800 corpus/",
+            "==4122==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000001a31 at pc 0x55d2c1\n"
+            "READ of size 1 at 0x602000001a31 thread T0\n"
+            "    #0 0x55d2c1 in read_marker /home/runner/work/jp/jp/src/markers.c:88:17\n"
+            "SUMMARY: AddressSanitizer: heap-buffer-overflow /home/runner/work/jp/jp/src/markers.c:88:17 in "
+            "read_marker",
+            "cpp.sanitizer",
+            "test",
+            "ERROR: AddressSanitizer: heap-buffer-overflow",
+            id="asan-in-a-fuzzer",
+        ),
+        pytest.param(
+            "dune build",
+            'File "src/ini.ml", line 57, characters 20-25:\n57 |   let port = value in\n'
+            "                         ^^^^^\n"
+            "Error: This expression has type string but an expression was expected of type int",
+            "ocaml.compile",
+            "build",
+            'File "src/ini.ml", line 57, characters 20-25:',
+            id="ocaml-type-error",
+        ),
     ],
 )
 def test_a_family_rule_names_the_failure(

@@ -123,6 +123,7 @@ PACKS = (
     "scala.yml",
     "elixir.yml",
     "zig.yml",
+    "ocaml.yml",
     "terraform.yml",
     "kubernetes.yml",
     "nix.yml",
