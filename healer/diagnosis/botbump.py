@@ -9,7 +9,8 @@ dependencies and nothing else, so:
   pip's ``ResolutionImpossible``, a dependency failure read as the code's) is the bump's: a person holds it
   or waits for the other package's release (upstream, escalated). An agent could only force or pin ranges;
 - a test that died inside an installed package (the innermost frame of its traceback is under
-  ``site-packages`` or ``node_modules``), or a package whose own manifest names a file it did not ship
+  ``site-packages`` or ``node_modules``, or the first module of Node's ``Require stack:`` under a missing
+  module is one), or a package whose own manifest names a file it did not ship
   (Vite's "Failed to resolve entry for package", Node's ``ERR_PACKAGE_PATH_NOT_EXPORTED`` or "Cannot find
   module" for a path inside ``node_modules``), is the bumped release failing in itself: upstream's;
 - the project's own files failing against the new version (a renamed API) stay the code's: the agent
@@ -53,11 +54,18 @@ def from_dependabot(log_lines: Sequence[str]) -> bool:
 
 
 def innermost_installed(step_lines: Sequence[str]) -> str | None:
-    """The installed file the last traceback of the step ends in; None when it ends in another file."""
+    """The installed file the last traceback of the step ends in, or the module that required a missing one
+    (Node's ``Require stack:``, innermost first); None when it is another file."""
     last = None
+    stack = False
     for raw in step_lines:
-        if ".py" in raw and (match := _FRAME.match(clean_line(raw))):
+        line = clean_line(raw).strip()
+        if ".py" in raw and (match := _FRAME.match(line)):
             last = match.group("path") or match.group("file")
+        elif line == "Require stack:":
+            stack = True
+        elif stack:
+            last, stack = (line[2:] if line.startswith("- ") else last), False
     return last if last is not None and _INSTALLED.search(last) else None
 
 

@@ -8,6 +8,7 @@ import pytest
 from joblogs import CODE, UPSTREAM, diagnose_log, job_log, stamped
 
 from healer.diagnosis.botbump import from_dependabot
+from healer.model import Owner
 
 SETUP = ["Current runner version: '2.329.0'", "Secret source: Dependabot", "Prepare workflow directory"]
 
@@ -48,10 +49,25 @@ VITE = [
 ]
 
 
+NATIVE = [
+    "Error: Cannot find module '../lightningcss.linux-x64-gnu.node'",
+    "Require stack:",
+    "- /home/runner/work/css/css/node_modules/lightningcss/node/index.js",
+    "- /home/runner/work/css/css/scripts/build.mjs",
+    "    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15) {",
+    "  code: 'MODULE_NOT_FOUND',",
+]
+
+
 @pytest.mark.parametrize(
     ("command", "output"),
-    [("npm ci", ERESOLVE), ("pytest", INSIDE), ("npm test", VITE)],
-    ids=["resolver-conflict", "raised-inside-the-release", "release-without-its-entry"],
+    [("npm ci", ERESOLVE), ("pytest", INSIDE), ("npm test", VITE), ("npm run build", NATIVE)],
+    ids=[
+        "resolver-conflict",
+        "raised-inside-the-release",
+        "release-without-its-entry",
+        "release-without-a-file",
+    ],
 )
 def test_a_dependabot_bumps_own_failure_is_upstreams(command: str, output: list[str]) -> None:
     diagnosis = diagnose_log(bot_log(command, output), job="test")
@@ -62,9 +78,12 @@ def test_a_dependabot_bumps_own_failure_is_upstreams(command: str, output: list[
 def test_the_projects_code_failing_against_the_bumped_version_is_the_codes() -> None:
     diagnosis = diagnose_log(bot_log("pytest", OWN_CODE), job="test")
     assert (diagnosis.owner, diagnosis.action) == CODE
+    # the project's own script requiring a file it does not have
+    own = [line.replace("node_modules/lightningcss/node/index.js", "scripts/css.js") for line in NATIVE]
+    assert (diagnose_log(bot_log("npm run build", own), job="build").owner) is Owner.CODE
 
 
-@pytest.mark.parametrize("output", [ERESOLVE, INSIDE, VITE])
+@pytest.mark.parametrize("output", [ERESOLVE, INSIDE, VITE, NATIVE])
 def test_the_same_failures_of_a_persons_pull_request_keep_their_reading(output: list[str]) -> None:
     diagnosis = diagnose_log(bot_log("npm ci", output, secrets="Actions"), job="test")
     assert (diagnosis.owner, diagnosis.action) == CODE
