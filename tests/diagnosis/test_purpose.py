@@ -200,6 +200,10 @@ def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
         pytest.param(None, "draft-check", None, "pr-policy", "job name: draft-check", id="draft"),
         pytest.param(None, "branch-naming", None, "pr-policy", "job name: branch-naming", id="branch-name"),
         pytest.param(
+            None, "task-list-completed", None, "pr-policy", "job name: task-list-completed", id="task-list"
+        ),
+        pytest.param(None, "x", "PR template", "pr-policy", "workflow name: PR template", id="pr-template"),
+        pytest.param(
             None, "dependabot-auto-merge", None, "dependency-bot", "job name: dependabot-auto-merge", id="bot"
         ),
         pytest.param(None, "build", "Release", "build", "job name: build", id="job-before-workflow"),
