@@ -158,7 +158,9 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
         owner, kind = ending.owner, ending.category
         said.append(("ending", f"exit code {ending.code}: {ending.meaning}"))
     elif diagnosis.rule.startswith("runner.") and kind in (Category.INFRASTRUCTURE, Category.TIMEOUT):
-        owner = Owner.PLATFORM if kind is Category.INFRASTRUCTURE else Owner.UNKNOWN
+        # a time limit is nobody's in particular unless its rule says whose (another CI's own fixed limit)
+        said_owner = rule.owner if rule is not None else None
+        owner = Owner.PLATFORM if kind is Category.INFRASTRUCTURE else (said_owner or Owner.UNKNOWN)
         said.append(("ending", f"the runner: {_describe(diagnosis, rule)}"))
     # what the step is for, from its action or command ("purpose"), or only from a name ("name", weaker)
     stage = "name" if purpose.strength == "name" else "purpose"

@@ -274,19 +274,22 @@ TRAVIS_STALLED = (
     "wrong with the build itself."
 )
 RUNNER_MESSAGES = [
-    pytest.param(TRAVIS_STALLED, "runner.timeout", Category.TIMEOUT, Action.ESCALATE, id="travis-no-output"),
+    # Travis CI's own fixed limits: the service stopped the job, re-run first
+    pytest.param(
+        TRAVIS_STALLED, "runner.travis-time-limit", Category.TIMEOUT, Action.RERUN, id="travis-no-output"
+    ),
     pytest.param(
         "The job exceeded the maximum time limit for jobs, and has been terminated.",
-        "runner.timeout",
+        "runner.travis-time-limit",
         Category.TIMEOUT,
-        Action.ESCALATE,
+        Action.RERUN,
         id="travis-time-limit",
     ),
     pytest.param(
         "The job exceeded the maxmimum time limit for jobs, and has been terminated.",
-        "runner.timeout",
+        "runner.travis-time-limit",
         Category.TIMEOUT,
-        Action.ESCALATE,
+        Action.RERUN,
         id="travis-time-limit-old-spelling",
     ),
     pytest.param(
