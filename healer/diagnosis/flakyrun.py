@@ -56,12 +56,12 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     2. **Every failing test is one its authors marked flaky**: the ``flaky`` plugin reports only tests marked
        ``@flaky`` (its README), and pytest shows a failing test's source with its ``@flaky`` or
        ``@pytest.mark.flaky`` marker. The repository said so, as with its ``flaky-tests:`` list: history.
-    3. **Another test of the step failed and then passed on a retry** (a runner's own retry report,
-       :func:`healer.diagnosis.retryreports.passed_on_retry`): the run shows the suite does not give the same
-       answer twice on this machine. The failing tests, which failed every retry, are re-run first
-       (``rerun_first``): a needless re-run costs minutes, a needless agent run a bogus fix pull request. When
-       the same commit fails again after that re-run, the failure is the code's and goes to the agent
-       (:mod:`healer.run.policy`).
+    3. **Another test of the step failed and then passed on a retry, or a test failed a different way on
+       each retry** (a runner's own retry report, :func:`healer.diagnosis.retryreports.passed_on_retry`):
+       the run shows the suite does not give the same answer twice on this machine. The failing tests are
+       re-run first (``rerun_first``): a needless re-run costs minutes, a needless agent run a bogus fix pull
+       request. When the same commit fails again after that re-run, the failure is the code's and goes to
+       the agent (:mod:`healer.run.testhistory`).
 
     A data race that Go's race detector reported is not flakiness: the detector reports races that happened
     (the Go documentation, "Data Race Detector"), a bug of the code even when the next run missed it."""
@@ -77,15 +77,28 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     others = passed_on_retry(lines, diagnosis.test_ids, diagnosis.command or "")
     if others is None:
         return diagnosis
-    failing = ", ".join(diagnosis.test_ids[:3]) or "the failing tests"
+    # the tests that failed every retry: the ones the runner did not see pass
+    steady = tuple(t for t in diagnosis.test_ids if not any(_same(t, name) for name in others.names))
+    failing = ", ".join(steady[:3]) or "the failing tests"
+    history = (
+        f"{others.words} failed a different way on each try of the same code"
+        if others.differently
+        else f"{others.words} failed and then passed on a retry in this run, beside {failing}, which failed "
+        "every retry"
+    )
     said = reassigned(
-        diagnosis,
+        replace(diagnosis, test_ids=steady or diagnosis.test_ids),
         Owner.HISTORY,
-        f"{others} failed and then passed on a retry in this run, beside {failing}, which failed every retry",
+        history,
         "rerun once; the agent if the same commit fails again",
         action=Action.RERUN,
     )
     return replace(said, rerun_first=True)
+
+
+def _same(test_id: str, name: str) -> bool:
+    """Whether a runner's name for a test (``pkg TestA``, ``tests/t.py::test_a``) is the failing test id."""
+    return test_id == name or name.endswith((f" {test_id}", f".{test_id}")) or test_id.endswith(f".{name}")
 
 
 def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis | None:

@@ -17,7 +17,9 @@ answer twice on this machine. Read from each runner's documented console output:
   ends each run with ``DONE …``, the last one ``DONE N runs, …``; a failure of a re-run is ``=== FAIL: pkg
   TestA (re-run 1)``. A test that failed on fewer runs than there were failed on one and passed on another;
 - rspec-retry with ``verbose_retry`` (its README): ``RSpec::Retry: 2nd try ./spec/a_spec.rb:12``; a retried
-  example missing from RSpec's failed examples passed on a try;
+  example missing from RSpec's failed examples passed on a try; with ``display_try_failure_messages``, each
+  try's error under ``1st Try error in ./spec/a_spec.rb:12:``: an example that failed a different way on
+  its tries did not fail the same way twice on the same code;
 - minitest-retry (its README and tests): ``[MinitestRetry] retry 'test_a' count: 1,  msg: …`` before each
   retry of a failed test, up to ``retry_count``; a test retried fewer times than another stopped because it
   passed;
@@ -25,6 +27,8 @@ answer twice on this machine. Read from each runner's documented console output:
   out of the required 1 times. Success!``;
 - Gradle's test-retry plugin: ``ATest > a() FAILED``, then ``PASSED`` in the same task
   (:func:`healer.diagnosis.testids.retried_gradle_tests`);
+- ``go test -count=N`` (the Go documentation's ``-count``): a test with both ``--- FAIL:`` and ``--- PASS:``
+  in the same run;
 - a retry wrapper that ran the whole command again (:mod:`healer.diagnosis.retries`): a test that failed on
   one attempt and not on another.
 
@@ -35,14 +39,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.retries import failed_per_attempt
-from healer.diagnosis.testids import MAX_TEST_IDS, retried_gradle_tests
+from healer.diagnosis.testids import MAX_TEST_IDS, passed_go_tests, retried_gradle_tests
 
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
-    r"|MinitestRetry"
+    r"|MinitestRetry|--- FAIL"
 )
 _PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
 _PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
@@ -59,15 +64,29 @@ _GOTESTSUM_DONE = re.compile(r"^DONE (?:(?P<runs>\d+) runs, )?\d+ tests?\b")
 _GOTESTSUM_FAIL = re.compile(r"^=== FAIL: (?P<pkg>\S+) (?P<name>\S+)(?: \(re-run (?P<rerun>\d+)\))? \(")
 _GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(")
 _RSPEC_TRY = re.compile(r"^RSpec::Retry: \d+(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
+# `go test -count=N` with N of 2 or more runs each test N times on the same code
+_GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
+_GO_FAILED = re.compile(r"^--- FAIL: (\S+) \(")
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
+_RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
 _FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
 _FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
 
 
-def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = "") -> str | None:
-    """Words on the tests of this step that failed and then passed on a retry of the same code (their names
-    where the runner gives them, else how many); None when no runner reported one. ``failed`` are the step's
-    failing test ids (:func:`healer.diagnosis.testids.failing_test_ids`), ``command`` its command line."""
+class Retried(NamedTuple):
+    """Tests of a step that failed and then passed on a retry: ``words`` for people (their names, or how
+    many), ``names`` where the runner names them."""
+
+    words: str
+    names: tuple[str, ...] = ()
+    # how they showed it: they passed on a retry, or (``differently``) failed a different way each try
+    differently: bool = False
+
+
+def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = "") -> Retried | None:
+    """The tests of this step that failed and then passed on a retry of the same code; None when no runner
+    reported one. ``failed`` are the step's failing test ids
+    (:func:`healer.diagnosis.testids.failing_test_ids`), ``command`` its command line."""
     cleaned = [_clean(line) for line in lines if _HINT.search(line)]
     named = (
         _pytest(cleaned, failed, command)
@@ -76,18 +95,39 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _flaky_plugin(cleaned)
         or _minitest(cleaned)
         or sorted(retried_gradle_tests(lines))
+        or _go_count(lines, command)
         or _wrapper(lines)
     )
     if named:
-        return ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+        return Retried(_shown(named), tuple(named))
+    if varied := _rspec_tries(lines):
+        return Retried(_shown(varied), tuple(varied), differently=True)
     counts = [
         next(filter(None, m.groups()))
         for line in cleaned
         if (m := _PLAYWRIGHT.match(line) or _COUNTED.search(line))
     ]
     if counts:
-        return f"{counts[-1]} flaky test(s)"
-    return "a test" if any(_NEXTEST_TRY.match(line) for line in cleaned) else None
+        return Retried(f"{counts[-1]} flaky test(s)")
+    return Retried("a test") if any(_NEXTEST_TRY.match(line) for line in cleaned) else None
+
+
+def _shown(names: Sequence[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _rspec_tries(lines: Sequence[str]) -> list[str]:
+    """Examples rspec-retry (``display_try_failure_messages``) shows failing a different way on its tries:
+    ``1st Try error in ./spec/a_spec.rb:14:`` then the error's first line, for each try."""
+    errors: dict[str, set[str]] = {}
+    where = None
+    for raw in lines:
+        if "Try error in" in raw and (match := _RSPEC_TRY_ERROR.match(_clean(raw))):
+            where = match.group("where")
+        elif where is not None and (line := _clean(raw)):
+            errors.setdefault(where, set()).add(line[:200])
+            where = None
+    return [where for where, seen in errors.items() if len(seen) > 1]
 
 
 def _pytest(lines: Sequence[str], failed: Sequence[str], command: str) -> list[str]:
@@ -156,6 +196,13 @@ def _minitest(lines: Sequence[str]) -> list[str]:
             counts[name] = max(counts.get(name, 0), int(match.group("count")))
     most = max(counts.values(), default=0)
     return [name for name, count in counts.items() if count < most]
+
+
+def _go_count(lines: Sequence[str], command: str) -> list[str]:
+    if not _GO_COUNT.search(command):
+        return []
+    failed = {m.group(1) for raw in lines if "--- FAIL" in raw and (m := _GO_FAILED.match(_clean(raw)))}
+    return sorted(failed & passed_go_tests(lines))
 
 
 def _wrapper(lines: Sequence[str]) -> list[str]:

@@ -92,6 +92,15 @@ MINITEST = [
     "Timed out after 2.0s",
     "40 runs, 80 assertions, 1 failures, 0 errors, 0 skips",
 ]
+GO_COUNT = [
+    "--- FAIL: TestLeaderElection (1.52s)",
+    "--- PASS: TestLeaderElection (0.84s)",
+    "--- FAIL: TestLogReplication (2.04s)",
+    "--- PASS: TestLogReplication (1.77s)",
+    "--- FAIL: TestSnapshotInstall (5.00s)",
+    "FAIL",
+    "FAIL\texample.com/raft\t12.3s",
+]
 GRADLE = [
     "> Task :app:test",
     "CacheTest > evicts() FAILED",
@@ -117,6 +126,7 @@ GRADLE = [
         ("pytest", FLAKY_PLUGIN, "test_pool"),
         ("./gradlew test", GRADLE, "CacheTest.evicts"),
         ("bin/rails test", MINITEST, "test_lookup_uses_cache"),
+        ("go test -count=3 ./raft/...", GO_COUNT, "TestLeaderElection, TestLogReplication"),
     ],
 )
 def test_a_failure_beside_a_test_that_passed_on_a_retry_is_re_run_first(
@@ -137,7 +147,9 @@ def test_gotestsum_runs_that_failed_different_tests_show_them_flaky() -> None:
         "=== FAIL: internal/pool TestShrink (0.30s)",
         "DONE 2 runs, 313 tests, 2 failures in 17.1s",
     ]
-    assert passed_on_retry(lines, ("TestShrink",)) == "internal/pool TestAcquire, internal/pool TestShrink"
+    retried = passed_on_retry(lines, ("TestShrink",))
+    assert retried is not None
+    assert retried.names == ("internal/pool TestAcquire", "internal/pool TestShrink")
 
 
 @pytest.mark.parametrize(
@@ -234,4 +246,35 @@ def test_a_flaky_marker_on_another_tests_source_does_not_excuse_the_failing_one(
         "2 failed, 30 passed in 4.00s",
     ]
     diagnosis = diagnose_log(job_log("pytest", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+def test_the_tests_that_failed_every_retry_are_the_ones_named_and_kept() -> None:
+    diagnosis = diagnose_log(job_log("go test -count=3 ./raft/...", GO_COUNT), job="test")
+    assert diagnosis.test_ids == ("TestSnapshotInstall",)
+    assert "beside TestSnapshotInstall, which failed every retry" in dict(diagnosis.decided_by)["history"]
+
+
+def rspec_tries(*errors: str) -> list[str]:
+    lines = []
+    for n, error in enumerate(errors, start=1):
+        lines += [f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd'} Try error in ./spec/cart_spec.rb:14:"]
+        lines += [error, ""]
+    return [*lines, "Failed examples:", "rspec ./spec/cart_spec.rb:14 # Cart counts items"]
+
+
+def test_an_example_that_failed_a_different_way_on_each_try_is_re_run_first() -> None:
+    output = rspec_tries(
+        "Selenium::WebDriver::Error::StaleElementReferenceError: stale element reference",
+        'expected to find text "2 items" in "Cart 1 item Checkout"',
+        'expected to find text "2 items" in "Cart 0 items Checkout"',
+    )
+    diagnosis = diagnose_log(job_log("bundle exec rspec spec/system", output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    assert "failed a different way on each try" in dict(diagnosis.decided_by)["history"]
+
+
+def test_an_example_that_failed_the_same_way_on_each_try_is_the_codes() -> None:
+    same = 'expected to find text "2 items" in "Cart 1 item Checkout"'
+    diagnosis = diagnose_log(job_log("bundle exec rspec", rspec_tries(same, same, same)), job="test")
     assert (diagnosis.owner, diagnosis.action) == CODE
