@@ -36,13 +36,17 @@ MACHINE_STATE = frozenset(
 )
 _SELF_HOSTED = re.compile(r"^Runner name: '(?P<name>[^']{1,200})'$")
 _HOSTED = re.compile(r"^(?:##\[group\])?(?:Runner Image Provisioner|Hosted Compute Agent|Runner Image)$")
+# the folder a self-hosted runner is installed in and works in: GitHub's set-up instructions create
+# `actions-runner` and the runner's work folder defaults to `_work` under it (its diagnostic logs in `_diag`);
+# a hosted runner lives in /home/runner/runners/<version>/ and works in /home/runner/work
+_FOLDER = re.compile(r"(?:/|\\)actions-runner(?:/|\\)_(?:work|diag)(?:/|\\)")
 # the set-up section is the log's first lines; a step's output may print anything
 _SETUP_LINES = 80
 
 
 def self_hosted_runner(lines: Sequence[str]) -> str | None:
-    """The self-hosted runner's name its set-up section gives; None on a GitHub-hosted runner or when the
-    start of the log is not in view."""
+    """The self-hosted runner's name its set-up section gives, or the folder it runs in (a log without its
+    set-up: a ``gh run view --log-failed`` capture); None on a GitHub-hosted runner or when nothing says."""
     name = None
     for raw in lines[:_SETUP_LINES]:
         line = clean_line(raw)
@@ -52,7 +56,10 @@ def self_hosted_runner(lines: Sequence[str]) -> str | None:
             name = found.group("name")
         elif line.startswith("##[group]Run "):
             break
-    return None if name is None or name.startswith("GitHub Actions") else name
+    if name is None:
+        folders = (m.group(0) for raw in lines if "actions-runner" in raw and (m := _FOLDER.search(raw)))
+        return next(folders, None)
+    return None if name.startswith("GitHub Actions") else name
 
 
 def on_its_own_machine(diagnosis: Diagnosis, log_lines: Sequence[str]) -> Diagnosis:
@@ -64,5 +71,5 @@ def on_its_own_machine(diagnosis: Diagnosis, log_lines: Sequence[str]) -> Diagno
     if runner is None:
         return diagnosis
     kind = Category.CONFIG if diagnosis.category is Category.CONFIG else Category.INFRASTRUCTURE
-    said = f"on the self-hosted runner {runner[:80]!r}: the machine is the repository's to repair"
+    said = f"on a self-hosted runner ({runner[:80]}): the machine is the repository's to repair"
     return reread(diagnosis, Owner.REPOSITORY, kind, Action.ESCALATE, said)

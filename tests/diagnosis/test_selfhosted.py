@@ -56,3 +56,17 @@ def test_the_runner_is_read_from_the_set_up_section_only() -> None:
     assert self_hosted_runner(["Runner name: 'GitHub Actions 12'"]) is None
     # a step that prints the words is a step's output, not the set-up
     assert self_hosted_runner([*HOSTED, "##[group]Run echo", "Runner name: 'x'"]) is None
+
+
+def test_a_log_without_its_set_up_shows_a_self_hosted_runner_by_its_folders() -> None:
+    """GitHub's set-up instructions install a self-hosted runner in `actions-runner`, working in `_work`;
+    a hosted runner works in /home/runner/work."""
+    full = [
+        "##[error]System.IO.IOException: No space left on device : "
+        "'/home/ci/actions-runner/_diag/Worker_20261202-085632-utc.log'"
+    ]
+    diagnosis = diagnose([], full)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "/actions-runner/_diag/" in dict(diagnosis.decided_by)["evidence"]
+    hosted = ["cp: error writing '/home/runner/work/app/app/build/x.img': No space left on device"]
+    assert diagnose([], hosted).action is Action.RERUN
