@@ -19,6 +19,14 @@ the check. Read:
 
 One error in a file of the checkout keeps it the code's.
 
+A pinned dependency pip has to build from its source distribution is the same: pip builds it in isolation
+with the newest build tools its ``build-system.requires`` allows (pip's documentation, "Build System
+Interface": build isolation), so an old release whose build script imports what those tools no longer have
+(setuptools without ``pkg_resources``, Cython 3's ``cython_sources``) fails with no change of the pull
+request. When the step installs requirements, not the project itself, and the package pip was building
+stopped on an ``ImportError``, ``ModuleNotFoundError`` or ``AttributeError`` (not a compiler's error), the
+failure is upstream's, for a person to pin the build tools or move to a newer release.
+
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
 
@@ -71,3 +79,36 @@ def only_in_dependencies(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Dia
         return diagnosis
     said = f"every error is in a dependency's own files ({files[0][-100:]}), none in the checkout"
     return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+
+
+# pip's line for a requirement pinned to one version, and the errors of a build script that imported a build
+# tool's API that is gone
+_PINNED = re.compile(r"^Collecting (?P<name>[\w.-]+)==(?P<version>[\w.!+-]+)")
+_BUILD_API = re.compile(r"^(?:ModuleNotFoundError|ImportError|AttributeError): ")
+# pip's build phases for a package it builds from source ("Getting requirements to build wheel: started",
+# "Preparing metadata (setup.py): started", "Building wheel for x (pyproject.toml): started")
+_BUILDING = re.compile(r"^(?:Getting requirements to build wheel|Preparing metadata|Building wheel for)\b")
+_PIP_INSTALL = re.compile(r"\bpip3? install\b")
+# the project itself: `pip install .`, `-e .`, `.[test]`
+_THE_PROJECT = re.compile(r"(?:^|\s)(?:-e\s+|--editable[= ])?\.(?:\[[^\]]*\])?(?:\s|$)")
+
+
+def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when pip could not build a pinned dependency's source distribution
+    because its build script imported what today's build tools lack; otherwise unchanged."""
+    command = diagnosis.command or ""
+    if diagnosis.owner is not Owner.CODE or not _PIP_INSTALL.search(command) or _THE_PROJECT.search(command):
+        return diagnosis
+    pinned, building = None, False
+    for raw in step_lines:
+        line = clean_line(raw).strip()
+        if match := _PINNED.match(line):
+            pinned, building = f"{match.group('name')}=={match.group('version')}", False
+        elif pinned and _BUILDING.match(line):
+            building = True
+        elif building and _BUILD_API.match(line):
+            said = f"pip could not build the pinned {pinned} from its source with today's build tools"
+            return reread(
+                diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, f"{said} ({line[:80]})"
+            )
+    return diagnosis

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from joblogs import CODE, UPSTREAM, diagnose_log, job_log
 
+from healer.model import Owner
+
 CLASH = [
     "node_modules/@types/node/web-globals/fetch.d.ts(29,5): error TS2717: Subsequent property declarations "
     "must have the same type.  Property 'body' must be of type 'ReadableStream<any> | null'.",
@@ -70,3 +72,48 @@ def test_one_error_in_the_checkouts_files_keeps_it_the_codes(
 ) -> None:
     diagnosis = diagnose_log(job_log(command, [*output, *extra.splitlines()]), job="build")
     assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+def sdist_build(error: str) -> list[str]:
+    return [
+        "Collecting PyYAML==5.4.1",
+        "  Downloading PyYAML-5.4.1.tar.gz (175 kB)",
+        "  Installing build dependencies: started",
+        "  Installing build dependencies: finished with status 'done'",
+        "  Getting requirements to build wheel: started",
+        "  Getting requirements to build wheel: finished with status 'error'",
+        "  error: subprocess-exited-with-error",
+        "  × Getting requirements to build wheel did not run successfully.",
+        "  │ exit code: 1",
+        "  ╰─> [62 lines of output]",
+        f"      {error}",
+        "      [end of output]",
+        "  note: This error originates from a subprocess, and is likely not a problem with pip.",
+        "error: subprocess-exited-with-error",
+    ]
+
+
+@pytest.mark.parametrize(
+    "error", ["AttributeError: cython_sources", "ModuleNotFoundError: No module named 'pkg_resources'"]
+)
+def test_a_pinned_dependency_todays_build_tools_cannot_build_is_upstreams(error: str) -> None:
+    diagnosis = diagnose_log(job_log("pip install -r requirements.txt", sdist_build(error)), job="install")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "the pinned PyYAML==5.4.1" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        # the project's own build: its build script is the pull request's
+        ("pip install -e .[test]", "ModuleNotFoundError: No module named 'pkg_resources'"),
+        # a compiler's error in the dependency's build is not the build tools' API
+        (
+            "pip install -r requirements.txt",
+            "src/_yaml.c:12:10: fatal error: yaml.h: No such file or directory",
+        ),
+    ],
+)
+def test_the_projects_own_build_or_a_compilers_error_keeps_its_reading(command: str, error: str) -> None:
+    diagnosis = diagnose_log(job_log(command, sdist_build(error)), job="install")
+    assert diagnosis.owner is not Owner.UPSTREAM
