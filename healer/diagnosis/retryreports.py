@@ -20,6 +20,9 @@ answer twice on this machine. Read from each runner's documented console output:
   example missing from RSpec's failed examples passed on a try; with ``display_try_failure_messages``, each
   try's error under ``1st Try error in ./spec/a_spec.rb:12:``: an example that failed a different way on
   its tries did not fail the same way twice on the same code;
+- Jest's ``jest.retryTimes(n, {logErrorsBeforeRetry: true})`` (its API reference): under a failed test's
+  ``● title``, each failed try's error after ``RETRY N``; a title with tries and no final failure passed
+  on one, and a test whose tries and final failure say different things failed a different way each time;
 - minitest-retry (its README and tests): ``[MinitestRetry] retry 'test_a' count: 1,  msg: …`` before each
   retry of a failed test, up to ``retry_count``; a test retried fewer times than another stopped because it
   passed;
@@ -47,7 +50,7 @@ from healer.diagnosis.testids import MAX_TEST_IDS, passed_go_tests, retried_grad
 
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
-    r"|MinitestRetry|--- FAIL"
+    r"|MinitestRetry|--- FAIL|RETRY \d|●|Try error"
 )
 _PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
 _PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
@@ -68,6 +71,7 @@ _RSPEC_TRY = re.compile(r"^RSpec::Retry: \d+(?:st|nd|rd|th) try (?P<where>\S+_sp
 _GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
 _GO_FAILED = re.compile(r"^--- FAIL: (\S+) \(")
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
+_JEST_RETRY = re.compile(r"^RETRY \d+$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
 _FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
 _FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
@@ -100,7 +104,11 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
     )
     if named:
         return Retried(_shown(named), tuple(named))
-    if varied := _rspec_tries(lines):
+    passed, varied = _jest_retries(lines)
+    if passed:
+        return Retried(_shown(passed), tuple(passed))
+    varied = varied or _rspec_tries(lines)
+    if varied:
         return Retried(_shown(varied), tuple(varied), differently=True)
     counts = [
         next(filter(None, m.groups()))
@@ -114,6 +122,31 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
 
 def _shown(names: Sequence[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(tests Jest retried that did not fail in the end, tests whose tries failed in different ways)."""
+    tries: dict[str, list[str]] = {}  # a title's failed tries: each one's first error line
+    finals: dict[str, str] = {}  # a title's final failure: its first error line
+    title, expect = None, ""
+    for raw in lines:
+        line = _clean(raw)
+        if not line:
+            continue
+        if line.startswith("● "):
+            title, expect = line[2:][:200], "block"
+        elif title is None:
+            continue
+        elif _JEST_RETRY.match(line):
+            expect = "retry"
+        elif expect == "block":
+            finals[title], expect = line[:200], ""
+        elif expect == "retry":
+            tries.setdefault(title, []).append(line[:200])
+            expect = ""
+    passed = [title for title in tries if title not in finals]
+    varied = [title for title, seen in tries.items() if title in finals and len({*seen, finals[title]}) > 1]
+    return passed, varied
 
 
 def _rspec_tries(lines: Sequence[str]) -> list[str]:

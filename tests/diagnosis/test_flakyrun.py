@@ -278,3 +278,41 @@ def test_an_example_that_failed_the_same_way_on_each_try_is_the_codes() -> None:
     same = 'expected to find text "2 items" in "Cart 1 item Checkout"'
     diagnosis = diagnose_log(job_log("bundle exec rspec", rspec_tries(same, same, same)), job="test")
     assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+def jest_retries(*tries: str, final: str | None, other: bool = False) -> list[str]:
+    """Jest's output with ``logErrorsBeforeRetry``: each failed try under ``RETRY N``, then the final failure;
+    ``other`` adds a second test that failed every try the same way."""
+    lines = [" FAIL  src/live/stream.test.ts", "  ● live stream › reconnects", ""]
+    for n, error in enumerate(tries, start=1):
+        lines += [f"    RETRY {n}", "", f"    {error}", ""]
+    if final is not None:
+        lines += ["  ● live stream › reconnects", "", f"    {final}", ""]
+    if other:
+        lines += ["  ● live stream › buffers", "", "    RETRY 1", "", "    expect(x).toBe(2)", ""]
+        lines += ["  ● live stream › buffers", "", "    expect(x).toBe(2)", ""]
+    return [*lines, "Tests:       1 failed, 64 passed, 65 total"]
+
+
+def test_a_jest_test_that_failed_a_different_way_on_each_try_is_re_run_first() -> None:
+    output = jest_retries(
+        "expect(received).toBe(expected)",
+        'thrown: "Exceeded timeout of 5000 ms"',
+        final=("expect(jest.fn()).toHaveBeenCalledTimes(expected)"),
+    )
+    diagnosis = diagnose_log(job_log("npx jest --ci", output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    assert "failed a different way on each try" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_jest_test_that_passed_on_a_retry_beside_one_that_failed_every_try_is_re_run_first() -> None:
+    output = jest_retries("expect(received).toBe(expected)", final=None, other=True)
+    diagnosis = diagnose_log(job_log("npx jest --ci", output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    assert "live stream › reconnects failed and then passed" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_jest_test_that_failed_the_same_way_on_every_try_is_the_codes() -> None:
+    same = "expect(received).toBe(expected)"
+    diagnosis = diagnose_log(job_log("npx jest --ci", jest_retries(same, same, final=same)), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
