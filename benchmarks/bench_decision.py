@@ -21,8 +21,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   report; all in the test half.
 * ``fresh5``: ``tests/fixtures/fresh5`` — 170 logs of 170 repositories, frozen like ``fresh4`` after its
   report; all in the test half.
-* ``fresh6`` and ``fresh7``: ``tests/fixtures/fresh6`` and ``fresh7`` — 170 logs of 170 repositories each,
-  frozen like ``fresh5``; all in the test half.
+* ``fresh6``, ``fresh7`` and ``fresh8``: ``tests/fixtures/fresh6`` … ``fresh8`` — 170 logs each (of 170, 170
+  and 169 repositories), frozen like ``fresh5``, each after the previous one's report; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -79,6 +79,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh5": (FIXTURES / "fresh5" / "logs", FIXTURES / "fresh5" / "labels.json", None),
     "fresh6": (FIXTURES / "fresh6" / "logs", FIXTURES / "fresh6" / "labels.json", None),
     "fresh7": (FIXTURES / "fresh7" / "logs", FIXTURES / "fresh7" / "labels.json", None),
+    "fresh8": (FIXTURES / "fresh8" / "logs", FIXTURES / "fresh8" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
@@ -188,7 +189,7 @@ def load_split() -> dict[str, Any]:
 def half_of(repo: str, split: dict[str, Any]) -> str:
     """The frozen half of a repository; one added after the freeze goes where its hash says (the fresh set's
     repositories are all in the test half, as are those of the later fresh sets)."""
-    if repo.startswith(("fresh:", "fresh2:", "fresh3:", "fresh4:", "fresh5:", "fresh6:", "fresh7:")):
+    if repo.partition(":")[0].startswith("fresh"):
         return "test"
     if repo in split.get("dev", ()):
         return "dev"
