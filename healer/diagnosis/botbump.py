@@ -24,13 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from healer.diagnosis.emptysecret import secret_source
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
 from healer.model import Action, Category, Diagnosis, Owner
 
-_DEPENDABOT = re.compile(r"^Secret source: Dependabot$")
-# the set-up section is the log's first lines; a step's output may print anything
-_SETUP_LINES = 80
 # a frame as pytest prints it (`path.py:12: in name`) or as Python's traceback does
 _FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s*File "(?P<file>[^"]{1,400})", line \d+')
 _INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]node_modules[/\\]")
@@ -44,13 +42,7 @@ _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.
 
 def from_dependabot(log_lines: Sequence[str]) -> bool:
     """Whether the job ran for a Dependabot pull request (its set-up section's secret source)."""
-    for raw in log_lines[:_SETUP_LINES]:
-        line = clean_line(raw).strip()
-        if _DEPENDABOT.match(line):
-            return True
-        if line.startswith("##[group]Run "):
-            return False
-    return False
+    return secret_source(log_lines) == "Dependabot"
 
 
 def innermost_installed(step_lines: Sequence[str]) -> str | None:

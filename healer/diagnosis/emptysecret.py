@@ -37,7 +37,7 @@ _EMPTY = re.compile(r"^  (?P<name>[A-Za-z_][\w-]{0,100}):$")
 _SECRET_NAME = re.compile(
     r"(?i)token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth"
 )
-_NO_SECRETS = re.compile(r"^Secret source: None$")
+_SECRET_SOURCE = re.compile(r"^Secret source: (?P<source>\w{1,40})$")
 # a secret-named variable the output says is not there (beside testcauses' CREDENTIAL, which needs the
 # names' usual endings: with no secrets at all, any *_KEY is one)
 _UNSET = re.compile(
@@ -62,15 +62,16 @@ def empty_secrets(header: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def without_secrets(log_lines: Sequence[str]) -> bool:
-    """Whether the runner's set-up section says the job was given no secrets (``Secret source: None``)."""
+def secret_source(log_lines: Sequence[str]) -> str | None:
+    """Where the runner's set-up section says the job's secrets came from: ``Actions``, ``Dependabot``, or
+    ``None`` for a job given none; None when the set-up section is not in view."""
     for raw in log_lines[:_SETUP_LINES]:
         line = clean_line(raw).strip()
-        if _NO_SECRETS.match(line):
-            return True
+        if found := _SECRET_SOURCE.match(line):
+            return found.group("source")
         if line.startswith("##[group]Run "):
-            return False
-    return False
+            return None
+    return None
 
 
 def without_its_secrets(
@@ -89,7 +90,7 @@ def without_its_secrets(
     if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
         return diagnosis
     names = empty_secrets(header)
-    none = not names and without_secrets(log_lines)
+    none = not names and secret_source(log_lines) == "None"
     if not names and not none:
         return diagnosis
     refused = any(CREDENTIAL.search(line) or (none and _UNSET.search(line)) for line in step_lines)
