@@ -3,6 +3,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pullrun import BOT, CONFIG, PULL, RUN, RUN_ID, SHA
 
 from healer.config import Config
 from healer.ledger.ledger import (
@@ -23,41 +24,12 @@ from healer.model import (
     Comment,
     Diagnosis,
     HealMode,
-    PullRequest,
-    RunEvent,
     SkipReason,
     Verdict,
 )
 from healer.run.policy import acting, decide
 
-BOT = "github-actions[bot]"
-SHA, OLD1, OLD2, OLD3 = "a" * 40, "b" * 40, "c" * 40, "d" * 40
-RUN_ID = 500
-
-CONFIG = Config(agent_command="my-agent")
-PULL = PullRequest(
-    number=7,
-    state="open",
-    title="Add a feature",
-    author="alice",
-    head_sha=SHA,
-    head_ref="feature",
-    head_repository="octo/app",
-    base_ref="main",
-    base_repository="octo/app",
-)
-RUN = RunEvent(
-    repository="octo/app",
-    run_id=RUN_ID,
-    run_attempt=1,
-    workflow_name="CI",
-    head_sha=SHA,
-    head_branch="feature",
-    head_repository="octo/app",
-    is_fork=False,
-    event="pull_request",
-    conclusion="failure",
-)
+OLD1, OLD2, OLD3 = "b" * 40, "c" * 40, "d" * 40
 
 
 def diag(category, action=None, fix=()):

@@ -3,40 +3,13 @@ code's when the same commit fails again; known flaky tests stay history's."""
 
 from dataclasses import replace
 
-from healer.config import Config
+from pullrun import BOT, CONFIG, PULL, RUN, RUN_ID, SHA
+
 from healer.diagnosis.owner import reassigned
 from healer.ledger.ledger import Kind, Ledger, Marker, comment_body
-from healer.model import Action, Category, Comment, Diagnosis, HealMode, Owner, PullRequest, RunEvent, Verdict
+from healer.model import Action, Category, Comment, Diagnosis, HealMode, Owner, Verdict
 from healer.run.policy import decide
 from healer.run.testhistory import failed_again, from_history
-
-BOT = "github-actions[bot]"
-SHA = "a" * 40
-RUN_ID = 500
-CONFIG = Config(agent_command="my-agent")
-PULL = PullRequest(
-    number=7,
-    state="open",
-    title="Add a feature",
-    author="alice",
-    head_sha=SHA,
-    head_ref="feature",
-    head_repository="octo/app",
-    base_ref="main",
-    base_repository="octo/app",
-)
-RUN = RunEvent(
-    repository="octo/app",
-    run_id=RUN_ID,
-    run_attempt=1,
-    workflow_name="CI",
-    head_sha=SHA,
-    head_branch="feature",
-    head_repository="octo/app",
-    is_fork=False,
-    event="pull_request",
-    conclusion="failure",
-)
 
 
 def rerun(sha, run_id):
