@@ -100,8 +100,8 @@ class Diagnosis:
     # what decided owner and action, as (stage, words) pairs in the order they were weighed: ending, purpose,
     # evidence, name, history, and the table's row
     decided_by: tuple[tuple[str, str], ...] = ()
-    # the run showed its tests flaky (one passed on a retry) beside tests that failed every retry: re-run
-    # first, and the code's when the same commit fails again after that re-run
+    # the run showed its tests flaky (one passed on a retry, or failed a different way each try) beside the
+    # failing tests: re-run first, and the code's when the same commit fails again after that re-run
     rerun_first: bool = False
 
     def decided_text(self) -> str:

@@ -2,9 +2,9 @@
 
 - Tests known to be flaky (recorded on this pull request, or listed under ``flaky-tests:``) are history's:
   re-run, never healed (:func:`from_history`).
-- A failure the diagnosis re-runs first (``rerun_first``: its tests failed every retry in a run that showed
-  other tests flaky) that fails again when the same commit ran again is the code's: the tests failed on every
-  retry of two runs (:func:`failed_again`).
+- A failure the diagnosis re-runs first (``rerun_first``: its run showed tests flaky, one passing on a retry
+  or failing a different way each try) that fails again when the same commit ran again is the code's: the
+  tests failed in two runs of the same code (:func:`failed_again`).
 """
 
 from __future__ import annotations
