@@ -246,6 +246,7 @@ def to_json(
         "owner": diagnosis.owner.value,
         "purpose": diagnosis.purpose or None,
         "action": diagnosis.action.value,
+        "rerun_first": diagnosis.rerun_first,
         "decided_by": dict(diagnosis.decided_by),
         "step": diagnosis.step,
         "command": diagnosis.command,

@@ -48,6 +48,7 @@ def test_json_output_has_the_documented_fields() -> None:
     assert any("Argument 1" in line for line in record["excerpt"])
     assert isinstance(record["excerpt"], list)
     assert (record["owner"], record["purpose"], record["action"]) == ("code", "typecheck", "agent")
+    assert record["rerun_first"] is False
     assert record["decided_by"] == {
         "purpose": "typecheck (tool table: mypy)",
         "evidence": "typecheck: rule python.mypy",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from joblogs import CODE, diagnose_log, job_log
 
+from healer.diagnosis.diagnose import to_json
 from healer.diagnosis.retryreports import passed_on_retry
 from healer.model import Action, Owner
 
@@ -316,3 +317,15 @@ def test_a_jest_test_that_failed_the_same_way_on_every_try_is_the_codes() -> Non
     same = "expect(received).toBe(expected)"
     diagnosis = diagnose_log(job_log("npx jest --ci", jest_retries(same, same, final=same)), job="test")
     assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+def test_healer_diagnose_json_says_the_failure_is_re_run_first() -> None:
+    diagnosis = diagnose_log(job_log("go test -count=3 ./raft/...", GO_COUNT), job="test")
+    record = to_json("raft.log", diagnosis)
+    assert (record["action"], record["rerun_first"], record["test_ids"]) == (
+        "rerun",
+        True,
+        ["TestSnapshotInstall"],
+    )
+    plain = to_json("plain.log", diagnose_log(job_log("go test ./...", GO_COUNT[-3:]), job="test"))
+    assert plain["rerun_first"] is False
