@@ -79,13 +79,13 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
         return diagnosis
     # the tests that failed every retry: the ones the runner did not see pass
     steady = tuple(t for t in diagnosis.test_ids if not any(_same(t, name) for name in others.names))
-    failing = ", ".join(steady[:3]) or "the failing tests"
     history = (
         f"{others.words} failed a different way on each try of the same code"
         if others.differently
-        else f"{others.words} failed and then passed on a retry in this run, beside {failing}, which failed "
-        "every retry"
+        else f"{others.words} failed and then passed on a retry in this run"
     )
+    if steady and not others.differently:
+        history += f", beside {', '.join(steady[:3])}, which failed every retry"
     said = reassigned(
         replace(diagnosis, test_ids=steady or diagnosis.test_ids),
         Owner.HISTORY,

@@ -32,6 +32,10 @@ answer twice on this machine. Read from each runner's documented console output:
   (:func:`healer.diagnosis.testids.retried_gradle_tests`);
 - ``go test -count=N`` (the Go documentation's ``-count``): a test with both ``--- FAIL:`` and ``--- PASS:``
   in the same run;
+- a test any runner reports failed and, later in the step, passed (``go test -v``'s ``--- FAIL:`` then
+  ``--- PASS:``, ``dotnet test``'s ``Failed`` then ``Passed``, pytest's verbose ``FAILED`` then ``PASSED``,
+  Cypress's ``(Attempt 1 of 3) title`` then ``✓ title``, its "Test Retries" guide): a script or the runner
+  ran it again on the same code;
 - a retry wrapper that ran the whole command again (:mod:`healer.diagnosis.retries`): a test that failed on
   one attempt and not on another.
 
@@ -50,7 +54,7 @@ from healer.diagnosis.testids import MAX_TEST_IDS, passed_go_tests, retried_grad
 
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
-    r"|MinitestRetry|--- FAIL|RETRY \d|●|Try error"
+    r"|MinitestRetry|--- FAIL|--- PASS|RETRY \d|●|Try error|Failed |Passed |FAILED|PASSED|Attempt |✓"
 )
 _PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
 _PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
@@ -70,6 +74,17 @@ _RSPEC_TRY = re.compile(r"^RSpec::Retry: \d+(?:st|nd|rd|th) try (?P<where>\S+_sp
 # `go test -count=N` with N of 2 or more runs each test N times on the same code
 _GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
 _GO_FAILED = re.compile(r"^--- FAIL: (\S+) \(")
+# a test's failed and passed outcomes, as go test -v, dotnet test, pytest -v and Cypress print them
+_OUTCOME_WORDS = ("FAIL", "PASS", "ok ", "ok\t", "Failed ", "Passed ", "Attempt ", "✓")
+_GO_OUTCOME = re.compile(r"^--- (FAIL|PASS): (\S+) \(")
+# the line go test prints when a package's run ends: `ok  \tpkg\t0.5s`, `FAIL\tpkg\t0.5s`
+_GO_PACKAGE = re.compile(r"^(?:ok|FAIL)\s+(\S+)\s+(?:[\d.]+s|\(cached\))")
+_FAILED_OUTCOME = re.compile(
+    r"^Failed (\S+) \[|^(\S+\.py::\S+) FAILED\b|^FAILED (\S+\.py::\S+)|^\(Attempt \d+ of \d+\) (.{1,200})$"
+)
+_PASSED_OUTCOME = re.compile(
+    r"^Passed (\S+) \[|^(\S+\.py::\S+) PASSED\b|^✓ (.{1,200}?)(?: \(\d+(?:\.\d+)?m?s\))?$"
+)
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
 _JEST_RETRY = re.compile(r"^RETRY \d+$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
@@ -100,6 +115,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _minitest(cleaned)
         or sorted(retried_gradle_tests(lines))
         or _go_count(lines, command)
+        or _passed_after_failing(lines)
         or _wrapper(lines)
     )
     if named:
@@ -236,6 +252,37 @@ def _go_count(lines: Sequence[str], command: str) -> list[str]:
         return []
     failed = {m.group(1) for raw in lines if "--- FAIL" in raw and (m := _GO_FAILED.match(_clean(raw)))}
     return sorted(failed & passed_go_tests(lines))
+
+
+def _passed_after_failing(lines: Sequence[str]) -> list[str]:
+    """Tests the step reports failed and, later, passed: a script or a runner ran them again on the same code.
+    Read where a runner names each outcome: ``go test -v`` (``--- FAIL: TestA``, then ``--- PASS: TestA`` in
+    a later run of the same package: a package's run ends with its ``ok``/``FAIL`` line, and one run never
+    reports a test twice without ``-count``), ``dotnet test`` (``Failed Ns.ATest.A [1 s]``, then ``Passed
+    …``), pytest's verbose outcomes, and Cypress (``(Attempt 1 of 3) title``, then ``✓ title``)."""
+    failed: set[tuple[str, str]] = set()
+    found: dict[str, None] = {}
+    block: list[tuple[str, str]] = []  # the go tests' outcomes since the last package line
+    for raw in lines:
+        if not any(word in raw for word in _OUTCOME_WORDS):
+            continue
+        line = _clean(raw)
+        if match := _GO_OUTCOME.match(line):
+            block.append((match.group(1), match.group(2)))
+        elif match := _GO_PACKAGE.match(line):
+            keys = [(outcome, (f"go {match.group(1)}", name)) for outcome, name in block]
+            found.update(
+                dict.fromkeys(key[1] for outcome, key in keys if outcome == "PASS" and key in failed)
+            )
+            failed.update(key for outcome, key in keys if outcome == "FAIL")
+            block = []
+        elif match := _FAILED_OUTCOME.match(line):
+            failed.add(("", next(filter(None, match.groups()))))
+        elif match := _PASSED_OUTCOME.match(line):
+            name = next(filter(None, match.groups()))
+            if ("", name) in failed:
+                found.setdefault(name)
+    return list(found)
 
 
 def _wrapper(lines: Sequence[str]) -> list[str]:

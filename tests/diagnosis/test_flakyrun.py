@@ -329,3 +329,62 @@ def test_healer_diagnose_json_says_the_failure_is_re_run_first() -> None:
     )
     plain = to_json("plain.log", diagnose_log(job_log("go test ./...", GO_COUNT[-3:]), job="test"))
     assert plain["rerun_first"] is False
+
+
+GO_RERUN = [
+    "--- FAIL: TestLeaseRenews (1.21s)",
+    "FAIL",
+    "FAIL\texample.com/lease\t1.633s",
+    "Retrying failed packages once...",
+    "--- PASS: TestLeaseRenews (1.01s)",
+    "PASS",
+    "ok  \texample.com/lease\t1.100s",
+]
+DOTNET_RERUN = [
+    "  Failed Mail.Tests.ImapTests.IdleWakes [5 s]",
+    "Failed!  - Failed:     1, Passed:   311, Skipped:     0, Total:   312",
+    "Attempt 2 of 2 (only failed tests)",
+    "  Failed Mail.Tests.SmtpTests.Pipelines [2 s]",
+    "  Passed Mail.Tests.ImapTests.IdleWakes [1 s]",
+    "Failed!  - Failed:     1, Passed:     1, Skipped:     0, Total:     2",
+]
+CYPRESS = [
+    "    (Attempt 1 of 3) acknowledges an alert",
+    "    (Attempt 2 of 3) acknowledges an alert",
+    "    ✓ acknowledges an alert (3121ms)",
+    "    (Attempt 1 of 3) shows live CPU graph",
+    "    (Attempt 2 of 3) shows live CPU graph",
+    "    1) shows live CPU graph",
+    "  1 passing",
+    "  1 failing",
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "named"),
+    [
+        ("./scripts/test-with-retry.sh", GO_RERUN, "TestLeaseRenews failed and then passed"),
+        ("./build/test-with-retry.sh", DOTNET_RERUN, "Mail.Tests.ImapTests.IdleWakes failed and then passed"),
+        ("npx cypress run", CYPRESS, "acknowledges an alert failed and then passed"),
+    ],
+    ids=["go-package-run-again", "dotnet-only-failed-tests-again", "cypress-attempts"],
+)
+def test_a_test_that_failed_and_later_passed_in_the_step_is_re_run_first(
+    command: str, output: list[str], named: str
+) -> None:
+    diagnosis = diagnose_log(job_log(command, output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    assert named in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_go_test_passing_earlier_or_in_another_package_is_not_read_as_a_re_run() -> None:
+    other = [
+        "--- PASS: TestOpen (0.01s)",
+        "ok  \texample.com/a\t0.2s",
+        "--- FAIL: TestOpen (0.01s)",
+        "FAIL\texample.com/b\t0.3s",
+        "--- PASS: TestOpen (0.01s)",
+        "ok  \texample.com/c\t0.2s",
+    ]
+    diagnosis = diagnose_log(job_log("go test -v ./...", other), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
