@@ -81,7 +81,7 @@ CREDENTIAL = re.compile(
     r"\b401\b.{0,30}\bUnauthori[sz]ed\b|\bUnauthori[sz]ed\b.{0,30}\b401\b|\b403\b.{0,30}\bForbidden\b"
     r"|\bBad credentials\b|\b(?:invalid|incorrect) API key\b|\bAPI key not valid\b|\bAuthenticationError\b"
     r"|\bInvalidClientTokenId\b|\bNoCredentialsError\b|\bUnable to locate credentials\b"
-    r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PASSWORD|CREDENTIALS)\b.{0,40}"
+    r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|_KEY|APIKEY|PASSWORD|CREDENTIALS)\b.{0,40}"
     r"\b(?:is|was|are) (?:empty|not set|unset|missing)\b"
     # a database refused the login (PostgreSQL's libpq messages, MySQL's ER_ACCESS_DENIED_ERROR 1045)
     r"|\bFATAL: +(?:role \"[^\"]+\" does not exist|password authentication failed for user)"

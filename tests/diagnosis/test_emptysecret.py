@@ -87,15 +87,14 @@ NO_SECRETS = ["Current runner version: '2.329.0'", "Secret source: None", "Prepa
 def test_a_job_given_no_secrets_whose_output_misses_one_is_the_repositorys() -> None:
     """The runner's set-up says ``Secret source: None`` (a fork's run): a secret-named variable the output
     says is not set is the missing secret."""
-    output = [
-        "  ● checkout › charges a card",
-        "    Error: PAYWIRE_SANDBOX_KEY is not set. Integration tests need a sandbox key.",
-        "Tests:       1 failed, 40 passed, 41 total",
-    ]
-    log = stamped(NO_SECRETS) + job_log("npm test", output)
-    diagnosis = diagnose_log(log, job="test")
+    output = ["Seeding the sandbox account...", "Error: PAYWIRE_SANDBOX_KEY is not set. Add it as a secret."]
+    log = stamped(NO_SECRETS) + job_log("node scripts/seed-sandbox.js", output)
+    diagnosis = diagnose_log(log, job="integration")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
     assert "Secret source: None" in dict(diagnosis.decided_by)["evidence"]
+    # the same script where the job had its secrets: nothing says the secret was withheld
+    same = diagnose_log(job_log("node scripts/seed-sandbox.js", output), job="integration")
+    assert same.owner is not Owner.REPOSITORY
 
 
 def test_a_job_given_no_secrets_whose_test_failed_on_an_assertion_is_the_codes() -> None:

@@ -174,6 +174,16 @@ def _job_log(command: str, output: str) -> str:
             'File "src/ini.ml", line 57, characters 20-25:',
             id="ocaml-type-error",
         ),
+        pytest.param(
+            "gitlint --commits origin/main..HEAD",
+            "Commit 6f29bf81:\n"
+            '1: T1 Title exceeds max length (94>72): "fix the thing where flags were not being refreshed"\n'
+            "3: B6 Body message is missing",
+            "lint.gitlint",
+            "lint",
+            "1: T1 Title exceeds max length (94>72)",
+            id="gitlint-commit-messages",
+        ),
     ],
 )
 def test_a_family_rule_names_the_failure(

@@ -449,6 +449,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="pip-index-timed-out",
         ),
         pytest.param(
+            "terraform init -backend=false",
+            "│ Error: Failed to query available provider packages\n│ \n│ Could not retrieve the list of "
+            "available versions for provider hashicorp/aws: could not connect to registry.terraform.io: "
+            "failed to request discovery document",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="terraform-registry-unreachable",
+        ),
+        pytest.param(
             "cargo test --all",
             "  [28] Timeout was reached (Connection timed out after 30001 milliseconds)",
             Owner.PLATFORM,

@@ -176,3 +176,17 @@ def test_the_causes_are_read_per_test_and_an_unsplittable_report_gives_none() ->
     assert failure_causes("python.pytest-failed", lines) is None  # pytest has its own rules
     # a header right under a header: which cause is whose cannot be told
     assert failure_causes("js.jest-failed", ["  ● a › b", "  ● a › c", "", "    boom"]) is None
+
+
+def test_tests_that_all_stopped_on_a_key_variable_not_set_are_the_repositorys() -> None:
+    """A variable named for a key that the test says is not set is a secret the job did not get (a fork's run
+    gets none): any ``*_KEY``, not only an ``API_KEY``."""
+    output = """
+  1 failing
+
+  1) payments
+       charges the sandbox card:
+     Error: PAYWHARF_SANDBOX_KEY is not set. Integration tests need a sandbox key (see CONTRIBUTING.md).
+"""
+    diagnosis = diagnose("npx mocha --timeout 20000 test/integration", output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
