@@ -172,12 +172,18 @@ _PYTEST_ITSELF = frozenset({"_pytest", "pytest", "pluggy"})
 
 
 def crashed_plugin(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
-    """``diagnosis`` given to upstream when pytest stopped on an internal error raised inside an installed
-    plugin (not pytest itself, not a ``conftest.py`` of the checkout): the plugin's release does not fit the
+    """``diagnosis`` given to upstream when pytest stopped on an error raised inside an installed plugin (not
+    pytest itself, not a ``conftest.py`` of the checkout): its ``INTERNALERROR>`` report, or a traceback of
+    ``pytest`` itself in which no frame is a file of the checkout. The plugin's release does not fit the
     installed pytest, and no test ran; otherwise unchanged."""
-    if diagnosis.owner is not Owner.CODE or not any(_INTERNAL in line for line in step_lines[-_NEAR_END:]):
+    if diagnosis.owner is not Owner.CODE:
         return diagnosis
-    lines = [line.split(_INTERNAL, 1)[1] for line in step_lines if _INTERNAL in line]
+    if any(_INTERNAL in line for line in step_lines[-_NEAR_END:]):
+        lines = [line.split(_INTERNAL, 1)[1] for line in step_lines if _INTERNAL in line]
+    elif "pytest" in (diagnosis.command or "") and not _checkout_frames(step_lines):
+        lines = list(step_lines)
+    else:
+        return diagnosis
     raised = last_raised(lines)
     package = _PACKAGES.search(raised[0]) if raised else None
     if raised is None or package is None or package.group("package") in _PYTEST_ITSELF:
@@ -188,3 +194,12 @@ def crashed_plugin(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis
     return reread(
         diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said, replaces_evidence=True
     )
+
+
+def _checkout_frames(step_lines: Sequence[str]) -> bool:
+    """Whether the step's last traceback has a frame in a file of the checkout."""
+    start = max((i for i, line in enumerate(step_lines) if line.strip() == _TRACEBACK), default=None)
+    if start is None:
+        return True  # no traceback: nothing to read
+    frames = (_FRAME.match(line) for line in step_lines[start + 1 :])
+    return any(in_the_checkout(frame.group("path")) for frame in frames if frame)

@@ -219,3 +219,30 @@ def test_a_pytest_plugin_that_crashed_pytest_is_upstreams() -> None:
 def test_an_internal_error_of_the_checkouts_conftest_or_of_pytest_itself_is_not_a_plugins(where: str) -> None:
     diagnosis = diagnose_log(job_log("pytest", internal_error(where), exit_code=3), job="test")
     assert diagnosis.owner is not Owner.UPSTREAM
+
+
+def configure_crash(*frames: str) -> list[str]:
+    return [
+        "Traceback (most recent call last):",
+        '  File "/opt/hostedtoolcache/Python/3.12.12/x64/bin/pytest", line 8, in <module>',
+        "    sys.exit(console_main())",
+        f'  File "{SITE}/_pytest/config/__init__.py", line 201, in console_main',
+        "    code = main()",
+        *frames,
+        "TypeError: Config.addinivalue_line() got an unexpected keyword argument 'legacy'",
+    ]
+
+
+def test_a_plugin_that_crashed_pytest_before_any_checkout_file_ran_is_upstreams() -> None:
+    output = configure_crash(f'  File "{SITE}/pytest_snapcheck/plugin.py", line 44, in pytest_configure')
+    diagnosis = diagnose_log(job_log("pytest", output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+
+
+def test_a_crash_through_the_checkouts_conftest_is_not_read_as_a_plugins() -> None:
+    output = configure_crash(
+        f'  File "{WORK}/tests/conftest.py", line 9, in pytest_configure',
+        f'  File "{SITE}/pytest_snapcheck/plugin.py", line 44, in register',
+    )
+    diagnosis = diagnose_log(job_log("pytest", output), job="test")
+    assert diagnosis.owner is not Owner.UPSTREAM
