@@ -21,8 +21,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   report; all in the test half.
 * ``fresh5``: ``tests/fixtures/fresh5`` — 170 logs of 170 repositories, frozen like ``fresh4`` after its
   report; all in the test half.
-* ``fresh6``, ``fresh7`` and ``fresh8``: ``tests/fixtures/fresh6`` … ``fresh8`` — 170 logs each (of 170, 170
-  and 169 repositories), frozen like ``fresh5``, each after the previous one's report; all in the test half.
+* ``fresh6`` … ``fresh9``: ``tests/fixtures/fresh6`` … ``fresh9`` — 170 logs each (of 170, 170, 169 and 170
+  repositories), frozen like ``fresh5``, each after the previous one's report; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -80,6 +80,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh6": (FIXTURES / "fresh6" / "logs", FIXTURES / "fresh6" / "labels.json", None),
     "fresh7": (FIXTURES / "fresh7" / "logs", FIXTURES / "fresh7" / "labels.json", None),
     "fresh8": (FIXTURES / "fresh8" / "logs", FIXTURES / "fresh8" / "labels.json", None),
+    "fresh9": (FIXTURES / "fresh9" / "logs", FIXTURES / "fresh9" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
