@@ -22,7 +22,8 @@ def sha256(path: Path) -> str:
 
 
 def test_every_held_out_set_is_found() -> None:
-    assert [path.name for path in SETS][:2] == ["fresh", "fresh2"]
+    names = {path.name for path in SETS}
+    assert {"fresh", "fresh2", "fresh5"} <= names
     assert len(SETS) >= 7
 
 
