@@ -55,6 +55,7 @@ from healer.diagnosis.testids import MAX_TEST_IDS, passed_go_tests, retried_grad
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
     r"|MinitestRetry|--- FAIL|--- PASS|RETRY \d|●|Try error|Failed |Passed |FAILED|PASSED|Attempt |✓"
+    r"|Test Case "
 )
 _PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
 _PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
@@ -70,20 +71,22 @@ _NEXTEST_TRY = re.compile(r"^\s*(?:TRY \d+ PASS|FLAKY \d+/\d+) ")
 _GOTESTSUM_DONE = re.compile(r"^DONE (?:(?P<runs>\d+) runs, )?\d+ tests?\b")
 _GOTESTSUM_FAIL = re.compile(r"^=== FAIL: (?P<pkg>\S+) (?P<name>\S+)(?: \(re-run (?P<rerun>\d+)\))? \(")
 _GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(")
-_RSPEC_TRY = re.compile(r"^RSpec::Retry: \d+(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
+_RSPEC_TRY = re.compile(r"^RSpec::Retry: (?P<try>\d+)(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
 # `go test -count=N` with N of 2 or more runs each test N times on the same code
 _GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
 _GO_FAILED = re.compile(r"^--- FAIL: (\S+) \(")
 # a test's failed and passed outcomes, as go test -v, dotnet test, pytest -v and Cypress print them
-_OUTCOME_WORDS = ("FAIL", "PASS", "ok ", "ok\t", "Failed ", "Passed ", "Attempt ", "✓")
+_OUTCOME_WORDS = ("FAIL", "PASS", "ok ", "ok\t", "Failed ", "Passed ", "Attempt ", "✓", "Test Case ")
 _GO_OUTCOME = re.compile(r"^--- (FAIL|PASS): (\S+) \(")
 # the line go test prints when a package's run ends: `ok  \tpkg\t0.5s`, `FAIL\tpkg\t0.5s`
 _GO_PACKAGE = re.compile(r"^(?:ok|FAIL)\s+(\S+)\s+(?:[\d.]+s|\(cached\))")
 _FAILED_OUTCOME = re.compile(
     r"^Failed (\S+) \[|^(\S+\.py::\S+) FAILED\b|^FAILED (\S+\.py::\S+)|^\(Attempt \d+ of \d+\) (.{1,200})$"
+    r"|^Test Case '(.{1,200})' failed \("
 )
 _PASSED_OUTCOME = re.compile(
     r"^Passed (\S+) \[|^(\S+\.py::\S+) PASSED\b|^✓ (.{1,200}?)(?: \(\d+(?:\.\d+)?m?s\))?$"
+    r"|^Test Case '(.{1,200})' passed \("
 )
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
 _JEST_RETRY = re.compile(r"^RETRY \d+$")
@@ -225,9 +228,17 @@ def _gotestsum(lines: Sequence[str]) -> list[str]:
 
 
 def _rspec(lines: Sequence[str], failed: Sequence[str]) -> list[str]:
-    tried = dict.fromkeys(m.group("where") for line in lines if (m := _RSPEC_TRY.match(line)))
-    done = {test.removeprefix("./") for test in failed}
-    return [where for where in tried if where.removeprefix("./") not in done] if failed else []
+    """Examples rspec-retry tried again that did not fail in the end: missing from RSpec's failed examples, or
+    (without that list) tried fewer times than another, as rspec-retry tries until one passes."""
+    tries: dict[str, int] = {}
+    for line in lines:
+        if match := _RSPEC_TRY.match(line):
+            tries[match.group("where")] = max(tries.get(match.group("where"), 0), int(match.group("try")))
+    if failed:
+        done = {test.removeprefix("./") for test in failed}
+        return [where for where in tries if where.removeprefix("./") not in done]
+    most = max(tries.values(), default=0)
+    return [where for where, count in tries.items() if count < most]
 
 
 def _flaky_plugin(lines: Sequence[str]) -> list[str]:

@@ -348,6 +348,13 @@ DOTNET_RERUN = [
     "  Passed Mail.Tests.ImapTests.IdleWakes [1 s]",
     "Failed!  - Failed:     1, Passed:     1, Skipped:     0, Total:     2",
 ]
+XCTEST = [
+    "Test Case '-[AppTests.SyncTests testRefresh]' failed (2.113 seconds).",
+    "Test Case '-[AppTests.SyncTests testRefresh]' passed (0.412 seconds).",
+    "Test Case '-[AppTests.CacheTests testWarmup]' failed (1.020 seconds).",
+    "Test Case '-[AppTests.CacheTests testWarmup]' failed (1.004 seconds).",
+    "** TEST FAILED **",
+]
 CYPRESS = [
     "    (Attempt 1 of 3) acknowledges an alert",
     "    (Attempt 2 of 3) acknowledges an alert",
@@ -366,8 +373,13 @@ CYPRESS = [
         ("./scripts/test-with-retry.sh", GO_RERUN, "TestLeaseRenews failed and then passed"),
         ("./build/test-with-retry.sh", DOTNET_RERUN, "Mail.Tests.ImapTests.IdleWakes failed and then passed"),
         ("npx cypress run", CYPRESS, "acknowledges an alert failed and then passed"),
+        (
+            "xcodebuild test -scheme App -retry-tests-on-failure",
+            XCTEST,
+            "testRefresh] failed and then passed",
+        ),
     ],
-    ids=["go-package-run-again", "dotnet-only-failed-tests-again", "cypress-attempts"],
+    ids=["go-package-run-again", "dotnet-only-failed-tests-again", "cypress-attempts", "xctest-retry"],
 )
 def test_a_test_that_failed_and_later_passed_in_the_step_is_re_run_first(
     command: str, output: list[str], named: str
@@ -388,3 +400,19 @@ def test_a_go_test_passing_earlier_or_in_another_package_is_not_read_as_a_re_run
     ]
     diagnosis = diagnose_log(job_log("go test -v ./...", other), job="test")
     assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+def test_an_rspec_retry_example_tried_fewer_times_than_another_passed_on_a_try() -> None:
+    """Without RSpec's failed-examples list, rspec-retry's tries say it: it tries until the example passes."""
+    output = [
+        "RSpec::Retry: 2nd try ./spec/jobs/sync_job_spec.rb:14",
+        "RSpec::Retry: 2nd try ./spec/requests/health_spec.rb:5",
+        "RSpec::Retry: 3rd try ./spec/requests/health_spec.rb:5",
+        "Failures:",
+        "  1) GET /health returns ok",
+        "     Failure/Error: expect(response).to have_http_status(:ok)",
+        "402 examples, 1 failure",
+    ]
+    diagnosis = diagnose_log(job_log("bundle exec rspec", output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    assert "./spec/jobs/sync_job_spec.rb:14 failed and then passed" in dict(diagnosis.decided_by)["history"]
