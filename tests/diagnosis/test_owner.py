@@ -458,6 +458,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="terraform-registry-unreachable",
         ),
         pytest.param(
+            "codecov upload-process --fail-on-error -f coverage.xml",
+            "error - 2026-11-14 10:12:04,901 -- Commit creating failed: "
+            '{"message":"Token required - not valid tokenless upload"}',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="codecov-cli-tokenless-refused",
+        ),
+        pytest.param(
             "cargo test --all",
             "  [28] Timeout was reached (Connection timed out after 30001 milliseconds)",
             Owner.PLATFORM,
