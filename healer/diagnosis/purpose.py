@@ -110,6 +110,8 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\btask[- _]?lists?\b|\bchecklist\b"
             r"|\b(?:check|lint|validate|verify)[- _]?title\b|\bissue[- _]?link|\blinked[- _]?issues?\b"
             r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
+            # the pull request's commits themselves: their messages, fixup! or squash! commits left in
+            r"|\b(?:check|lint|validate|verify)[- _]?commits?\b|\bcommit[- _]?messages?\b"
             r"|\blabels? check"
             # the DCO's `Signed-off-by:` trailer (`git commit --signoff`, the git documentation)
             r"|changelog|\bcla\b|\bdco\b|sign(?:ed)?-?off|news[- _]?(?:entry|fragment)"

@@ -203,6 +203,7 @@ def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
             None, "task-list-completed", None, "pr-policy", "job name: task-list-completed", id="task-list"
         ),
         pytest.param(None, "x", "PR template", "pr-policy", "workflow name: PR template", id="pr-template"),
+        pytest.param(None, "check-commits", None, "pr-policy", "job name: check-commits", id="commits"),
         pytest.param(
             None, "dependabot-auto-merge", None, "dependency-bot", "job name: dependabot-auto-merge", id="bot"
         ),
