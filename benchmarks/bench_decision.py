@@ -21,7 +21,7 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   report; all in the test half.
 * ``fresh5``: ``tests/fixtures/fresh5`` — 170 logs of 170 repositories, frozen like ``fresh4`` after its
   report; all in the test half.
-* ``fresh6`` … ``fresh9``: ``tests/fixtures/fresh6`` … ``fresh9`` — 170 logs each (of 170, 170, 169 and 170
+* ``fresh6`` … ``fresh10``: ``tests/fixtures/fresh6`` … ``fresh10`` — 170 logs each (of 169 or 170
   repositories), frozen like ``fresh5``, each after the previous one's report; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
@@ -81,6 +81,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh7": (FIXTURES / "fresh7" / "logs", FIXTURES / "fresh7" / "labels.json", None),
     "fresh8": (FIXTURES / "fresh8" / "logs", FIXTURES / "fresh8" / "labels.json", None),
     "fresh9": (FIXTURES / "fresh9" / "logs", FIXTURES / "fresh9" / "labels.json", None),
+    "fresh10": (FIXTURES / "fresh10" / "logs", FIXTURES / "fresh10" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
