@@ -27,10 +27,9 @@ from collections.abc import Sequence
 from healer.diagnosis.emptysecret import secret_source
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
+from healer.diagnosis.raised import ANY_FRAME
 from healer.model import Action, Category, Diagnosis, Owner
 
-# a frame as pytest prints it (`path.py:12: in name`) or as Python's traceback does
-_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s*File "(?P<file>[^"]{1,400})", line \d+')
 _INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]node_modules[/\\]")
 _BROKEN_PACKAGE = re.compile(
     r'Failed to resolve entry for package "[^"]{1,200}"\. The package may have incorrect main/module/exports'
@@ -51,10 +50,12 @@ def innermost_installed(step_lines: Sequence[str]) -> str | None:
     last = None
     stack = False
     for raw in step_lines:
-        line = clean_line(raw).strip()
-        if ".py" in raw and (match := _FRAME.match(line)):
+        line = clean_line(raw)
+        if ".py" in raw and (match := ANY_FRAME.match(line)):
             last = match.group("path") or match.group("file")
-        elif line == "Require stack:":
+            continue
+        line = line.strip()
+        if line == "Require stack:":
             stack = True
         elif stack:
             last, stack = (line[2:] if line.startswith("- ") else last), False

@@ -126,7 +126,7 @@ _CANNOT_IMPORT = re.compile(
     r"^(?:E\s+)?ImportError: cannot import name '?\w+'?(?: from '[\w.]+'(?: \((?P<path>[^)]{1,400})\))?|$)"
 )
 # a frame as pytest's short traceback prints it (`path.py:12: in <module>`) or as Python's does
-_ANY_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s+File "(?P<file>[^"]{1,400})", line \d+')
+ANY_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s+File "(?P<file>[^"]{1,400})", line \d+')
 # an installed distribution's files (not the standard library, not the checkout), and the package's folder
 _PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[\w.-]+)")
 # a module an installed package imports from itself that its installation lacks (a compiled extension left
@@ -149,7 +149,7 @@ def clash_between_installed(diagnosis: Diagnosis, step_lines: Sequence[str]) -> 
         found, own = _CANNOT_IMPORT.match(line), _OWN_MODULE_MISSING.match(line)
         if found is None and own is None:
             continue
-        frames = (_ANY_FRAME.match(before) for before in reversed(step_lines[max(0, at - 6) : at]))
+        frames = (ANY_FRAME.match(before) for before in reversed(step_lines[max(0, at - 6) : at]))
         frame = next((m for m in frames if m), None)
         importer = _PACKAGES.search((frame.group("path") or frame.group("file")) if frame else "")
         if importer is None:
