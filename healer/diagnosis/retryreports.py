@@ -70,11 +70,9 @@ _COUNTED = re.compile(
 _NEXTEST_TRY = re.compile(r"^\s*(?:TRY \d+ PASS|FLAKY \d+/\d+) ")
 _GOTESTSUM_DONE = re.compile(r"^DONE (?:(?P<runs>\d+) runs, )?\d+ tests?\b")
 _GOTESTSUM_FAIL = re.compile(r"^=== FAIL: (?P<pkg>\S+) (?P<name>\S+)(?: \(re-run (?P<rerun>\d+)\))? \(")
-_GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(")
 _RSPEC_TRY = re.compile(r"^RSpec::Retry: (?P<try>\d+)(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
 # `go test -count=N` with N of 2 or more runs each test N times on the same code
 _GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
-_GO_FAILED = re.compile(r"^--- FAIL: (\S+) \(")
 # a test's failed and passed outcomes, as go test -v, dotnet test, pytest -v and Cypress print them
 _OUTCOME_WORDS = ("FAIL", "PASS", "ok ", "ok\t", "Failed ", "Passed ", "Attempt ", "✓", "Test Case ")
 _GO_OUTCOME = re.compile(r"^--- (FAIL|PASS): (\S+) \(")
@@ -145,6 +143,8 @@ def _shown(names: Sequence[str]) -> str:
 
 def _jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
     """(tests Jest retried that did not fail in the end, tests whose tries failed in different ways)."""
+    if not any("RETRY " in raw for raw in lines):
+        return [], []
     tries: dict[str, list[str]] = {}  # a title's failed tries: each one's first error line
     finals: dict[str, str] = {}  # a title's final failure: its first error line
     title, expect = None, ""
@@ -214,8 +214,8 @@ def _gotestsum(lines: Sequence[str]) -> list[str]:
             name = f"{match.group('pkg')} {match.group('name')}"
             fails.setdefault(name, set()).add(int(match.group("rerun") or 0))
             sections[-1].add(name)
-        elif match := _GO_FAIL.match(line):
-            sections[-1].add(match.group("name"))
+        elif (match := _GO_OUTCOME.match(line)) and match.group(1) == "FAIL":
+            sections[-1].add(match.group(2))
     if runs < 2:
         return []
     if any(tries - {0} for tries in fails.values()):
@@ -261,7 +261,7 @@ def _minitest(lines: Sequence[str]) -> list[str]:
 def _go_count(lines: Sequence[str], command: str) -> list[str]:
     if not _GO_COUNT.search(command):
         return []
-    failed = {m.group(1) for raw in lines if "--- FAIL" in raw and (m := _GO_FAILED.match(_clean(raw)))}
+    failed = {m.group(2) for raw in lines if "--- FAIL" in raw and (m := _GO_OUTCOME.match(_clean(raw)))}
     return sorted(failed & passed_go_tests(lines))
 
 
