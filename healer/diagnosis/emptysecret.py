@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from healer.diagnosis.logs import clean_line
+from healer.diagnosis.logs import setup_section
 from healer.diagnosis.owner import reread
 from healer.diagnosis.testcauses import CREDENTIAL
 from healer.model import Action, Category, Diagnosis, Owner
@@ -65,12 +65,9 @@ def empty_secrets(header: Sequence[str]) -> tuple[str, ...]:
 def secret_source(log_lines: Sequence[str]) -> str | None:
     """Where the runner's set-up section says the job's secrets came from: ``Actions``, ``Dependabot``, or
     ``None`` for a job given none; None when the set-up section is not in view."""
-    for raw in log_lines[:_SETUP_LINES]:
-        line = clean_line(raw).strip()
-        if found := _SECRET_SOURCE.match(line):
+    for line in setup_section(log_lines, limit=_SETUP_LINES):
+        if found := _SECRET_SOURCE.match(line.strip()):
             return found.group("source")
-        if line.startswith("##[group]Run "):
-            return None
     return None
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,14 +173,22 @@ def clean_line(line: str) -> str:
     return line.rstrip()
 
 
+def setup_section(lines: Iterable[str], limit: int = _SETUP_LINES) -> Iterator[str]:
+    """The runner's set-up section at the log's start, cleaned: its lines before the first step's header, at
+    most ``limit``. Nothing past it: a step's output may print anything. Empty when the start of the log is
+    not in view (a log read back from its end)."""
+    for n, raw in enumerate(lines):
+        line = clean_line(raw)
+        if n >= limit or _STEP_HEADER.match(line.lstrip()):
+            return
+        yield line
+
+
 def job_name_in(text: str) -> str | None:
     """The job's name as the runner wrote it in the set-up section at the log's start (before the first
     step); None when the start is not in view (a log read back from its end) or the runner did not write
     it."""
-    for n, line in enumerate(text.splitlines()):
-        line = clean_line(line)
-        if n >= _SETUP_LINES or _STEP_HEADER.match(line):
-            break  # past the set-up: a step's output may print anything
+    for line in setup_section(text.splitlines()):
         found = _JOB_NAME.match(line)
         if found:
             return found.group(1).strip() or None

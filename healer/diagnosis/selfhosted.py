@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from healer.diagnosis.logs import clean_line
+from healer.diagnosis.logs import setup_section
 from healer.diagnosis.owner import reread
 from healer.model import Action, Category, Diagnosis, Owner
 
@@ -48,14 +48,11 @@ def self_hosted_runner(lines: Sequence[str]) -> str | None:
     """The self-hosted runner's name its set-up section gives, or the folder it runs in (a log without its
     set-up: a ``gh run view --log-failed`` capture); None on a GitHub-hosted runner or when nothing says."""
     name = None
-    for raw in lines[:_SETUP_LINES]:
-        line = clean_line(raw)
+    for line in setup_section(lines, limit=_SETUP_LINES):
         if _HOSTED.match(line):
             return None
         if found := _SELF_HOSTED.match(line):
             name = found.group("name")
-        elif line.startswith("##[group]Run "):
-            break
     if name is None:
         folders = (m.group(0) for raw in lines if "actions-runner" in raw and (m := _FOLDER.search(raw)))
         return next(folders, None)
