@@ -155,11 +155,12 @@ def diagnose(
     (from its action or command, then the step's, job's and ``workflow``'s names) and the reading decide
     whose failure it is, and so the action (:mod:`healer.diagnosis.owner`)."""
     read = _read(log, rules, job=job, annotations=annotations, scripts=scripts)
+    job_name, step_name = (job.name or None) if job else None, failed_step_name(job)
     purpose = step_purpose(
         header=log.step_name,
         command=log.command,
-        step=failed_step_name(job),
-        job=(job.name or None) if job else None,
+        step=step_name,
+        job=job_name,
         workflow=workflow,
         phase=log.phase,
     )
@@ -170,8 +171,7 @@ def diagnose(
     said = without_its_secrets(on_the_steps_word(owned, lines), header, lines, log.lines)
     said = on_its_own_machine(said, log.lines)
     said = the_bumps_own(said, log.lines, lines)
-    names = ((job.name or None) if job else None, workflow, failed_step_name(job))
-    return upstream_when_unreleased(said, log.lines, names=names)
+    return upstream_when_unreleased(said, log.lines, names=(job_name, workflow, step_name))
 
 
 def _read(
