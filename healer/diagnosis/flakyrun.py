@@ -15,6 +15,7 @@ from healer.diagnosis.retries import differed_across_attempts
 from healer.diagnosis.retryreports import passed_on_retry
 from healer.diagnosis.testids import (
     MAX_TEST_IDS,
+    failed_go_counts,
     flaky_plugin_passes,
     passed_go_tests,
     passed_pytest_tests,
@@ -23,7 +24,10 @@ from healer.diagnosis.testids import (
 from healer.model import Action, Category, Diagnosis, Owner
 
 # `go test -count=N` with N of 2 or more: every test runs N times on the same code
-_REPEATED = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
+_REPEATED = re.compile(r"(?<!\S)-?-count[= ](?P<times>[2-9]|\d\d+)\b")
+# what stops `go test -count=N` before its N runs: `-failfast`, and a panic (a test's, or the -timeout's
+# `panic: test timed out`), which ends the test binary
+_STOPPED_EARLY = re.compile(r"(?<!\S)-?-failfast\b|^panic: ")
 # the Go race detector's report of a race that happened
 _RACE = re.compile(r"WARNING: DATA RACE|race detected during execution of test")
 # pytest-repeat's option, and the id it gives the i-th of N repetitions: `test_a[1-3]`, `test_a[param-1-3]`
@@ -68,6 +72,14 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST:
         return diagnosis
     lines = list(step_lines)
+    if differed := differed_across_attempts(lines):
+        tries, last = differed
+        # a runner that printed no ids is known by its failures' titles, shown but not kept as ids
+        return _flaky(
+            replace(diagnosis, test_ids=last) if diagnosis.test_ids else diagnosis,
+            f"failed, and no test failed on every one of {tries} attempts of the same command",
+            shown=last,
+        )
     if diagnosis.test_ids and (every := _every_one_passed(diagnosis, lines)):
         return every
     if _raced(lines):
@@ -102,18 +114,16 @@ def _same(test_id: str, name: str) -> bool:
 
 
 def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis | None:
-    if differed := differed_across_attempts(lines):
-        tries, last = differed
-        return _flaky(
-            replace(diagnosis, test_ids=last),
-            f"failed, and no test failed on every one of {tries} attempts of the same command",
-        )
     if len(diagnosis.test_ids) >= MAX_TEST_IDS:
         return None  # the ids are cut off: a failing test beyond them was not seen to pass
-    if _REPEATED.search(diagnosis.command or "") and not _raced(lines):
+    if (repeated := _REPEATED.search(diagnosis.command or "")) and not _raced(lines):
         passed = passed_go_tests(lines)  # with one run each, a test of the same name may be another package's
         if passed and set(diagnosis.test_ids) <= passed:
             return _flaky(diagnosis, "passed and failed in the same run of the same code")
+        if _failed_fewer_times(diagnosis.test_ids, lines, diagnosis.command or "", int(repeated["times"])):
+            return _flaky(
+                diagnosis, f"failed on fewer than {repeated['times']} runs of the same code (-count)"
+            )
     if diagnosis.rule == "jvm.gradle-test-failed":
         if set(diagnosis.test_ids) <= retried_gradle_tests(lines):
             return _flaky(diagnosis, "failed, then passed on a retry in the same Gradle test task")
@@ -133,6 +143,22 @@ def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis |
     return None
 
 
+def _failed_fewer_times(test_ids: Sequence[str], lines: Sequence[str], command: str, times: int) -> bool:
+    """Whether every failing test failed on fewer than ``times`` of ``go test -count=times``'s runs: it
+    passed the others (the same name in two packages only adds failures). Not when the run could stop early
+    (``-failfast``, a panic) or a failure is no ``--- FAIL:`` of its own (a subtest's parent counts once per
+    run too). Only without ``-v``, which prints nothing for a test's runs that passed: with it, every run
+    says ``--- PASS:`` or ``--- FAIL:``, and a run that said neither did not finish."""
+    if (
+        passed_go_tests(lines)
+        or _STOPPED_EARLY.search(command)
+        or any("panic: " in raw and _STOPPED_EARLY.search(clean_line(raw).strip()) for raw in lines)
+    ):
+        return False
+    counts = failed_go_counts(lines)
+    return all(0 < counts.get(test_id, 0) < times for test_id in test_ids)
+
+
 def _repetition(test_id: str, count: str) -> str | None:
     """A pytest-repeat id without its repetition (``t.py::test_a[x-2-3]`` → ``t.py::test_a[x-``); None for an
     id that is not a repetition of ``count``."""
@@ -140,9 +166,9 @@ def _repetition(test_id: str, count: str) -> str | None:
     return match.group("key") if match and match.group("count") == count else None
 
 
-def _flaky(diagnosis: Diagnosis, how: str) -> Diagnosis:
-    shown = ", ".join(diagnosis.test_ids[:3])
-    return reassigned(diagnosis, Owner.HISTORY, f"{shown} {how}", Action.RERUN.value, action=Action.RERUN)
+def _flaky(diagnosis: Diagnosis, how: str, *, shown: Sequence[str] = ()) -> Diagnosis:
+    names = ", ".join((shown or diagnosis.test_ids)[:3]) or "the tests"
+    return reassigned(diagnosis, Owner.HISTORY, f"{names} {how}", Action.RERUN.value, action=Action.RERUN)
 
 
 def _raced(lines: Sequence[str]) -> bool:

@@ -35,6 +35,15 @@ _BETWEEN = re.compile(
     r'|The command ".{1,1000}" failed\. Retrying, \d+ of \d+\.$)'
 )
 
+# a failure's numbered title in RSpec's, mocha's and PHPUnit's failure lists (`  1) Poller#run stops`), and a
+# failed test's line in AVA's and node-tap's reporters (`  ✖ server › reconnects Error: …`): a way to tell
+# one attempt's failures from another's when the runner printed no test ids
+_TITLE = re.compile(
+    r"^\s*(?:\d{1,4}\) (?P<numbered>\S.{0,300}?)|✖ (?P<crossed>\S.{0,300}?)(?: Error: .*)?)\s*$"
+)
+# a numbered entry that is not a test's title (minitest's `1) Failure:`, PHPUnit's `1) There was 1 error:`)
+_NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
+
 # what a wrapper and the runner print after the last attempt: blank lines, `Final attempt failed. …`, the
 # runner's `##[error]…`, Travis's `The command "…" failed N times.`
 _CLOSING = re.compile(
@@ -68,8 +77,22 @@ def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
     parts = attempts(lines)
     if len(parts) < 2:
         return None
-    failed = [failing_test_ids(part) for part in parts]
+    failed = [failing_test_ids(part) or _titles(part) for part in parts]
     return None if any(not ids or len(ids) >= MAX_TEST_IDS for ids in failed) else failed
+
+
+def _titles(lines: Iterable[str]) -> tuple[str, ...]:
+    """The failures' titles of one attempt when the runner printed no test ids (:data:`_TITLE`), in order,
+    each once."""
+    found: dict[str, None] = {}
+    for raw in lines:
+        if ")" not in raw and "✖" not in raw:
+            continue
+        match = _TITLE.match(clean_line(raw))
+        title = match and (match.group("numbered") or match.group("crossed"))
+        if title and not _NOT_A_TITLE.match(title):
+            found.setdefault(title, None)
+    return tuple(found)[:MAX_TEST_IDS]
 
 
 def differed_across_attempts(lines: Iterable[str]) -> tuple[int, tuple[str, ...]] | None:

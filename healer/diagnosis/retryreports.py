@@ -15,7 +15,8 @@ answer twice on this machine. Read from each runner's documented console output:
   ``(N flaky)`` in its summary;
 - gotestsum ``--rerun-fails`` (its README, "Re-running failed tests"): it re-runs only the failed tests and
   ends each run with ``DONE …``, the last one ``DONE N runs, …``; a failure of a re-run is ``=== FAIL: pkg
-  TestA (re-run 1)``. A test that failed on fewer runs than there were failed on one and passed on another;
+  TestA (re-run 1)``. A test that failed on fewer runs than there were failed on one and passed on another,
+  and so did a package of its ``pkgname`` format marked ``✖  pkg (1.2s)`` and, in a later run, ``✓  pkg``;
 - rspec-retry with ``verbose_retry`` (its README): ``RSpec::Retry: 2nd try ./spec/a_spec.rb:12``; a retried
   example missing from RSpec's failed examples passed on a try; with ``display_try_failure_messages``, each
   try's error under ``1st Try error in ./spec/a_spec.rb:12:``: an example that failed a different way on
@@ -28,6 +29,8 @@ answer twice on this machine. Read from each runner's documented console output:
   passed;
 - the ``flaky`` plugin (its README): ``test_a failed (1 runs remaining out of 2).``, then ``test_a passed 1
   out of the required 1 times. Success!``;
+- Vitest's ``--retry`` (its reporters' test suffix): ``✓ suite > test 12ms (retry x1)``, a test that passed
+  after failing;
 - Gradle's test-retry plugin: ``ATest > a() FAILED``, then ``PASSED`` in the same task
   (:func:`healer.diagnosis.testids.retried_gradle_tests`);
 - ``go test -count=N`` (the Go documentation's ``-count``): a test with both ``--- FAIL:`` and ``--- PASS:``
@@ -55,7 +58,7 @@ from healer.diagnosis.testids import MAX_TEST_IDS, passed_go_tests, retried_grad
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
     r"|MinitestRetry|--- FAIL|--- PASS|RETRY \d|●|Try error|Failed |Passed |FAILED|PASSED|Attempt |✓"
-    r"|Test Case "
+    r"|Test Case |\(retry x"
 )
 _PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
 _PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
@@ -70,6 +73,7 @@ _COUNTED = re.compile(
 _NEXTEST_TRY = re.compile(r"^\s*(?:TRY \d+ PASS|FLAKY \d+/\d+) ")
 _GOTESTSUM_DONE = re.compile(r"^DONE (?:(?P<runs>\d+) runs, )?\d+ tests?\b")
 _GOTESTSUM_FAIL = re.compile(r"^=== FAIL: (?P<pkg>\S+) (?P<name>\S+)(?: \(re-run (?P<rerun>\d+)\))? \(")
+_GOTESTSUM_PACKAGE = re.compile(r"^(?P<mark>[✖✓])\s+(?P<pkg>[\w.-]+(?:/[\w.-]+)*) \([\d.]+m?s\)")
 _RSPEC_TRY = re.compile(r"^RSpec::Retry: (?P<try>\d+)(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
 # `go test -count=N` with N of 2 or more runs each test N times on the same code
 _GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
@@ -86,6 +90,9 @@ _PASSED_OUTCOME = re.compile(
     r"^Passed (\S+) \[|^(\S+\.py::\S+) PASSED\b|^✓ (.{1,200}?)(?: \(\d+(?:\.\d+)?m?s\))?$"
     r"|^Test Case '(.{1,200})' passed \("
 )
+# Vitest's reporters: a test case's duration and, when it was retried, `(retry xN)` (its `getTestCaseSuffix`);
+# a test marked passed with a retry count failed first
+_VITEST_RETRIED = re.compile(r"^✓ (?P<name>.{1,300}?)(?: \d+ ?ms)? \(retry x[1-9]\d*\)(?: \d+ ?ms)?$")
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
 _JEST_RETRY = re.compile(r"^RETRY \d+$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
@@ -116,6 +123,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _minitest(cleaned)
         or sorted(retried_gradle_tests(lines))
         or _go_count(lines, command)
+        or _vitest(cleaned)
         or _passed_after_failing(lines)
         or _wrapper(lines)
     )
@@ -203,13 +211,22 @@ def _gotestsum(lines: Sequence[str]) -> list[str]:
     runs = 0
     fails: dict[str, set[int]] = {}
     sections: list[set[str]] = [set()]
+    # its package lines (`✖  pkg (1.2s)`, `✓  pkg (1.1s)`): the run each package last failed in, and the
+    # packages that passed in a later run than one they failed in
+    crossed: dict[str, int] = {}
+    recovered: list[str] = []
     for raw in lines:
-        if not ("DONE " in raw or "FAIL" in raw):
+        if not ("DONE " in raw or "FAIL" in raw or "✖" in raw or "✓" in raw):
             continue
         line = _clean(raw)
         if match := _GOTESTSUM_DONE.match(line):
             runs = max(runs, int(match.group("runs") or 1))
             sections.append(set())
+        elif match := _GOTESTSUM_PACKAGE.match(line):
+            if match.group("mark") == "✖":
+                crossed[match.group("pkg")] = len(sections)
+            elif crossed.get(match.group("pkg"), len(sections)) < len(sections):
+                recovered.append(match.group("pkg"))
         elif match := _GOTESTSUM_FAIL.match(line):
             name = f"{match.group('pkg')} {match.group('name')}"
             fails.setdefault(name, set()).add(int(match.group("rerun") or 0))
@@ -218,6 +235,8 @@ def _gotestsum(lines: Sequence[str]) -> list[str]:
             sections[-1].add(match.group(2))
     if runs < 2:
         return []
+    if recovered:
+        return recovered
     if any(tries - {0} for tries in fails.values()):
         return [name for name, tries in fails.items() if len(tries) < runs]
     ran = [found for found in sections[:-1] if found][:runs]
@@ -246,6 +265,10 @@ def _flaky_plugin(lines: Sequence[str]) -> list[str]:
     return [
         m.group("name") for line in lines if (m := _FLAKY_PASSED.match(line)) and m.group("name") in failed
     ]
+
+
+def _vitest(lines: Sequence[str]) -> list[str]:
+    return [match.group("name") for line in lines if (match := _VITEST_RETRIED.match(line))]
 
 
 def _minitest(lines: Sequence[str]) -> list[str]:

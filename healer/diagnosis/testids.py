@@ -119,6 +119,16 @@ def passed_go_tests(lines: Iterable[str]) -> frozenset[str]:
     )
 
 
+def failed_go_counts(lines: Iterable[str]) -> dict[str, int]:
+    """How often each Go test ``lines`` report as failed (``--- FAIL: Name (0.01s)``), by name: with ``go test
+    -count=N`` each run of a test that failed says so once."""
+    counts: dict[str, int] = {}
+    for raw in lines:
+        if "--- FAIL" in raw and (match := _GO.match(_clean(raw))):
+            counts[match.group("name")] = counts.get(match.group("name"), 0) + 1
+    return counts
+
+
 def passed_pytest_tests(lines: Iterable[str]) -> frozenset[str]:
     """The pytest tests ``lines`` report as passed in verbose mode (``tests/t.py::test_a[1-3] PASSED``, or
     pytest-xdist's ``[gw0] [ 33%] PASSED tests/t.py::test_a[1-3]``): with pytest-repeat's ``--count=N`` one

@@ -102,6 +102,24 @@ GO_COUNT = [
     "FAIL",
     "FAIL\texample.com/raft\t12.3s",
 ]
+VITEST = [
+    " ✓ src/clock.test.ts (4 tests) 1204ms",
+    "   ✓ clock > ticks every second 1001ms (retry x1)",
+    " ❯ src/sync.test.ts (5 tests | 1 failed) 3220ms",
+    "   × sync > merges concurrent edits 1040ms (retry x2)",
+    " FAIL  src/sync.test.ts > sync > merges concurrent edits",
+    "AssertionError: expected 'abXc' to be 'aXbc'",
+    " Test Files  1 failed | 22 passed (23)",
+]
+GOTESTSUM_PACKAGES = [
+    "✖  internal/sched (1.204s)",
+    "✓  internal/store (0.420s)",
+    "DONE 412 tests, 1 failure in 14.331s",
+    "✓  internal/sched (1.190s)",
+    "✖  internal/gossip (2.551s)",
+    "DONE 2 runs, 413 tests, 2 failures in 19.004s",
+    "=== FAIL: internal/gossip TestConvergence (2.40s)",
+]
 GRADLE = [
     "> Task :app:test",
     "CacheTest > evicts() FAILED",
@@ -128,6 +146,8 @@ GRADLE = [
         ("./gradlew test", GRADLE, "CacheTest.evicts"),
         ("bin/rails test", MINITEST, "test_lookup_uses_cache"),
         ("go test -count=3 ./raft/...", GO_COUNT, "TestLeaderElection, TestLogReplication"),
+        ("pnpm vitest run --retry=2", VITEST, "clock > ticks every second"),
+        ("gotestsum --rerun-fails=2 --packages=./...", GOTESTSUM_PACKAGES, "internal/sched"),
     ],
 )
 def test_a_failure_beside_a_test_that_passed_on_a_retry_is_re_run_first(
@@ -416,3 +436,52 @@ def test_an_rspec_retry_example_tried_fewer_times_than_another_passed_on_a_try()
     diagnosis = diagnose_log(job_log("bundle exec rspec", output), job="test")
     assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
     assert "./spec/jobs/sync_job_spec.rb:14 failed and then passed" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_go_test_that_failed_on_fewer_runs_than_count_passed_the_others() -> None:
+    output = [
+        "--- FAIL: TestDebounce (0.06s)",
+        "    debounce_test.go:29: fired 2 times within window, want 1",
+        "FAIL",
+        "FAIL\texample.com/raceflake/debounce\t0.183s",
+    ]
+    diagnosis = diagnose_log(job_log("go test -count=3 -run TestDebounce ./...", output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.HISTORY, Action.RERUN, False)
+    assert "fewer than 3 runs" in dict(diagnosis.decided_by)["history"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # it failed on every one of the three runs
+        ("go test -count=3 ./...", ["--- FAIL: TestA (0.01s)"] * 3 + ["FAIL\tpkg\t0.1s"]),
+        # -failfast stops at the first failure: the other runs never happened
+        ("go test -count=3 -failfast ./...", ["--- FAIL: TestA (0.01s)", "FAIL\tpkg\t0.1s"]),
+        # a panic ends the test binary after the first run
+        (
+            "go test -count=5 ./...",
+            [
+                "--- FAIL: TestA (0.01s)",
+                "panic: runtime error: index out of range [recovered]",
+                "FAIL\tpkg\t0.1s",
+            ],
+        ),
+        # -v prints each run's outcome: a run that said neither PASS nor FAIL did not finish
+        (
+            "go test -v -count=3 ./...",
+            ["--- PASS: TestB (0.01s)", "--- FAIL: TestA (0.01s)", "FAIL\tpkg\t0.1s"],
+        ),
+    ],
+)
+def test_a_go_test_that_failed_on_every_run_it_had_stays_the_codes(command: str, output: list[str]) -> None:
+    assert (diagnose_log(job_log(command, output), job="test").owner, "code") == (Owner.CODE, "code")
+
+
+def test_a_vitest_test_that_failed_every_retry_alone_stays_the_codes() -> None:
+    output = [
+        "   × sync > merges concurrent edits 1040ms (retry x2)",
+        " FAIL  src/sync.test.ts > sync > merges concurrent edits",
+        "AssertionError: expected 'abXc' to be 'aXbc'",
+        " Test Files  1 failed | 22 passed (23)",
+    ]
+    assert (diagnose_log(job_log("npx vitest run --retry=2", output), job="test").owner) is Owner.CODE

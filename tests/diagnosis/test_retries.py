@@ -60,3 +60,41 @@ def test_the_wrappers_closing_words_after_the_last_attempt_are_not_an_attempt() 
     ]
     assert len(attempts(lines)) == 2
     assert differed_across_attempts(lines) == (2, ("TestB",))
+
+
+def test_attempts_whose_runner_printed_no_ids_are_told_apart_by_their_failures_titles() -> None:
+    # travis_retry around RSpec without its "Failed examples" list, and around AVA
+    rspec = [
+        "  1) Poller#run delivers events in order",
+        "     expected [1, 2, 3] got [1, 3, 2]",
+        'The command "bundle exec rspec" failed. Retrying, 2 of 3.',
+        "  1) Poller#run stops after shutdown",
+        'The command "bundle exec rspec" failed. Retrying, 3 of 3.',
+        "  1) Poller#run delivers events in order",
+        'The command "bundle exec rspec" failed 3 times.',
+    ]
+    assert differed_across_attempts(rspec) == (3, ("Poller#run delivers events in order",))
+    ava = [
+        "  ✖ server › broadcasts to all clients Error: Timeout exceeded",
+        'The command "npm test" failed. Retrying, 2 of 3.',
+        "  ✖ server › reconnects after drop Error: Timeout exceeded",
+    ]
+    assert differed_across_attempts(ava) == (2, ("server › reconnects after drop",))
+
+
+def test_titles_that_failed_on_every_attempt_or_say_only_failure_are_consistent() -> None:
+    same = [
+        "  1) Poller#run stops after shutdown",
+        'The command "bundle exec rspec" failed. Retrying, 2 of 3.',
+        "  1) Poller#run stops after shutdown",
+    ]
+    assert differed_across_attempts(same) is None
+    # minitest's numbered entries say "Failure:", not which test: no attempt can be told apart
+    minitest = [
+        "  1) Failure:",
+        "ATest#test_a [test/a_test.rb:3]:",
+        'The command "rake test" failed. Retrying, 2 of 3.',
+        "  1) Failure:",
+        "BTest#test_b [test/b_test.rb:9]:",
+    ]
+    assert differed_across_attempts(minitest) is None
