@@ -388,6 +388,30 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="sonar-token-refused",
         ),
         pytest.param(
+            "mvn -B sonar:sonar",
+            "[ERROR] Failed to execute goal org.sonarsource.scanner.maven:sonar-maven-plugin:5.0.0.4389:"
+            "sonar (default-cli) on project wrenfield: Not authorized. Please check the user token in the "
+            "property 'sonar.token' or the environment variable 'SONAR_TOKEN'. -> [Help 1]",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="sonar-token-missing",
+        ),
+        pytest.param(
+            "docker push ghcr.io/acme/notifier:1.4.0",
+            "The push refers to repository [ghcr.io/acme/notifier]\nreceived unexpected HTTP status: 500 "
+            "Internal Server Error",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="registry-5xx-on-push",
+        ),
+        pytest.param(
+            "gh release upload v2.3.0 dist/relay.tar.gz",
+            "HTTP 502: Server Error (https://uploads.github.com/repos/acme/relay/releases/188412/assets?name=r)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="github-5xx-on-release-upload",
+        ),
+        pytest.param(
             "terraform plan -input=false",
             "│ Error: configuring Terraform AWS Provider: validating provider credentials: retrieving caller "
             "identity from STS: operation error STS: GetCallerIdentity, https response error StatusCode: 403",
