@@ -27,6 +27,16 @@ request. When the step installs requirements, not the project itself, and the pa
 stopped on an ``ImportError``, ``ModuleNotFoundError`` or ``AttributeError`` (not a compiler's error), the
 failure is upstream's, for a person to pin the build tools or move to a newer release.
 
+A release its registry withdrew is upstream's too: the lock or the pin names a version that was there when
+it was written and is gone now, for a person to move off. Read:
+
+- pip's "Ignored the following yanked versions: 0.14.0" (PEP 592 yanking, pip's resolver) beside "No
+  matching distribution found for x==0.14.0": the pinned version is one of those yanked;
+- Cargo's "version 0.3.35 of `time` is yanked" or "package `x v1.0.0` in Cargo.lock is yanked in registry"
+  beside its "failed to select a version" (The Cargo Book, "cargo yank");
+- a Maven or Gradle repository answering ``410 Gone`` for an artifact (RFC 9110, 15.5.11: the resource is
+  no longer available there and this is likely permanent).
+
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
 
@@ -112,3 +122,53 @@ def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagn
                 diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, f"{said} ({line[:80]})"
             )
     return diagnosis
+
+
+_YANKED_PIP = re.compile(r"^(?:ERROR: |INFO: )?Ignored the following yanked versions: (?P<versions>.+)$")
+_NO_DISTRIBUTION = re.compile(
+    r"^(?:ERROR: )?No matching distribution found for (?P<name>[\w.-]+)==(?P<version>\S+)$"
+)
+_YANKED_CRATE = re.compile(
+    r"\bversion (?P<version>\S+) of `(?P<name>[\w-]+)` is yanked\b"
+    r"|\bpackage `(?P<locked>[\w-]+ v\S+)` in Cargo\.lock is yanked in registry\b"
+)
+_CARGO_UNRESOLVED = re.compile(r"^(?:error: )?failed to select a version for (?:the requirement )?`")
+_GONE = re.compile(r"\bstatus code:? 410\b|\bReceived status code 410\b|\b410 Gone\b")
+_TRANSFER = re.compile(r"Could not (?:transfer|find|resolve|GET|HEAD)\b|Failed to (?:transfer|download)\b")
+
+
+def withdrawn_release(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when the dependency install failed on a release its registry withdrew
+    (yanked on PyPI or crates.io, ``410 Gone`` from a Maven repository); otherwise unchanged."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category not in (Category.DEPENDENCY, Category.BUILD):
+        return diagnosis
+    yanked: set[str] = set()
+    cargo_yanked = cargo_failed = None
+    for raw in step_lines:
+        if (
+            "yank" not in raw
+            and "No matching" not in raw
+            and "failed to select" not in raw
+            and "410" not in raw
+        ):
+            continue
+        line = clean_line(raw).strip()
+        if match := _YANKED_PIP.match(line):
+            yanked.update(v.strip() for v in match.group("versions").split(","))
+        elif (match := _NO_DISTRIBUTION.match(line)) and match.group("version") in yanked:
+            return _withdrawn(
+                diagnosis, f"{match.group('name')}=={match.group('version')} was yanked from PyPI"
+            )
+        elif match := _YANKED_CRATE.search(line):
+            cargo_yanked = match.group("locked") or f"{match.group('name')} {match.group('version')}"
+        elif _CARGO_UNRESOLVED.match(line):
+            cargo_failed = line
+        elif _GONE.search(line) and _TRANSFER.search(line):
+            return _withdrawn(diagnosis, f"the repository answered 410 Gone: {line[:120]}")
+    if cargo_yanked and cargo_failed:
+        return _withdrawn(diagnosis, f"{cargo_yanked} was yanked from its registry")
+    return diagnosis
+
+
+def _withdrawn(diagnosis: Diagnosis, said: str) -> Diagnosis:
+    return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)

@@ -117,3 +117,83 @@ def test_a_pinned_dependency_todays_build_tools_cannot_build_is_upstreams(error:
 def test_the_projects_own_build_or_a_compilers_error_keeps_its_reading(command: str, error: str) -> None:
     diagnosis = diagnose_log(job_log(command, sdist_build(error)), job="install")
     assert diagnosis.owner is not Owner.UPSTREAM
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (
+            "pip install -r requirements.lock",
+            [
+                "ERROR: Ignored the following yanked versions: 2.21.3",
+                "ERROR: Could not find a version that satisfies the requirement fastjsonschema==2.21.3 (from "
+                "versions: 2.19.1, 2.20.0, 2.21.1, 2.21.2)",
+                "ERROR: No matching distribution found for fastjsonschema==2.21.3",
+            ],
+        ),
+        (
+            "cargo fetch --locked",
+            [
+                'error: failed to select a version for the requirement `time = "=0.3.35"`',
+                "candidate versions found which didn't match: 0.3.36, 0.3.34",
+                "location searched: crates.io index",
+                "note: version 0.3.35 of `time` is yanked",
+            ],
+        ),
+        (
+            "cargo build --locked",
+            [
+                "warning: package `hashbrown v0.15.1` in Cargo.lock is yanked in registry "
+                "`crates-io`, consider running without --locked",
+                'error: failed to select a version for the requirement `hashbrown = "=0.15.1"`',
+            ],
+        ),
+        (
+            "mvn -B verify",
+            [
+                "[ERROR] Failed to execute goal on project core: Could not resolve dependencies for project "
+                "dev.ff:core:jar:1.0: Could not transfer artifact org.tooling:codegen:jar:4.1.0 "
+                "from/to vendor (https://repo.vendor.example/maven2): status code: 410, reason phrase: Gone",
+            ],
+        ),
+    ],
+)
+def test_a_release_its_registry_withdrew_is_upstreams(command: str, output: list[str]) -> None:
+    diagnosis = diagnose_log(job_log(command, output), job="install")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # a misspelled package: nothing of that name, yanked or not
+        (
+            "pip install -r requirements.txt",
+            [
+                "ERROR: Could not find a version that satisfies the requirement nbconvet==7.1 "
+                "(from versions: none)",
+                "ERROR: No matching distribution found for nbconvet==7.1",
+            ],
+        ),
+        # another version was yanked than the one the pin asks for, which never existed
+        (
+            "pip install -r requirements.txt",
+            [
+                "ERROR: Ignored the following yanked versions: 1.0.1",
+                "ERROR: Could not find a version that satisfies the requirement attrs==9.9 "
+                "(from versions: 1.0.0)",
+                "ERROR: No matching distribution found for attrs==9.9",
+            ],
+        ),
+        # the lock needs updating after the pull request's Cargo.toml edit: no yanked crate
+        (
+            "cargo build --locked",
+            [
+                "error: the lock file /home/runner/work/a/a/Cargo.lock needs to be updated but --locked was "
+                "passed to prevent this",
+            ],
+        ),
+    ],
+)
+def test_a_version_that_never_existed_stays_the_codes(command: str, output: list[str]) -> None:
+    assert diagnose_log(job_log(command, output), job="install").owner is Owner.CODE
