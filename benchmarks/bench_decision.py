@@ -23,6 +23,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   report; all in the test half.
 * ``fresh6`` … ``fresh10``: ``tests/fixtures/fresh6`` … ``fresh10`` — 170 logs each (of 169 or 170
   repositories), frozen like ``fresh5``, each after the previous one's report; all in the test half.
+* ``fresh11`` … ``fresh13``: frozen like ``fresh10``, by three writers at once, each after fresh10's report;
+  all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -82,6 +84,9 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh8": (FIXTURES / "fresh8" / "logs", FIXTURES / "fresh8" / "labels.json", None),
     "fresh9": (FIXTURES / "fresh9" / "logs", FIXTURES / "fresh9" / "labels.json", None),
     "fresh10": (FIXTURES / "fresh10" / "logs", FIXTURES / "fresh10" / "labels.json", None),
+    "fresh11": (FIXTURES / "fresh11" / "logs", FIXTURES / "fresh11" / "labels.json", None),
+    "fresh12": (FIXTURES / "fresh12" / "logs", FIXTURES / "fresh12" / "labels.json", None),
+    "fresh13": (FIXTURES / "fresh13" / "logs", FIXTURES / "fresh13" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
