@@ -10,8 +10,9 @@ is, written by people who know the suite; the healer takes it as it takes a ``fl
   ``main is broken``, ``present on the base branch``): the failure is upstream's, a broken base branch that
   the pull request cannot fix (DESIGN, "the broken-trunk check"). Escalated, never sent to the agent;
 - **the failing tests are known to be flaky** (``known flaky``, ``quarantined``, ``listed in
-  .github/flaky-tests.txt``, a ``[Flaky]`` tag, ``failed on attempt 1 and passed on attempt 2``): the
-  tests' history, re-run once like a test of the ``flaky-tests:`` list.
+  .github/flaky-tests.txt``, a ``[Flaky]`` tag, ``failed on attempt 1 and passed on attempt 2``, another
+  run of the same commit that passed): the tests' history, re-run once like a test of the ``flaky-tests:``
+  list.
 
 Only a test, build or lint failure the table gave to the code is re-read, and only from the step's output:
 the step's script (its ``##[group]Run`` echo) is what the repository ran, not what it found.
@@ -30,14 +31,15 @@ from healer.model import Action, Category, Diagnosis, Owner
 
 # the base branch's name as such a script writes it, ended as a sentence's word (`main is broken`, not `main
 # thread`)
-_BRANCH = r"(?:the )?(?:base branch|default branch|main|master|trunk|develop)"
+_BRANCH = r"(?:the )?(?:origin/|upstream/)?(?:base branch|default branch|main|master|trunk|develop)"
 _END = r"(?=\s*(?:[:;,.)!]|$|too\b|as well\b|also\b|@|at\b|with\b|\())"
 _BASE_FAILS = re.compile(
     rf"\bbase branch (?:also )?(?:fails|failed|is (?:also )?(?:broken|failing|red))\b"
     rf"|\bfail(?:s|ed)? (?:the same way |too |also |as well )?on {_BRANCH}{_END}"
     rf"|\bpresent on {_BRANCH}{_END}"
     rf"|\b(?:main|master|trunk|the base branch) is (?:also )?(?:broken|failing|red){_END}"
-    rf"|\bsame (?:tests?|checks?|failures?|errors?) (?:also )?fails? on {_BRANCH}{_END}",
+    rf"|\bsame (?:tests?|checks?|failures?|errors?) (?:also )?fails? on {_BRANCH}{_END}"
+    rf"|(?:^|[\s:(]){_BRANCH} (?:also )?fails (?:the same way|the same (?:tests?|checks?)|too|as well)\b",
     re.IGNORECASE,
 )
 _FLAKY_WORDS = re.compile(
@@ -48,7 +50,13 @@ _FLAKY_WORDS = re.compile(
     r"|\b(?:tracked|marked|listed|labell?ed) as (?:a )?(?:flaky|intermittent)\b"
     r"|\((?:flaky|intermittent)\b[:;,)]|\[Flaky\]"
     r"|\bfailed (?:on (?:attempt|try|run) \d+ )?(?:and|then|,) (?:then )?passed on "
-    r"(?:a |the )?(?:re-?run|retry|attempt \d+|try \d+|run \d+|second attempt)\b",
+    r"(?:a |the )?(?:re-?run|retry|attempt \d+|try \d+|run \d+|second attempt)\b"
+    # another run of the same commit passed: "restarted build 2 of this commit passed", "passed on a previous
+    # run of this commit", "previous run of this commit (attempt 1): … passed"
+    r"|\b(?:runs?|builds?|attempts?|jobs?) (?:\d+ |\(attempt \d+\) )?of (?:this|the same) (?:commit|sha)\b"
+    r".{0,80}\bpass(?:ed|es)\b"
+    r"|\bpass(?:ed|es) (?:on|in) (?:a |an |the )?(?:previous|earlier|other|another|first|\d+(?:st|nd|rd|th)) "
+    r"(?:runs?|builds?|attempts?) of (?:this|the same) (?:commit|sha)\b",
     re.IGNORECASE,
 )
 # a line of the step's script as the runner echoes it
@@ -82,7 +90,7 @@ def as_the_repository_says(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
         return reassigned(
             diagnosis,
             Owner.HISTORY,
-            f"the step says a failing test is known to be flaky: {flaky[:160]}",
+            f"the step says the failing tests are flaky (known, or passed on the same code): {flaky[:150]}",
             Action.RERUN.value,
             action=Action.RERUN,
         )
@@ -90,4 +98,4 @@ def as_the_repository_says(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
 
 
 # words one of the patterns needs, to skip most lines without a regular expression
-_CHEAP = ("ase", "ain", "aster", "runk", "evelop", "lak", "ntermittent", "uarantine", "passed on")
+_CHEAP = ("ase", "ain", "aster", "runk", "evelop", "lak", "ntermittent", "uarantine", "pass", "commit")

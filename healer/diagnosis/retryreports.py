@@ -37,8 +37,9 @@ answer twice on this machine. Read from each runner's documented console output:
   in the same run;
 - a test any runner reports failed and, later in the step, passed (``go test -v``'s ``--- FAIL:`` then
   ``--- PASS:``, ``dotnet test``'s ``Failed`` then ``Passed``, pytest's verbose ``FAILED`` then ``PASSED``,
-  Cypress's ``(Attempt 1 of 3) title`` then ``✓ title``, its "Test Retries" guide): a script or the runner
-  ran it again on the same code;
+  Cypress's ``(Attempt 1 of 3) title`` then ``✓ title``, its "Test Retries" guide; CTest's ``--repeat
+  until-pass:N``, ``Test #7: name ...***Failed`` then ``Test #7: name ...   Passed``, its manual): a script
+  or the runner ran it again on the same code;
 - a retry wrapper that ran the whole command again (:mod:`healer.diagnosis.retries`): a test that failed on
   one attempt and not on another.
 
@@ -85,10 +86,12 @@ _GO_PACKAGE = re.compile(r"^(?:ok|FAIL)\s+(\S+)\s+(?:[\d.]+s|\(cached\))")
 _FAILED_OUTCOME = re.compile(
     r"^Failed (\S+) \[|^(\S+\.py::\S+) FAILED\b|^FAILED (\S+\.py::\S+)|^\(Attempt \d+ of \d+\) (.{1,200})$"
     r"|^Test Case '(.{1,200})' failed \("
+    r"|^(?:\d+/\d+ )?Test +#\d+: (\S+) \.+ *\*\*\*(?:Failed|Exception|Timeout)\b"
 )
 _PASSED_OUTCOME = re.compile(
     r"^Passed (\S+) \[|^(\S+\.py::\S+) PASSED\b|^✓ (.{1,200}?)(?: \(\d+(?:\.\d+)?m?s\))?$"
     r"|^Test Case '(.{1,200})' passed \("
+    r"|^(?:\d+/\d+ )?Test +#\d+: (\S+) \.+ +Passed\b"
 )
 # Vitest's reporters: a test case's duration and, when it was retried, `(retry xN)` (its `getTestCaseSuffix`);
 # a test marked passed with a retry count failed first
@@ -293,7 +296,8 @@ def _passed_after_failing(lines: Sequence[str]) -> list[str]:
     Read where a runner names each outcome: ``go test -v`` (``--- FAIL: TestA``, then ``--- PASS: TestA`` in
     a later run of the same package: a package's run ends with its ``ok``/``FAIL`` line, and one run never
     reports a test twice without ``-count``), ``dotnet test`` (``Failed Ns.ATest.A [1 s]``, then ``Passed
-    …``), pytest's verbose outcomes, and Cypress (``(Attempt 1 of 3) title``, then ``✓ title``)."""
+    …``), pytest's verbose outcomes, Cypress (``(Attempt 1 of 3) title``, then ``✓ title``), and CTest's
+    ``--repeat until-pass:N`` (``Test #7: name ....***Failed``, then ``Test #7: name ....   Passed``)."""
     failed: set[tuple[str, str]] = set()
     found: dict[str, None] = {}
     block: list[tuple[str, str]] = []  # the go tests' outcomes since the last package line

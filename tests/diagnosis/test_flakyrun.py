@@ -387,6 +387,24 @@ CYPRESS = [
 ]
 
 
+CTEST_UNTIL_PASS = [
+    "Test project /home/runner/work/udpframe/udpframe/build",
+    "      Start  7: net_loopback_burst",
+    " 7/12 Test  #7: net_loopback_burst ...............***Failed    1.02 sec",
+    "lost 3 of 10000 datagrams (tolerance 0)",
+    "      Start  7: net_loopback_burst",
+    "      Test  #7: net_loopback_burst ...............   Passed    0.98 sec",
+    "      Start  9: net_reorder",
+    " 9/12 Test  #9: net_reorder .....................***Failed    0.70 sec",
+    "      Start  9: net_reorder",
+    " 9/12 Test  #9: net_reorder .....................***Failed    0.71 sec",
+    "92% tests passed, 1 tests failed out of 12",
+    "The following tests FAILED:",
+    "\t  9 - net_reorder (Failed)",
+    "Errors while running CTest",
+]
+
+
 @pytest.mark.parametrize(
     ("command", "output", "named"),
     [
@@ -398,8 +416,19 @@ CYPRESS = [
             XCTEST,
             "testRefresh] failed and then passed",
         ),
+        (
+            "ctest --test-dir build --repeat until-pass:2 --output-on-failure",
+            CTEST_UNTIL_PASS,
+            "net_loopback_burst failed and then passed",
+        ),
     ],
-    ids=["go-package-run-again", "dotnet-only-failed-tests-again", "cypress-attempts", "xctest-retry"],
+    ids=[
+        "go-package-run-again",
+        "dotnet-only-failed-tests-again",
+        "cypress-attempts",
+        "xctest-retry",
+        "ctest-until-pass",
+    ],
 )
 def test_a_test_that_failed_and_later_passed_in_the_step_is_re_run_first(
     command: str, output: list[str], named: str
@@ -485,3 +514,16 @@ def test_a_vitest_test_that_failed_every_retry_alone_stays_the_codes() -> None:
         " Test Files  1 failed | 22 passed (23)",
     ]
     assert (diagnose_log(job_log("npx vitest run --retry=2", output), job="test").owner) is Owner.CODE
+
+
+def test_ctest_tests_that_failed_every_repeat_stay_the_codes() -> None:
+    output = [
+        " 9/12 Test  #9: net_reorder .....................***Failed    0.70 sec",
+        " 9/12 Test  #9: net_reorder .....................***Failed    0.71 sec",
+        "10/12 Test #10: net_parse .......................   Passed    0.10 sec",
+        "92% tests passed, 1 tests failed out of 12",
+        "The following tests FAILED:",
+        "\t  9 - net_reorder (Failed)",
+    ]
+    diagnosis = diagnose_log(job_log("ctest --repeat until-pass:2", output), job="test")
+    assert diagnosis.owner is Owner.CODE
