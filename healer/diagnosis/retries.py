@@ -7,7 +7,9 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
   ``Final attempt failed. …``;
 - Travis CI's ``travis_retry`` (travis-build's ``travis_retry.bash``, also copied into other CI scripts):
   ``The command "…" failed. Retrying, N of M.`` before each further attempt, then ``The command "…" failed
-  M times.``
+  M times.``;
+- a script's own retry loop that numbers each attempt on a line of its own (``=== Attempt 2 of 3``,
+  ``attempt 2/2``, ``--- stress run 2/3 ---``).
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
 failed on every attempt failed the same way each time: the code's. Runners that retry a single test
@@ -44,6 +46,24 @@ _TITLE = re.compile(
 # a numbered entry that is not a test's title (minitest's `1) Failure:`, PHPUnit's `1) There was 1 error:`)
 _NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
 
+# a retry loop's own header before each attempt, a short line that numbers it: `=== Attempt 2 of 3`, `attempt
+# 2/2`, `--- stress run 2/3 ---`, `[rspec-retry] retrying failed examples (attempt 2 of 2)`, `travis_retry:
+# attempt 2`; the first attempt's header (`attempt 1/2`) opens the first attempt
+_NUMBERED = re.compile(
+    r"^[=#*>\-\[( ]{0,6}(?:[\w.:\[\] -]{0,50}?[ :(])?(?:attempt|try|run|round|iteration) #?(?P<n>\d{1,2})"
+    r"(?: ?(?:of|/) ?(?P<m>\d{1,2}))?[ )\]=*:.-]{0,8}$",
+    re.IGNORECASE,
+)
+# words a retry loop's header holds, beside its number
+_LOOP_WORDS = ("ttempt", "try", "run", "ound", "teration", "TTEMPT", "TRY", "RUN")
+
+# a runner's summary of a run whose tests all passed (pytest's `188 passed in 20.9s`, mocha's `40 passing`,
+# go's `ok  pkg 0.5s`, Jest's `Tests: 12 passed, 12 total`, unittest's `OK`), and a word of a failure
+_PASSED_RUN = re.compile(
+    r"\b\d+ (?:passed|passing)\b|^ok\s+\S+\s+[\d.]+s$|^Tests: +\d+ passed, \d+ total$|^OK(?: \(.*\))?$"
+)
+_FAILURE = re.compile(r"(?i)\bfail|\berror\b|\bpanic:")
+
 # what a wrapper and the runner print after the last attempt: blank lines, `Final attempt failed. …`, the
 # runner's `##[error]…`, Travis's `The command "…" failed N times.`
 _CLOSING = re.compile(
@@ -60,6 +80,12 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
         line = clean_line(raw).strip()
         if ("Attempt " in line or "Retrying, " in line) and _BETWEEN.match(line):
             out.append([])
+        elif len(line) <= 100 and any(w in line for w in _LOOP_WORDS) and (match := _NUMBERED.match(line)):
+            # a loop's first header opens the first attempt: what came before it was no attempt
+            if match.group("n") == "1":
+                out = [[]]
+            elif match.group("m") is None or int(match.group("n")) <= int(match.group("m")):
+                out.append([])
         else:
             out[-1].append(raw)
     if len(out) > 1 and all(_CLOSING.match(clean_line(raw).strip()) for raw in out[-1]):
@@ -78,7 +104,20 @@ def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
     if len(parts) < 2:
         return None
     failed = [failing_test_ids(part) or _titles(part) for part in parts]
-    return None if any(not ids or len(ids) >= MAX_TEST_IDS for ids in failed) else failed
+    if not any(failed) or any(len(ids) >= MAX_TEST_IDS for ids in failed):
+        return None
+    # an attempt that failed no test counts only when its runner said every test passed (a loop that runs
+    # the suite again whatever the outcome: `for i in 1 2 3; do pytest || fails=…; done`)
+    passed = [not ids and _all_passed(part) for ids, part in zip(failed, parts, strict=True)]
+    return None if any(not ids and not ok for ids, ok in zip(failed, passed, strict=True)) else failed
+
+
+def _all_passed(lines: Iterable[str]) -> bool:
+    """Whether a runner's summary in ``lines`` says its tests passed and no line speaks of a failure."""
+    cleaned = [clean_line(raw).strip() for raw in lines]
+    return any(_PASSED_RUN.search(line) for line in cleaned) and not any(
+        _FAILURE.search(line) for line in cleaned
+    )
 
 
 def _titles(lines: Iterable[str]) -> tuple[str, ...]:

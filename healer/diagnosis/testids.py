@@ -37,7 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb")
 
 _PYTEST_SUMMARY = re.compile(
-    r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: - .*)?$"
+    r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: -(?: .*)?)?$"
 )
 _PYTEST_VERBOSE = re.compile(r"^(?P<id>[^\s:]+\.py::[^\s\[]+(?:\[[^\]\s]*\])?) (?:FAILED|ERROR)\b")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (?P<name>[\w.]+) \((?P<where>[\w.$]+)\)")

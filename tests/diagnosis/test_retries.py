@@ -98,3 +98,52 @@ def test_titles_that_failed_on_every_attempt_or_say_only_failure_are_consistent(
         "BTest#test_b [test/b_test.rb:9]:",
     ]
     assert differed_across_attempts(minitest) is None
+
+
+def test_a_scripts_own_numbered_loop_is_cut_into_its_attempts() -> None:
+    lines = [
+        "Installing…",
+        "attempt 1/2",
+        "--- FAIL: TestLeaderElectionAfterPartition (4.12s)",
+        "FAIL\tgithub.com/acme/kvraft/raft\t19.404s",
+        "attempt 1 failed; retrying in 10s",
+        "attempt 2/2",
+        "--- FAIL: TestSnapshotInstall (3.01s)",
+        "FAIL\tgithub.com/acme/kvraft/raft\t18.1s",
+    ]
+    parts = attempts(lines)
+    assert [len(part) for part in parts] == [3, 2]
+    assert differed_across_attempts(lines) == (2, ("TestSnapshotInstall",))
+
+
+def test_a_loop_run_that_passed_every_test_counts_as_an_attempt_without_failures() -> None:
+    lines = [
+        "--- stress run 1/3 ---",
+        "FAILED tests/test_server.py::test_dedup - AssertionError: assert 2 == 1",
+        "==== 1 failed, 187 passed in 21.40s ====",
+        "--- stress run 2/3 ---",
+        "==== 188 passed in 20.88s ====",
+        "--- stress run 3/3 ---",
+        "FAILED tests/test_server.py::test_ttl - ",
+        "==== 1 failed, 187 passed in 22.91s ====",
+    ]
+    assert differed_across_attempts(lines) == (3, ("tests/test_server.py::test_ttl",))
+
+
+def test_an_attempt_that_neither_failed_a_test_nor_passed_them_all_leaves_the_step_as_it_is() -> None:
+    # a download retried before the tests ran, then one run of the suite
+    lines = [
+        "retrying in 5s (attempt 2/5)",
+        "FAILED tests/test_a.py::test_a - assert 0",
+        "==== 1 failed, 9 passed in 1.0s ====",
+    ]
+    assert differed_across_attempts(lines) is None
+    # the second run did not compile: no test ran, nothing passed
+    lines = [
+        "=== Attempt 1 of 2",
+        "--- FAIL: TestA (0.01s)",
+        "=== Attempt 2 of 2",
+        "./a.go:3:1: syntax error: unexpected }",
+        "FAIL\tpkg [build failed]",
+    ]
+    assert differed_across_attempts(lines) is None

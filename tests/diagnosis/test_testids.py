@@ -211,3 +211,8 @@ def test_retried_gradle_tests_are_those_that_passed_after_failing_in_the_same_ta
         "com.x.CTest > c() FAILED",
     ]
     assert retried_gradle_tests(lines) == {"com.x.BTest.b"}
+
+
+def test_a_pytest_summary_line_with_an_empty_message_still_names_its_test() -> None:
+    lines = ["FAILED tests/integration/test_scheduler.py::test_job_runs_once_per_tick - "]
+    assert failing_test_ids(lines) == ("tests/integration/test_scheduler.py::test_job_runs_once_per_tick",)
