@@ -412,6 +412,30 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="github-5xx-on-release-upload",
         ),
         pytest.param(
+            "npx vercel deploy --prebuilt --token=$VERCEL_TOKEN",
+            "Uploading [====================] (4.2MB/4.2MB)\n"
+            "Error: Unexpected error. Please try again later. (500)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="vercel-5xx-on-deploy",
+        ),
+        pytest.param(
+            "kind create cluster --wait 120s",
+            " ✗ Preparing nodes 📦\nERROR: failed to create cluster: could not find a log line that matches "
+            '"Reached target .*Multi-User System.*|detected cgroup v1"',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="kind-node-did-not-boot",
+        ),
+        pytest.param(
+            "twine check dist/*",
+            "Checking dist/app-1.2.0-py3-none-any.whl: ERROR    InvalidDistribution: Metadata is missing "
+            "required fields: Name, Version.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="twine-too-old-for-metadata-2.4",
+        ),
+        pytest.param(
             "terraform plan -input=false",
             "│ Error: configuring Terraform AWS Provider: validating provider credentials: retrieving caller "
             "identity from STS: operation error STS: GetCallerIdentity, https response error StatusCode: 403",
