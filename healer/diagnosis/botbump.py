@@ -8,9 +8,10 @@ dependencies and nothing else, so:
 - a resolver that cannot fit the bumped version with the other dependencies' ranges (npm's ``ERESOLVE``,
   pip's ``ResolutionImpossible``, a dependency failure read as the code's) is the bump's: a person holds it
   or waits for the other package's release (upstream, escalated). An agent could only force or pin ranges;
-- a test that died inside an installed package (the innermost frame of its traceback is under
-  ``site-packages`` or ``node_modules``, or the first module of Node's ``Require stack:`` under a missing
-  module is one), or a package whose own manifest names a file it did not ship
+- a test that died inside an installed package (the innermost frame of its traceback, Python's last or a
+  Node.js stack's first ``at …``, is under ``site-packages`` or ``node_modules``, or the first module of
+  Node's ``Require stack:`` under a missing module is one), or a package whose own manifest names a file it
+  did not ship
   (Vite's "Failed to resolve entry for package", Node's ``ERR_PACKAGE_PATH_NOT_EXPORTED`` or "Cannot find
   module" for a path inside ``node_modules``), is the bumped release failing in itself: upstream's;
 - the project's own files failing against the new version (a renamed API) stay the code's: the agent
@@ -27,10 +28,10 @@ from collections.abc import Sequence
 from healer.diagnosis.emptysecret import secret_source
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
-from healer.diagnosis.raised import ANY_FRAME
+from healer.diagnosis.raised import ANY_FRAME, NODE_FRAME
 from healer.model import Action, Category, Diagnosis, Owner
 
-_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]node_modules[/\\]")
+_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]|(?:^|[/\\])node_modules[/\\]")
 _BROKEN_PACKAGE = re.compile(
     r'Failed to resolve entry for package "[^"]{1,200}"\. The package may have incorrect main/module/exports'
     r"|Package subpath '[^']{1,200}' is not defined by \"exports\" in \S*node_modules[/\\]"
@@ -48,13 +49,21 @@ def innermost_installed(step_lines: Sequence[str]) -> str | None:
     """The installed file the last traceback of the step ends in, or the module that required a missing one
     (Node's ``Require stack:``, innermost first); None when it is another file."""
     last = None
-    stack = False
+    stack = in_node_stack = False
     for raw in step_lines:
         line = clean_line(raw)
         if ".py" in raw and (match := ANY_FRAME.match(line)):
             last = match.group("path") or match.group("file")
             continue
         line = line.strip()
+        node = NODE_FRAME.match(line) if line.startswith("at ") else None
+        if node is None:
+            in_node_stack = False
+        elif not in_node_stack and not node.group("path").startswith(("node:", "internal/")):
+            # Node prints the innermost frame first; its own modules' frames (`node:internal/…`) are not code
+            last, in_node_stack = node.group("path"), True
+        if node:
+            continue
         if line == "Require stack:":
             stack = True
         elif stack:

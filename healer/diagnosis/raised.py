@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
 from healer.diagnosis.testcauses import CREDENTIAL, NETWORK
 from healer.model import Action, Category, Diagnosis, Owner
@@ -203,3 +204,33 @@ def _checkout_frames(step_lines: Sequence[str]) -> bool:
         return True  # no traceback: nothing to read
     frames = (_FRAME.match(line) for line in step_lines[start + 1 :])
     return any(in_the_checkout(frame.group("path")) for frame in frames if frame)
+
+
+# a frame of a Node.js stack trace, innermost first (`    at Pool._onDrain (node_modules/x/pool.js:212:23)`,
+# `    at node_modules/x/index.js:3:9`): the V8 stack trace API's format
+NODE_FRAME = re.compile(r"^at (?:.{1,300}? \()?(?P<path>[^\s()]+?):\d+:\d+\)?$")
+# JavaScript's own errors of a program's logic (ECMAScript's native error types), as a runner prints an
+# action's uncaught one (`##[error]TypeError: Cannot read properties of undefined (reading 'split')`)
+_JS_BUG = re.compile(r"^(?:##\[error\])?(?:Uncaught )?(?:TypeError|ReferenceError|RangeError|SyntaxError): ")
+# where the runner unpacks the actions a job uses (`_work/_actions/owner/repo/ref/…`, the runner's layout)
+_ACTION_CODE = re.compile(r"[/\\]_actions[/\\][^/\\]+[/\\][^/\\]+[/\\]")
+
+
+def crashed_action(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when a ``uses:`` action died of a JavaScript error in its own code (the
+    innermost frame of the stack under the runner's ``_actions`` folder, not a script the step gave it, which
+    runs as ``eval``): the action's release is broken, for a person to pin another; otherwise unchanged."""
+    if diagnosis.owner in (Owner.NOBODY, Owner.HISTORY, Owner.UPSTREAM):
+        return diagnosis
+    error = None
+    for raw in step_lines:
+        line = clean_line(raw).strip()
+        if _JS_BUG.match(line):
+            error = line
+        elif error is not None and line.startswith("at "):
+            frame = NODE_FRAME.match(line)
+            if frame and _ACTION_CODE.search(frame.group("path")) and "eval at" not in line:
+                said = f"an action crashed in its own code ({error[:80]}, at {frame.group('path')[-80:]})"
+                return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+            error = None
+    return diagnosis

@@ -11,7 +11,12 @@ from healer.diagnosis.depsources import only_in_dependencies, pinned_sdist_broke
 from healer.diagnosis.flakyrun import flaky_in_the_log
 from healer.diagnosis.linkfindings import checked_links
 from healer.diagnosis.ownwords import as_the_repository_says
-from healer.diagnosis.raised import clash_between_installed, crashed_plugin, raised_by_the_checkout
+from healer.diagnosis.raised import (
+    clash_between_installed,
+    crashed_action,
+    crashed_plugin,
+    raised_by_the_checkout,
+)
 from healer.diagnosis.testcauses import failed_on_the_world
 from healer.model import Diagnosis
 
@@ -26,7 +31,8 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     another installed package lacks is upstream's
     (:func:`healer.diagnosis.raised.clash_between_installed`), and so are compiler and type-checker errors
     only in dependencies' own files (:func:`healer.diagnosis.depsources.only_in_dependencies`), and a pytest
-    plugin that crashed pytest (:func:`healer.diagnosis.raised.crashed_plugin`), and a pinned dependency's
+    plugin that crashed pytest (:func:`healer.diagnosis.raised.crashed_plugin`), an action that crashed in its
+    own code (:func:`healer.diagnosis.raised.crashed_action`), and a pinned dependency's
     source that today's build tools cannot build (:func:`healer.diagnosis.depsources.pinned_sdist_broke`),
     and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`).
     Last, the repository's own scripts may say the base branch fails the same way, or that a failing test is
@@ -34,6 +40,6 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     lines = list(step_lines)
     said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
     said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
-    said = crashed_plugin(said, lines)
+    said = crashed_action(crashed_plugin(said, lines), lines)
     said = withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)
     return as_the_repository_says(said, lines)

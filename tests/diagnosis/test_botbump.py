@@ -58,15 +58,32 @@ NATIVE = [
     "  code: 'MODULE_NOT_FOUND',",
 ]
 
+NODE_CRASH = [
+    "node_modules/undici-lite/lib/pool.js:212",
+    "    this[kConnect](client, (err) => {",
+    "                      ^",
+    "TypeError: this[kConnect] is not a function",
+    "    at Pool._onDrain (node_modules/undici-lite/lib/pool.js:212:23)",
+    "    at scripts/smoke.js:14:5",
+    "Node.js v22.21.1",
+]
+
 
 @pytest.mark.parametrize(
     ("command", "output"),
-    [("npm ci", ERESOLVE), ("pytest", INSIDE), ("npm test", VITE), ("npm run build", NATIVE)],
+    [
+        ("npm ci", ERESOLVE),
+        ("pytest", INSIDE),
+        ("npm test", VITE),
+        ("npm run build", NATIVE),
+        ("npm run smoke", NODE_CRASH),
+    ],
     ids=[
         "resolver-conflict",
         "raised-inside-the-release",
         "release-without-its-entry",
         "release-without-a-file",
+        "node-stack-inside-the-release",
     ],
 )
 def test_a_dependabot_bumps_own_failure_is_upstreams(command: str, output: list[str]) -> None:
@@ -81,6 +98,9 @@ def test_the_projects_code_failing_against_the_bumped_version_is_the_codes() -> 
     # the project's own script requiring a file it does not have
     own = [line.replace("node_modules/lightningcss/node/index.js", "scripts/css.js") for line in NATIVE]
     assert (diagnose_log(bot_log("npm run build", own), job="build").owner) is Owner.CODE
+    # a Node.js stack whose innermost frame is the project's script
+    mine = [NODE_CRASH[3], "    at runSmoke (scripts/smoke.js:14:5)", NODE_CRASH[4]]
+    assert (diagnose_log(bot_log("npm run smoke", mine), job="test").owner) is Owner.CODE
 
 
 @pytest.mark.parametrize("output", [ERESOLVE, INSIDE, VITE, NATIVE])

@@ -246,3 +246,42 @@ def test_a_crash_through_the_checkouts_conftest_is_not_read_as_a_plugins() -> No
     )
     diagnosis = diagnose_log(job_log("pytest", output), job="test")
     assert diagnosis.owner is not Owner.UPSTREAM
+
+
+ACTION_CRASH = [
+    "Restoring Gradle User Home from cache key: gradle-home-v1|Linux-X64|build",
+    "##[error]TypeError: Cannot read properties of undefined (reading 'split')",
+    "    at parseCacheKey (/home/runner/work/_actions/gradle/actions/v5/dist/main/index.js:18:31)",
+    "    at process.processTicksAndRejections (node:internal/process/task_queues:105:5)",
+]
+
+
+def test_an_action_that_crashed_in_its_own_code_is_upstreams() -> None:
+    diagnosis = diagnose("gradle/actions/setup-gradle@v5", ACTION_CRASH, job="build")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "an action crashed in its own code" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # the step's own script, run by actions/github-script as eval: the script's error
+        [
+            "TypeError: Cannot read properties of undefined (reading 'number')",
+            "    at eval (eval at callAsyncFunction (/home/runner/work/_actions/actions/github-script/v8/"
+            "dist/index.js:36187:16), <anonymous>:3:40)",
+        ],
+        # an HTTP answer the action passes on is not a bug of its code
+        [
+            "RequestError [HttpError]: Resource not accessible by integration",
+            "    at /home/runner/work/_actions/actions/github-script/v8/dist/index.js:9537:21",
+        ],
+        # the project's own script crashed
+        [
+            "TypeError: this.emit is not a function",
+            f"    at Server.close ({WORK}/src/server.js:40:12)",
+        ],
+    ],
+)
+def test_an_error_that_is_not_the_actions_own_crash_is_left_to_the_other_readings(output: list[str]) -> None:
+    assert diagnose("actions/github-script@v8", output, job="label").owner is not Owner.UPSTREAM
