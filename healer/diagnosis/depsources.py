@@ -35,7 +35,10 @@ it was written and is gone now, for a person to move off. Read:
 - Cargo's "version 0.3.35 of `time` is yanked" or "package `x v1.0.0` in Cargo.lock is yanked in registry"
   beside its "failed to select a version" (The Cargo Book, "cargo yank");
 - a Maven or Gradle repository answering ``410 Gone`` for an artifact (RFC 9110, 15.5.11: the resource is
-  no longer available there and this is likely permanent).
+  no longer available there and this is likely permanent);
+- ``npm ci``'s ``ETARGET`` "No matching version found for x@1.2.3." for an exact version: ``npm ci``
+  installs only what ``package-lock.json`` pins and stops first when the manifest and the lock file
+  disagree (npm Docs, "npm ci"), so the locked release is gone from the registry (unpublished).
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -98,26 +101,46 @@ _BUILD_API = re.compile(r"^(?:ModuleNotFoundError|ImportError|AttributeError): "
 # pip's build phases for a package it builds from source ("Getting requirements to build wheel: started",
 # "Preparing metadata (setup.py): started", "Building wheel for x (pyproject.toml): started")
 _BUILDING = re.compile(r"^(?:Getting requirements to build wheel|Preparing metadata|Building wheel for)\b")
-_PIP_INSTALL = re.compile(r"\bpip3? install\b")
+_PIP_INSTALL = re.compile(r"\bpip3? (?:install|wheel)\b")
+# a traceback's frame, and the isolated environment pip builds in (`/tmp/pip-build-env-k2j1/overlay/…`)
+_PY_FRAME = re.compile(r'^File "(?P<path>[^"]{1,400})", line \d+')
+_BUILD_ENV = "/pip-build-env-"
+# pip's line for a package from the local tree: `Processing /home/runner/work/a/a`, `Obtaining file:///…`
+_LOCAL = re.compile(r"^(?:Processing (?:\.|/|[A-Za-z]:\\)|Obtaining file:)")
 # the project itself: `pip install .`, `-e .`, `.[test]`
 _THE_PROJECT = re.compile(r"(?:^|\s)(?:-e\s+|--editable[= ])?\.(?:\[[^\]]*\])?(?:\s|$)")
 
 
 def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when pip could not build a pinned dependency's source distribution
-    because its build script imported what today's build tools lack; otherwise unchanged."""
+    because its build script imported what today's build tools lack, or could not build the project because
+    those build tools failed inside themselves (every frame of the traceback in pip's isolated build
+    environment, ``pip-build-env-…``); otherwise unchanged."""
     command = diagnosis.command or ""
-    if diagnosis.owner is not Owner.CODE or not _PIP_INSTALL.search(command) or _THE_PROJECT.search(command):
+    if diagnosis.owner is not Owner.CODE or not _PIP_INSTALL.search(command):
         return diagnosis
+    # what pip is building: a pinned dependency (`Collecting x==1.0`), or the project itself
+    building_what = "the project" if _THE_PROJECT.search(command) else None
     pinned, building = None, False
+    frames: list[str] = []
     for raw in step_lines:
         line = clean_line(raw).strip()
         if match := _PINNED.match(line):
-            pinned, building = f"{match.group('name')}=={match.group('version')}", False
-        elif pinned and _BUILDING.match(line):
+            pinned, building, frames = f"{match.group('name')}=={match.group('version')}", False, []
+        elif line.startswith(("Collecting ", "Processing ", "Obtaining ")):
+            pinned, building, frames = None, False, []
+            building_what = "the project" if _LOCAL.match(line) else None
+        elif (pinned or building_what) and _BUILDING.match(line):
             building = True
+        elif building and (frame := _PY_FRAME.match(line)):
+            frames.append(frame.group("path"))
         elif building and _BUILD_API.match(line):
-            said = f"pip could not build the pinned {pinned} from its source with today's build tools"
+            if pinned:
+                said = f"pip could not build the pinned {pinned} from its source with today's build tools"
+            elif frames and all(_BUILD_ENV in path for path in frames):
+                said = "the build tools pip installed to build the project failed inside themselves"
+            else:
+                continue
             return reread(
                 diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, f"{said} ({line[:80]})"
             )
@@ -133,17 +156,23 @@ _YANKED_CRATE = re.compile(
     r"|\bpackage `(?P<locked>[\w-]+ v\S+)` in Cargo\.lock is yanked in registry\b"
 )
 _CARGO_UNRESOLVED = re.compile(r"^(?:error: )?failed to select a version for (?:the requirement )?`")
+_NPM_CI = re.compile(r"(?<!\S)npm (?:ci|clean-install|install-clean|cit)\b")
+_NOTARGET = re.compile(
+    r"^npm (?:ERR!|error) notarget No matching version found for (?P<spec>\S+@\d+\.\d+\.\d+\S*?)\.?$"
+)
 _GONE = re.compile(r"\bstatus code:? 410\b|\bReceived status code 410\b|\b410 Gone\b")
 _TRANSFER = re.compile(r"Could not (?:transfer|find|resolve|GET|HEAD)\b|Failed to (?:transfer|download)\b")
 
 
 def withdrawn_release(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when the dependency install failed on a release its registry withdrew
-    (yanked on PyPI or crates.io, ``410 Gone`` from a Maven repository); otherwise unchanged."""
+    (yanked on PyPI or crates.io, ``410 Gone`` from a Maven repository, unpublished from npm's registry under
+    ``npm ci``); otherwise unchanged."""
     if diagnosis.owner is not Owner.CODE or diagnosis.category not in (Category.DEPENDENCY, Category.BUILD):
         return diagnosis
     yanked: set[str] = set()
     cargo_yanked = cargo_failed = None
+    locked = bool(_NPM_CI.search(diagnosis.command or ""))
     for raw in step_lines:
         if (
             "yank" not in raw
@@ -153,6 +182,9 @@ def withdrawn_release(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
         ):
             continue
         line = clean_line(raw).strip()
+        if locked and (match := _NOTARGET.match(line)):
+            said = f"{match.group('spec')}, which the lock file pins, is gone from the registry"
+            return _withdrawn(diagnosis, said)
         if match := _YANKED_PIP.match(line):
             yanked.update(v.strip() for v in match.group("versions").split(","))
         elif (match := _NO_DISTRIBUTION.match(line)) and match.group("version") in yanked:

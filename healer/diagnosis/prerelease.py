@@ -11,7 +11,11 @@ agent's fix to a pull request. Read from the job itself:
 - the failing command runs Go's development tree (``gotip``: golang.org/dl's command for the latest
   unreleased Go);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
-  ``pre-release dependencies``.
+  ``pre-release dependencies``;
+- a nightly Rust compiler (``cargo +nightly``, ``rustup run nightly``) refused an unstable feature the code
+  uses: ``error[E0658]`` (use of an unstable feature), ``E0635`` (unknown feature), ``E0557`` (feature has
+  been removed), rustc's error index. Unstable features change between nightlies without notice (The
+  Unstable Book); the same errors on a stable compiler are the code's.
 
 Only a failure read as the code's test, build or type check is given to upstream: a network error, a refused
 credential or a linter's finding keeps its reading.
@@ -40,6 +44,10 @@ _NAMED = re.compile(
     r"|\b(?:nightly|pre-?release|dev|development)[-_ ](?:deps|dependencies|wheels)\b"
 )
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK})
+_RUST_NIGHTLY = re.compile(r"(?<!\S)(?:cargo|rustc|rustup run) ?\+?nightly\b|\brustup run nightly\b")
+_FEATURE_GATE = re.compile(
+    r"^error\[E(?:0658|0635|0557)\]: |^error: the feature `[^`]+` has been (?:removed|renamed)"
+)
 
 
 def against_unreleased(
@@ -49,6 +57,17 @@ def against_unreleased(
     name); None when nothing does."""
     if command and _GOTIP.match(command.strip()):
         return "the step runs Go's development tree (gotip)"
+    if command and _RUST_NIGHTLY.search(command):
+        gate = next(
+            (
+                line
+                for raw in lines
+                if "error" in raw and _FEATURE_GATE.match(line := clean_line(raw).strip())
+            ),
+            None,
+        )
+        if gate is not None:
+            return f"a nightly Rust compiler refused an unstable feature ({gate[:100]!r})"
     for name in names:
         if name and (found := _NAMED.search(name)):
             return f"the job is named for unreleased dependencies ({found.group(0)!r})"

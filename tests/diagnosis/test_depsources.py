@@ -105,8 +105,6 @@ def test_a_pinned_dependency_todays_build_tools_cannot_build_is_upstreams(error:
 @pytest.mark.parametrize(
     ("command", "error"),
     [
-        # the project's own build: its build script is the pull request's
-        ("pip install -e .[test]", "ModuleNotFoundError: No module named 'pkg_resources'"),
         # a compiler's error in the dependency's build is not the build tools' API
         (
             "pip install -r requirements.txt",
@@ -114,7 +112,7 @@ def test_a_pinned_dependency_todays_build_tools_cannot_build_is_upstreams(error:
         ),
     ],
 )
-def test_the_projects_own_build_or_a_compilers_error_keeps_its_reading(command: str, error: str) -> None:
+def test_a_compilers_error_in_a_dependencys_build_keeps_its_reading(command: str, error: str) -> None:
     diagnosis = diagnose_log(job_log(command, sdist_build(error)), job="install")
     assert diagnosis.owner is not Owner.UPSTREAM
 
@@ -156,6 +154,15 @@ def test_the_projects_own_build_or_a_compilers_error_keeps_its_reading(command: 
                 "from/to vendor (https://repo.vendor.example/maven2): status code: 410, reason phrase: Gone",
             ],
         ),
+        (
+            "npm ci",
+            [
+                "npm error code ETARGET",
+                "npm error notarget No matching version found for ansi-styles-lite@4.2.1.",
+                "npm error notarget In most cases you or one of your dependencies are requesting",
+                "npm error notarget a package version that doesn't exist.",
+            ],
+        ),
     ],
 )
 def test_a_release_its_registry_withdrew_is_upstreams(command: str, output: list[str]) -> None:
@@ -193,7 +200,55 @@ def test_a_release_its_registry_withdrew_is_upstreams(command: str, output: list
                 "passed to prevent this",
             ],
         ),
+        # npm install resolves package.json anew: the pull request may ask for a version never published
+        (
+            "npm install --no-audit",
+            [
+                "npm error code ETARGET",
+                "npm error notarget No matching version found for left-pad@9.9.9.",
+            ],
+        ),
     ],
 )
 def test_a_version_that_never_existed_stays_the_codes(command: str, output: list[str]) -> None:
     assert diagnose_log(job_log(command, output), job="install").owner is Owner.CODE
+
+
+def project_build(*frames: str, error: str) -> list[str]:
+    return [
+        "Obtaining file:///home/runner/work/bloom/bloom",
+        "  Installing build dependencies: started",
+        "  Installing build dependencies: finished with status 'done'",
+        "  Getting requirements to build editable: started",
+        "  Building wheel for pyfastbloom (pyproject.toml): started",
+        "  error: subprocess-exited-with-error",
+        "  ╰─> [14 lines of output]",
+        "      Traceback (most recent call last):",
+        *(f'        File "{path}", line 331, in run_setup' for path in frames),
+        f"      {error}",
+        "      [end of output]",
+    ]
+
+
+SETUPTOOLS = "/tmp/pip-build-env-k2j1/overlay/lib/python3.12/site-packages/setuptools/build_meta.py"
+
+
+def test_the_build_tools_failing_inside_themselves_on_the_projects_build_are_upstreams() -> None:
+    error = "AttributeError: module 'setuptools.command.build_ext' has no attribute 'new_compiler'"
+    diagnosis = diagnose_log(job_log("pip install -e .[test]", project_build(SETUPTOOLS, error=error)))
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "failed inside themselves" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_the_projects_own_build_script_failing_is_the_codes() -> None:
+    error = "ModuleNotFoundError: No module named 'pkg_resources'"
+    frames = (SETUPTOOLS, "/home/runner/work/bloom/bloom/setup.py")
+    diagnosis = diagnose_log(job_log("pip install -e .[test]", project_build(*frames, error=error)))
+    assert diagnosis.owner is not Owner.UPSTREAM
+
+
+def test_a_pinned_dependency_built_while_installing_the_project_is_still_the_dependencys() -> None:
+    output = sdist_build("ModuleNotFoundError: No module named 'pkg_resources'")
+    diagnosis = diagnose_log(job_log("pip install -e .[test]", output), job="install")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "the pinned PyYAML==5.4.1" in dict(diagnosis.decided_by)["evidence"]

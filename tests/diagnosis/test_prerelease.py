@@ -99,3 +99,29 @@ def test_a_linters_finding_in_a_pre_release_job_stays_the_codes() -> None:
     output = ["src/app/core.py:12:1: F401 [*] `os` imported but unused", "Found 1 error."]
     diagnosis = diagnose_log(two_steps("pip install --pre ruff", "ruff check .", output), job="lint")
     assert diagnosis.owner is Owner.CODE
+
+
+NIGHTLY_FEATURE = [
+    "error[E0658]: use of unstable library feature `portable_simd`",
+    "  --> src/lanes.rs:3:5",
+    "error: the feature `portable_simd` has been renamed to `std_simd_v2` in this nightly; see release notes",
+    "error: could not compile `simd-hash` (lib) due to 2 previous errors",
+]
+
+
+def test_a_nightly_rust_compiler_refusing_an_unstable_feature_is_upstreams() -> None:
+    log = two_steps(
+        "rustup toolchain install nightly", "cargo +nightly build --features nightly", NIGHTLY_FEATURE
+    )
+    diagnosis = diagnose_log(log)
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "nightly Rust compiler" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_rust_errors_that_are_no_feature_gate_or_not_on_nightly_stay_the_codes() -> None:
+    type_error = ["error[E0308]: mismatched types", "  --> src/lanes.rs:9:5"]
+    nightly = two_steps("rustup toolchain install nightly", "cargo +nightly build", type_error)
+    assert diagnose_log(nightly).owner is Owner.CODE
+    # the same feature gate on a stable compiler: the code uses what stable Rust does not have
+    stable = two_steps("rustup toolchain install stable", "cargo build --features nightly", NIGHTLY_FEATURE)
+    assert diagnose_log(stable).owner is Owner.CODE
