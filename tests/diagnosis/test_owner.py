@@ -436,6 +436,21 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="twine-too-old-for-metadata-2.4",
         ),
         pytest.param(
+            "actions/setup-python@v6",
+            "Version 3.1 was not found in the local cache\n"
+            "##[error]The version '3.1' with architecture 'x64' was not found for Ubuntu 24.04.",
+            Owner.CODE,
+            Action.AGENT,
+            id="python-3.10-read-as-a-float",
+        ),
+        pytest.param(
+            "actions/setup-python@v6",
+            "##[error]The version '3.19' with architecture 'x64' was not found for Ubuntu 24.04.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="python-version-not-built",
+        ),
+        pytest.param(
             "terraform plan -input=false",
             "│ Error: configuring Terraform AWS Provider: validating provider credentials: retrieving caller "
             "identity from STS: operation error STS: GetCallerIdentity, https response error StatusCode: 403",

@@ -162,6 +162,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="kubectl-strict-decoding",
         ),
         pytest.param(
+            "deploy-staging",
+            "helm upgrade --install gw ./chart -f values-staging.yaml --atomic",
+            'Error: UPGRADE FAILED: error validating "": error validating data: '
+            "[ValidationError(Deployment.spec.template.spec.containers[0].resources.limits.memory): "
+            'invalid type for io.k8s.apimachinery.pkg.api.resource.Quantity: got "map", expected "string"]',
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="helm-rendered-manifest-invalid",
+        ),
+        pytest.param(
             "deploy",
             "kubectl apply -f k8s/",
             "Unable to connect to the server: net/http: TLS handshake timeout",
