@@ -22,6 +22,8 @@ Each framework's report, as its documentation shows it:
 - Mocha (and Cypress, which reports through it): ``1) Suite`` then the test's title and ``:``, then the error.
 - Gradle: ``Class > test() FAILED`` then the exception's line; ``cargo test``: ``---- name stdout ----`` then
   the panic's ``thread '…' panicked at file:line:`` and its message.
+- pytest: each failure's section, ``____ test_name ____``, and in it the first ``E   `` line (the exception
+  pytest reports), read when pytest printed no short summary (``-r``) for the rule to read.
 
 An error's cause printed under it (Vitest's and Node's ``Caused by: …``, for ``TypeError: fetch failed``) is
 read with it. A database that refused the tests' login (PostgreSQL's ``FATAL: role "…" does not exist`` and
@@ -90,10 +92,20 @@ CREDENTIAL = re.compile(
 )
 
 
+# pytest's header of a failure's section (`____ test_a ____`, `____ TestX.test_a[1] ____`) and of the sections
+# that end the failures (`==== short test summary info ====`, the totals), and its exception lines (`E   …`)
+_PYTEST_SECTION = re.compile(r"^_{3,} (?!ERROR collecting\b)\S.*? _{3,}$")
+_PYTEST_END = re.compile(r"^={3,} ")
+_PYTEST_E = re.compile(r"^E {1,8}(?P<cause>\S.*)$")
+_PYTEST_RULES = frozenset({"python.pytest-failed"})
+
+
 def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
     """What stopped each failing test (its header's first cause line, at most a few lines under it), in the
     report of the framework ``rule`` read; None when the framework is not one this module reads, or a
     failing test shows no cause line."""
+    if rule in _PYTEST_RULES:
+        return _pytest_causes(lines)
     header = _HEADERS.get(rule)
     if header is None:
         return None
@@ -116,12 +128,30 @@ def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
     return causes or None
 
 
+def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
+    """The first ``E`` line of each failure's section in pytest's report; None when a section has none."""
+    causes: list[str] = []
+    section = False
+    for raw in lines:
+        line = raw.strip()
+        if _PYTEST_SECTION.match(line):
+            if section:
+                return None  # the previous failure showed no exception line
+            section = True
+        elif section and (match := _PYTEST_E.match(line)):
+            causes.append(match.group("cause"))
+            section = False
+        elif section and _PYTEST_END.match(line):
+            return None
+    return None if section else causes or None
+
+
 def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
     """A test failure whose every failing test stopped on the network is the platform's (re-run); on a
     refused or missing credential, the repository's (escalate). Anything else stays as it is."""
     if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST:
         return diagnosis
-    if diagnosis.rule not in _HEADERS:
+    if diagnosis.rule not in _HEADERS and diagnosis.rule not in _PYTEST_RULES:
         return diagnosis
     causes = failure_causes(diagnosis.rule, list(step_lines))
     if not causes or any(_ASSERTION.search(c) for c in causes):

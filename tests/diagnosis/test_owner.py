@@ -451,6 +451,22 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="python-version-not-built",
         ),
         pytest.param(
+            "./scripts/wait-for-pg.sh && go test -tags integration ./...",
+            "Waiting for postgres at localhost:5432 ...\npg_isready: localhost:5432 - no response\n"
+            "postgres did not become ready in 60s",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="postgres-service-never-answered",
+        ),
+        pytest.param(
+            "pytest -q",
+            "localhost:5432 - no response\nFAILED tests/test_db.py::test_migrate - AssertionError: 3 != 4\n"
+            "1 failed, 20 passed in 2.00s",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-test-failure-beside-a-late-database",
+        ),
+        pytest.param(
             "terraform plan -input=false",
             "│ Error: configuring Terraform AWS Provider: validating provider credentials: retrieving caller "
             "identity from STS: operation error STS: GetCallerIdentity, https response error StatusCode: 403",

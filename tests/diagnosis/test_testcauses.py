@@ -190,3 +190,44 @@ def test_tests_that_all_stopped_on_a_key_variable_not_set_are_the_repositorys() 
 """
     diagnosis = diagnose("npx mocha --timeout 20000 test/integration", output)
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def pytest_report(*causes: str, cut: bool = False) -> str:
+    out = ["=================================== FAILURES ==================================="]
+    for n, cause in enumerate(causes):
+        out += [
+            f"_____________________________ test_fetch_{n} ______________________________",
+            "    def test_fetch():",
+            ">       feed = fetch('https://example.org/atom.xml', timeout=5)",
+            f"E   {cause}",
+            f"tests/test_fetch.py:{70 + n}: Error",
+        ]
+    if cut:  # one more failure whose section shows no exception line
+        out += [
+            "_____________________________ test_cut ______________________________",
+            "    def test_cut():",
+        ]
+    out.append(
+        f"===================== {len(causes) + cut} failed, 86 passed in 9.12 seconds ====================="
+    )
+    return "\n".join(out)
+
+
+DNS = (
+    "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='example.org', port=443): Max retries "
+    "exceeded with url: /atom.xml (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object "
+    "at 0x7f3c2a1b4e10>: Failed to establish a new connection: [Errno -3] Temporary failure in name "
+    "resolution'))"
+)
+
+
+def test_pytest_failures_without_a_summary_that_all_stopped_on_the_network_are_the_platforms() -> None:
+    diagnosis = diagnose("pytest", pytest_report(DNS, DNS))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
+    assert failure_causes("python.pytest-failed", pytest_report(DNS).splitlines()) == [DNS]
+
+
+def test_pytest_failures_with_one_assertion_or_a_section_without_its_exception_stay_the_codes() -> None:
+    assert diagnose("pytest", pytest_report(DNS, "AssertionError: assert 3 == 4")).owner is Owner.CODE
+    assert diagnose("pytest", pytest_report(DNS, cut=True)).owner is Owner.CODE
+    assert failure_causes("python.pytest-failed", pytest_report(DNS, cut=True).splitlines()) is None
