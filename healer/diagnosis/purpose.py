@@ -115,7 +115,7 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\blabels? check"
             # the DCO's `Signed-off-by:` trailer (`git commit --signoff`, the git documentation)
             r"|changelog|\bcla\b|\bdco\b|sign(?:ed)?-?off|news[- _]?(?:entry|fragment)"
-            r"|^news$|\b(?:check|lint|validate|verify)[- _]?news\b"
+            r"|\b(?:check|lint|validate|verify)[- _]?news\b"
             # a label or title that holds the pull request back (`do-not-merge`, `WIP`): the author's or a
             # reviewer's to remove (the wip and do-not-merge GitHub Apps' READMEs)
             r"|\bdo[- _]?not[- _]?merge\b|\bdnm\b|\bwip\b|\bwork[- _]in[- _]progress\b"

@@ -206,7 +206,6 @@ def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
         pytest.param(None, "check-commits", None, "pr-policy", "job name: check-commits", id="commits"),
         pytest.param(None, "do-not-merge", None, "pr-policy", "job name: do-not-merge", id="do-not-merge"),
         pytest.param(None, "WIP check", None, "pr-policy", "job name: WIP check", id="wip"),
-        pytest.param(None, "news", None, "pr-policy", "job name: news", id="news"),
         pytest.param(None, "check-news", None, "pr-policy", "job name: check-news", id="check-news"),
         # a site's news pages are the code's build
         pytest.param(None, "build-news-site", None, "build", "job name: build-news-site", id="news-site"),
