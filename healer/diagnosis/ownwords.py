@@ -10,7 +10,8 @@ is, written by people who know the suite; the healer takes it as it takes a ``fl
   ``main is broken``, ``present on the base branch``): the failure is upstream's, a broken base branch that
   the pull request cannot fix (DESIGN, "the broken-trunk check"). Escalated, never sent to the agent;
 - **the failing tests are known to be flaky** (``known flaky``, ``quarantined``, ``listed in
-  .github/flaky-tests.txt``, a ``[Flaky]`` tag, ``failed on attempt 1 and passed on attempt 2``, another
+  .github/flaky-tests.txt``, a ``[Flaky]`` tag or a CTest label ``flaky`` beside a failed test, ``failed on
+  attempt 1 and passed on attempt 2``, another
   run of the same commit that passed): the tests' history, re-run once like a test of the ``flaky-tests:``
   list.
 
@@ -39,7 +40,10 @@ _BASE_FAILS = re.compile(
     rf"|\bpresent on {_BRANCH}{_END}"
     rf"|\b(?:main|master|trunk|the base branch) is (?:also )?(?:broken|failing|red){_END}"
     rf"|\bsame (?:tests?|checks?|failures?|errors?) (?:also )?fails? on {_BRANCH}{_END}"
-    rf"|(?:^|[\s:(]){_BRANCH} (?:also )?fails (?:the same way|the same (?:tests?|checks?)|too|as well)\b",
+    rf"|(?:^|[\s:(]){_BRANCH} (?:also )?fails (?:the same way|the same (?:tests?|checks?)|too|as well)\b"
+    # a notice naming the base branch's commit: "main@3f9e1a2 (scheduled run #881) fails … the same way"
+    r"|(?:^|[\s:(])(?:origin/)?(?:main|master|trunk|develop)@[0-9a-f]{6,40}\b.{0,100}\bfail(?:s|ed)\b.{0,150}"
+    r"\bthe same way\b",
     re.IGNORECASE,
 )
 _FLAKY_WORDS = re.compile(
@@ -49,6 +53,9 @@ _FLAKY_WORDS = re.compile(
     r"|\b(?:on|in) the (?:known[- ])?flaky(?:[- ]tests?)? list\b"
     r"|\b(?:tracked|marked|listed|labell?ed) as (?:a )?(?:flaky|intermittent)\b"
     r"|\((?:flaky|intermittent)\b[:;,)]|\[Flaky\]"
+    # CTest's list of failed tests, each with the labels the project gave it (`set_tests_properties(… LABELS
+    # flaky)`): "7 - udp_loopback (Failed)    flaky"
+    r"|^\d+ - \S+ \([\w ]+\)(?:\s+[\w.-]+)*?\s+flaky\b"
     r"|\bfailed (?:on (?:attempt|try|run) \d+ )?(?:and|then|,) (?:then )?passed on "
     r"(?:a |the )?(?:re-?run|retry|attempt \d+|try \d+|run \d+|second attempt)\b"
     # another run of the same commit passed: "restarted build 2 of this commit passed", "passed on a previous

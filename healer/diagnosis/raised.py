@@ -234,3 +234,34 @@ def crashed_action(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis
                 return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
             error = None
     return diagnosis
+
+
+# a traceback's frame, also as pytest quotes it under `E` (`E     File "…/more.py", line 340`), and Python's
+# report of code it cannot parse
+_QUOTED_FRAME = re.compile(r'^(?:E\s+)?File "(?P<path>[^"]{1,400})", line \d+')
+_SYNTAX_ERROR = re.compile(r"^(?:E\s+)?SyntaxError: ")
+# an installed package's file, and pip's temporary folder for a dependency it collects from source
+# (`/tmp/pip-install-x1/pkg/setup.py`)
+_PACKAGE_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]pip-install-[^/\\]+[/\\]")
+
+
+def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when Python could not parse a file of an installed package or of a
+    dependency pip was collecting (its ``setup.py`` in pip's ``pip-install-…`` folder): a release written
+    for a newer Python that does not say so (no ``python_requires``, PEP 345's Requires-Python), which pip
+    installed on this older one; otherwise unchanged. A file of the checkout keeps it the code's."""
+    if diagnosis.owner is not Owner.CODE:
+        return diagnosis
+    where = None
+    for raw in step_lines:
+        if "File " not in raw and "SyntaxError" not in raw:
+            continue
+        line = clean_line(raw).strip()
+        if match := _QUOTED_FRAME.match(line):
+            where = match.group("path")
+        elif _SYNTAX_ERROR.match(line) and where is not None:
+            if _PACKAGE_FILE.search(where):
+                said = f"a release written for a newer Python could not be parsed here ({where[-100:]})"
+                return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)
+            where = None
+    return diagnosis

@@ -10,7 +10,8 @@ answer twice on this machine. Read from each runner's documented console output:
 - Playwright's list and line reporters (the "Retries" guide): ``N flaky`` in the summary, a test that failed
   and then passed on a retry;
 - Maven Surefire and Failsafe with ``rerunFailingTestsCount`` ("Rerun Failing Tests"): ``Flakes: N`` in the
-  ``Tests run:`` totals;
+  ``Tests run:`` totals, and a failing test whose ``Run 1: …``, ``Run 2: …`` messages differ (it failed a
+  different way on each run);
 - cargo-nextest with ``--retries`` (its "Retries and flaky tests" page): ``TRY 2 PASS``, ``FLAKY 2/3``, or
   ``(N flaky)`` in its summary;
 - gotestsum ``--rerun-fails`` (its README, "Re-running failed tests"): it re-runs only the failed tests and
@@ -96,6 +97,9 @@ _PASSED_OUTCOME = re.compile(
 # Vitest's reporters: a test case's duration and, when it was retried, `(retry xN)` (its `getTestCaseSuffix`);
 # a test marked passed with a retry count failed first
 _VITEST_RETRIED = re.compile(r"^✓ (?P<name>.{1,300}?)(?: \d+ ?ms)? \(retry x[1-9]\d*\)(?: \d+ ?ms)?$")
+# Surefire's report of a test it re-ran (rerunFailingTestsCount): the test's name, then each run's outcome
+_SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
+_SUREFIRE_RUN = re.compile(r"^Run \d+: (?P<message>(?!PASS$).+)$")
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
 _JEST_RETRY = re.compile(r"^RETRY \d+$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
@@ -135,7 +139,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
     passed, varied = _jest_retries(lines)
     if passed:
         return Retried(_shown(passed), tuple(passed))
-    varied = varied or _rspec_tries(lines)
+    varied = varied or _rspec_tries(lines) or _surefire_runs(lines)
     if varied:
         return Retried(_shown(varied), tuple(varied), differently=True)
     counts = [
@@ -191,6 +195,24 @@ def _rspec_tries(lines: Sequence[str]) -> list[str]:
             errors.setdefault(where, set()).add(line[:200])
             where = None
     return [where for where, seen in errors.items() if len(seen) > 1]
+
+
+def _surefire_runs(lines: Sequence[str]) -> list[str]:
+    """Tests Surefire's ``rerunFailingTestsCount`` shows failing a different way on its runs: under the
+    test's name, ``Run 1: ATest.a:44 expected: <1> but was: <2>``, ``Run 2: …`` for each run."""
+    messages: dict[str, set[str]] = {}
+    test = None
+    for raw in lines:
+        if "Run " not in raw and "[ERROR]" not in raw:
+            continue
+        line = _clean(raw)
+        line = line[len("[ERROR]") :].strip() if line.startswith("[ERROR]") else line
+        if match := _SUREFIRE_RUN.match(line):
+            if test is not None:
+                messages.setdefault(test, set()).add(match.group("message")[:200])
+        elif _SUREFIRE_TEST.match(line):
+            test = line
+    return [test for test, seen in messages.items() if len(seen) > 1]
 
 
 def _pytest(lines: Sequence[str], failed: Sequence[str], command: str) -> list[str]:

@@ -16,6 +16,7 @@ from healer.diagnosis.raised import (
     crashed_action,
     crashed_plugin,
     raised_by_the_checkout,
+    syntax_of_another_python,
 )
 from healer.diagnosis.testcauses import failed_on_the_world
 from healer.model import Diagnosis
@@ -32,7 +33,8 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     (:func:`healer.diagnosis.raised.clash_between_installed`), and so are compiler and type-checker errors
     only in dependencies' own files (:func:`healer.diagnosis.depsources.only_in_dependencies`), and a pytest
     plugin that crashed pytest (:func:`healer.diagnosis.raised.crashed_plugin`), an action that crashed in its
-    own code (:func:`healer.diagnosis.raised.crashed_action`), and a pinned dependency's
+    own code (:func:`healer.diagnosis.raised.crashed_action`), a release Python cannot parse here
+    (:func:`healer.diagnosis.raised.syntax_of_another_python`), and a pinned dependency's
     source that today's build tools cannot build (:func:`healer.diagnosis.depsources.pinned_sdist_broke`),
     and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`).
     Last, the repository's own scripts may say the base branch fails the same way, or that a failing test is
@@ -41,5 +43,6 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
     said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
     said = crashed_action(crashed_plugin(said, lines), lines)
+    said = syntax_of_another_python(said, lines)
     said = withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)
     return as_the_repository_says(said, lines)

@@ -163,6 +163,15 @@ def test_a_compilers_error_in_a_dependencys_build_keeps_its_reading(command: str
                 "npm error notarget a package version that doesn't exist.",
             ],
         ),
+        ("npm install", ["npm ERR! code E404", "npm ERR! 404 Not Found: pad-tiny@0.3.2"]),
+        (
+            "go build ./...",
+            [
+                "go: downloading github.com/kvlite/kvlite v1.4.0",
+                "go: github.com/kvlite/kvlite@v1.4.0: reading github.com/kvlite/kvlite/go.mod at revision "
+                "v1.4.0: unknown revision v1.4.0",
+            ],
+        ),
     ],
 )
 def test_a_release_its_registry_withdrew_is_upstreams(command: str, output: list[str]) -> None:
@@ -206,6 +215,19 @@ def test_a_release_its_registry_withdrew_is_upstreams(command: str, output: list
             [
                 "npm error code ETARGET",
                 "npm error notarget No matching version found for left-pad@9.9.9.",
+            ],
+        ),
+        # go get of a version the pull request names: it may never have been tagged
+        (
+            "go get github.com/kvlite/kvlite@v1.4.0",
+            ["go: github.com/kvlite/kvlite@v1.4.0: invalid version: unknown revision v1.4.0"],
+        ),
+        # a misspelled package: no version of it
+        (
+            "npm install",
+            [
+                "npm error 404 Not Found - GET https://registry.npmjs.org/lodash.debunce - Not found",
+                "npm error 404  'lodash.debunce@^4.0.8' is not in this registry.",
             ],
         ),
     ],

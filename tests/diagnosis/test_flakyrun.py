@@ -527,3 +527,21 @@ def test_ctest_tests_that_failed_every_repeat_stay_the_codes() -> None:
     ]
     diagnosis = diagnose_log(job_log("ctest --repeat until-pass:2", output), job="test")
     assert diagnosis.owner is Owner.CODE
+
+
+def test_a_surefire_rerun_test_that_failed_a_different_way_each_run_is_re_run_first() -> None:
+    output = [
+        "[ERROR] Tests run: 58, Failures: 1, Errors: 0, Skipped: 0",
+        "[ERROR] Failures: ",
+        "[ERROR] com.acme.bus.AsyncDispatchTest.deliversInOrder",
+        "[ERROR]   Run 1: AsyncDispatchTest.deliversInOrder:44 expected: <[1, 2, 3]> but was: <[1, 3, 2]>",
+        "[ERROR]   Run 2: AsyncDispatchTest.deliversInOrder:44 expected: <[1, 2, 3]> but was: <[2, 1, 3]>",
+        "[ERROR]   Run 3: AsyncDispatchTest.deliversInOrder:41 ConditionTimeout Condition not satisfied",
+        "[ERROR] Tests run: 58, Failures: 1, Errors: 0, Skipped: 0, Flakes: 0",
+    ]
+    command = "mvn -B -Dsurefire.rerunFailingTestsCount=2 test"
+    diagnosis = diagnose_log(job_log(command, output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    # the same message on every run: it failed the same way each time
+    same = output[:4] + [output[3].replace("Run 1", "Run 2"), output[3].replace("Run 1", "Run 3"), output[-1]]
+    assert diagnose_log(job_log(command, same), job="test").owner is Owner.CODE

@@ -451,6 +451,37 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="python-version-not-built",
         ),
         pytest.param(
+            "bundle install --jobs=3",
+            "Gem::RuntimeRequirementNotMetError: public_suffix requires Ruby version >= 2.3. The current "
+            "ruby version is 2.2.0.\n"
+            "An error occurred while installing public_suffix (4.0.3), and Bundler cannot continue.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="gem-needs-a-newer-ruby",
+        ),
+        pytest.param(
+            "flake8 src tests",
+            "flake8.exceptions.FailedToLoadPlugin: Flake8 failed to load plugin \"Q0\" due to module 'ast' "
+            "has no attribute 'Str'.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="flake8-plugin-does-not-load",
+        ),
+        pytest.param(
+            "docker build -t thumbnailer .",
+            "#2 ERROR: docker.io/library/python:3.9-slim-buster: not found",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="base-image-of-a-retired-release",
+        ),
+        pytest.param(
+            "docker build -t app .",
+            "#2 ERROR: docker.io/library/python:3.14-slim-bookwurm: not found",
+            Owner.CODE,
+            Action.AGENT,
+            id="base-image-tag-misspelled",
+        ),
+        pytest.param(
             "./scripts/wait-for-pg.sh && go test -tags integration ./...",
             "Waiting for postgres at localhost:5432 ...\npg_isready: localhost:5432 - no response\n"
             "postgres did not become ready in 60s",

@@ -24,6 +24,7 @@ PYTEST_FAILED = [
         "check-base: base branch fails too; not caused by this pull request",
         "The same test fails on the base branch: master is red.",
         "check-base: origin/main fails the same way; this PR only changes docs/",
+        "::notice::main@3f9e1a2 (scheduled run #881) fails tests/test_tls.py::test_tls the same way",
     ],
 )
 def test_a_step_that_says_the_base_branch_fails_the_same_way_is_upstreams(said: str) -> None:
@@ -56,6 +57,7 @@ def test_a_lint_finding_the_base_branch_has_too_is_upstreams() -> None:
         "# restarted build 2 of this commit passed (see .travis.yml comment: known race)",
         "  # previous run of this commit (attempt 1): quiz.cy.ts passed; results.cy.ts failed 'renders'",
         "  ● Uploader › reports progress (retry 1) passed on a previous run of this commit (#4411)",
+        "\t  7 - udp_loopback (Failed)                    flaky",
     ],
 )
 def test_a_failing_test_the_step_calls_known_flaky_is_the_tests_history(said: str) -> None:
@@ -74,6 +76,9 @@ def test_a_failing_test_the_step_calls_known_flaky_is_the_tests_history(said: st
         "E       RuntimeError: callback fails on the main thread",
         "E       assert 'feature/x' == 'main'",
         "E       AssertionError: main fails to start: port 8080 in use",
+        # a CTest label that is not flaky, a test named for flakiness
+        "\t  7 - udp_loopback (Failed)                    network slow",
+        "\t  8 - flaky_detector_test (Failed)",
         # a message about commits that says nothing of another run
         "E       AssertionError: expected the commit to pass validation",
         # a lint tool's name

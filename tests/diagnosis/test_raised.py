@@ -285,3 +285,49 @@ def test_an_action_that_crashed_in_its_own_code_is_upstreams() -> None:
 )
 def test_an_error_that_is_not_the_actions_own_crash_is_left_to_the_other_readings(output: list[str]) -> None:
     assert diagnose("actions/github-script@v8", output, job="label").owner is not Owner.UPSTREAM
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # pytest importing an installed release written for a newer Python
+        (
+            "pytest",
+            [
+                "ImportError while loading conftest '/home/travis/build/a/b/conftest.py'.",
+                'E     File "/home/travis/virtualenv/python2.7.15/lib/python2.7/site-packages/more_itertools/'
+                'more.py", line 340',
+                "E       def _collate(*iterables, key=lambda a: a, reverse=False):",
+                "E                                  ^",
+                "E   SyntaxError: invalid syntax",
+            ],
+        ),
+        # pip collecting a dependency whose setup.py this Python cannot parse
+        (
+            "pip install -e .[test]",
+            [
+                "Collecting zope.deprecation>=4.0",
+                "    Traceback (most recent call last):",
+                '      File "<string>", line 1, in <module>',
+                '      File "/tmp/pip-install-2b7yq1/zope.deprecation/setup.py", line 35',
+                "        python_requires=f'>={MIN_PY}',",
+                "    SyntaxError: invalid syntax",
+            ],
+        ),
+    ],
+)
+def test_a_release_this_python_cannot_parse_is_upstreams(command: str, output: list[str]) -> None:
+    diagnosis = diagnose(command, output, job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "newer Python" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_a_syntax_error_in_the_checkout_or_in_code_run_from_a_string_stays_the_codes() -> None:
+    mine = [
+        f'  File "{WORK}/src/app/cli.py", line 12',
+        "    print 'hello'",
+        "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?",
+    ]
+    assert diagnose("python -m app", mine, job="test").owner is Owner.CODE
+    inline = ['  File "<string>", line 1', "    import app;;", "SyntaxError: invalid syntax"]
+    assert diagnose("python -c 'import app;;'", inline, job="test").owner is Owner.CODE
