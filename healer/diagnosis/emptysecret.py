@@ -36,6 +36,9 @@ _EMPTY = re.compile(r"^  (?P<name>[A-Za-z_][\w-]{0,100}):$")
 # names that hold a secret: tokens, keys, passwords, credentials
 _SECRET_NAME = re.compile(
     r"(?i)token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth"
+    # a signing certificate and its password, as workflows name them (`MACOS_CERT`, `MACOS_CERT_PWD`,
+    # `SIGNING_KEY`, `P12_BASE64`)
+    r"|(?:^|_)(?:cert(?:ificate)?|p12|pfx|pwd|signing[_-]?key|keystore)(?:_|$)"
 )
 _SECRET_SOURCE = re.compile(r"^Secret source: (?P<source>\w{1,40})$")
 # a secret-named variable the output says is not there (beside testcauses' CREDENTIAL, which needs the

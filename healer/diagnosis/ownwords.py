@@ -37,7 +37,7 @@ _END = r"(?=\s*(?:[:;,.)!]|$|too\b|as well\b|also\b|@|at\b|with\b|\())"
 _BASE_FAILS = re.compile(
     rf"\bbase branch (?:also )?(?:fails|failed|is (?:also )?(?:broken|failing|red))\b"
     rf"|\bfail(?:s|ed)? (?:the same way |too |also |as well )?on {_BRANCH}{_END}"
-    rf"|\bpresent on {_BRANCH}{_END}"
+    rf"|\b(?:present|reproduces|also happens|happens too) on {_BRANCH}{_END}"
     rf"|\b(?:main|master|trunk|the base branch) is (?:also )?(?:broken|failing|red){_END}"
     rf"|\bsame (?:tests?|checks?|failures?|errors?) (?:also )?fails? on {_BRANCH}{_END}"
     rf"|(?:^|[\s:(]){_BRANCH} (?:also )?fails (?:the same way|the same (?:tests?|checks?)|too|as well)\b"
@@ -53,6 +53,8 @@ _FLAKY_WORDS = re.compile(
     r"|\b(?:on|in) the (?:known[- ])?flaky(?:[- ]tests?)? list\b"
     r"|\b(?:tracked|marked|listed|labell?ed) as (?:a )?(?:flaky|intermittent)\b"
     r"|\((?:flaky|intermittent)\b[:;,)]|\[Flaky\]"
+    # a tag with the tracking issue: "FLAKY(#214): …", "flaky (#88)"
+    r"|\bflaky ?\(#\d+\)"
     # CTest's list of failed tests, each with the labels the project gave it (`set_tests_properties(… LABELS
     # flaky)`): "7 - udp_loopback (Failed)    flaky"
     r"|^\d+ - \S+ \([\w ]+\)(?:\s+[\w.-]+)*?\s+flaky\b"
@@ -78,7 +80,8 @@ def as_the_repository_says(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
         return diagnosis
     base = flaky = None
     for raw in step_lines:
-        if _ECHO in raw or not any(word in raw for word in _CHEAP):
+        lowered = raw.lower()
+        if _ECHO in raw or not any(word in lowered for word in _CHEAP):
             continue
         line = clean_line(raw).strip()
         if line.startswith("##[group]"):

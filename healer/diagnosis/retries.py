@@ -9,7 +9,10 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
   ``The command "…" failed. Retrying, N of M.`` before each further attempt, then ``The command "…" failed
   M times.``;
 - a script's own retry loop that numbers each attempt on a line of its own (``=== Attempt 2 of 3``,
-  ``attempt 2/2``, ``--- stress run 2/3 ---``).
+  ``attempt 2/2``, ``--- stress run 2/3 ---``);
+- a runner's own re-run of what failed, in the same step (``rspec || rspec --only-failures``, ``pytest ||
+  pytest --lf``): RSpec's ``Run options: include {:last_run_status=>"failed"}`` and pytest's
+  ``run-last-failure: rerun previous N failures`` open the re-run.
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
 failed on every attempt failed the same way each time: the code's. Runners that retry a single test
@@ -36,12 +39,20 @@ _BETWEEN = re.compile(
     r"^(?:##\[(?:warning|error)\])?(?:Attempt \d+ failed\. Reason: "
     r'|The command ".{1,1000}" failed\. Retrying, \d+ of \d+\.$)'
 )
+# the first line of a runner's own re-run of the tests that failed before: RSpec's `--only-failures` ("Run
+# options: include {:last_run_status=>\"failed\"}") and pytest's `--last-failed` ("run-last-failure: rerun
+# previous 2 failures"), each its documented header
+_RERUN_HEADER = re.compile(
+    r'^Run options: include \{:last_run_status=>"failed"\}$|^run-last-failure: rerun previous \d+ failures?\b'
+)
 
 # a failure's numbered title in RSpec's, mocha's and PHPUnit's failure lists (`  1) Poller#run stops`), and a
 # failed test's line in AVA's and node-tap's reporters (`  ✖ server › reconnects Error: …`): a way to tell
 # one attempt's failures from another's when the runner printed no test ids
 _TITLE = re.compile(
-    r"^\s*(?:\d{1,4}\) (?P<numbered>\S.{0,300}?)|✖ (?P<crossed>\S.{0,300}?)(?: Error: .*)?)\s*$"
+    r"^\s*(?:\d{1,4}\) (?P<numbered>\S.{0,300}?)|✖ (?P<crossed>\S.{0,300}?)(?: Error: .*)?"
+    # pytest's progress line of a test file with a failure or an error in it (`tests/test_pool.py ..F`)
+    r"|(?P<file>\S+\.py) [.sxX]*[FE][.sxXFE]*(?: +\[ *\d+%\])?)\s*$"
 )
 # a numbered entry that is not a test's title (minitest's `1) Failure:`, PHPUnit's `1) There was 1 error:`)
 _NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
@@ -80,6 +91,8 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
         line = clean_line(raw).strip()
         if ("Attempt " in line or "Retrying, " in line) and _BETWEEN.match(line):
             out.append([])
+        elif ("Run options" in line or "run-last-failure" in line) and _RERUN_HEADER.match(line):
+            out.append([raw])
         elif len(line) <= 100 and any(w in line for w in _LOOP_WORDS) and (match := _NUMBERED.match(line)):
             # a loop's first header opens the first attempt: what came before it was no attempt
             if match.group("n") == "1":
@@ -125,10 +138,10 @@ def _titles(lines: Iterable[str]) -> tuple[str, ...]:
     each once."""
     found: dict[str, None] = {}
     for raw in lines:
-        if ")" not in raw and "✖" not in raw:
+        if ")" not in raw and "✖" not in raw and ".py " not in raw:
             continue
         match = _TITLE.match(clean_line(raw))
-        title = match and (match.group("numbered") or match.group("crossed"))
+        title = match and (match.group("numbered") or match.group("crossed") or match.group("file"))
         if title and not _NOT_A_TITLE.match(title):
             found.setdefault(title, None)
     return tuple(found)[:MAX_TEST_IDS]

@@ -58,7 +58,11 @@ _HEADERS: dict[str, re.Pattern[str]] = {
     "rust.test-failed": re.compile(r"^---- \S+ stdout ----$"),
 }
 # a cause that is an assertion is the test's finding, whatever error code it names
-_ASSERTION = re.compile(r"\bAssert(?:ion)?(?:Error|Failed|FailedError)?\b|\bexpected\b", re.IGNORECASE)
+# (Go's own convention for a test's message is "got X, want Y": its wiki, "Go Test Comments", Useful Test
+# Failures)
+_ASSERTION = re.compile(
+    r"\bAssert(?:ion)?(?:Error|Failed|FailedError)?\b|\bexpected\b|\bgot\b.{0,300}\bwant\b", re.IGNORECASE
+)
 # an error's cause, printed under it (Vitest, Node's error.cause)
 _CAUSED_BY = re.compile(r"^\s*Caused by: ")
 # lines under a header that are not its cause: blank, a code frame, a stack frame, go's own bookkeeping

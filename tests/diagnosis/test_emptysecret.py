@@ -79,6 +79,9 @@ def test_only_secret_named_entries_shown_empty_count() -> None:
         "  path: dist",
     ]
     assert empty_secrets(header) == ("NPM_TOKEN", "api-key")
+    # a signing certificate and its password, as workflows name them; a certificate's path is no secret
+    signing = ["env:", "  MACOS_CERT: ", "  MACOS_CERT_PWD:", "  CERTIFY_OUTPUT:", "  P12_BASE64:"]
+    assert empty_secrets(signing) == ("MACOS_CERT", "MACOS_CERT_PWD", "P12_BASE64")
 
 
 NO_SECRETS = ["Current runner version: '2.329.0'", "Secret source: None", "Prepare workflow directory"]

@@ -468,6 +468,22 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="flake8-plugin-does-not-load",
         ),
         pytest.param(
+            "flake8 src tests",
+            "There was a critical error during execution of Flake8:\n"
+            "plugin code for `flake8-bugbear[B]` does not match ^[A-Z]{1,3}[0-9]{0,3}$",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="flake8-plugin-code-refused",
+        ),
+        pytest.param(
+            "npm test",
+            "Error: yargs parser supports a minimum Node.js version of 10. Read our version support policy: "
+            "https://github.com/yargs/yargs-parser#supported-nodejs-versions",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="library-needs-a-newer-node",
+        ),
+        pytest.param(
             "docker build -t thumbnailer .",
             "#2 ERROR: docker.io/library/python:3.9-slim-buster: not found",
             Owner.UPSTREAM,

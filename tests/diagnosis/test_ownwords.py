@@ -25,6 +25,7 @@ PYTEST_FAILED = [
         "The same test fails on the base branch: master is red.",
         "check-base: origin/main fails the same way; this PR only changes docs/",
         "::notice::main@3f9e1a2 (scheduled run #881) fails tests/test_tls.py::test_tls the same way",
+        "check-base: failure reproduces on the base branch; not introduced by this pull request",
     ],
 )
 def test_a_step_that_says_the_base_branch_fails_the_same_way_is_upstreams(said: str) -> None:
@@ -58,6 +59,7 @@ def test_a_lint_finding_the_base_branch_has_too_is_upstreams() -> None:
         "  # previous run of this commit (attempt 1): quiz.cy.ts passed; results.cy.ts failed 'renders'",
         "  ● Uploader › reports progress (retry 1) passed on a previous run of this commit (#4411)",
         "\t  7 - udp_loopback (Failed)                    flaky",
+        "    gossip_test.go:88: FLAKY(#214): cluster did not converge within 5s (3/5 nodes agree)",
     ],
 )
 def test_a_failing_test_the_step_calls_known_flaky_is_the_tests_history(said: str) -> None:

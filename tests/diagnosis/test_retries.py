@@ -147,3 +147,28 @@ def test_an_attempt_that_neither_failed_a_test_nor_passed_them_all_leaves_the_st
         "FAIL\tpkg [build failed]",
     ]
     assert differed_across_attempts(lines) is None
+
+
+def test_a_runners_own_rerun_of_its_failures_is_an_attempt() -> None:
+    rspec = [
+        "Failures:",
+        "  1) Notifications::Digest sends once per day",
+        "412 examples, 1 failure",
+        'Run options: include {:last_run_status=>"failed"}',
+        "Failures:",
+        "  1) Search::Indexer reindexes changed records",
+        "1 example, 1 failure",
+    ]
+    assert differed_across_attempts(rspec) == (2, ("Search::Indexer reindexes changed records",))
+    pytest_lf = [
+        "tests/test_pool.py ....F",
+        "===================== 1 failed, 44 passed in 2.11 seconds =====================",
+        "run-last-failure: rerun previous 1 failure",
+        "tests/test_pool.py .",
+        "tests/test_sched.py F",
+        "===================== 1 failed, 45 passed in 2.40 seconds =====================",
+    ]
+    assert differed_across_attempts(pytest_lf) == (2, ("tests/test_sched.py",))
+    # the re-run failed the same test file again: the same failure twice
+    again = [*pytest_lf[:3], "tests/test_pool.py F", pytest_lf[-1]]
+    assert differed_across_attempts(again) is None

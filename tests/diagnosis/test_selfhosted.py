@@ -70,3 +70,20 @@ def test_a_log_without_its_set_up_shows_a_self_hosted_runner_by_its_folders() ->
     assert "/actions-runner/_diag/" in dict(diagnosis.decided_by)["evidence"]
     hosted = ["cp: error writing '/home/runner/work/app/app/build/x.img': No space left on device"]
     assert diagnose([], hosted).action is Action.RERUN
+
+
+def test_a_program_make_cannot_find_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+    missing = [
+        "nvcc -O3 -arch=sm_86 -c reduce.cu -o build/reduce.o",
+        "make: nvcc: No such file or directory",
+        "make: *** [Makefile:22: build/reduce.o] Error 127",
+    ]
+    diagnosis = diagnose(SELF_HOSTED, missing)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+        "config.command-not-found",
+    )
+    # a source file make cannot find is the code's, not a missing program
+    source = ["make: *** No rule to make target 'src/reduce.cu', needed by 'build/reduce.o'.  Stop."]
+    assert diagnose(SELF_HOSTED, source).owner is not Owner.REPOSITORY

@@ -231,3 +231,14 @@ def test_pytest_failures_with_one_assertion_or_a_section_without_its_exception_s
     assert diagnose("pytest", pytest_report(DNS, "AssertionError: assert 3 == 4")).owner is Owner.CODE
     assert diagnose("pytest", pytest_report(DNS, cut=True)).owner is Owner.CODE
     assert failure_causes("python.pytest-failed", pytest_report(DNS, cut=True).splitlines()) is None
+
+
+def test_a_go_tests_got_and_want_is_an_assertion_whatever_status_it_names() -> None:
+    output = """
+--- FAIL: TestHealthz (0.00s)
+    --- FAIL: TestHealthz/ready_when_db_up (0.00s)
+        health_test.go:41: GET /healthz: got status 503 Service Unavailable, want 200 OK
+FAIL
+FAIL\tgithub.com/acme/quoin/internal/server\t0.038s
+"""
+    assert diagnose("go test ./...", output).owner is Owner.CODE
