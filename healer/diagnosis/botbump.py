@@ -15,7 +15,8 @@ dependencies and nothing else, so:
   (Vite's "Failed to resolve entry for package", Node's ``ERR_PACKAGE_PATH_NOT_EXPORTED`` or "Cannot find
   module" for a path inside ``node_modules``), is the bumped release failing in itself: upstream's;
 - the project's own files failing against the new version (a renamed API) stay the code's: the agent
-  adapts the code to it.
+  adapts the code to it; so does a failure inside the release whose message says the API the code uses
+  moved or went (pydantic's "`BaseSettings` has been moved to the `pydantic-settings` package").
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -36,6 +37,13 @@ _BROKEN_PACKAGE = re.compile(
     r'Failed to resolve entry for package "[^"]{1,200}"\. The package may have incorrect main/module/exports'
     r"|Package subpath '[^']{1,200}' is not defined by \"exports\" in \S*node_modules[/\\]"
     r"|Cannot find module '[^']*node_modules[/\\][^']+'"
+)
+# a release's own word that an API the code uses moved or went (pydantic's "`BaseSettings` has been moved to
+# the `pydantic-settings` package", a deprecation shim's "X was removed in 2.0, use Y"): raised inside the
+# package, but the change to make is in the code
+_MOVED = re.compile(
+    r"(?i)\b(?:has been|was|were|have been) (?:moved|removed|renamed)\b.{0,120}\b(?:to|in|use|see)\b"
+    r"|\bmigration guide\b|/migration/"
 )
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.UNKNOWN})
 
@@ -87,6 +95,8 @@ def the_bumps_own(diagnosis: Diagnosis, log_lines: Sequence[str], step_lines: Se
     inside = None if broken else innermost_installed(step_lines)
     if broken is None and inside is None:
         return diagnosis
+    if broken is None and any(_MOVED.search(raw) for raw in step_lines):
+        return diagnosis  # the new release tells the code what to change: the code's, for the agent
     where = broken[:120] if broken else f"raised in {inside[-120:]}"
     said = f"on a Dependabot pull request the bumped release fails in itself ({where})"
     return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)

@@ -113,3 +113,19 @@ def test_only_the_set_up_section_says_whose_secrets_the_job_has() -> None:
     assert from_dependabot(stamped(SETUP).splitlines())
     late = stamped(["##[group]Run echo", "##[endgroup]", "Secret source: Dependabot"]).splitlines()
     assert not from_dependabot(late)
+
+
+def test_a_release_that_says_the_api_moved_leaves_the_change_to_the_code() -> None:
+    moved = [
+        "tests/test_settings.py:4: in <module>",
+        "    from app.settings import Settings",
+        "app/settings.py:2: in <module>",
+        "    from pydantic import BaseSettings",
+        "/opt/hostedtoolcache/Python/3.12.12/x64/lib/python3.12/site-packages/pydantic/__init__.py:426: in "
+        "__getattr__",
+        "    return _getattr_migration(attr_name)",
+        "E   pydantic.errors.PydanticImportError: `BaseSettings` has been moved to the `pydantic-settings` "
+        "package. See https://docs.pydantic.dev/2.12/migration/#basesettings-has-moved-to-pydantic-settings",
+        "ERROR tests/test_settings.py - pydantic.errors.PydanticImportError: `BaseSettings` has been moved",
+    ]
+    assert diagnose_log(bot_log("pytest", moved), job="test").owner is Owner.CODE

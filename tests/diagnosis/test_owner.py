@@ -484,6 +484,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="library-needs-a-newer-node",
         ),
         pytest.param(
+            "python -m build",
+            "ValueError: Dependency #3 of field `project.dependencies` is invalid: Expected matching "
+            "RIGHT_PARENTHESIS for LEFT_PARENTHESIS, after version specifier\n    httpx (>=0.27\n",
+            Owner.CODE,
+            Action.AGENT,
+            id="pyproject-dependency-invalid",
+        ),
+        pytest.param(
             "docker build -t thumbnailer .",
             "#2 ERROR: docker.io/library/python:3.9-slim-buster: not found",
             Owner.UPSTREAM,
