@@ -40,7 +40,8 @@ _BASE_FAILS = re.compile(
     rf"|\b(?:present|reproduces|also happens|happens too) on {_BRANCH}{_END}"
     rf"|\b(?:main|master|trunk|the base branch) is (?:also )?(?:broken|failing|red){_END}"
     rf"|\bsame (?:tests?|checks?|failures?|errors?) (?:also )?fails? on {_BRANCH}{_END}"
-    rf"|(?:^|[\s:(]){_BRANCH} (?:also )?fails (?:the same way|the same (?:tests?|checks?)|too|as well)\b"
+    rf"|(?:^|[\s:(]){_BRANCH} (?:also )?fails (?:the same way|the same (?:tests?|checks?)|too|as well"
+    r"|with the same (?:errors?|failures?))\b"
     # a notice naming the base branch's commit: "main@3f9e1a2 (scheduled run #881) fails … the same way"
     r"|(?:^|[\s:(])(?:origin/)?(?:main|master|trunk|develop)@[0-9a-f]{6,40}\b.{0,100}\bfail(?:s|ed)\b.{0,150}"
     r"\bthe same way\b",

@@ -12,7 +12,8 @@ agent's fix to a pull request. Read from the job itself:
   unreleased Go);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
   ``pre-release dependencies``;
-- a nightly Rust compiler (``cargo +nightly``, ``rustup run nightly``) refused an unstable feature the code
+- a nightly Rust compiler (``cargo +nightly``, ``rustup run nightly``, cargo in a job named for the nightly
+  toolchain, Travis CI's ``rust: nightly``) refused an unstable feature the code
   uses: ``error[E0658]`` (use of an unstable feature), ``E0635`` (unknown feature), ``E0557`` (feature has
   been removed), rustc's error index. Unstable features change between nightlies without notice (The
   Unstable Book); the same errors on a stable compiler are the code's.
@@ -45,6 +46,9 @@ _NAMED = re.compile(
 )
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK})
 _RUST_NIGHTLY = re.compile(r"(?<!\S)(?:cargo|rustc|rustup run) ?\+?nightly\b|\brustup run nightly\b")
+# cargo in a job named for the nightly toolchain (Travis CI's `rust: nightly`, a matrix entry `nightly`)
+_CARGO = re.compile(r"(?<!\S)cargo\s")
+_NIGHTLY_NAME = re.compile(r"(?i)\bnightly\b")
 _FEATURE_GATE = re.compile(
     r"^error\[E(?:0658|0635|0557)\]: |^error: the feature `[^`]+` has been (?:removed|renamed)"
 )
@@ -57,7 +61,10 @@ def against_unreleased(
     name); None when nothing does."""
     if command and _GOTIP.match(command.strip()):
         return "the step runs Go's development tree (gotip)"
-    if command and _RUST_NIGHTLY.search(command):
+    if command and (
+        _RUST_NIGHTLY.search(command)
+        or (_CARGO.search(command) and any(name and _NIGHTLY_NAME.search(name) for name in names))
+    ):
         gate = next(
             (
                 line

@@ -492,6 +492,61 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="pyproject-dependency-invalid",
         ),
         pytest.param(
+            "towncrier check --compare-with origin/main",
+            "Looking at these files:\n----\nsrc/app/cli.py\n----\nNo new newsfragments found on this branch.",
+            Owner.METADATA,
+            Action.ESCALATE,
+            id="towncrier-no-news-fragment",
+        ),
+        pytest.param(
+            "git diff --name-only origin/main... | grep -q '^CHANGES/'",
+            "##[error]Add a news fragment under CHANGES/ (see CONTRIBUTING.md)",
+            Owner.METADATA,
+            Action.ESCALATE,
+            id="own-check-asks-for-a-news-fragment",
+        ),
+        pytest.param(
+            "npx changeset status --since=origin/main",
+            "🦋  error Some packages have been changed but no changesets were found. Run `changeset add` to "
+            "resolve this error.",
+            Owner.METADATA,
+            Action.ESCALATE,
+            id="changesets-none-found",
+        ),
+        pytest.param(
+            "pytest -q",
+            "FAILED tests/test_release.py::test_notes - AssertionError: assert 'Added' in ''\n"
+            "1 failed, 9 passed",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-changelog-tool-under-test-stays-the-codes",
+        ),
+        pytest.param(
+            "mvn -B -q dependency:go-offline",
+            "[ERROR] Plugin org.apache.maven.plugins:maven-surefire-plugin:2.22.2 or one of its dependencies "
+            "could not be resolved: Failed to transfer file https://repo.maven.apache.org/maven2/org/apache/maven/"
+            "plugins/maven-surefire-plugin/2.22.2/maven-surefire-plugin-2.22.2.pom with status code 502",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="maven-wagon-502",
+        ),
+        pytest.param(
+            "go test ./...",
+            "ok  \tgithub.com/acme/leafdb/wal\t4.474s\nsignal: killed\n"
+            "FAIL\tgithub.com/acme/leafdb/compact\t212.004s",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="go-test-binary-killed",
+        ),
+        pytest.param(
+            "go test ./...",
+            "--- FAIL: TestCompact (0.20s)\n    compact_test.go:12: got 3, want 4\nsignal: killed\n"
+            "FAIL\tgithub.com/acme/leafdb/compact\t1.004s",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-go-test-that-failed-before-the-kill-stays-the-codes",
+        ),
+        pytest.param(
             "docker build -t thumbnailer .",
             "#2 ERROR: docker.io/library/python:3.9-slim-buster: not found",
             Owner.UPSTREAM,

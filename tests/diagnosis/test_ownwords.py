@@ -26,6 +26,7 @@ PYTEST_FAILED = [
         "check-base: origin/main fails the same way; this PR only changes docs/",
         "::notice::main@3f9e1a2 (scheduled run #881) fails tests/test_tls.py::test_tls the same way",
         "check-base: failure reproduces on the base branch; not introduced by this pull request",
+        "check-base: origin/main fails with the same error; the breakage is not from this PR.",
     ],
 )
 def test_a_step_that_says_the_base_branch_fails_the_same_way_is_upstreams(said: str) -> None:

@@ -125,3 +125,12 @@ def test_rust_errors_that_are_no_feature_gate_or_not_on_nightly_stay_the_codes()
     # the same feature gate on a stable compiler: the code uses what stable Rust does not have
     stable = two_steps("rustup toolchain install stable", "cargo build --features nightly", NIGHTLY_FEATURE)
     assert diagnose_log(stable).owner is Owner.CODE
+
+
+def test_cargo_in_a_job_named_for_the_nightly_toolchain_is_read_as_nightly() -> None:
+    removed = ["error[E0557]: feature has been removed", " --> src/lib.rs:1:12"]
+    diagnosis = diagnose_log(two_steps("rustup default nightly", "cargo build", removed), job="rust: nightly")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert diagnose_log(
+        two_steps("rustup default stable", "cargo build", removed), job="rust: stable"
+    ).owner is (Owner.CODE)
