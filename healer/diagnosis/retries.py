@@ -62,7 +62,7 @@ _NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
 # attempt 2`; the first attempt's header (`attempt 1/2`) opens the first attempt
 _NUMBERED = re.compile(
     r"^[=#*>\-\[( ]{0,6}(?:[\w.:\[\] -]{0,50}?[ :(])?(?:attempt|try|run|round|iteration) #?(?P<n>\d{1,2})"
-    r"(?: ?(?:of|/) ?(?P<m>\d{1,2}))?[ )\]=*:.-]{0,8}$",
+    r"(?: ?(?:of|/) ?(?P<m>\d{1,2}))?(?: \([^()]{1,80}\))?[ )\]=*:.-]{0,8}$",
     re.IGNORECASE,
 )
 # words a retry loop's header holds, beside its number

@@ -531,6 +531,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="maven-wagon-502",
         ),
         pytest.param(
+            "make test",
+            "##[error]No runner matching the specified labels was found: self-hosted, linux, arm64-large.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="no-runner-with-the-labels",
+        ),
+        pytest.param(
             "go test ./...",
             "ok  \tgithub.com/acme/leafdb/wal\t4.474s\nsignal: killed\n"
             "FAIL\tgithub.com/acme/leafdb/compact\t212.004s",

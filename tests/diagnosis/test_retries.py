@@ -172,3 +172,17 @@ def test_a_runners_own_rerun_of_its_failures_is_an_attempt() -> None:
     # the re-run failed the same test file again: the same failure twice
     again = [*pytest_lf[:3], "tests/test_pool.py F", pytest_lf[-1]]
     assert differed_across_attempts(again) is None
+
+
+def test_a_loop_header_may_say_why_in_parentheses() -> None:
+    lines = [
+        "--- attempt 1 ---",
+        "FAIL test/sync.spec.js > sync > converges after partition",
+        "Tests: 1 failed, 143 passed",
+        "--- attempt 2 ---",
+        "Tests: 144 passed",
+        "--- attempt 3 (nightly gate requires 3/3) ---",
+        "FAIL test/sync.spec.js > sync > converges after partition",
+    ]
+    assert [len(part) for part in attempts(lines)] == [2, 1, 1]
+    assert differed_across_attempts(lines) == (3, ("test/sync.spec.js > sync > converges after partition",))
