@@ -90,22 +90,16 @@ def as_the_repository_says(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
         base = base or (line if _BASE_FAILS.search(line) else None)
         flaky = flaky or (line if _FLAKY_WORDS.search(line) else None)
     if base:
-        return reassigned(
-            diagnosis,
-            Owner.UPSTREAM,
-            f"the step says the base branch fails the same way: {base[:160]}",
-            Action.ESCALATE.value,
-            action=Action.ESCALATE,
-        )
-    if flaky and diagnosis.category is Category.TEST:
-        return reassigned(
-            diagnosis,
+        owner, action, said = Owner.UPSTREAM, Action.ESCALATE, f"the base branch fails the same way: {base}"
+    elif flaky and diagnosis.category is Category.TEST:
+        owner, action, said = (
             Owner.HISTORY,
-            f"the step says the failing tests are flaky (known, or passed on the same code): {flaky[:150]}",
-            Action.RERUN.value,
-            action=Action.RERUN,
+            Action.RERUN,
+            f"the failing tests are flaky (known, or passed): {flaky}",
         )
-    return diagnosis
+    else:
+        return diagnosis
+    return reassigned(diagnosis, owner, f"the step says {said[:200]}", action.value, action=action)
 
 
 # words one of the patterns needs, to skip most lines without a regular expression
