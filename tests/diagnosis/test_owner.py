@@ -1772,7 +1772,21 @@ def test_a_checks_own_script_file_or_option_is_the_codes(command: str, output: l
 
 
 def test_the_same_kind_outside_a_code_check_stays_the_repositorys() -> None:
-    """An artifact upload that found no files is not a check of the code: a person sees to the workflow."""
+    """An artifact download of a name no job uploaded is not a check of the code: a person sees to the
+    workflow's wiring."""
+    log = uses_log(
+        "actions/download-artifact@v4",
+        {"name": "dist"},
+        ["##[error]Unable to download artifact(s): Artifact not found for name: dist"],
+        "",
+    )
+    diagnosis = diagnose(log, job="package")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_an_upload_that_found_none_of_its_files_is_the_builds() -> None:
+    """upload-artifact with `if-no-files-found: error` fails when the steps before it wrote none of the files
+    its path names: the pull request's build or paths decide that, and the agent can follow the output."""
     log = uses_log(
         "actions/upload-artifact@v4",
         {"name": "dist", "path": "dist/"},
@@ -1780,7 +1794,11 @@ def test_the_same_kind_outside_a_code_check_stays_the_repositorys() -> None:
         "",
     )
     diagnosis = diagnose(log, job="package")
-    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+        Owner.CODE,
+        Action.AGENT,
+        "config.artifact-no-files",
+    )
 
 
 def test_a_rule_that_names_the_repository_keeps_a_code_checks_config_failure_with_a_person() -> None:
