@@ -25,7 +25,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   repositories), frozen like ``fresh5``, each after the previous one's report; all in the test half.
 * ``fresh11`` … ``fresh13``: frozen like ``fresh10``, by three writers at once, each after fresh10's report;
   all in the test half.
-* ``fresh14``: frozen like ``fresh13``, after fresh13's report; all in the test half.
+* ``fresh14``, ``fresh15``: frozen like ``fresh13``, each after the previous one's report; all in the test
+  half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -89,6 +90,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh12": (FIXTURES / "fresh12" / "logs", FIXTURES / "fresh12" / "labels.json", None),
     "fresh13": (FIXTURES / "fresh13" / "logs", FIXTURES / "fresh13" / "labels.json", None),
     "fresh14": (FIXTURES / "fresh14" / "logs", FIXTURES / "fresh14" / "labels.json", None),
+    "fresh15": (FIXTURES / "fresh15" / "logs", FIXTURES / "fresh15" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
