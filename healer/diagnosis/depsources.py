@@ -108,6 +108,8 @@ _PIP_INSTALL = re.compile(r"\bpip3? (?:install|wheel)\b")
 # a traceback's frame, and the isolated environment pip builds in (`/tmp/pip-build-env-k2j1/overlay/…`)
 _PY_FRAME = re.compile(r'^File "(?P<path>[^"]{1,400})", line \d+')
 _BUILD_ENV = "/pip-build-env-"
+# an error that names a build tool's own module (pip shows only the error when the traceback is short)
+_BUILD_TOOL = re.compile(r"'(?:setuptools|pkg_resources|distutils|Cython)(?:\.[\w.]+)?'")
 # pip's line for a package from the local tree: `Processing /home/runner/work/a/a`, `Obtaining file:///…`
 _LOCAL = re.compile(r"^(?:Processing (?:\.|/|[A-Za-z]:\\)|Obtaining file:)")
 # the project itself: `pip install .`, `-e .`, `.[test]`
@@ -118,7 +120,8 @@ def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagn
     """``diagnosis`` given to upstream when pip could not build a pinned dependency's source distribution
     because its build script imported what today's build tools lack, or could not build the project because
     those build tools failed inside themselves (every frame of the traceback in pip's isolated build
-    environment, ``pip-build-env-…``); otherwise unchanged."""
+    environment, ``pip-build-env-…``, or no frame shown and the error naming a build tool's module, such as
+    ``module 'setuptools.dist' has no attribute …``); otherwise unchanged."""
     command = diagnosis.command or ""
     if diagnosis.owner is not Owner.CODE or not _PIP_INSTALL.search(command):
         return diagnosis
@@ -140,7 +143,9 @@ def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagn
         elif building and _BUILD_API.match(line):
             if pinned:
                 said = f"pip could not build the pinned {pinned} from its source with today's build tools"
-            elif frames and all(_BUILD_ENV in path for path in frames):
+            elif (frames and all(_BUILD_ENV in path for path in frames)) or (
+                not frames and _BUILD_TOOL.search(line)
+            ):
                 said = "the build tools pip installed to build the project failed inside themselves"
             else:
                 continue

@@ -11,7 +11,7 @@ agent's fix to a pull request. Read from the job itself:
 - the failing command runs Go's development tree (``gotip``: golang.org/dl's command for the latest
   unreleased Go);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
-  ``pre-release dependencies``;
+  ``pre-release dependencies``, ``nightly upstream``, ``numpy-nightly``;
 - a nightly Rust compiler (``cargo +nightly``, ``rustup run nightly``, cargo in a job named for the nightly
   toolchain, Travis CI's ``rust: nightly``) refused an unstable feature the code
   uses: ``error[E0658]`` (use of an unstable feature), ``E0635`` (unknown feature), ``E0557`` (feature has
@@ -43,6 +43,9 @@ _GOTIP = re.compile(r"^(?:\S+/)?gotip\s")
 _NAMED = re.compile(
     r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
     r"|\b(?:nightly|pre-?release|dev|development)[-_ ](?:deps|dependencies|wheels)\b"
+    r"|\bnightly[-_ ]upstream\b|\bupstream[-_ ](?:nightly|main|head)\b"
+    # a job against one of the projects the Scientific Python nightly wheels publish
+    r"|\b(?:numpy|scipy|pandas|matplotlib|scikit-learn|pyarrow|networkx|xarray)[-_ ](?:nightly|dev|main)\b"
 )
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK})
 _RUST_NIGHTLY = re.compile(r"(?<!\S)(?:cargo|rustc|rustup run) ?\+?nightly\b|\brustup run nightly\b")

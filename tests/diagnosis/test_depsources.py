@@ -274,3 +274,19 @@ def test_a_pinned_dependency_built_while_installing_the_project_is_still_the_dep
     diagnosis = diagnose_log(job_log("pip install -e .[test]", output), job="install")
     assert (diagnosis.owner, diagnosis.action) == UPSTREAM
     assert "the pinned PyYAML==5.4.1" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_the_projects_build_whose_short_error_names_a_build_tools_module_is_upstreams() -> None:
+    output = [
+        "Processing /home/runner/work/wimble/wimble",
+        "  Getting requirements to build wheel: started",
+        "  Getting requirements to build wheel: finished with status 'error'",
+        "  ╰─> [6 lines of output]",
+        "      AttributeError: module 'setuptools.dist' has no attribute 'check_test_suite'",
+        "      [end of output]",
+    ]
+    diagnosis = diagnose_log(job_log("pip install .", output))
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    # the project's own module missing an attribute is the code's
+    own = [line.replace("setuptools.dist", "wimble.build") for line in output]
+    assert diagnose_log(job_log("pip install .", own)).owner is not Owner.UPSTREAM

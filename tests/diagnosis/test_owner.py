@@ -538,6 +538,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="no-runner-with-the-labels",
         ),
         pytest.param(
+            "docker compose -f compose.yaml config -q",
+            "validating /home/runner/work/stack/stack/compose.yaml: services.worker.depends_on.db.condition "
+            'must be one of the following: "service_started", "service_healthy", '
+            '"service_completed_successfully"',
+            Owner.CODE,
+            Action.AGENT,
+            id="compose-file-invalid",
+        ),
+        pytest.param(
             "go test ./...",
             "ok  \tgithub.com/acme/leafdb/wal\t4.474s\nsignal: killed\n"
             "FAIL\tgithub.com/acme/leafdb/compact\t212.004s",

@@ -134,3 +134,11 @@ def test_cargo_in_a_job_named_for_the_nightly_toolchain_is_read_as_nightly() -> 
     assert diagnose_log(
         two_steps("rustup default stable", "cargo build", removed), job="rust: stable"
     ).owner is (Owner.CODE)
+
+
+@pytest.mark.parametrize("job", ["numpy-nightly", "Nightly upstream"])
+def test_a_job_named_for_a_projects_nightly_is_run_against_unreleased_versions(job: str) -> None:
+    log = two_steps("pip install -r requirements-dev.txt", "pytest -x", PYTEST_FAILED)
+    assert (diagnose_log(log, job=job).owner, "named") == (Owner.UPSTREAM, "named")
+    # a nightly run of the project's own tests is not a run against unreleased dependencies
+    assert diagnose_log(log, job="nightly-tests").owner is Owner.CODE

@@ -87,3 +87,17 @@ def test_a_program_make_cannot_find_on_a_self_hosted_runner_goes_to_its_keepers(
     # a source file make cannot find is the code's, not a missing program
     source = ["make: *** No rule to make target 'src/reduce.cu', needed by 'build/reduce.o'.  Stop."]
     assert diagnose(SELF_HOSTED, source).owner is not Owner.REPOSITORY
+
+
+def test_a_docker_socket_the_job_may_not_use_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+    denied = [
+        "ERROR: permission denied while trying to connect to the Docker daemon socket at "
+        'unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.47/info": dial unix '
+        "/var/run/docker.sock: connect: permission denied"
+    ]
+    diagnosis = diagnose(SELF_HOSTED, denied)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+        "runner.docker-unavailable",
+    )
