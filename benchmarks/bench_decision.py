@@ -25,7 +25,7 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   repositories), frozen like ``fresh5``, each after the previous one's report; all in the test half.
 * ``fresh11`` … ``fresh13``: frozen like ``fresh10``, by three writers at once, each after fresh10's report;
   all in the test half.
-* ``fresh14``, ``fresh15``: frozen like ``fresh13``, each after the previous one's report; all in the test
+* ``fresh14`` … ``fresh16``: frozen like ``fresh13``, each after the previous one's report; all in the test
   half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
@@ -91,6 +91,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh13": (FIXTURES / "fresh13" / "logs", FIXTURES / "fresh13" / "labels.json", None),
     "fresh14": (FIXTURES / "fresh14" / "logs", FIXTURES / "fresh14" / "labels.json", None),
     "fresh15": (FIXTURES / "fresh15" / "logs", FIXTURES / "fresh15" / "labels.json", None),
+    "fresh16": (FIXTURES / "fresh16" / "logs", FIXTURES / "fresh16" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
