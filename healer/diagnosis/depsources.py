@@ -175,6 +175,10 @@ _GONE = re.compile(r"\bstatus code:? 410\b|\bReceived status code 410\b|\b410 Go
 _TRANSFER = re.compile(r"Could not (?:transfer|find|resolve|GET|HEAD)\b|Failed to (?:transfer|download)\b")
 
 
+# words one of the withdrawn-release lines holds, to skip the others without a regular expression
+_WITHDRAWN_WORDS = ("yank", "No matching", "failed to select", "410", "404", "unknown revision")
+
+
 def withdrawn_release(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when the dependency install failed on a release its registry withdrew
     (yanked on PyPI or crates.io, ``410 Gone`` from a Maven repository, unpublished from npm's registry under
@@ -186,14 +190,7 @@ def withdrawn_release(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     locked = bool(_NPM_CI.search(diagnosis.command or ""))
     go_builds = not _GO_FETCHING.search(diagnosis.command or "")
     for raw in step_lines:
-        if (
-            "yank" not in raw
-            and "No matching" not in raw
-            and "failed to select" not in raw
-            and "410" not in raw
-            and "404" not in raw
-            and "unknown revision" not in raw
-        ):
+        if not any(word in raw for word in _WITHDRAWN_WORDS):
             continue
         line = clean_line(raw).strip()
         if locked and (match := _NOTARGET.match(line)):

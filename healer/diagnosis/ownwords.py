@@ -11,9 +11,8 @@ is, written by people who know the suite; the healer takes it as it takes a ``fl
   the pull request cannot fix (DESIGN, "the broken-trunk check"). Escalated, never sent to the agent;
 - **the failing tests are known to be flaky** (``known flaky``, ``quarantined``, ``listed in
   .github/flaky-tests.txt``, a ``[Flaky]`` tag or a CTest label ``flaky`` beside a failed test, ``failed on
-  attempt 1 and passed on attempt 2``, another
-  run of the same commit that passed): the tests' history, re-run once like a test of the ``flaky-tests:``
-  list.
+  attempt 1 and passed on attempt 2``, another run of the same commit that passed): the tests' history,
+  re-run once like a test of the ``flaky-tests:`` list.
 
 Only a test, build or lint failure the table gave to the code is re-read, and only from the step's output:
 the step's script (its ``##[group]Run`` echo) is what the repository ran, not what it found.

@@ -65,8 +65,8 @@ _NUMBERED = re.compile(
     r"(?: ?(?:of|/) ?(?P<m>\d{1,2}))?(?: \([^()]{1,80}\))?[ )\]=*:.-]{0,8}$",
     re.IGNORECASE,
 )
-# words a retry loop's header holds, beside its number
-_LOOP_WORDS = ("ttempt", "try", "run", "ound", "teration", "TTEMPT", "TRY", "RUN")
+# words a retry loop's header holds, beside its number (looked for in the lowered line)
+_LOOP_WORDS = ("attempt", "try", "run", "round", "iteration")
 
 # a runner's summary of a run whose tests all passed (pytest's `188 passed in 20.9s`, mocha's `40 passing`,
 # go's `ok  pkg 0.5s`, Jest's `Tests: 12 passed, 12 total`, unittest's `OK`), and a word of a failure
@@ -93,7 +93,11 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
             out.append([])
         elif ("Run options" in line or "run-last-failure" in line) and _RERUN_HEADER.match(line):
             out.append([raw])
-        elif len(line) <= 100 and any(w in line for w in _LOOP_WORDS) and (match := _NUMBERED.match(line)):
+        elif (
+            len(line) <= 100
+            and any(word in line.lower() for word in _LOOP_WORDS)
+            and (match := _NUMBERED.match(line))
+        ):
             # a loop's first header opens the first attempt: what came before it was no attempt
             if match.group("n") == "1":
                 out = [[]]
@@ -121,8 +125,8 @@ def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
         return None
     # an attempt that failed no test counts only when its runner said every test passed (a loop that runs
     # the suite again whatever the outcome: `for i in 1 2 3; do pytest || fails=…; done`)
-    passed = [not ids and _all_passed(part) for ids, part in zip(failed, parts, strict=True)]
-    return None if any(not ids and not ok for ids, ok in zip(failed, passed, strict=True)) else failed
+    unexplained = (not ids and not _all_passed(part) for ids, part in zip(failed, parts, strict=True))
+    return None if any(unexplained) else failed
 
 
 def _all_passed(lines: Iterable[str]) -> bool:
