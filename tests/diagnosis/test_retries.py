@@ -186,3 +186,13 @@ def test_a_loop_header_may_say_why_in_parentheses() -> None:
     ]
     assert [len(part) for part in attempts(lines)] == [2, 1, 1]
     assert differed_across_attempts(lines) == (3, ("test/sync.spec.js > sync > converges after partition",))
+
+
+def test_a_capitalised_loop_header_is_a_header_too() -> None:
+    lines = [
+        "Run 1/2",
+        "--- FAIL: TestA (0.01s)",
+        "Run 2/2",
+        "--- FAIL: TestB (0.01s)",
+    ]
+    assert differed_across_attempts(lines) == (2, ("TestB",))
