@@ -22,9 +22,10 @@ answer twice on this machine. Read from each runner's documented console output:
   example missing from RSpec's failed examples passed on a try; with ``display_try_failure_messages``, each
   try's error under ``1st Try error in ./spec/a_spec.rb:12:``: an example that failed a different way on
   its tries did not fail the same way twice on the same code;
-- Jest's ``jest.retryTimes(n, {logErrorsBeforeRetry: true})`` (its API reference): under a failed test's
-  ``● title``, each failed try's error after ``RETRY N``; a title with tries and no final failure passed
-  on one, and a test whose tries and final failure say different things failed a different way each time;
+- Jest's ``jest.retryTimes(n, {logErrorsBeforeRetry: true})`` (its API reference; its default reporter's
+  ``printTestFileHeader``): ``LOGGING RETRY ERRORS  <full name>``, then each failed try's error after
+  ``RETRY N``; a test with tries and no final ``● title`` failure passed on one, and a test whose tries and
+  final failure say different things failed a different way each time;
 - minitest-retry (its README and tests): ``[MinitestRetry] retry 'test_a' count: 1,  msg: …`` before each
   retry of a failed test, up to ``retry_count``; a test retried fewer times than another stopped because it
   passed;
@@ -102,6 +103,7 @@ _SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
 _SUREFIRE_RUN = re.compile(r"^Run \d+: (?P<message>(?!PASS$).+)$")
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
 _JEST_RETRY = re.compile(r"^RETRY \d+$")
+_JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
 _FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
 _FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
@@ -157,18 +159,26 @@ def _shown(names: Sequence[str]) -> str:
 
 
 def _jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(tests Jest retried that did not fail in the end, tests whose tries failed in different ways)."""
-    if not any("RETRY " in raw for raw in lines):
+    """(tests Jest retried that did not fail in the end, tests whose tries failed in different ways).
+
+    Jest's default reporter logs a retried test's errors before the file's result (its
+    ``printTestFileHeader``): `` LOGGING RETRY ERRORS  <full name>``, then `` RETRY 1 `` and that try's error,
+    for each try; a test that then failed for good is a ``● a › b`` block of the file's failures. Tries
+    under a ``● title`` block are read the same way. Names are compared as Jest's full name (``a b``)."""
+    if not any("RETRY" in raw for raw in lines):
         return [], []
-    tries: dict[str, list[str]] = {}  # a title's failed tries: each one's first error line
-    finals: dict[str, str] = {}  # a title's final failure: its first error line
+    tries: dict[str, list[str]] = {}  # a test's failed tries: each one's first error line
+    finals: dict[str, str] = {}  # a test's final failure: its first error line
     title, expect = None, ""
     for raw in lines:
         line = _clean(raw)
         if not line:
             continue
-        if line.startswith("● "):
-            title, expect = line[2:][:200], "block"
+        if match := _JEST_LOGGED.match(line):
+            title, expect = match.group("name")[:200], ""
+            tries.setdefault(title, [])
+        elif line.startswith("● "):
+            title, expect = line[2:].replace(" › ", " ")[:200], "block"
         elif title is None:
             continue
         elif _JEST_RETRY.match(line):

@@ -330,7 +330,7 @@ def test_a_jest_test_that_passed_on_a_retry_beside_one_that_failed_every_try_is_
     output = jest_retries("expect(received).toBe(expected)", final=None, other=True)
     diagnosis = diagnose_log(job_log("npx jest --ci", output), job="test")
     assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
-    assert "live stream › reconnects failed and then passed" in dict(diagnosis.decided_by)["history"]
+    assert "live stream reconnects failed and then passed" in dict(diagnosis.decided_by)["history"]
 
 
 def test_a_jest_test_that_failed_the_same_way_on_every_try_is_the_codes() -> None:
@@ -545,3 +545,35 @@ def test_a_surefire_rerun_test_that_failed_a_different_way_each_run_is_re_run_fi
     # the same message on every run: it failed the same way each time
     same = output[:4] + [output[3].replace("Run 1", "Run 2"), output[3].replace("Run 1", "Run 3"), output[-1]]
     assert diagnose_log(job_log(command, same), job="test").owner is Owner.CODE
+
+
+def test_jests_logged_retry_errors_of_a_test_that_then_passed_show_the_run_flaky() -> None:
+    """Jest's default reporter logs a retried test's errors before the file's result (printTestFileHeader):
+    `LOGGING RETRY ERRORS  <full name>`, then `RETRY N` and each try's error."""
+    output = [
+        " LOGGING RETRY ERRORS  queue drains in order",
+        " RETRY 1 ",
+        "",
+        '    thrown: "Exceeded timeout of 5000 ms for a test."',
+        "",
+        " FAIL  src/ws/socket.test.ts",
+        "  ● socket › closes",
+        "",
+        "    expect(received).toBe(expected)",
+        "",
+        "Tests:       1 failed, 611 passed, 612 total",
+    ]
+    diagnosis = diagnose_log(job_log("npx jest --ci", output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    assert "queue drains in order failed and then passed" in dict(diagnosis.decided_by)["history"]
+    # the logged test is the one that failed for good: it failed every try, the same way
+    same = [
+        " LOGGING RETRY ERRORS  socket closes",
+        " RETRY 1 ",
+        "    expect(received).toBe(expected)",
+        " FAIL  src/ws/socket.test.ts",
+        "  ● socket › closes",
+        "",
+        "    expect(received).toBe(expected)",
+    ]
+    assert diagnose_log(job_log("npx jest --ci", same), job="test").owner is Owner.CODE
