@@ -387,7 +387,9 @@ def step_purpose(
     echoed (a script, or the action's reference); ``step``: the step's name (the Jobs API's, a capture's step
     column, or ``--step``); ``job``, ``workflow``: the job's and the workflow's names; ``phase``: another CI's
     lifecycle phase the command ran in (Travis CI's ``install``), read from the log's own framing."""
-    names = [("step", step), ("job", job), ("workflow", workflow)]
+    # an unnamed `run:` step is shown as "Run <its script's first line>": the command again, not a name
+    unnamed = step and command and step.startswith("Run ") and command.startswith(step[4:].strip()[:80])
+    names = [("step", None if unnamed else step), ("job", job), ("workflow", workflow)]
     for text in (command, header, step):
         identity = action_identity(text)
         if identity is not None:

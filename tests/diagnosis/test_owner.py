@@ -547,6 +547,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="compose-file-invalid",
         ),
         pytest.param(
+            "npx wrangler deploy",
+            "✘ [ERROR] A request to the Cloudflare API (/accounts/***/workers/scripts/api) failed.\n\n"
+            "  Internal Server Error [code: 10013]",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="cloudflare-api-server-error",
+        ),
+        pytest.param(
             "go test ./...",
             "ok  \tgithub.com/acme/leafdb/wal\t4.474s\nsignal: killed\n"
             "FAIL\tgithub.com/acme/leafdb/compact\t212.004s",

@@ -299,3 +299,14 @@ def test_a_bad_command_table_is_refused() -> None:
         parse_commands({"commands": [{"tool": ["x"], "subcommands": {"go": "sail"}, "doc": "d"}]})
     with pytest.raises(ValueError, match="`doc` are required"):
         parse_commands({"commands": [{"tool": ["x"], "purpose": "release"}]})
+
+
+def test_an_unnamed_run_steps_default_name_is_its_command_not_a_name() -> None:
+    """GitHub shows an unnamed `run:` step as "Run <its script's first line>": words in the script (a branch
+    pattern's `docs/`) are not the step's purpose; the job's name is read instead."""
+    command = "echo \"$HEAD_REF\" | grep -Eq '^(feat|fix|chore|docs)/[a-z0-9-]+$'"
+    said = step_purpose(header=f"Run {command}", command=command, step=f"Run {command}", job="branch-name")
+    assert (said.purpose, said.source) == ("pr-policy", "job name: branch-name")
+    # a step its author named is a name
+    named = step_purpose(header=f"Run {command}", command=command, step="Check docs links", job="ci")
+    assert named.purpose != "pr-policy"
