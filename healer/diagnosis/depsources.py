@@ -53,6 +53,7 @@ from collections.abc import Sequence
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
+from healer.diagnosis.raised import frame_file
 from healer.model import Action, Category, Diagnosis, Owner
 
 _TSC = re.compile(r"(?:^|\s)(?P<path>\S+\.[cm]?tsx?)(?:\(\d+,\d+\): | ?:\d+:\d+ - )error TS\d+: ")
@@ -105,8 +106,7 @@ _BUILD_API = re.compile(r"^(?:ModuleNotFoundError|ImportError|AttributeError): "
 # "Preparing metadata (setup.py): started", "Building wheel for x (pyproject.toml): started")
 _BUILDING = re.compile(r"^(?:Getting requirements to build wheel|Preparing metadata|Building wheel for)\b")
 _PIP_INSTALL = re.compile(r"\bpip3? (?:install|wheel)\b")
-# a traceback's frame, and the isolated environment pip builds in (`/tmp/pip-build-env-k2j1/overlay/…`)
-_PY_FRAME = re.compile(r'^File "(?P<path>[^"]{1,400})", line \d+')
+# the isolated environment pip builds in (`/tmp/pip-build-env-k2j1/overlay/…`)
 _BUILD_ENV = "/pip-build-env-"
 # an error that names a build tool's own module (pip shows only the error when the traceback is short)
 _BUILD_TOOL = re.compile(r"'(?:setuptools|pkg_resources|distutils|Cython)(?:\.[\w.]+)?'")
@@ -138,8 +138,8 @@ def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagn
             building_what = "the project" if _LOCAL.match(line) else None
         elif (pinned or building_what) and _BUILDING.match(line):
             building = True
-        elif building and (frame := _PY_FRAME.match(line)):
-            frames.append(frame.group("path"))
+        elif building and (path := frame_file(raw)):
+            frames.append(path)
         elif building and _BUILD_API.match(line):
             if pinned:
                 said = f"pip could not build the pinned {pinned} from its source with today's build tools"

@@ -236,13 +236,19 @@ def crashed_action(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis
     return diagnosis
 
 
-# a traceback's frame, also as pytest quotes it under `E` (`E     File "…/more.py", line 340`), and Python's
-# report of code it cannot parse
-_QUOTED_FRAME = re.compile(r'^(?:E\s+)?File "(?P<path>[^"]{1,400})", line \d+')
+# Python's report of code it cannot parse
 _SYNTAX_ERROR = re.compile(r"^(?:E\s+)?SyntaxError: ")
 # an installed package's file, and pip's temporary folder for a dependency it collects from source
 # (`/tmp/pip-install-x1/pkg/setup.py`)
 _PACKAGE_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]pip-install-[^/\\]+[/\\]")
+
+
+def frame_file(raw: str) -> str | None:
+    """The file of a Python traceback's frame line (``  File "x.py", line 3``, :data:`_FRAME`), also as pytest
+    quotes a traceback under ``E`` (``E     File "x.py", line 3``); None for any other line."""
+    line = clean_line(raw)
+    match = _FRAME.match(line[1:] if line.startswith("E ") else line)
+    return match.group("path") if match else None
 
 
 def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
@@ -256,10 +262,9 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
     for raw in step_lines:
         if "File " not in raw and "SyntaxError" not in raw:
             continue
-        line = clean_line(raw).strip()
-        if match := _QUOTED_FRAME.match(line):
-            where = match.group("path")
-        elif _SYNTAX_ERROR.match(line) and where is not None:
+        if path := frame_file(raw):
+            where = path
+        elif _SYNTAX_ERROR.match(clean_line(raw).strip()) and where is not None:
             if _PACKAGE_FILE.search(where):
                 said = f"a release written for a newer Python could not be parsed here ({where[-100:]})"
                 return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)
