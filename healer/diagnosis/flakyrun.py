@@ -12,7 +12,7 @@ from dataclasses import replace
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reassigned
 from healer.diagnosis.retries import differed_across_attempts
-from healer.diagnosis.retryreports import passed_on_retry
+from healer.diagnosis.retryreports import GO_COUNT, passed_on_retry
 from healer.diagnosis.testids import (
     MAX_TEST_IDS,
     failed_go_counts,
@@ -23,11 +23,9 @@ from healer.diagnosis.testids import (
 )
 from healer.model import Action, Category, Diagnosis, Owner
 
-# `go test -count=N` with N of 2 or more: every test runs N times on the same code
-_REPEATED = re.compile(r"(?<!\S)-?-count[= ](?P<times>[2-9]|\d\d+)\b")
-# what stops `go test -count=N` before its N runs: `-failfast`, and a panic (a test's, or the -timeout's
-# `panic: test timed out`), which ends the test binary
-_STOPPED_EARLY = re.compile(r"(?<!\S)-?-failfast\b|^panic: ")
+# what stops `go test -count=N` before its N runs: `-failfast` in the command, and a panic in the output (a
+# test's, or the -timeout's `panic: test timed out`), which ends the test binary
+_FAILFAST = re.compile(r"(?<!\S)-?-failfast\b")
 # the Go race detector's report of a race that happened
 _RACE = re.compile(r"WARNING: DATA RACE|race detected during execution of test")
 # pytest-repeat's option, and the id it gives the i-th of N repetitions: `test_a[1-3]`, `test_a[param-1-3]`
@@ -116,11 +114,14 @@ def _same(test_id: str, name: str) -> bool:
 def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis | None:
     if len(diagnosis.test_ids) >= MAX_TEST_IDS:
         return None  # the ids are cut off: a failing test beyond them was not seen to pass
-    if (repeated := _REPEATED.search(diagnosis.command or "")) and not _raced(lines):
+    if (repeated := GO_COUNT.search(diagnosis.command or "")) and not _raced(lines):
         passed = passed_go_tests(lines)  # with one run each, a test of the same name may be another package's
         if passed and set(diagnosis.test_ids) <= passed:
             return _flaky(diagnosis, "passed and failed in the same run of the same code")
-        if _failed_fewer_times(diagnosis.test_ids, lines, diagnosis.command or "", int(repeated["times"])):
+        # without -v (no test said it passed), a test that failed on fewer than N runs passed the others
+        if not passed and _failed_fewer_times(
+            diagnosis.test_ids, lines, diagnosis.command or "", int(repeated["times"])
+        ):
             return _flaky(
                 diagnosis, f"failed on fewer than {repeated['times']} runs of the same code (-count)"
             )
@@ -147,12 +148,10 @@ def _failed_fewer_times(test_ids: Sequence[str], lines: Sequence[str], command: 
     """Whether every failing test failed on fewer than ``times`` of ``go test -count=times``'s runs: it
     passed the others (the same name in two packages only adds failures). Not when the run could stop early
     (``-failfast``, a panic) or a failure is no ``--- FAIL:`` of its own (a subtest's parent counts once per
-    run too). Only without ``-v``, which prints nothing for a test's runs that passed: with it, every run
+    run too). Read only without ``-v`` (the caller checks no test said ``--- PASS:``): with it, every run
     says ``--- PASS:`` or ``--- FAIL:``, and a run that said neither did not finish."""
-    if (
-        passed_go_tests(lines)
-        or _STOPPED_EARLY.search(command)
-        or any("panic: " in raw and _STOPPED_EARLY.search(clean_line(raw).strip()) for raw in lines)
+    if _FAILFAST.search(command) or any(
+        "panic: " in raw and clean_line(raw).strip().startswith("panic: ") for raw in lines
     ):
         return False
     counts = failed_go_counts(lines)

@@ -79,7 +79,7 @@ _GOTESTSUM_FAIL = re.compile(r"^=== FAIL: (?P<pkg>\S+) (?P<name>\S+)(?: \(re-run
 _GOTESTSUM_PACKAGE = re.compile(r"^(?P<mark>[✖✓])\s+(?P<pkg>[\w.-]+(?:/[\w.-]+)*) \([\d.]+m?s\)")
 _RSPEC_TRY = re.compile(r"^RSpec::Retry: (?P<try>\d+)(?:st|nd|rd|th) try (?P<where>\S+_spec\.rb:\d+)")
 # `go test -count=N` with N of 2 or more runs each test N times on the same code
-_GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?:[2-9]|\d\d+)\b")
+GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?P<times>[2-9]|\d\d+)\b")
 # a test's failed and passed outcomes, as go test -v, dotnet test, pytest -v and Cypress print them
 _OUTCOME_WORDS = ("FAIL", "PASS", "ok ", "ok\t", "Failed ", "Passed ", "Attempt ", "✓", "Test Case ")
 _GO_OUTCOME = re.compile(r"^--- (FAIL|PASS): (\S+) \(")
@@ -317,7 +317,7 @@ def _minitest(lines: Sequence[str]) -> list[str]:
 
 
 def _go_count(lines: Sequence[str], command: str) -> list[str]:
-    if not _GO_COUNT.search(command):
+    if not GO_COUNT.search(command):
         return []
     failed = {m.group(2) for raw in lines if "--- FAIL" in raw and (m := _GO_OUTCOME.match(_clean(raw)))}
     return sorted(failed & passed_go_tests(lines))
