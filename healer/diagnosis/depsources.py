@@ -38,10 +38,7 @@ it was written and is gone now, for a person to move off. Read:
   no longer available there and this is likely permanent);
 - ``npm ci``'s ``ETARGET`` "No matching version found for x@1.2.3." for an exact version: ``npm ci``
   installs only what ``package-lock.json`` pins and stops first when the manifest and the lock file
-  disagree (npm Docs, "npm ci"), so the locked release is gone from the registry (unpublished); and npm's
-  "404 Not Found: x@1.2.3" for an exact version's tarball, which it fetches only for a resolved version;
-- Go's "unknown revision v1.4.0" for a tagged version while building (not ``go get``): the module's
-  ``go.mod`` requires that tag, which its repository no longer has and the proxy never cached.
+  disagree (npm Docs, "npm ci"), so the locked release is gone from the registry (unpublished).
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -168,15 +165,12 @@ _NPM_CI = re.compile(r"(?<!\S)npm (?:ci|clean-install|install-clean|cit)\b")
 _NOTARGET = re.compile(
     r"^npm (?:ERR!|error) notarget No matching version found for (?P<spec>\S+@\d+\.\d+\.\d+\S*?)\.?$"
 )
-_NPM_TARBALL_404 = re.compile(r"^npm (?:ERR!|error) 404 Not Found: (?P<spec>\S+@\d+\.\d+\.\d+\S*)$")
-_GO_TAG_GONE = re.compile(r"^go: (?P<module>\S+)@(?P<tag>v\d+\.\d+\.\d+\S*): .{0,300}\bunknown revision v\d")
-_GO_FETCHING = re.compile(r"(?<!\S)go (?:get|install|mod (?:tidy|edit))\b")
 _GONE = re.compile(r"\bstatus code:? 410\b|\bReceived status code 410\b|\b410 Gone\b")
 _TRANSFER = re.compile(r"Could not (?:transfer|find|resolve|GET|HEAD)\b|Failed to (?:transfer|download)\b")
 
 
 # words one of the withdrawn-release lines holds, to skip the others without a regular expression
-_WITHDRAWN_WORDS = ("yank", "No matching", "failed to select", "410", "404", "unknown revision")
+_WITHDRAWN_WORDS = ("yank", "No matching", "failed to select", "410")
 
 
 def withdrawn_release(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
@@ -188,18 +182,12 @@ def withdrawn_release(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     yanked: set[str] = set()
     cargo_yanked = cargo_failed = None
     locked = bool(_NPM_CI.search(diagnosis.command or ""))
-    go_builds = not _GO_FETCHING.search(diagnosis.command or "")
     for raw in step_lines:
         if not any(word in raw for word in _WITHDRAWN_WORDS):
             continue
         line = clean_line(raw).strip()
         if locked and (match := _NOTARGET.match(line)):
             said = f"{match.group('spec')}, which the lock file pins, is gone from the registry"
-            return _withdrawn(diagnosis, said)
-        if match := _NPM_TARBALL_404.match(line):
-            return _withdrawn(diagnosis, f"{match.group('spec')} is gone from the registry (404)")
-        if go_builds and (match := _GO_TAG_GONE.match(line)):
-            said = f"{match.group('module')}@{match.group('tag')}, which go.mod requires, no longer exists"
             return _withdrawn(diagnosis, said)
         if match := _YANKED_PIP.match(line):
             yanked.update(v.strip() for v in match.group("versions").split(","))

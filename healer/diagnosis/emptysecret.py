@@ -36,8 +36,8 @@ _EMPTY = re.compile(r"^  (?P<name>[A-Za-z_][\w-]{0,100}):$")
 # names that hold a secret: tokens, keys, passwords, credentials
 _SECRET_NAME = re.compile(
     r"(?i)token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth"
-    # a signing certificate and its password, as workflows name them (`MACOS_CERT`, `MACOS_CERT_PWD`,
-    # `SIGNING_KEY`, `P12_BASE64`)
+    # a signing certificate and its password, as workflows name them (GitHub Docs, "Installing an Apple
+    # certificate on macOS runners": `BUILD_CERTIFICATE_BASE64`, `P12_PASSWORD`; also `MACOS_CERT_PWD`)
     r"|(?:^|_)(?:cert(?:ificate)?|p12|pfx|pwd|signing[_-]?key|keystore)(?:_|$)"
 )
 _SECRET_SOURCE = re.compile(r"^Secret source: (?P<source>\w{1,40})$")

@@ -8,8 +8,6 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
 - Travis CI's ``travis_retry`` (travis-build's ``travis_retry.bash``, also copied into other CI scripts):
   ``The command "…" failed. Retrying, N of M.`` before each further attempt, then ``The command "…" failed
   M times.``;
-- a script's own retry loop that numbers each attempt on a line of its own (``=== Attempt 2 of 3``,
-  ``attempt 2/2``, ``--- stress run 2/3 ---``);
 - a runner's own re-run of what failed, in the same step (``rspec || rspec --only-failures``, ``pytest ||
   pytest --lf``): RSpec's ``Run options: include {:last_run_status=>"failed"}`` and pytest's
   ``run-last-failure: rerun previous N failures`` open the re-run.
@@ -57,24 +55,6 @@ _TITLE = re.compile(
 # a numbered entry that is not a test's title (minitest's `1) Failure:`, PHPUnit's `1) There was 1 error:`)
 _NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
 
-# a retry loop's own header before each attempt, a short line that numbers it: `=== Attempt 2 of 3`, `attempt
-# 2/2`, `--- stress run 2/3 ---`, `[rspec-retry] retrying failed examples (attempt 2 of 2)`, `travis_retry:
-# attempt 2`; the first attempt's header (`attempt 1/2`) opens the first attempt
-_NUMBERED = re.compile(
-    r"^[=#*>\-\[( ]{0,6}(?:[\w.:\[\] -]{0,50}?[ :(])?(?:attempt|try|run|round|iteration) #?(?P<n>\d{1,2})"
-    r"(?: ?(?:of|/) ?(?P<m>\d{1,2}))?(?: \([^()]{1,80}\))?[ )\]=*:.-]{0,8}$",
-    re.IGNORECASE,
-)
-# words a retry loop's header holds, beside its number (looked for in the lowered line)
-_LOOP_WORDS = ("attempt", "try", "run", "round", "iteration")
-
-# a runner's summary of a run whose tests all passed (pytest's `188 passed in 20.9s`, mocha's `40 passing`,
-# go's `ok  pkg 0.5s`, Jest's `Tests: 12 passed, 12 total`, unittest's `OK`), and a word of a failure
-_PASSED_RUN = re.compile(
-    r"\b\d+ (?:passed|passing)\b|^ok\s+\S+\s+[\d.]+s$|^Tests: +\d+ passed, \d+ total$|^OK(?: \(.*\))?$"
-)
-_FAILURE = re.compile(r"(?i)\bfail|\berror\b|\bpanic:")
-
 # what a wrapper and the runner print after the last attempt: blank lines, `Final attempt failed. …`, the
 # runner's `##[error]…`, Travis's `The command "…" failed N times.`
 _CLOSING = re.compile(
@@ -93,16 +73,6 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
             out.append([])
         elif ("Run options" in line or "run-last-failure" in line) and _RERUN_HEADER.match(line):
             out.append([raw])
-        elif (
-            len(line) <= 100
-            and any(word in line.lower() for word in _LOOP_WORDS)
-            and (match := _NUMBERED.match(line))
-        ):
-            # a loop's first header opens the first attempt: what came before it was no attempt
-            if match.group("n") == "1":
-                out = [[]]
-            elif match.group("m") is None or int(match.group("n")) <= int(match.group("m")):
-                out.append([])
         else:
             out[-1].append(raw)
     if len(out) > 1 and all(_CLOSING.match(clean_line(raw).strip()) for raw in out[-1]):
@@ -121,20 +91,7 @@ def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
     if len(parts) < 2:
         return None
     failed = [failing_test_ids(part) or _titles(part) for part in parts]
-    if not any(failed) or any(len(ids) >= MAX_TEST_IDS for ids in failed):
-        return None
-    # an attempt that failed no test counts only when its runner said every test passed (a loop that runs
-    # the suite again whatever the outcome: `for i in 1 2 3; do pytest || fails=…; done`)
-    unexplained = (not ids and not _all_passed(part) for ids, part in zip(failed, parts, strict=True))
-    return None if any(unexplained) else failed
-
-
-def _all_passed(lines: Iterable[str]) -> bool:
-    """Whether a runner's summary in ``lines`` says its tests passed and no line speaks of a failure."""
-    cleaned = [clean_line(raw).strip() for raw in lines]
-    return any(_PASSED_RUN.search(line) for line in cleaned) and not any(
-        _FAILURE.search(line) for line in cleaned
-    )
+    return None if any(not ids or len(ids) >= MAX_TEST_IDS for ids in failed) else failed
 
 
 def _titles(lines: Iterable[str]) -> tuple[str, ...]:

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from healer.diagnosis.depsources import only_in_dependencies, pinned_sdist_broke, withdrawn_release
 from healer.diagnosis.flakyrun import flaky_in_the_log
 from healer.diagnosis.linkfindings import checked_links
-from healer.diagnosis.ownwords import as_the_repository_says
 from healer.diagnosis.raised import (
     clash_between_installed,
     crashed_action,
@@ -36,13 +35,10 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     own code (:func:`healer.diagnosis.raised.crashed_action`), a release Python cannot parse here
     (:func:`healer.diagnosis.raised.syntax_of_another_python`), and a pinned dependency's
     source that today's build tools cannot build (:func:`healer.diagnosis.depsources.pinned_sdist_broke`),
-    and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`).
-    Last, the repository's own scripts may say the base branch fails the same way, or that a failing test is
-    known to be flaky (:func:`healer.diagnosis.ownwords.as_the_repository_says`)."""
+    and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`)."""
     lines = list(step_lines)
     said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
     said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
     said = crashed_action(crashed_plugin(said, lines), lines)
     said = syntax_of_another_python(said, lines)
-    said = withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)
-    return as_the_repository_says(said, lines)
+    return withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)

@@ -163,15 +163,6 @@ def test_a_compilers_error_in_a_dependencys_build_keeps_its_reading(command: str
                 "npm error notarget a package version that doesn't exist.",
             ],
         ),
-        ("npm install", ["npm ERR! code E404", "npm ERR! 404 Not Found: pad-tiny@0.3.2"]),
-        (
-            "go build ./...",
-            [
-                "go: downloading github.com/kvlite/kvlite v1.4.0",
-                "go: github.com/kvlite/kvlite@v1.4.0: reading github.com/kvlite/kvlite/go.mod at revision "
-                "v1.4.0: unknown revision v1.4.0",
-            ],
-        ),
     ],
 )
 def test_a_release_its_registry_withdrew_is_upstreams(command: str, output: list[str]) -> None:

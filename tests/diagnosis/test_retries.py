@@ -100,36 +100,6 @@ def test_titles_that_failed_on_every_attempt_or_say_only_failure_are_consistent(
     assert differed_across_attempts(minitest) is None
 
 
-def test_a_scripts_own_numbered_loop_is_cut_into_its_attempts() -> None:
-    lines = [
-        "Installing…",
-        "attempt 1/2",
-        "--- FAIL: TestLeaderElectionAfterPartition (4.12s)",
-        "FAIL\tgithub.com/acme/kvraft/raft\t19.404s",
-        "attempt 1 failed; retrying in 10s",
-        "attempt 2/2",
-        "--- FAIL: TestSnapshotInstall (3.01s)",
-        "FAIL\tgithub.com/acme/kvraft/raft\t18.1s",
-    ]
-    parts = attempts(lines)
-    assert [len(part) for part in parts] == [3, 2]
-    assert differed_across_attempts(lines) == (2, ("TestSnapshotInstall",))
-
-
-def test_a_loop_run_that_passed_every_test_counts_as_an_attempt_without_failures() -> None:
-    lines = [
-        "--- stress run 1/3 ---",
-        "FAILED tests/test_server.py::test_dedup - AssertionError: assert 2 == 1",
-        "==== 1 failed, 187 passed in 21.40s ====",
-        "--- stress run 2/3 ---",
-        "==== 188 passed in 20.88s ====",
-        "--- stress run 3/3 ---",
-        "FAILED tests/test_server.py::test_ttl - ",
-        "==== 1 failed, 187 passed in 22.91s ====",
-    ]
-    assert differed_across_attempts(lines) == (3, ("tests/test_server.py::test_ttl",))
-
-
 def test_an_attempt_that_neither_failed_a_test_nor_passed_them_all_leaves_the_step_as_it_is() -> None:
     # a download retried before the tests ran, then one run of the suite
     lines = [
@@ -172,27 +142,3 @@ def test_a_runners_own_rerun_of_its_failures_is_an_attempt() -> None:
     # the re-run failed the same test file again: the same failure twice
     again = [*pytest_lf[:3], "tests/test_pool.py F", pytest_lf[-1]]
     assert differed_across_attempts(again) is None
-
-
-def test_a_loop_header_may_say_why_in_parentheses() -> None:
-    lines = [
-        "--- attempt 1 ---",
-        "FAIL test/sync.spec.js > sync > converges after partition",
-        "Tests: 1 failed, 143 passed",
-        "--- attempt 2 ---",
-        "Tests: 144 passed",
-        "--- attempt 3 (nightly gate requires 3/3) ---",
-        "FAIL test/sync.spec.js > sync > converges after partition",
-    ]
-    assert [len(part) for part in attempts(lines)] == [2, 1, 1]
-    assert differed_across_attempts(lines) == (3, ("test/sync.spec.js > sync > converges after partition",))
-
-
-def test_a_capitalised_loop_header_is_a_header_too() -> None:
-    lines = [
-        "Run 1/2",
-        "--- FAIL: TestA (0.01s)",
-        "Run 2/2",
-        "--- FAIL: TestB (0.01s)",
-    ]
-    assert differed_across_attempts(lines) == (2, ("TestB",))
