@@ -162,6 +162,58 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="kubectl-strict-decoding",
         ),
         pytest.param(
+            "deploy",
+            "kubectl apply -f k8s/",
+            'Error from server (BadRequest): error when creating "k8s/deployment.yaml": Deployment in '
+            'version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct '
+            "field Container.spec.template.spec.containers.ports.containerPort of type int32",
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="kubectl-bad-request",
+        ),
+        pytest.param(
+            "deploy",
+            "kubectl apply -f k8s/",
+            'Error from server (Invalid): error when creating "k8s/svc.yaml": Service "web" is invalid: '
+            "spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive",
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="kubectl-invalid",
+        ),
+        pytest.param(
+            "deploy-preview",
+            "npx netlify deploy --build --alias preview",
+            "Netlify Build\n\nbuild.command from netlify.toml\n\n$ npm run build\n\n> site@1.0.0 build\n"
+            "> astro build\n\n[InvalidContentEntryDataError] posts → launch data does not match collection "
+            'schema.\n  pubDate: Required\n\n"build.command" failed\n\n  Error message\n'
+            "  Command failed with exit code 1: npm run build\n\n  Error location\n"
+            "  In build.command from netlify.toml:\n  npm run build",
+            "deploy.hosted-build-failed",
+            CODE,
+            id="netlify-build-command",
+        ),
+        pytest.param(
+            "preview",
+            "npx vercel deploy --prebuilt=false --token=***",
+            'Vercel CLI 48.2.9\nRetrieving project…\nBuilding…\nRunning "npm run build"\n> astro build\n'
+            "[vite:load-fallback] Could not load src/components/Hero.astro (imported by "
+            "src/pages/index.astro): ENOENT: no such file or directory\n"
+            'Error: Command "npm run build" exited with 1',
+            "deploy.hosted-build-failed",
+            CODE,
+            id="vercel-build-command",
+        ),
+        pytest.param(
+            "preview",
+            "npx vercel deploy --prebuilt=false --token=***",
+            'Running "npm run build"\nnpm ERR! code E503\nnpm ERR! 503 Service Unavailable - GET '
+            "https://registry.npmjs.org/astro\n"
+            'Error: Command "npm run build" exited with 1',
+            "js.npm-network",
+            PLATFORM,
+            id="vercel-build-on-registry-outage",
+        ),
+        pytest.param(
             "deploy-staging",
             "helm upgrade --install gw ./chart -f values-staging.yaml --atomic",
             'Error: UPGRADE FAILED: error validating "": error validating data: '

@@ -211,6 +211,18 @@ CASES = [
     (
         "pytest",
         pytest_summary(
+            "FAILED tests/test_feed.py::test_poll - requests.exceptions.ConnectionError: "
+            "HTTPSConnectionPool(host='feeds.example.org', port=443): Max retries exceeded with url: /v1 "
+            "(Caused by NewConnectionError('Failed to establish a new connection: [Errno 111] "
+            "Connection refused'))"
+        ),
+        "python.pytest-network-only",
+        PLATFORM,
+        "pytest-remote-host-refused",
+    ),
+    (
+        "pytest",
+        pytest_summary(
             "FAILED tests/test_r.py::test_latest - github.GithubException."
             'RateLimitExceededException: 403 {"message": "API rate limit exceeded for 52.176.10.1."}'
         ),
@@ -292,6 +304,36 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             "pytest",
             pytest_summary("FAILED tests/test_p.py::test_parse - KeyError: 'name'"),
             id="pytest-keyerror-of-the-code",
+        ),
+        # a refused connection on the job's own machine: nothing listened where the tests dialled (the
+        # application the pull request moved to another port), not the network
+        pytest.param(
+            "pytest tests/integration",
+            pytest_summary(
+                "FAILED tests/integration/test_orders.py::test_create - httpx.ConnectError: [Errno 111] "
+                "Connection refused",
+                "FAILED tests/integration/test_orders.py::test_list - httpx.ConnectError: [Errno 111] "
+                "Connection refused",
+            ),
+            id="pytest-local-app-refused",
+        ),
+        pytest.param(
+            "pytest",
+            pytest_summary(
+                "FAILED tests/test_api.py::test_health - requests.exceptions.ConnectionError: "
+                "HTTPConnectionPool(host='localhost', port=8000): Max retries exceeded with url: /health "
+                "(Caused by NewConnectionError('Failed to establish a new connection: [Errno 111] "
+                "Connection refused'))"
+            ),
+            id="pytest-loopback-refused",
+        ),
+        pytest.param(
+            "pytest",
+            pytest_summary(
+                "FAILED tests/test_client.py::test_gives_up - requests.exceptions.ConnectionError: "
+                "Connection refused"
+            ),
+            id="pytest-mocked-refusal",
         ),
         pytest.param(
             "pytest",
