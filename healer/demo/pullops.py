@@ -1,6 +1,7 @@
-"""The stand-in's pull request operations: listing, opening (with GitHub's 422s), reading, updating,
-reviews (whose line comments must sit on the PR's diff, as GitHub checks it with git), the pull requests of a
-commit, and deleting a branch (what that does to open pull requests)."""
+"""The stand-in's pull request operations: listing, opening (with GitHub's 422s), reading, updating, the
+files a pull request changes (from its diff, as GitHub lists them), reviews (whose line comments must sit on
+the PR's diff, as GitHub checks it with git), the pull requests of a commit, and deleting a branch (what
+that does to open pull requests)."""
 
 from __future__ import annotations
 
@@ -151,6 +152,33 @@ class PullOps(Views):
     ) -> Reply:
         pull = self._pull(repo, params["number"])
         return Reply(200, self.pull_shape(pull)) if pull else error(404, "Not Found")
+
+    def op_pulls_list_files(
+        self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
+    ) -> Reply:
+        """The files of the pull request's diff against the merge base, in git's order, 30 a page unless
+        asked (GitHub's ``pulls/list-files``; renames are not detected, as the diff is read with
+        ``--no-renames``)."""
+        pull = self._pull(repo, params["number"])
+        if pull is None:
+            return error(404, "Not Found")
+        head_repo = self.s.repos.get(pull.head_repo.lower()) if pull.head_repo else None
+        base_ref = (
+            f"refs/heads/{pull.base_ref}" if repo.resolve(f"refs/heads/{pull.base_ref}") else pull.base_sha
+        )
+        files = []
+        for change in parse_diff(pull_diff(repo, head_repo, base_ref, pull.head_sha) or ""):
+            path = change.new_path or change.old_path or ""
+            added = sum(1 for hunk in change.hunks for line in hunk if line.kind == "+")
+            removed = sum(1 for hunk in change.hunks for line in hunk if line.kind == "-")
+            status = "added" if change.old_path is None else "modified"
+            status = "removed" if change.new_path is None else status
+            entry = shapes.diff_entry(
+                repo.full_name, pull.head_sha, path, status, added, removed, self.api, self.web
+            )
+            files.append(entry)
+        page, links = paginate(files, query, self._url(repo, f"/pulls/{pull.number}/files"))
+        return Reply(200, page, headers=links)
 
     def op_pulls_update(
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from healer.demo.reposhapes import EPOCH, node_id, user
 
@@ -188,4 +189,24 @@ def review(
         "submitted_at": EPOCH,
         "commit_id": commit_id,
         "author_association": "NONE",
+    }
+
+
+def diff_entry(
+    repo: str, head_sha: str, path: str, status: str, additions: int, deletions: int, api: str, web: str
+) -> dict[str, Any]:
+    """One file of ``pulls/list-files`` (``diff-entry``): its name, status and line counts, the blob's
+    addresses at the head commit. The blob's own sha is not kept by the stand-in (the schema lets it be
+    null), nor the patch (GitHub leaves it out of large diffs too)."""
+    where = quote(path)
+    return {
+        "sha": None,
+        "filename": path,
+        "status": status,
+        "additions": additions,
+        "deletions": deletions,
+        "changes": additions + deletions,
+        "blob_url": f"{web}/{repo}/blob/{head_sha}/{where}",
+        "raw_url": f"{web}/{repo}/raw/{head_sha}/{where}",
+        "contents_url": f"{api}/repos/{repo}/contents/{where}?ref={head_sha}",
     }

@@ -68,6 +68,7 @@ for _method, _template, _operation in (
     ("POST", _R + "/pulls", "pulls/create"),
     ("GET", _R + "/pulls/{number}", "pulls/get"),
     ("PATCH", _R + "/pulls/{number}", "pulls/update"),
+    ("GET", _R + "/pulls/{number}/files", "pulls/list-files"),
     ("POST", _R + "/pulls/{number}/reviews", "pulls/create-review"),
     ("POST", _R + "/pulls/{number}/requested_reviewers", "pulls/request-reviewers"),
     ("GET", _R + "/commits/{sha}/pulls", "repos/list-pull-requests-associated-with-commit"),

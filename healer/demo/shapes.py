@@ -12,7 +12,7 @@ permissions, errors), :mod:`healer.demo.pullshapes` (pull requests, reviews, com
 
 from __future__ import annotations
 
-from healer.demo.pullshapes import issue_comment, pull_ref, pull_request, pull_summary, review
+from healer.demo.pullshapes import diff_entry, issue_comment, pull_ref, pull_request, pull_summary, review
 from healer.demo.reposhapes import (
     EPOCH,
     content_file,
@@ -32,6 +32,7 @@ __all__ = [
     "annotation",
     "check_run",
     "content_file",
+    "diff_entry",
     "error",
     "head_commit",
     "issue_comment",

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, TextIO
 
 from healer.diagnosis.capture import split_capture
 from healer.diagnosis.classify import classify, diagnose_parts, failed_job
+from healer.diagnosis.installinputs import untouched_install
 from healer.diagnosis.logs import DEFAULT_TAIL_BYTES, job_name_in, looks_binary
 from healer.diagnosis.readback import read_back
 from healer.diagnosis.rules import RuleError, RuleSet, load_rules
@@ -33,6 +34,8 @@ _SIZE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|K|M|G|KB|MB|GB)?\s*$", re.IGNORE
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2}
 _UNITS.update({"g": 1024**3, "gb": 1024**3, "gib": 1024**3})
 STDIN = "-"
+MAX_CHANGED = 3000  # GitHub lists at most 3,000 files of a pull request (`pulls/list-files`)
+MAX_CHANGED_BYTES = 1024 * 1024
 _CHUNK = 64 * 1024
 
 
@@ -83,6 +86,14 @@ def register(subparsers: Any) -> None:
         help="the workflow's name (e.g. 'Release'): the weakest hint of the purpose",
     )
     parser.add_argument(
+        "--changed",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the files the pull request changes, one path a line (`gh pr diff N --name-only`): a failed "
+        "install that changed none of the files it reads is upstream's, as the action reads it",
+    )
+    parser.add_argument(
         "--read-limit",
         type=byte_size,
         default=DEFAULT_READ_LIMIT,
@@ -120,6 +131,13 @@ def run(
     except RuleError as error:
         print(f"healer diagnose: invalid rules: {_printable(str(error))}", file=err)
         return 2
+    changed: list[str] | None = None
+    if args.changed is not None:
+        try:
+            changed = read_changed(args.changed)
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            print(f"healer diagnose: --changed {_printable(str(args.changed))}: {error}", file=err)
+            return 2
     status = 0
     first = True
     for name in args.logs:
@@ -135,6 +153,8 @@ def run(
             status = 1
             continue
         for job, diagnosis in results:
+            if changed is not None:
+                diagnosis = untouched_install(diagnosis, changed)
             label = f"{shown} [{job}]" if job else shown
             if args.json:
                 print(
@@ -147,6 +167,19 @@ def run(
                 print(render_text(label, diagnosis, rules=rules), file=out)
             first = False
     return status
+
+
+def read_changed(path: Path) -> list[str]:
+    """The changed files' paths of ``path``, one a line (blank lines left out); at most as many as GitHub
+    lists for a pull request (3,000), and a file of text."""
+    with path.open("rb") as fh:
+        raw = fh.read(MAX_CHANGED_BYTES + 1)
+    if len(raw) > MAX_CHANGED_BYTES:
+        raise ValueError(f"over {MAX_CHANGED_BYTES} bytes: not a list of a pull request's files")
+    paths = [line.strip() for line in raw.decode("utf-8").splitlines() if line.strip()]
+    if len(paths) > MAX_CHANGED:
+        raise ValueError(f"{len(paths)} paths: GitHub lists at most {MAX_CHANGED} files of a pull request")
+    return paths
 
 
 def read_file(path: Path, *, window: int = DEFAULT_TAIL_BYTES, limit: int = DEFAULT_READ_LIMIT) -> LogTail:

@@ -223,13 +223,20 @@ def reread(
 
 
 def reassigned(
-    diagnosis: Diagnosis, owner: Owner, history: str, then: str, *, action: Action | None = None
+    diagnosis: Diagnosis,
+    owner: Owner,
+    history: str,
+    then: str,
+    *,
+    action: Action | None = None,
+    stage: str = "history",
 ) -> Diagnosis:
-    """``diagnosis`` given to ``owner`` by what the healer's history knows and the log does not (a flaky
-    test, a broken base branch): ``decided_by`` keeps every stage but the table's row, adds ``history``, and
-    a row ``(owner, kind) → then``; ``action`` replaces the diagnosis' when given."""
+    """``diagnosis`` given to ``owner`` by what the healer knows and the log does not (its history: a flaky
+    test, a broken base branch; the pull request's changed files: ``stage="changes"``): ``decided_by`` keeps
+    every stage but the table's row, adds ``(stage, history)``, and a row ``(owner, kind) → then``;
+    ``action`` replaces the diagnosis' when given."""
     said = tuple(pair for pair in diagnosis.decided_by if pair[0] != "row")
-    said += (("history", history), ("row", f"({owner.value}, {diagnosis.category.value}) → {then}"))
+    said += ((stage, history), ("row", f"({owner.value}, {diagnosis.category.value}) → {then}"))
     return replace(
         diagnosis, owner=owner, action=diagnosis.action if action is None else action, decided_by=said
     )

@@ -12,6 +12,7 @@ import github.PullRequest
 
 from healer.github import logdownload
 from healer.github.blob import BlobLogSource
+from healer.github.changes import ChangeCalls
 from healer.github.commands import CommandCalls
 from healer.github.convert import (
     annotation_from,
@@ -54,7 +55,7 @@ class LineComment(Protocol):
     def body(self) -> str: ...
 
 
-class GitHub(HistoryCalls, CommandCalls, ProofCalls, Transport):
+class GitHub(HistoryCalls, CommandCalls, ProofCalls, ChangeCalls, Transport):
     """Speaks to one repository (``owner/name``) through the REST operations in rest-subset.openapi.json.
 
     Single objects are read and written through PyGithub's typed objects on a lazy repository (no request

@@ -45,6 +45,7 @@ from healer.heal.agent import ProcessError
 from healer.heal.isolation import IsolationError
 from healer.heal.modelkeys import find_keys
 from healer.run.acting import act, decision_of, print_plan
+from healer.run.changes import check_changes
 from healer.run.commandrun import execute_command
 from healer.run.context import RunContext
 from healer.run.dashboardrun import execute_tick
@@ -141,6 +142,7 @@ def execute(ctx: RunContext) -> Outcome:
         if not counts(ctx, event, pr, config):
             return outcome
         diagnosed = diagnose(ctx, event, config, cancelled)
+        diagnosed = check_changes(ctx, pr, diagnosed)  # an install the pull request did not change?
         planned = plan(ctx, event, pr, config, diagnosed)
         planned, trunk = check_trunk(ctx, event, pr, config, planned)  # does the base branch fail it too?
     outcome.plan = planned.plan

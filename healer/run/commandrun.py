@@ -28,6 +28,7 @@ from healer.diagnosis.classify import classify
 from healer.diagnosis.rules import load_rules
 from healer.model import PullRequest, RunEvent, is_fix_branch
 from healer.run.acting import Grant, act
+from healer.run.changes import check_changes
 from healer.run.commands import (
     ACTING,
     Command,
@@ -232,7 +233,8 @@ def retry(
 ) -> None:
     """The stages of a run on ``event``, planned by :func:`plan_retry` and acted on with a grant."""
     planner = partial(plan_retry, check=command.check, by=comment.author)
-    planned = plan(ctx, event, pr, config, diagnose(ctx, event, config), planner=planner)
+    diagnosed = check_changes(ctx, pr, diagnose(ctx, event, config))  # an install it did not change?
+    planned = plan(ctx, event, pr, config, diagnosed, planner=planner)
     ctx.outcome.plan = planned.plan
     if not acting(planned.plan):
         reasons = (

@@ -89,6 +89,7 @@ OPERATIONS = [
         id="pulls/create",
     ),
     pytest.param("PATCH", R + "/pulls/1", {"title": "new", "state": "closed"}, 200, id="pulls/update"),
+    pytest.param("GET", R + "/pulls/1/files?per_page=100", None, 200, id="pulls/list-files"),
     pytest.param(
         "POST", R + "/pulls/1/reviews", {"body": "r", "event": "COMMENT"}, 200, id="pulls/create-review"
     ),
@@ -536,6 +537,22 @@ def test_a_forks_suggested_changes_on_its_diff_are_accepted_and_recorded(
     )
     (sent,) = standin.writes()
     check_request(sent.method, sent.url, sent.body)
+
+
+def test_a_forks_changed_files_are_listed_from_its_diff_as_github_lists_them(
+    standin: StandIn, sandbox: Sandbox, fork_pull: Pull
+) -> None:
+    client = GitHub(TOKEN, sandbox.repo, api_url=standin.api_url)
+    try:
+        changed = client.changed_files(fork_pull.number)
+    finally:
+        client.close()
+    assert set(changed.paths) == {"widgets/long.py", *LINT_PR_FILES} and changed.complete
+    url = standin.api_url + f"/repos/{sandbox.repo}/pulls/{fork_pull.number}/files"
+    answer = call(standin, "GET", f"/repos/{sandbox.repo}/pulls/{fork_pull.number}/files?per_page=1", None)
+    check_response("GET", url, 200, answer.json())
+    assert len(answer.json()) == 1 and 'rel="next"' in answer.headers["link"]
+    assert answer.json()[0]["status"] == "modified" and answer.json()[0]["changes"] > 0
 
 
 def test_a_review_of_a_forks_newer_commit_reads_it_from_the_fork(

@@ -304,3 +304,59 @@ def test_a_bad_read_limit_is_refused(size: str, capsys: pytest.CaptureFixture[st
     with pytest.raises(SystemExit):
         run("--read-limit", size, "x.log")
     assert "not a positive number of bytes" in capsys.readouterr().err
+
+
+NPM_PEERS_LOG = "".join(
+    f"2026-01-01T00:00:00.0000000Z {line}\n"
+    for line in (
+        "##[group]Run npm ci",
+        "npm ci",
+        "##[endgroup]",
+        "npm error code ERESOLVE",
+        "npm error ERESOLVE could not resolve",
+        "npm error Could not resolve dependency:",
+        'npm error peer react@"^19.0.0" from react-dom@19.0.0',
+        "##[error]Process completed with exit code 1.",
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "owner", "action"),
+    [
+        ("src/App.tsx\n\nREADME.md\n", "upstream", "escalate"),  # no file the install reads: upstream's
+        ("src/App.tsx\npackage.json\n", "code", "agent"),  # the pull request changed the manifest
+    ],
+)
+def test_the_changed_files_say_whose_a_failed_install_is_as_the_action_reads_them(
+    tmp_path: Path, files: str, owner: str, action: str
+) -> None:
+    log, changed = tmp_path / "install.log", tmp_path / "changed.txt"
+    log.write_text(NPM_PEERS_LOG)
+    changed.write_text(files)
+    status, out, err = run("--json", "--changed", str(changed), str(log))
+    record = json.loads(out)
+    assert (status, err, record["owner"], record["action"]) == (0, "", owner, action)
+    assert ("changes" in record["decided_by"]) is (owner == "upstream")
+    status, out, _ = run("--json", str(log))  # without the list, the log alone: the code's
+    assert (status, json.loads(out)["owner"]) == (0, "code")
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "No such file"),
+        (b"\xff\xfe not text", "codec can't decode"),
+        (b"a.py\n" * 3001, "3001 paths"),
+    ],
+)
+def test_a_changed_files_list_that_cannot_be_read_is_one_line(
+    tmp_path: Path, content: bytes | None, said: str
+) -> None:
+    log, changed = tmp_path / "install.log", tmp_path / "changed.txt"
+    log.write_text(NPM_PEERS_LOG)
+    if content is not None:
+        changed.write_bytes(content)
+    status, out, err = run("--changed", str(changed), str(log))
+    assert (status, out) == (2, "")
+    assert err.startswith("healer diagnose: --changed ") and said in err and err.count("\n") == 1

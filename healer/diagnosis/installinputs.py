@@ -1,0 +1,154 @@
+"""A dependency install the pull request did not change (pure).
+
+An install step resolves and fetches what the repository's manifests and lock files ask for, with the
+toolchain and the options its workflow gives it, from the registries as they are now. When a pull request's
+install fails and the pull request changed none of the files the install reads, its base branch installs
+the same files from the same registries: the failure is upstream's (a release, a withdrawn version, a
+registry, or the base branch itself), and an agent run on it would be a fix nobody asked for.
+
+What counts as read by an install is each package manager's own list of files (its documentation names
+them: below, by ecosystem), the toolchain version files the setup actions read, and everything that holds
+the install's command or environment: workflows and actions, container files, scripts and task files, and
+any file the failing command names. A pull request that changed any of them keeps the failure.
+
+Only a dependency failure of a step whose purpose is installing dependencies, headed for the agent or a fix
+rule, is looked at: an ``ImportError`` in a test step stays the code's whatever files changed (the code may
+import what no manifest lists).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from healer.diagnosis.owner import reassigned
+from healer.model import Action, Category, Diagnosis, Owner
+
+INSTALL_PURPOSE = "dependency-install"
+_HEALED = frozenset({Action.AGENT, Action.FIX})
+
+# File names (compared without case) a package manager or a setup action reads, wherever they are in the tree.
+# fmt: off
+NAMES = frozenset(
+    name.lower()
+    for name in (
+        # npm ("package.json", "package-lock.json", "npm-shrinkwrap.json", "npmrc": npm Docs), Yarn
+        # (yarn.lock, .yarnrc, .yarnrc.yml), pnpm (pnpm-lock.yaml, pnpm-workspace.yaml, .pnpmfile.cjs), Bun
+        # (bun.lock, bun.lockb, bunfig.toml), and the Node.js version files of actions/setup-node
+        "package.json", "package-lock.json", "npm-shrinkwrap.json", ".npmrc", "yarn.lock", ".yarnrc",
+        ".yarnrc.yml", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".pnpmfile.cjs", "bun.lock", "bun.lockb",
+        "bunfig.toml", ".nvmrc", ".node-version",
+        # Python: the build system's and project's tables (PEP 518, PEP 621: pyproject.toml; setuptools:
+        # setup.py, setup.cfg), Pipenv, Poetry, PDM, uv and conda's files, pip's configuration, the version
+        # file of actions/setup-python and pyenv, and the test runners that install (tox.ini, noxfile.py)
+        "pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "Pipfile.lock", "poetry.lock", "poetry.toml",
+        "pdm.lock", "uv.lock", "uv.toml", "pip.conf", "environment.yml", "environment.yaml",
+        ".python-version", "tox.ini", "noxfile.py",
+        # Go modules (go.mod, go.sum, go.work, go.work.sum: "Go Modules Reference")
+        "go.mod", "go.sum", "go.work", "go.work.sum",
+        # Cargo (Cargo.toml, Cargo.lock, .cargo/config.toml) and rustup's toolchain file
+        "Cargo.toml", "Cargo.lock", "rust-toolchain", "rust-toolchain.toml",
+        # Bundler (Gemfile, Gemfile.lock, gems.rb, gems.locked), ruby/setup-ruby's .ruby-version
+        "Gemfile", "Gemfile.lock", "gems.rb", "gems.locked", ".ruby-version",
+        # Composer (composer.json, composer.lock, auth.json)
+        "composer.json", "composer.lock", "auth.json",
+        # Maven (pom.xml, .mvn/), Gradle (build and settings scripts, gradle.properties, the version catalog,
+        # the wrapper's properties), sbt (build.sbt, project/), Leiningen and the Clojure CLI
+        "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+        "gradle.properties", "libs.versions.toml", "gradle-wrapper.properties", "build.sbt", "project.clj",
+        "deps.edn",
+        # .NET: central package management and MSBuild's directory files, NuGet's lock and configuration,
+        # the SDK's global.json, packages.config, Paket
+        "Directory.Packages.props", "Directory.Build.props", "Directory.Build.targets", "packages.lock.json",
+        "packages.config", "NuGet.Config", "global.json", "paket.dependencies", "paket.lock",
+        # Mix (mix.exs, mix.lock), rebar3 (rebar.config, rebar.lock)
+        "mix.exs", "mix.lock", "rebar.config", "rebar.lock",
+        # Cabal (cabal.project, its freeze and local files), Stack (stack.yaml, its lock), hpack
+        "cabal.project", "cabal.project.freeze", "cabal.project.local", "stack.yaml", "stack.yaml.lock",
+        "package.yaml",
+        # pub (pubspec.yaml, pubspec.lock), SwiftPM (Package.swift, Package.resolved), CocoaPods (Podfile,
+        # Podfile.lock), Carthage (Cartfile, Cartfile.resolved)
+        "pubspec.yaml", "pubspec.lock", "Package.swift", "Package.resolved", "Podfile", "Podfile.lock",
+        "Cartfile", "Cartfile.resolved",
+        # R (DESCRIPTION, renv.lock), Julia (Project.toml, Manifest.toml), Conan, vcpkg's manifest mode
+        "DESCRIPTION", "renv.lock", "Project.toml", "Manifest.toml", "conanfile.txt", "conanfile.py",
+        "vcpkg.json", "vcpkg-configuration.json",
+        # version managers and Nix (asdf's .tool-versions, mise's mise.toml, a flake and its lock)
+        ".tool-versions", ".mise.toml", "mise.toml", "flake.nix", "flake.lock", "shell.nix", "default.nix",
+        # the files that hold a project's commands (make, just, Task)
+        "Makefile", "GNUmakefile", "makefile", "justfile", "Taskfile.yml", "Taskfile.yaml",
+    )
+)
+# fmt: on
+# Names by their shape: pip's requirements and constraints files (any name `-r` is given; these are the
+# customary ones), MSBuild project files, gemspecs, Cabal package files, podspecs, container and Compose
+# files, scripts, make fragments.
+SHAPES = re.compile(
+    r"(?:^|/)(?:requirements|constraints)[^/]*\.(?:txt|in)$"
+    r"|\.(?:csproj|fsproj|vbproj|gemspec|cabal|podspec|mk|sh|bash|ps1|bat|cmd)$"
+    r"|(?:^|/)(?:Dockerfile|Containerfile)[^/]*$|\.dockerfile$"
+    r"|(?:^|/)(?:docker-)?compose[^/]*\.ya?ml$",
+    re.IGNORECASE,
+)
+# Folders whose files an install reads or that hold its command, at any depth (a monorepo's packages have
+# their own): workflows and local actions, Maven's and Cargo's configuration, Gradle's wrapper and catalog,
+# Yarn's releases and patches, pip's requirements folders, vendored dependencies, Dev Containers.
+FOLDERS = (".github/", ".mvn/", ".cargo/", "gradle/", ".yarn/", "requirements/", "vendor/", ".devcontainer/")
+# and at the top only: sbt's build definition (project/), patch-package's patches
+TOP_FOLDERS = ("project/", "patches/")
+
+
+def read_by_install(path: str) -> bool:
+    """Whether an install may read ``path`` (a repository path, ``/``-separated) or take its command from
+    it."""
+    path = path.strip().lstrip("/")
+    if path.startswith("./"):
+        path = path[2:]
+    if not path:
+        return False
+    if PurePosixPath(path).name.lower() in NAMES or SHAPES.search(path):
+        return True
+    return path.startswith(TOP_FOLDERS) or any(path.startswith(f) or f"/{f}" in path for f in FOLDERS)
+
+
+def named_in(command: str) -> frozenset[str]:
+    """The repository paths the failing command names (``./scripts/bootstrap``, ``-r ci/deps.txt``)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    out = set()
+    for word in words:
+        word = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if "/" in word and "://" not in word and not word.startswith(("-", "$", "~")):
+            out.add(word[2:] if word.startswith("./") else word.lstrip("/"))
+    return frozenset(out)
+
+
+def applies(diagnosis: Diagnosis) -> bool:
+    """Whether the pull request's changed files could tell whose ``diagnosis`` is: a dependency failure of an
+    install step, read as the code's and headed for the agent or a fix rule."""
+    return (
+        diagnosis.category is Category.DEPENDENCY
+        and diagnosis.owner is Owner.CODE
+        and diagnosis.action in _HEALED
+        and diagnosis.purpose == INSTALL_PURPOSE
+    )
+
+
+def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream and escalated when it :func:`applies` and the pull request changed
+    files (``changed``, every one of them) none of which the install reads; else ``diagnosis`` unchanged."""
+    if not applies(diagnosis) or not changed:
+        return diagnosis
+    named = named_in(diagnosis.command or "")
+    if any(read_by_install(path) or path.lstrip("/") in named for path in changed):
+        return diagnosis
+    shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    said = (
+        f"the pull request changed {len(changed)} file(s) ({shown}), none of them a manifest, lock file, "
+        "toolchain file, workflow or script the install reads: its base branch installs the same"
+    )
+    return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE, stage="changes")

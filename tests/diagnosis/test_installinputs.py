@@ -1,0 +1,177 @@
+"""A failed install the pull request did not change is upstream's (healer.diagnosis.installinputs): the files
+each package manager reads, one case per ecosystem of the table, and the failures the changed files never
+move (a test's ImportError, an install whose inputs the pull request touched)."""
+
+from __future__ import annotations
+
+import pytest
+from joblogs import diagnose_log, job_log
+
+from healer.diagnosis.installinputs import applies, named_in, read_by_install, untouched_install
+from healer.model import Action, Category, Owner
+
+NPM_PEERS = (
+    "npm error code ERESOLVE\nnpm error ERESOLVE could not resolve\nnpm error\n"
+    "npm error While resolving: web@1.0.0\nnpm error Found: react@18.3.1\n"
+    'npm error Could not resolve dependency:\nnpm error peer react@"^19.0.0" from react-dom@19.0.0'
+)
+
+
+def install_failure(command: str = "npm ci", output: str = NPM_PEERS):  # noqa: ANN201
+    return diagnose_log(job_log(command, output), job="build")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "package.json",
+        "apps/web/package-lock.json",
+        "pnpm-lock.yaml",
+        ".nvmrc",
+        "requirements-dev.txt",
+        "requirements/ci.in",
+        "constraints.txt",
+        "pyproject.toml",
+        "poetry.lock",
+        "uv.lock",
+        ".python-version",
+        "go.mod",
+        "tools/go.sum",
+        "crates/core/Cargo.toml",
+        "rust-toolchain.toml",
+        "Gemfile.lock",
+        "acme.gemspec",
+        "composer.lock",
+        "pom.xml",
+        ".mvn/wrapper/maven-wrapper.properties",
+        "app/build.gradle.kts",
+        "gradle/libs.versions.toml",
+        "project/plugins.sbt",
+        "src/Acme/Acme.csproj",
+        "Directory.Packages.props",
+        "mix.lock",
+        "rebar.config",
+        "acme.cabal",
+        "stack.yaml",
+        "pubspec.lock",
+        "Package.resolved",
+        "ios/Podfile.lock",
+        "renv.lock",
+        "Manifest.toml",
+        "vcpkg.json",
+        ".tool-versions",
+        "flake.lock",
+        ".github/workflows/ci.yml",
+        ".github/actions/setup/action.yml",
+        "docker/Dockerfile.ci",
+        "compose.yaml",
+        "scripts/bootstrap.sh",
+        "Makefile",
+        "vendor/github.com/x/y/z.go",
+        "./package.json",
+    ],
+)
+def test_a_file_an_install_reads_or_takes_its_command_from(path: str) -> None:
+    assert read_by_install(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "src/app.py",
+        "README.md",
+        "docs/install.md",
+        "web/src/components/Button.tsx",
+        "src/main/java/com/acme/project/Foo.java",  # a `project/` folder below the top is not sbt's
+        "tests/test_requirements_parser.py",
+        "lib/acme/version.rb",
+        "",
+    ],
+)
+def test_a_file_no_install_reads(path: str) -> None:
+    assert not read_by_install(path)
+
+
+def test_the_failing_command_names_its_own_files() -> None:
+    assert named_in(
+        "pip install -r ci/deps.txt && ./tools/setup --config=conf/x.ini https://a.example/b"
+    ) == {
+        "ci/deps.txt",
+        "tools/setup",
+        "conf/x.ini",
+    }
+    assert named_in("npm ci") == frozenset()
+    assert named_in("echo 'unbalanced") == frozenset()  # a command shlex cannot split is read by words
+
+
+def test_a_failed_install_of_an_unchanged_project_is_upstreams_and_escalated() -> None:
+    diagnosis = install_failure()
+    assert applies(diagnosis)
+
+    given = untouched_install(diagnosis, ["src/App.tsx", "README.md"])
+
+    assert (given.owner, given.action, given.category) == (
+        Owner.UPSTREAM,
+        Action.ESCALATE,
+        Category.DEPENDENCY,
+    )
+    decided = dict(given.decided_by)
+    assert decided["changes"].startswith("the pull request changed 2 file(s) (src/App.tsx, README.md), none")
+    assert decided["row"] == "(upstream, dependency) → escalate"
+    assert decided["purpose"] == dict(diagnosis.decided_by)["purpose"]  # the earlier stages stay
+    assert [stage for stage, _ in given.decided_by][-2:] == ["changes", "row"]
+
+
+def test_many_changed_files_are_shown_by_the_first_three() -> None:
+    given = untouched_install(install_failure(), [f"src/m{n}.ts" for n in range(5)])
+    assert "(src/m0.ts, src/m1.ts, src/m2.ts and 2 more)" in dict(given.decided_by)["changes"]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        ["src/App.tsx", "package.json"],  # the pull request changed a manifest: its own resolution failed
+        ["src/App.tsx", ".github/workflows/ci.yml"],  # or the install's command
+        ["src/App.tsx", ".npmrc"],  # or the registry's configuration
+        [],  # nothing listed says nothing
+    ],
+)
+def test_an_install_whose_inputs_the_pull_request_touched_stays_the_codes(changed: list[str]) -> None:
+    diagnosis = install_failure()
+    assert untouched_install(diagnosis, changed) is diagnosis
+
+
+def test_a_file_the_failing_command_names_counts_as_read() -> None:
+    diagnosis = install_failure(
+        "pip install -r ci/pinned.lst",
+        "ERROR: Cannot install acme==1.0 and requests==2.0 because these package versions have conflicting "
+        "dependencies.\nERROR: ResolutionImpossible: for help visit "
+        "https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts",
+    )
+    assert applies(diagnosis)
+    assert untouched_install(diagnosis, ["ci/pinned.lst"]) is diagnosis
+    assert untouched_install(diagnosis, ["src/acme/core.py"]).owner is Owner.UPSTREAM
+
+
+def test_a_tests_import_error_stays_the_codes_whatever_changed() -> None:
+    # the code may import what no manifest lists: a test step's missing module is the pull request's
+    diagnosis = diagnose_log(
+        job_log(
+            "pytest",
+            "E   ModuleNotFoundError: No module named 'yaml'\n=== short test summary info ===\n"
+            "ERROR tests/test_a.py - ModuleNotFoundError: No module named 'yaml'\n=== 1 error in 0.1s ===",
+        ),
+        job="test",
+    )
+    assert not applies(diagnosis)
+    assert untouched_install(diagnosis, ["src/app.py"]) is diagnosis
+
+
+def test_an_install_that_is_not_headed_for_the_agent_is_left_alone() -> None:
+    # a registry that did not answer is re-run whatever the pull request changed
+    diagnosis = install_failure(
+        "npm ci",
+        "npm error code E503\nnpm error 503 Service Unavailable - GET https://registry.npmjs.org/react",
+    )
+    assert diagnosis.action is Action.RERUN and not applies(diagnosis)
+    assert untouched_install(diagnosis, ["src/App.tsx"]) is diagnosis

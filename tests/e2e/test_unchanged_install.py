@@ -1,0 +1,66 @@
+"""End to end: a failed install that the pull request did not change is upstream's, not the agent's.
+
+A pull request changes only the README; its `build` job fails in `npm ci` on peer dependencies no release
+can satisfy. Its base branch installs the same files from the same registry, so the healer lists the pull
+request's files (one request), runs no agent and escalates. The same failure on a pull request that changed
+`package.json` goes to the agent as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import BRANCH, agent_reports, heal, write_agent
+
+from healer.demo.sample import job_log
+from healer.demo.sandbox import Sandbox
+
+NPM_PEERS = [
+    "npm error code ERESOLVE",
+    "npm error ERESOLVE could not resolve",
+    "npm error",
+    "npm error While resolving: widgets-web@1.0.0",
+    "npm error Found: react@18.3.1",
+    "npm error Could not resolve dependency:",
+    'npm error peer react@"^19.0.0" from react-dom@19.0.0',
+]
+AGENT = "report(ran=True)\npathlib.Path('NOTE.md').write_text('tried\\n')\n"
+
+
+def failed_install(box: Sandbox, files: dict[str, str]):  # noqa: ANN201
+    sha = box.commit(BRANCH, files, "Change")
+    pull = box.open_pull(BRANCH, sha, title="Change")
+    run = box.add_run(pull, [("build", "failure", job_log("build", "npm ci", NPM_PEERS))])
+    return pull, run
+
+
+def test_an_install_the_pull_request_did_not_change_is_escalated_without_an_agent(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    pull, run = failed_install(box, {"README.md": "# widgets\n\nCounting widgets.\n"})
+    agent = write_agent(tmp_path / "agent", AGENT)
+
+    result = heal(box, run, inputs={"agent-command": agent})
+
+    assert result.outputs["decision"] == "escalated"
+    assert agent_reports(tmp_path / "agent") == []
+    assert box.standin.created_pulls(box.repo) == []
+    listings = [r for r in result.requests if r.operation == "pulls/list-files"]
+    assert [dict(r.query) for r in listings] == [{"per_page": "100", "page": "1"}]
+    assert "none of the files its install reads" in result.stdout
+    [comment] = box.standin.comments(box.repo, pull.number)
+    assert (
+        "**Tried:** nothing: A dependency or the base branch is broken, not this pull request's code: the pull "
+        "request changed none of the files the install reads (dependency-install step)." in comment.body
+    )
+
+
+def test_the_same_failure_after_a_manifest_change_goes_to_the_agent(box: Sandbox, tmp_path: Path) -> None:
+    _, run = failed_install(box, {"package.json": '{"name": "widgets-web", "version": "1.0.0"}\n'})
+    agent = write_agent(tmp_path / "agent", AGENT)
+
+    result = heal(box, run, inputs={"agent-command": agent})
+
+    assert [r.operation for r in result.requests].count("pulls/list-files") == 1
+    assert agent_reports(tmp_path / "agent") == [{"ran": True}]
+    assert result.outputs["decision"] != "escalated"
