@@ -13,7 +13,9 @@ any file the failing command names. A pull request that changed any of them keep
 
 Only a dependency failure of a step whose purpose is installing dependencies, headed for the agent or a fix
 rule, is looked at: an ``ImportError`` in a test step stays the code's whatever files changed (the code may
-import what no manifest lists).
+import what no manifest lists). The same holds for an image the registry does not serve (a tag it removed,
+one that needs a login): the Dockerfile's ``FROM``, a Compose or Bake file, a workflow or a script names it,
+and an unchanged name pulls the same nothing on the base branch.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from healer.diagnosis.owner import reassigned
 from healer.model import Action, Category, Diagnosis, Owner
 
 INSTALL_PURPOSE = "dependency-install"
+# an image or tag the registry does not serve (or not without a login): a Dockerfile's FROM, a Compose or
+# Bake file, a workflow or a script names it, and the same name pulls the same nothing on the base branch
+IMAGE_RULES = frozenset({"config.docker-image"})
 _HEALED = frozenset({Action.AGENT, Action.FIX})
 
 # File names (compared without case) a package manager or a setup action reads, wherever they are in the tree.
@@ -79,6 +84,9 @@ NAMES = frozenset(
         ".tool-versions", ".mise.toml", "mise.toml", "flake.nix", "flake.lock", "shell.nix", "default.nix",
         # the files that hold a project's commands (make, just, Task)
         "Makefile", "GNUmakefile", "makefile", "justfile", "Taskfile.yml", "Taskfile.yaml",
+        # the files that name an image or its build arguments beside the Dockerfile: Buildx Bake's files, and
+        # the `.env` file Compose substitutes variables from
+        "docker-bake.hcl", "docker-bake.json", "docker-bake.override.hcl", ".env",
     )
 )
 # fmt: on
@@ -129,26 +137,29 @@ def named_in(command: str) -> frozenset[str]:
 
 def applies(diagnosis: Diagnosis) -> bool:
     """Whether the pull request's changed files could tell whose ``diagnosis`` is: a dependency failure of an
-    install step, read as the code's and headed for the agent or a fix rule."""
-    return (
-        diagnosis.category is Category.DEPENDENCY
-        and diagnosis.owner is Owner.CODE
-        and diagnosis.action in _HEALED
-        and diagnosis.purpose == INSTALL_PURPOSE
-    )
+    install step, or an image the registry does not serve, read as the code's and headed for the agent or
+    a fix rule."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.action not in _HEALED:
+        return False
+    install = diagnosis.category is Category.DEPENDENCY and diagnosis.purpose == INSTALL_PURPOSE
+    return install or diagnosis.rule in IMAGE_RULES
 
 
 def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream and escalated when it :func:`applies` and the pull request changed
-    files (``changed``, every one of them) none of which the install reads; else ``diagnosis`` unchanged."""
+    files (``changed``, every one of them) none of which the step reads; else ``diagnosis`` unchanged."""
     if not applies(diagnosis) or not changed:
         return diagnosis
     named = named_in(diagnosis.command or "")
     if any(read_by_install(path) or path.lstrip("/") in named for path in changed):
         return diagnosis
     shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
-    said = (
-        f"the pull request changed {len(changed)} file(s) ({shown}), none of them a manifest, lock file, "
-        "toolchain file, workflow or script the install reads: its base branch installs the same"
-    )
+    if diagnosis.rule in IMAGE_RULES:
+        what = "a Dockerfile, Compose or Bake file, workflow or script that names the image"
+        same = "pulls"
+    else:
+        what = "a manifest, lock file, toolchain file, workflow or script the install reads"
+        same = "installs"
+    said = f"the pull request changed {len(changed)} file(s) ({shown}), none of them {what}: its base branch"
+    said += f" {same} the same"
     return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE, stage="changes")

@@ -175,3 +175,22 @@ def test_an_install_that_is_not_headed_for_the_agent_is_left_alone() -> None:
     )
     assert diagnosis.action is Action.RERUN and not applies(diagnosis)
     assert untouched_install(diagnosis, ["src/App.tsx"]) is diagnosis
+
+
+BUILDKIT_NO_TAG = (
+    "#3 [internal] load metadata for docker.io/library/node:16-buster\n"
+    "#3 ERROR: docker.io/library/node:16-buster: not found\n"
+    "ERROR: failed to build: failed to solve: node:16-buster: failed to resolve source metadata for "
+    "docker.io/library/node:16-buster: docker.io/library/node:16-buster: not found"
+)
+
+
+def test_an_image_the_registry_does_not_serve_is_upstreams_unless_the_pull_request_named_it() -> None:
+    diagnosis = diagnose_log(job_log("docker build -t svc .", BUILDKIT_NO_TAG), job="docker")
+    assert diagnosis.rule == "config.docker-image" and applies(diagnosis)
+
+    given = untouched_install(diagnosis, ["src/server.js"])
+    assert (given.owner, given.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert dict(given.decided_by)["changes"].endswith("its base branch pulls the same")
+    for named_there in ("Dockerfile", "deploy/compose.yaml", "docker-bake.hcl", ".env"):
+        assert untouched_install(diagnosis, ["src/server.js", named_there]) is diagnosis

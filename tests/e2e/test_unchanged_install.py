@@ -51,7 +51,7 @@ def test_an_install_the_pull_request_did_not_change_is_escalated_without_an_agen
     [comment] = box.standin.comments(box.repo, pull.number)
     assert (
         "**Tried:** nothing: A dependency or the base branch is broken, not this pull request's code: the pull "
-        "request changed none of the files the install reads (dependency-install step)." in comment.body
+        "request changed none of the files this step reads (dependency-install step)." in comment.body
     )
 
 
