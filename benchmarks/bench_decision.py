@@ -27,6 +27,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   all in the test half.
 * ``fresh14`` … ``fresh16``: frozen like ``fresh13``, each after the previous one's report; all in the test
   half.
+* ``fresh17``, ``fresh18``: frozen like ``fresh16``, by two writers at once, after fresh16's report; all in
+  the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -92,6 +94,8 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh14": (FIXTURES / "fresh14" / "logs", FIXTURES / "fresh14" / "labels.json", None),
     "fresh15": (FIXTURES / "fresh15" / "logs", FIXTURES / "fresh15" / "labels.json", None),
     "fresh16": (FIXTURES / "fresh16" / "logs", FIXTURES / "fresh16" / "labels.json", None),
+    "fresh17": (FIXTURES / "fresh17" / "logs", FIXTURES / "fresh17" / "labels.json", None),
+    "fresh18": (FIXTURES / "fresh18" / "logs", FIXTURES / "fresh18" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
