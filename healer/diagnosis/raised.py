@@ -270,3 +270,39 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
                 return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)
             where = None
     return diagnosis
+
+
+# Node.js's report of a file it cannot parse: the file and line on a line of their own, the source line and a
+# caret under it, then `SyntaxError: …` (an uncaught error's decorated stack). A release that uses syntax this
+# Node does not have yet (`?.`, `??`) fails with "Unexpected token"; a module in the other module system
+# (`import` or `export` in a CommonJS file, Jest's untransformed ESM) is how the project loads it: the code's.
+_NODE_LOCATION = re.compile(r"^(?P<path>(?:/|[A-Za-z]:\\)\S{1,500}\.[cm]?js):\d+$")
+_NODE_SYNTAX = re.compile(
+    r"^SyntaxError: (?:Unexpected token (?!'?(?:export|import)\b)|Invalid regular expression flags)"
+)
+_NODE_AT = 6  # lines between the location and the error: the source line, the caret, a blank line
+
+
+def syntax_of_another_node(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to upstream when Node.js could not parse a file of an installed package (its
+    location under ``node_modules``): a release written for a newer Node that it installed on this older one
+    (its ``engines`` is advice npm only warns about); otherwise unchanged. Jest's report of a module it did
+    not transform, and a file of the checkout, keep it the code's."""
+    if diagnosis.owner is not Owner.CODE:
+        return diagnosis
+    where, since = None, 0
+    for raw in step_lines:
+        line = clean_line(raw).strip()
+        if "Jest encountered an unexpected token" in line:
+            return diagnosis
+        found = _NODE_LOCATION.match(line)
+        if found:
+            where, since = found.group("path"), 0
+            continue
+        since += 1
+        if where is not None and since <= _NODE_AT and _NODE_SYNTAX.match(line):
+            if "/node_modules/" in where.replace("\\", "/"):
+                said = f"a release written for a newer Node.js could not be parsed here ({where[-100:]})"
+                return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)
+            where = None
+    return diagnosis

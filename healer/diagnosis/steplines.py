@@ -15,6 +15,7 @@ from healer.diagnosis.raised import (
     crashed_action,
     crashed_plugin,
     raised_by_the_checkout,
+    syntax_of_another_node,
     syntax_of_another_python,
 )
 from healer.diagnosis.testcauses import failed_on_the_world
@@ -33,12 +34,13 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     only in dependencies' own files (:func:`healer.diagnosis.depsources.only_in_dependencies`), and a pytest
     plugin that crashed pytest (:func:`healer.diagnosis.raised.crashed_plugin`), an action that crashed in its
     own code (:func:`healer.diagnosis.raised.crashed_action`), a release Python cannot parse here
-    (:func:`healer.diagnosis.raised.syntax_of_another_python`), and a pinned dependency's
+    (:func:`healer.diagnosis.raised.syntax_of_another_python`) or Node.js cannot
+    (:func:`healer.diagnosis.raised.syntax_of_another_node`), and a pinned dependency's
     source that today's build tools cannot build (:func:`healer.diagnosis.depsources.pinned_sdist_broke`),
     and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`)."""
     lines = list(step_lines)
     said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
     said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
     said = crashed_action(crashed_plugin(said, lines), lines)
-    said = syntax_of_another_python(said, lines)
+    said = syntax_of_another_node(syntax_of_another_python(said, lines), lines)
     return withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)

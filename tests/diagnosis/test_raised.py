@@ -331,3 +331,56 @@ def test_a_syntax_error_in_the_checkout_or_in_code_run_from_a_string_stays_the_c
     assert diagnose("python -m app", mine, job="test").owner is Owner.CODE
     inline = ['  File "<string>", line 1', "    import app;;", "SyntaxError: invalid syntax"]
     assert diagnose("python -c 'import app;;'", inline, job="test").owner is Owner.CODE
+
+
+def node_syntax(path: str, message: str) -> list[str]:
+    """Node.js's report of a file it cannot parse: location, source line, caret, then the error."""
+    return [
+        "> acme@3.0.1 test",
+        "> mocha test/",
+        f"{path}:41",
+        "    const depth = suite?.parent ? indent(suite.parent) + 1 : 0;",
+        "                        ^",
+        "",
+        f"SyntaxError: {message}",
+        "    at new Script (vm.js:83:7)",
+        "    at Module._compile (internal/modules/cjs/loader.js:633:28)",
+        "npm ERR! Test failed.  See above for more details.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "message", ["Unexpected token .", "Unexpected token '?'", "Invalid regular expression flags"]
+)
+def test_a_release_this_node_cannot_parse_is_upstreams(message: str) -> None:
+    output = node_syntax("/home/travis/build/a/acme/node_modules/mocha-spec-tree/lib/reporter.js", message)
+    diagnosis = diagnose("npm test", output, job="node 8")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "newer Node.js" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_node_syntax_the_project_must_change_stays_the_codes() -> None:
+    # a file of the checkout
+    mine = node_syntax(f"{WORK}/lib/reporter.js", "Unexpected token .")
+    assert diagnose("npm test", mine, job="test").owner is Owner.CODE
+    # an ES module loaded as CommonJS: how the project requires it, not a newer syntax
+    esm = node_syntax(f"{WORK}/node_modules/uuid/dist/index.js", "Unexpected token 'export'")
+    assert diagnose("npm test", esm, job="test").owner is Owner.CODE
+    # Jest's report of a dependency it did not transform: the project's Jest configuration
+    jest = [
+        " FAIL  src/id.test.js",
+        "  ● Test suite failed to run",
+        "",
+        "    Jest encountered an unexpected token",
+        "",
+        "    Details:",
+        "",
+        f"    {WORK}/node_modules/nanoid/index.js:3",
+        "    const x = a?.b;",
+        "              ^",
+        "",
+        "    SyntaxError: Unexpected token .",
+        "",
+        "Test Suites: 1 failed, 4 passed, 5 total",
+    ]
+    assert diagnose("npx jest", jest, job="test").owner is Owner.CODE

@@ -181,6 +181,28 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="kubectl-invalid",
         ),
         pytest.param(
+            "deploy",
+            "kubectl apply -k deploy/overlays/staging",
+            'namespace/app unchanged\nThe Deployment "api" is invalid: '
+            "spec.template.spec.containers[0].resources.requests: Invalid value: "
+            '"2Gi": must be less than or equal to memory limit of 1Gi',
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="kustomize-invalid",
+        ),
+        pytest.param(
+            "release",
+            "goreleaser release --clean",
+            "  • getting and validating git state\n"
+            "    • git state      commit=e29807f branch=HEAD current_tag=v0.14.0 dirty=true\n"
+            "  ⨯ release failed after 0s                        error=git is in a dirty state\n"
+            "Please check in your pipeline what can be changing the following files:\n M go.sum\n\n"
+            "Learn more at https://goreleaser.com/errors/dirty",
+            "go.goreleaser-dirty",
+            CODE,
+            id="goreleaser-dirty",
+        ),
+        pytest.param(
             "deploy-preview",
             "npx netlify deploy --build --alias preview",
             "Netlify Build\n\nbuild.command from netlify.toml\n\n$ npm run build\n\n> site@1.0.0 build\n"
