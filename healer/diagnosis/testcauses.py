@@ -30,6 +30,9 @@ read with it. A database that refused the tests' login (PostgreSQL's ``FATAL: ro
 ``password authentication failed for user``, MySQL's error 1045 ``Access denied for user``) is a refused
 credential: the job's service and the tests' settings disagree, which no change to the code under test mends.
 
+An assertion among the causes keeps the tests the code's, and so does an error a test double raised in its
+own words (WebMock, responses, nock): the test chose that failure.
+
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
 
@@ -58,10 +61,20 @@ _HEADERS: dict[str, re.Pattern[str]] = {
     "rust.test-failed": re.compile(r"^---- \S+ stdout ----$"),
 }
 # a cause that is an assertion is the test's finding, whatever error code it names
-# (Go's own convention for a test's message is "got X, want Y": its wiki, "Go Test Comments", Useful Test
-# Failures)
+# (Go's own convention for a test's message is "got X, want Y", or "Foo(x) = y; want z": its wiki, "Go Test
+# Comments", Useful Test Failures)
 _ASSERTION = re.compile(
-    r"\bAssert(?:ion)?(?:Error|Failed|FailedError)?\b|\bexpected\b|\bgot\b.{0,300}\bwant\b", re.IGNORECASE
+    r"\bAssert(?:ion)?(?:Error|Failed|FailedError)?\b|\bexpected\b|\bgot\b.{0,300}\bwant\b"
+    r"|\) = .{1,300}[;,] want\b",
+    re.IGNORECASE,
+)
+# an error a test double raised, in the double's own words, is the test's doing, not the world's: WebMock's
+# `to_raise`/`to_timeout` ("Exception from WebMock") and its refusal of a request no stub matches ("Real HTTP
+# connections are disabled"), the responses library's "Connection refused by Responses", nock's "Nock: No
+# match for request" and "Nock: Disallowed net connect" (each library's README)
+_TEST_DOUBLE = re.compile(
+    r"Exception from WebMock|Real HTTP connections are disabled|Connection refused by Responses"
+    r"|Nock: (?:No match for request|Disallowed net connect)"
 )
 # an error's cause, printed under it (Vitest, Node's error.cause)
 _CAUSED_BY = re.compile(r"^\s*Caused by: ")
@@ -158,7 +171,7 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     if diagnosis.rule not in _HEADERS and diagnosis.rule not in _PYTEST_RULES:
         return diagnosis
     causes = failure_causes(diagnosis.rule, list(step_lines))
-    if not causes or any(_ASSERTION.search(c) for c in causes):
+    if not causes or any(_ASSERTION.search(c) or _TEST_DOUBLE.search(c) for c in causes):
         return diagnosis
     if all(NETWORK.search(c) and not CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"

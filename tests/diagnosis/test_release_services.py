@@ -203,6 +203,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="goreleaser-dirty",
         ),
         pytest.param(
+            "release",
+            "goreleaser release --snapshot --clean",
+            "  • starting release...\n"
+            "  ⨯ release failed after 0s                  error=yaml: unmarshal errors:\n"
+            "  line 17: field archive not found in type config.Project",
+            "go.goreleaser-config",
+            CODE,
+            id="goreleaser-config",
+        ),
+        pytest.param(
             "deploy-preview",
             "npx netlify deploy --build --alias preview",
             "Netlify Build\n\nbuild.command from netlify.toml\n\n$ npm run build\n\n> site@1.0.0 build\n"
@@ -357,6 +367,14 @@ def test_each_entry_reads_its_tools_words(
             '│    3:   regon = "us-east-1"\n╵',
             "terraform.state-locked",
             id="terraform-validate",
+        ),
+        pytest.param(
+            "pytest",
+            "E   AssertionError: assert '503 Server Error: Service Unavailable for url: http://x' == 'a'\n"
+            "FAILED tests/test_c.py::test_msg - AssertionError: assert '503 Server Error: Service "
+            "Unavailable for url: http://x' == 'a'\n==== 1 failed, 2 passed in 0.05s ====",
+            "network.http-5xx",
+            id="pytest-asserts-on-a-5xx-message",
         ),
     ],
 )

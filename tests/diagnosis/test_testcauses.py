@@ -156,6 +156,45 @@ FAIL\tgithub.com/o/r/store\t0.010s
 """,
             id="a-refused-connection-to-the-jobs-own-service",
         ),
+        pytest.param(
+            "go test ./...",
+            """
+--- FAIL: TestClassifyDialError (0.00s)
+    --- FAIL: TestClassifyDialError/reset_by_peer (0.00s)
+        retry_test.go:47: Classify(read tcp 10.0.0.9:5432: connection reset by peer) = Fatal, want Retryable
+FAIL
+FAIL\tgithub.com/o/r/internal/retry\t0.014s
+""",
+            id="go-foo-of-x-equals-y-want-z",
+        ),
+        pytest.param(
+            "bundle exec rspec",
+            """
+Failures:
+
+  1) RemoteRates falls back to cached rates when the rate service times out
+     Failure/Error: response = http.request(req)
+
+     Net::ReadTimeout:
+       Net::ReadTimeout with "Exception from WebMock"
+     # ./lib/remote_rates.rb:34:in `fetch'
+
+1171 examples, 1 failure
+""",
+            id="webmock-raised-the-timeout",
+        ),
+        pytest.param(
+            "npx jest",
+            """
+FAIL test/client.test.js
+  ● client › fetches the forecast
+
+    Nock: No match for request {"method":"GET","url":"https://api.weather.example/v1?q=x"} ETIMEDOUT
+
+Tests:       1 failed, 10 passed, 11 total
+""",
+            id="nock-matched-no-request",
+        ),
     ],
 )
 def test_any_other_failure_keeps_the_tests_the_codes(command: str, output: str) -> None:
