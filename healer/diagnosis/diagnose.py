@@ -19,9 +19,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from healer.diagnosis.bychanges import by_changes
 from healer.diagnosis.capture import split_capture
 from healer.diagnosis.classify import classify, diagnose_parts, failed_job
-from healer.diagnosis.installinputs import untouched_install
 from healer.diagnosis.logs import DEFAULT_TAIL_BYTES, job_name_in, looks_binary
 from healer.diagnosis.readback import read_back
 from healer.diagnosis.rules import RuleError, RuleSet, load_rules
@@ -154,7 +154,7 @@ def run(
             continue
         for job, diagnosis in results:
             if changed is not None:
-                diagnosis = untouched_install(diagnosis, changed)
+                diagnosis = by_changes(diagnosis, changed, tail.text.splitlines())
             label = f"{shown} [{job}]" if job else shown
             if args.json:
                 print(

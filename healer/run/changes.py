@@ -1,17 +1,19 @@
-"""Whose a failed install is, from the files the pull request changes (:mod:`healer.diagnosis.installinputs`).
+"""Whose a failure is, from the files the pull request changes.
 
-A check whose install failed and that would go to the agent or a fix rule is looked at once more, between
-the diagnosis and the plan: one request lists the pull request's files. When none of them is a file the
-install reads, its base branch installs the same, so the failure is upstream's and escalated, not healed.
-No request is made when no check is such an install; a listing that cannot be read, or that holds more
-files than one page, leaves every diagnosis as it was and says so.
+A check headed for the agent or a fix rule is looked at once more, between the diagnosis and the plan, when
+its failure depends only on files the pull request may not have touched: an install (what it reads:
+:mod:`healer.diagnosis.installinputs`), an image the registry does not serve, a per-file checker's findings
+(:mod:`healer.diagnosis.checkfindings`). One request lists the pull request's files. When none of them is
+such a file, its base branch fails the same way, so the failure is upstream's and escalated, not healed.
+No request is made when no check is such a failure; a listing that cannot be read, or that holds more files
+than one page, leaves every diagnosis as it was and says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from healer.diagnosis.installinputs import applies, untouched_install
+from healer.diagnosis.bychanges import applies, by_changes
 from healer.github import GitHubError
 from healer.model import PullRequest
 from healer.run.context import RunContext
@@ -20,12 +22,12 @@ from healer.text.spans import code
 
 
 def check_changes(ctx: RunContext, pr: PullRequest, diagnosed: Diagnosed) -> Diagnosed:
-    """``diagnosed`` with each failed install the pull request did not change given to upstream (see the
-    module doc)."""
-    installs = [name for name, diagnosis in diagnosed.diagnoses.items() if applies(diagnosis)]
-    if not installs:
+    """``diagnosed`` with each failure the pull request's changes leave as its base branch has it given to
+    upstream (see the module doc)."""
+    checks = [name for name, diagnosis in diagnosed.diagnoses.items() if applies(diagnosis)]
+    if not checks:
         return diagnosed
-    names = ", ".join(map(code, installs))
+    names = ", ".join(map(code, checks))
     try:
         changed = ctx.gh.changed_files(pr.number)
     except GitHubError as exc:
@@ -34,15 +36,16 @@ def check_changes(ctx: RunContext, pr: PullRequest, diagnosed: Diagnosed) -> Dia
     if not changed.complete:
         ctx.say(
             f"pull request #{pr.number} changes more files than one page lists; whether it changed what "
-            f"the install of {names} reads is not known, so it is handled as usual"
+            f"the failure of {names} depends on is not known, so it is handled as usual"
         )
         return diagnosed
     diagnoses = dict(diagnosed.diagnoses)
-    for name in installs:
-        diagnoses[name] = untouched_install(diagnoses[name], changed.paths)
+    for name in checks:
+        lines = diagnosed.evidence[name].log.text.splitlines() if name in diagnosed.evidence else []
+        diagnoses[name] = by_changes(diagnoses[name], changed.paths, lines)
         if diagnoses[name] is not diagnosed.diagnoses[name]:
             ctx.say(
-                f"{name!r}: the pull request changed none of the files its install reads "
+                f"{name!r}: the pull request changed none of the files this failure depends on "
                 f"({len(changed.paths)} changed): upstream's, escalated rather than healed"
             )
     return replace(diagnosed, diagnoses=diagnoses)

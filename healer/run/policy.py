@@ -344,7 +344,7 @@ def escalation_reason(diagnosis: Diagnosis) -> str:
     if words is not None and diagnosis.category is not Category.TIMEOUT:
         step = f" ({diagnosis.purpose} step)" if diagnosis.purpose else ""
         if "changes" in dict(diagnosis.decided_by):  # healer.diagnosis.installinputs said so
-            words += ": the pull request changed none of the files this step reads"
+            words += ": the pull request changed none of the files this failure depends on"
         return f"{words}{step}."
     return f"A {diagnosis.category.value} failure needs a person, not a code change."
 

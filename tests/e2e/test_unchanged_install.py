@@ -1,9 +1,10 @@
-"""End to end: a failed install that the pull request did not change is upstream's, not the agent's.
+"""End to end: a failure the pull request did not change (an install, a checker's findings) is upstream's.
 
 A pull request changes only the README; its `build` job fails in `npm ci` on peer dependencies no release
 can satisfy. Its base branch installs the same files from the same registry, so the healer lists the pull
 request's files (one request), runs no agent and escalates. The same failure on a pull request that changed
-`package.json` goes to the agent as before.
+`package.json` goes to the agent as before. A flake8 finding in a file the pull request did not touch is
+escalated the same way.
 """
 
 from __future__ import annotations
@@ -47,11 +48,11 @@ def test_an_install_the_pull_request_did_not_change_is_escalated_without_an_agen
     assert box.standin.created_pulls(box.repo) == []
     listings = [r for r in result.requests if r.operation == "pulls/list-files"]
     assert [dict(r.query) for r in listings] == [{"per_page": "100", "page": "1"}]
-    assert "none of the files its install reads" in result.stdout
+    assert "none of the files this failure depends on" in result.stdout
     [comment] = box.standin.comments(box.repo, pull.number)
     tried = (
         "**Tried:** nothing: A dependency or the base branch is broken, not this pull request's code: "
-        "the pull request changed none of the files this step reads (dependency-install step)."
+        "the pull request changed none of the files this failure depends on (dependency-install step)."
     )
     assert tried in comment.body
 
@@ -65,3 +66,22 @@ def test_the_same_failure_after_a_manifest_change_goes_to_the_agent(box: Sandbox
     assert [r.operation for r in result.requests].count("pulls/list-files") == 1
     assert agent_reports(tmp_path / "agent") == [{"ran": True}]
     assert result.outputs["decision"] != "escalated"
+
+
+def test_a_checkers_findings_only_in_untouched_files_are_escalated_without_a_fix(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    # a new flake8-bugbear check fires on a file the pull request did not touch: main has the same finding
+    sha = box.commit(BRANCH, {"README.md": "# widgets\n\nCounting widgets.\n"}, "Docs")
+    pull = box.open_pull(BRANCH, sha, title="Docs")
+    finding = "./widgets/calc.py:3:5: B911 `itertools.batched()` without an explicit `strict=` parameter"
+    run = box.add_run(pull, [("lint", "failure", job_log("lint", "flake8 widgets", [finding]))])
+    agent = write_agent(tmp_path / "agent", AGENT)
+
+    result = heal(box, run, inputs={"agent-command": agent})
+
+    assert result.outputs["decision"] == "escalated"
+    assert agent_reports(tmp_path / "agent") == [] and box.standin.created_pulls(box.repo) == []
+    assert [r.operation for r in result.requests].count("pulls/list-files") == 1
+    [comment] = box.standin.comments(box.repo, pull.number)
+    assert "the pull request changed none of the files this failure depends on (lint step)." in comment.body

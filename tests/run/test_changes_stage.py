@@ -67,8 +67,8 @@ def test_an_install_the_pull_request_did_not_change_is_escalated_as_upstreams() 
     assert after.diagnoses["test"] is before.diagnoses["test"]  # a test's failure is not looked at
     assert ctx.gh.requests == 1
     assert ctx.said == [
-        "'install': the pull request changed none of the files its install reads (1 changed): upstream's, "
-        "escalated rather than healed"
+        "'install': the pull request changed none of the files this failure depends on (1 changed): "
+        "upstream's, escalated rather than healed"
     ]
 
 
