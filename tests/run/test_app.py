@@ -23,6 +23,7 @@ from healer.change.workspace import Repo, identity_for
 from healer.demo.notifications import first_line
 from healer.demo.sample import job_log
 from healer.github import GitHub, GitHubError
+from healer.github.changes import ChangedFiles
 from healer.heal import attempt as heal_module
 from healer.ledger.fixrecords import fix_records
 from healer.ledger.ledger import (
@@ -76,6 +77,8 @@ class FakeGitHub(GitHub):
     reruns: list[int] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     requests: int = 0
+    # the files the pull request changes (`pulls/list-files`): the ones the tests' failures report
+    changed: tuple[str, ...] = ("app.py", "tests/test_calc.py")
     on_create_comment: Callable[[FakeGitHub], None] | None = None
     next_id: int = 1000
 
@@ -133,6 +136,10 @@ class FakeGitHub(GitHub):
     def get_file(self, path: str, ref: str) -> str | None:
         self._read()
         return self.files.get((path, ref))
+
+    def changed_files(self, number: int) -> ChangedFiles:
+        self._read()
+        return ChangedFiles(self.changed, complete=True)
 
     def create_comment(self, number: int, body: str) -> Comment:
         self._write(f"create_comment #{number}")
