@@ -29,6 +29,7 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   half.
 * ``fresh17``, ``fresh18``: frozen like ``fresh16``, by two writers at once, after fresh16's report; all in
   the test half.
+* ``fresh19``: frozen like ``fresh18``, after the reports of fresh17 and fresh18; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -96,6 +97,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh16": (FIXTURES / "fresh16" / "logs", FIXTURES / "fresh16" / "labels.json", None),
     "fresh17": (FIXTURES / "fresh17" / "logs", FIXTURES / "fresh17" / "labels.json", None),
     "fresh18": (FIXTURES / "fresh18" / "logs", FIXTURES / "fresh18" / "labels.json", None),
+    "fresh19": (FIXTURES / "fresh19" / "logs", FIXTURES / "fresh19" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
