@@ -91,7 +91,8 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="FILE",
         help="the files the pull request changes, one path a line (`gh pr diff N --name-only`): a failed "
-        "install that changed none of the files it reads is upstream's, as the action reads it",
+        "install, image pull or per-file check whose files it did not change is upstream's, as the action "
+        "reads it",
     )
     parser.add_argument(
         "--read-limit",

@@ -142,7 +142,7 @@ def execute(ctx: RunContext) -> Outcome:
         if not counts(ctx, event, pr, config):
             return outcome
         diagnosed = diagnose(ctx, event, config, cancelled)
-        diagnosed = check_changes(ctx, pr, diagnosed)  # an install the pull request did not change?
+        diagnosed = check_changes(ctx, pr, diagnosed)  # a failure the pull request did not change?
         planned = plan(ctx, event, pr, config, diagnosed)
         planned, trunk = check_trunk(ctx, event, pr, config, planned)  # does the base branch fail it too?
     outcome.plan = planned.plan

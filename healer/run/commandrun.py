@@ -233,7 +233,7 @@ def retry(
 ) -> None:
     """The stages of a run on ``event``, planned by :func:`plan_retry` and acted on with a grant."""
     planner = partial(plan_retry, check=command.check, by=comment.author)
-    diagnosed = check_changes(ctx, pr, diagnose(ctx, event, config))  # an install it did not change?
+    diagnosed = check_changes(ctx, pr, diagnose(ctx, event, config))  # a failure it did not change?
     planned = plan(ctx, event, pr, config, diagnosed, planner=planner)
     ctx.outcome.plan = planned.plan
     if not acting(planned.plan):

@@ -343,7 +343,7 @@ def escalation_reason(diagnosis: Diagnosis) -> str:
     words = _OWNER_WORDS.get(diagnosis.owner)
     if words is not None and diagnosis.category is not Category.TIMEOUT:
         step = f" ({diagnosis.purpose} step)" if diagnosis.purpose else ""
-        if "changes" in dict(diagnosis.decided_by):  # healer.diagnosis.installinputs said so
+        if "changes" in dict(diagnosis.decided_by):  # the changed files said so (healer.diagnosis.bychanges)
             words += ": the pull request changed none of the files this failure depends on"
         return f"{words}{step}."
     return f"A {diagnosis.category.value} failure needs a person, not a code change."
