@@ -79,7 +79,7 @@ def reported(rule: str, lines: Sequence[str]) -> list[str] | None:
         for pattern in patterns:
             match = pattern.match(line)
             if match:
-                path = match.group("path").removeprefix("./")
+                path = match.group("path").replace("\\", "/").removeprefix("./")  # a Windows runner's path
                 if path not in found:
                     found.append(path)
                 break

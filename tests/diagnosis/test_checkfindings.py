@@ -127,3 +127,10 @@ def test_the_install_reading_comes_first_and_either_is_one_answer() -> None:
     lines = job_log("flake8 src", FLAKE8).splitlines()
     assert by_changes(diagnosis, ["docs/usage.md"], lines).owner is Owner.UPSTREAM
     assert by_changes(diagnosis, ["src/acme/io.py"], lines) is diagnosis
+
+
+def test_a_windows_runners_path_is_compared_with_forward_slashes() -> None:
+    output = ["D:\\a\\acme\\acme\\src\\acme\\io.py:3:8: F401 [*] `os` imported but unused", "Found 1 error."]
+    diagnosis = diagnose("ruff check .", output)
+    assert reported(diagnosis.rule, output) == ["D:/a/acme/acme/src/acme/io.py"]
+    assert untouched_findings(diagnosis, ["src/acme/io.py"], output) is diagnosis
