@@ -162,3 +162,16 @@ def test_a_quiet_rerun_that_cannot_read_its_run_re_runs_nothing_and_says_why(box
         assert said in error and str(status) in error, error
         assert not [r for r in result.requests if r.is_write], result.requests
         assert box.standin.reruns == [] and not box.standin.comments(box.repo, pull.number)
+
+
+def test_a_files_listing_github_refuses_leaves_the_heal_as_it_was(box: Sandbox) -> None:
+    # the changed-files reading of a checker's findings costs one request; refused, it changes nothing
+    pull, run = lint_pull(box)
+    box.standin.fail("pulls/list-files", 403, times=10, message="Resource not accessible by integration")
+
+    result = heal(box, run)
+
+    assert result.outputs["decision"] == "healed"
+    assert [r.operation for r in result.requests].count("pulls/list-files") == 1
+    assert f"could not list the files of pull request #{pull.number}" in result.stdout
+    assert "`lint` handled as usual" in result.stdout
