@@ -19,9 +19,9 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from healer.diagnosis.installinputs import read_by_install
+from healer.diagnosis.installinputs import HEALED, read_by_install
 from healer.diagnosis.logs import clean_line
-from healer.diagnosis.owner import reassigned
+from healer.diagnosis.owner import reassigned, shown
 from healer.model import Action, Category, Diagnosis, Owner
 
 # the rules of per-file checkers, and how each reports a file (its output formats)
@@ -52,7 +52,6 @@ SETTINGS = re.compile(
     r"|prettier\.config\.[cm]?js|\.prettierignore|\.rubocop[^/]*\.ya?ml|\.?rustfmt\.toml|\.isort\.cfg)$"
 )
 _KINDS = frozenset({Category.LINT, Category.FORMAT})
-_HEALED = frozenset({Action.AGENT, Action.FIX})
 MAX_READ = 500  # findings read at most (a checker's report of a whole repository)
 
 
@@ -63,7 +62,7 @@ def applies(diagnosis: Diagnosis) -> bool:
         diagnosis.rule in FINDINGS
         and diagnosis.category in _KINDS
         and diagnosis.owner is Owner.CODE
-        and diagnosis.action in _HEALED
+        and diagnosis.action in HEALED
     )
 
 
@@ -104,11 +103,9 @@ def untouched_findings(diagnosis: Diagnosis, changed: Sequence[str], lines: Sequ
     files = reported(diagnosis.rule, lines)
     if not files or any(_same_file(f, c) for f in files for c in changed):
         return diagnosis
-    shown = ", ".join(PurePosixPath(f).name for f in files[:3]) + (
-        f" and {len(files) - 3} more" if len(files) > 3 else ""
-    )
+    names = shown([PurePosixPath(f).name for f in files])
     said = (
-        f"every file the checker reports ({shown}) is one the pull request did not change, and it changed "
+        f"every file the checker reports ({names}) is one the pull request did not change, and it changed "
         "neither the checker's version nor its settings: its base branch has the same findings"
     )
     return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE, stage="changes")

@@ -25,14 +25,14 @@ import shlex
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from healer.diagnosis.owner import reassigned
+from healer.diagnosis.owner import reassigned, shown
 from healer.model import Action, Category, Diagnosis, Owner
 
 INSTALL_PURPOSE = "dependency-install"
 # an image or tag the registry does not serve (or not without a login): a Dockerfile's FROM, a Compose or
 # Bake file, a workflow or a script names it, and the same name pulls the same nothing on the base branch
 IMAGE_RULES = frozenset({"config.docker-image"})
-_HEALED = frozenset({Action.AGENT, Action.FIX})
+HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 
 # File names (compared without case) a package manager or a setup action reads, wherever they are in the tree.
 # fmt: off
@@ -139,7 +139,7 @@ def applies(diagnosis: Diagnosis) -> bool:
     """Whether the pull request's changed files could tell whose ``diagnosis`` is: a dependency failure of an
     install step, or an image the registry does not serve, read as the code's and headed for the agent or
     a fix rule."""
-    if diagnosis.owner is not Owner.CODE or diagnosis.action not in _HEALED:
+    if diagnosis.owner is not Owner.CODE or diagnosis.action not in HEALED:
         return False
     install = diagnosis.category is Category.DEPENDENCY and diagnosis.purpose == INSTALL_PURPOSE
     return install or diagnosis.rule in IMAGE_RULES
@@ -153,13 +153,12 @@ def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis
     named = named_in(diagnosis.command or "")
     if any(read_by_install(path) or path.lstrip("/") in named for path in changed):
         return diagnosis
-    shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
     if diagnosis.rule in IMAGE_RULES:
         what = "a Dockerfile, Compose or Bake file, workflow or script that names the image"
         same = "pulls"
     else:
         what = "a manifest, lock file, toolchain file, workflow or script the install reads"
         same = "installs"
-    said = f"the pull request changed {len(changed)} file(s) ({shown}), none of them {what}: its base branch"
-    said += f" {same} the same"
+    said = f"the pull request changed {len(changed)} file(s) ({shown(changed)}), none of them {what}"
+    said += f": its base branch {same} the same"
     return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE, stage="changes")

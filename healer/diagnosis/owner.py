@@ -23,7 +23,7 @@ Pure: values in, a :class:`~healer.model.Diagnosis` out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -201,6 +201,12 @@ def assign_owner(diagnosis: Diagnosis, purpose: StepPurpose, *, rule: Rule | Non
         fix_commands=diagnosis.fix_commands if action is Action.FIX else (),
         decided_by=tuple(said),
     )
+
+
+def shown(names: Sequence[str], limit: int = 3) -> str:
+    """The first ``limit`` of ``names`` for a ``decided_by`` line, and how many more there are."""
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" and {more} more" if more > 0 else "")
 
 
 def reread(

@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from healer.diagnosis.logs import clean_line
+from healer.diagnosis.owner import shown
 from healer.diagnosis.retries import failed_per_attempt
 from healer.diagnosis.testids import MAX_TEST_IDS, passed_go_tests, retried_gradle_tests
 
@@ -137,13 +138,13 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _wrapper(lines)
     )
     if named:
-        return Retried(_shown(named), tuple(named))
+        return Retried(shown(named), tuple(named))
     passed, varied = _jest_retries(lines)
     if passed:
-        return Retried(_shown(passed), tuple(passed))
+        return Retried(shown(passed), tuple(passed))
     varied = varied or _rspec_tries(lines) or _surefire_runs(lines)
     if varied:
-        return Retried(_shown(varied), tuple(varied), differently=True)
+        return Retried(shown(varied), tuple(varied), differently=True)
     counts = [
         next(filter(None, m.groups()))
         for line in cleaned
@@ -152,10 +153,6 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
     if counts:
         return Retried(f"{counts[-1]} flaky test(s)")
     return Retried("a test") if any(_NEXTEST_TRY.match(line) for line in cleaned) else None
-
-
-def _shown(names: Sequence[str]) -> str:
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
