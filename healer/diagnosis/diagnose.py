@@ -153,9 +153,10 @@ def run(
             print(f"healer diagnose: {_printable(shown)}: {error}", file=err)
             status = 1
             continue
+        lines = tail.text.splitlines() if changed is not None else []  # once per log, not per job
         for job, diagnosis in results:
             if changed is not None:
-                diagnosis = by_changes(diagnosis, changed, tail.text.splitlines())
+                diagnosis = by_changes(diagnosis, changed, lines)
             label = f"{shown} [{job}]" if job else shown
             if args.json:
                 print(
