@@ -15,6 +15,10 @@ from healer.demo.routes import Reply, error, paginate
 from healer.demo.state import Pull, Repo, Review, ReviewComment, pull_diff
 from healer.demo.views import Views
 
+# GitHub lists at most 3,000 files of a pull request ("List pull requests files": "Responses include a maximum
+# of 3000 files"); the rest are not listed at all
+MAX_LISTED_FILES = 3000
+
 
 class PullOps(Views):
     """Mixed into :class:`healer.demo.api.Api`."""
@@ -157,8 +161,8 @@ class PullOps(Views):
         self, repo: Repo, params: dict[str, str], query: dict[str, str], body: Any, headers: Mapping[str, str]
     ) -> Reply:
         """The files of the pull request's diff against the merge base, in git's order, 30 a page unless
-        asked (GitHub's ``pulls/list-files``; renames are not detected, as the diff is read with
-        ``--no-renames``)."""
+        asked, at most :data:`MAX_LISTED_FILES` in all (GitHub's ``pulls/list-files``; renames are not
+        detected, as the diff is read with ``--no-renames``)."""
         pull = self._pull(repo, params["number"])
         if pull is None:
             return error(404, "Not Found")
@@ -177,7 +181,9 @@ class PullOps(Views):
                 repo.full_name, pull.head_sha, path, status, added, removed, self.api, self.web
             )
             files.append(entry)
-        page, links = paginate(files, query, self._url(repo, f"/pulls/{pull.number}/files"))
+        page, links = paginate(
+            files[:MAX_LISTED_FILES], query, self._url(repo, f"/pulls/{pull.number}/files")
+        )
         return Reply(200, page, headers=links)
 
     def op_pulls_update(

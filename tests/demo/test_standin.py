@@ -18,6 +18,7 @@ import requests
 from openapi_contract import check_request, check_response
 
 from healer.deliver.suggestions import suggest
+from healer.demo import pullops
 from healer.demo.agent import main as agent_main
 from healer.demo.lint import unused_imports
 from healer.demo.sample import BASE_FILES, LINT_FIXED_CALC, LINT_PR_FILES, job_log
@@ -553,6 +554,16 @@ def test_a_forks_changed_files_are_listed_from_its_diff_as_github_lists_them(
     check_response("GET", url, 200, answer.json())
     assert len(answer.json()) == 1 and 'rel="next"' in answer.headers["link"]
     assert answer.json()[0]["status"] == "modified" and answer.json()[0]["changes"] > 0
+
+
+def test_the_files_listing_stops_where_githubs_does(
+    standin: StandIn, sandbox: Sandbox, fork_pull: Pull, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GitHub lists at most 3,000 files of a pull request; here the bound is 1 of the fork pull's 2 files
+    monkeypatch.setattr(pullops, "MAX_LISTED_FILES", 1)
+    answer = call(standin, "GET", f"/repos/{sandbox.repo}/pulls/{fork_pull.number}/files?per_page=100", None)
+    assert len({"widgets/long.py", *LINT_PR_FILES}) == 2
+    assert [f["filename"] for f in answer.json()] == ["widgets/calc.py"] and "link" not in answer.headers
 
 
 def test_a_review_of_a_forks_newer_commit_reads_it_from_the_fork(

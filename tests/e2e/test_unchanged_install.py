@@ -85,3 +85,20 @@ def test_a_checkers_findings_only_in_untouched_files_are_escalated_without_a_fix
     assert [r.operation for r in result.requests].count("pulls/list-files") == 1
     [comment] = box.standin.comments(box.repo, pull.number)
     assert "the pull request changed none of the files this failure depends on (lint step)." in comment.body
+
+
+def test_a_pull_request_longer_than_one_page_of_files_is_healed_as_before(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    # the unkind form: GitHub pages the listing and the healer reads one page of 100; with 101 files a
+    # manifest may be on the page it did not read, so nothing is concluded from it
+    docs = {f"docs/page-{n:03}.md": f"# Page {n}\n" for n in range(101)}
+    _, run = failed_install(box, docs)
+    agent = write_agent(tmp_path / "agent", AGENT)
+
+    result = heal(box, run, inputs={"agent-command": agent})
+
+    listings = [r for r in result.requests if r.operation == "pulls/list-files"]
+    assert [dict(r.query) for r in listings] == [{"per_page": "100", "page": "1"}]
+    assert "changes more files than one page lists" in result.stdout
+    assert agent_reports(tmp_path / "agent") == [{"ran": True}]
