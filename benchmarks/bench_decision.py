@@ -30,6 +30,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
 * ``fresh17``, ``fresh18``: frozen like ``fresh16``, by two writers at once, after fresh16's report; all in
   the test half.
 * ``fresh19``: frozen like ``fresh18``, after the reports of fresh17 and fresh18; all in the test half.
+* ``fresh20``, ``fresh21``: frozen like ``fresh19``, by two writers at once, after fresh19's report; all in the
+  test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -98,6 +100,8 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh17": (FIXTURES / "fresh17" / "logs", FIXTURES / "fresh17" / "labels.json", None),
     "fresh18": (FIXTURES / "fresh18" / "logs", FIXTURES / "fresh18" / "labels.json", None),
     "fresh19": (FIXTURES / "fresh19" / "logs", FIXTURES / "fresh19" / "labels.json", None),
+    "fresh20": (FIXTURES / "fresh20" / "logs", FIXTURES / "fresh20" / "labels.json", None),
+    "fresh21": (FIXTURES / "fresh21" / "logs", FIXTURES / "fresh21" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
