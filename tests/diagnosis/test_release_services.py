@@ -5,7 +5,7 @@ failure that merely mentions the same words."""
 from __future__ import annotations
 
 import pytest
-from joblogs import CODE, PLATFORM, REPO, diagnose_log, job_log
+from joblogs import CODE, PLATFORM, REPO, UPSTREAM, diagnose_log, job_log
 
 from healer.model import Action, Owner
 
@@ -50,6 +50,66 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             "network.pages-deployment-busy",
             PLATFORM,
             id="pages-in-progress",
+        ),
+        pytest.param(
+            "deploy",
+            "actions/deploy-pages@v4",
+            "Creating Pages deployment with payload:\n"
+            '{ "artifact_id": 1234, "pages_build_version": "5e1a" }\n'
+            "##[error]Failed to create deployment (status: 500) with build version 5e1a. Request ID "
+            "1A2B:3C4D:5E6F70 Responded with: Internal Server Error",
+            "network.http-5xx",
+            PLATFORM,
+            id="pages-api-500",
+        ),
+        pytest.param(
+            "setup",
+            "actions/setup-python@v5",
+            "##[error]The specified python version file at: /home/runner/work/app/app/.python-version "
+            "doesn't exist.",
+            "config.version-file-missing",
+            CODE,
+            id="setup-python-version-file",
+        ),
+        pytest.param(
+            "setup",
+            "actions/setup-node@v4",
+            "##[error]The specified node version file at: /home/runner/work/app/app/.nvmrc does not exist",
+            "config.version-file-missing",
+            CODE,
+            id="setup-node-version-file",
+        ),
+        pytest.param(
+            "install",
+            "pip install -r requirements.txt",
+            "Collecting zonestat>=1.2\n  Downloading zonestat-2.0.0-py3-none-any.whl (41 kB)\n"
+            "ERROR: Package 'zonestat' requires a different Python: 3.6.15 not in '>=3.8'",
+            "dependency.runtime-too-old",
+            UPSTREAM,
+            id="pip-requires-python",
+        ),
+        pytest.param(
+            "install",
+            "pip install -e .",
+            "ERROR: Ignored the following versions that require a different python version: 3.0.0 "
+            "Requires-Python >=3.9; 3.0.1 Requires-Python >=3.9\n"
+            "ERROR: Could not find a version that satisfies the requirement tomlkit-ext>=3 (from versions: "
+            "2.4.0, 2.5.0)\nERROR: No matching distribution found for tomlkit-ext>=3",
+            "dependency.runtime-too-old",
+            UPSTREAM,
+            id="pip-ignored-for-python",
+        ),
+        pytest.param(
+            "lint",
+            "golangci/golangci-lint-action@v6",
+            "Running [/home/runner/golangci-lint-2.0.2-linux-amd64/golangci-lint run] in "
+            "[/home/runner/work/a/a] ...\n"
+            '  Error: can\'t load config: unsupported version of the configuration: "" See '
+            "https://golangci-lint.run/product/migration-guide for migration instructions\n"
+            "##[error]golangci-lint exit with code 3",
+            "go.golangci-lint-v1-config",
+            UPSTREAM,
+            id="golangci-lint-v2-reads-v1-config",
         ),
         pytest.param(
             "deploy",
@@ -376,9 +436,35 @@ def test_each_entry_reads_its_tools_words(
             "network.http-5xx",
             id="pytest-asserts-on-a-5xx-message",
         ),
+        pytest.param(
+            "pip install -r requirements.txt",
+            "ERROR: Cannot install acme==1.0 and bolt==2.0 because these package versions have conflicting "
+            "dependencies.\nERROR: ResolutionImpossible: for help visit "
+            "https://pip.pypa.io/en/latest/topics/dependency-resolution/",
+            "dependency.runtime-too-old",
+            id="pip-conflict-is-not-a-python-version",
+        ),
+        pytest.param(
+            "pytest",
+            "E   AssertionError: assert 'The specified node version file at: x does not exist' == ''\n"
+            "FAILED tests/test_setup.py::test_message - AssertionError\n==== 1 failed in 0.1s ====",
+            "config.version-file-missing",
+            id="pytest-quotes-a-setup-message",
+        ),
     ],
 )
 def test_the_codes_own_failures_stay_the_codes(command: str, output: str, rule: str) -> None:
     diagnosis = diagnose(run_log(command, output), "test")
     assert diagnosis.rule != rule
     assert diagnosis.owner is Owner.CODE and diagnosis.action in (Action.AGENT, Action.FIX)
+
+
+def test_a_pages_deployment_the_repository_has_not_enabled_is_not_the_network() -> None:
+    output = (
+        "##[error]Failed to create deployment (status: 404) with build version 5e1a. Request ID "
+        "1A2B:3C4D:5E6F70 Responded with: Not Found\n"
+        "Ensure GitHub Pages has been enabled: https://github.com/acme/site/settings/pages"
+    )
+    diagnosis = diagnose(run_log("actions/deploy-pages@v4", output, None), "deploy")
+    assert diagnosis.rule != "network.http-5xx"
+    assert (diagnosis.owner, diagnosis.action) == REPO
