@@ -263,9 +263,12 @@ def split_commands(command: str) -> list[list[str]]:
 
 
 def _split_outside_quotes(text: str) -> list[str]:
-    """``text`` cut at ``&&``, ``||``, ``;``, ``|`` and new lines that are not inside quotes."""
+    """``text`` cut at ``&&``, ``||``, ``;``, ``|`` and new lines that are not inside quotes nor inside a
+    ``[[ … ]]`` test, where bash reads ``&&`` and ``||`` as the test's own operators and ``|`` as part of a
+    ``=~`` pattern (the Bash manual, "Conditional Constructs")."""
     parts: list[str] = []
     quote = ""
+    in_test = False
     start = 0
     at = 0
     while at < len(text):
@@ -279,6 +282,10 @@ def _split_outside_quotes(text: str) -> list[str]:
             quote = char
         elif char == "\\":
             at += 1
+        elif in_test:
+            in_test = not _at_word(text, at, "]]")
+        elif _at_word(text, at, "[["):
+            in_test = True
         else:
             joiner = _JOINERS.match(text, at)
             if joiner:
@@ -288,6 +295,16 @@ def _split_outside_quotes(text: str) -> list[str]:
         at += 1
     parts.append(text[start:])
     return parts
+
+
+def _at_word(text: str, at: int, word: str) -> bool:
+    """Whether ``word`` stands alone at ``text[at:]`` (between the line's ends, blanks or separators)."""
+    end = at + len(word)
+    return (
+        text.startswith(word, at)
+        and (at == 0 or text[at - 1] in " \t\n;&|(!")
+        and (end == len(text) or text[end] in " \t\n;&|)")
+    )
 
 
 def tool_name(word: str) -> str:

@@ -44,6 +44,7 @@ ACTIONS = [
     ("lycheeverse/lychee-action@v1", "link-check"),
     ("github/codeql-action/analyze@v3", "security-scan"),
     ("golangci/golangci-lint-action@v6", "lint"),
+    ("bufbuild/buf-action@v1", "lint"),
     ("mszostok/codeowners-validator@v0.7.4", "lint"),
     ("zizmorcore/zizmor-action@v0.1.1", "security-scan"),
     ("cypress-io/github-action@v6", "test"),
@@ -310,3 +311,12 @@ def test_an_unnamed_run_steps_default_name_is_its_command_not_a_name() -> None:
     # a step its author named is a name
     named = step_purpose(header=f"Run {command}", command=command, step="Check docs links", job="ci")
     assert named.purpose != "pr-policy"
+
+
+def test_a_branch_pattern_in_a_double_bracket_test_is_not_read_as_a_script_file() -> None:
+    # `docs)/` inside the =~ pattern is not a script under docs/: the job's name says what the step is for
+    command = '[[ "$HEAD_REF" =~ ^(feat|fix|chore|docs)/ ]] || { echo "::error::bad branch"; exit 1; }'
+    said = step_purpose(
+        header=f"Run {command}", command=command, step=f"Run {command}", job="check-branch-name"
+    )
+    assert (said.purpose, said.strength) == ("pr-policy", "name")

@@ -7,7 +7,7 @@ import pytest
 
 from healer.diagnosis.derive import derive_category, name_hint
 from healer.diagnosis.finder import find_evidence
-from healer.diagnosis.tooltable import load_table, parse_table, read_line
+from healer.diagnosis.tooltable import load_table, parse_table, read_line, split_commands
 from healer.model import Category
 
 
@@ -199,3 +199,29 @@ def test_the_scripts_of_the_tree_resolve_a_runner() -> None:
 )
 def test_a_name_hints_at_its_category(name: str, category: Category | None) -> None:
     assert name_hint(name) is category
+
+
+@pytest.mark.parametrize(
+    ("line", "commands"),
+    [
+        (
+            '[[ "$HEAD_REF" =~ ^(feat|fix|docs)/ ]] || { echo "::error::bad branch"; exit 1; }',
+            [
+                ["[[", "$HEAD_REF", "=~", "^(feat|fix|docs)/", "]]"],
+                ["echo", "::error::bad branch"],
+                ["exit", "1"],
+            ],
+        ),
+        (
+            "[[ -f a && -f b ]] && make test | tee out",
+            [["[[", "-f", "a", "&&", "-f", "b", "]]"], ["make", "test"], ["tee", "out"]],
+        ),
+        ("x[[y]] | wc -l", [["x[[y]]"], ["wc", "-l"]]),
+        ("[ -f a ] && make | tee out", [["[", "-f", "a", "]"], ["make"], ["tee", "out"]]),
+    ],
+)
+def test_a_double_bracket_test_is_one_command_whatever_operators_it_holds(
+    line: str, commands: list[list[str]]
+) -> None:
+    # inside `[[ … ]]` bash reads && and || as the test's operators and | as part of a =~ pattern
+    assert split_commands(line) == commands
