@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from healer.diagnosis.depsources import only_in_dependencies, pinned_sdist_broke, withdrawn_release
 from healer.diagnosis.flakyrun import flaky_in_the_log
+from healer.diagnosis.hungtest import hung_at_the_limit
 from healer.diagnosis.linkfindings import checked_links
 from healer.diagnosis.raised import (
     clash_between_installed,
@@ -37,9 +38,11 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     (:func:`healer.diagnosis.raised.syntax_of_another_python`) or Node.js cannot
     (:func:`healer.diagnosis.raised.syntax_of_another_node`), and a pinned dependency's
     source that today's build tools cannot build (:func:`healer.diagnosis.depsources.pinned_sdist_broke`),
-    and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`)."""
+    and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`); a test the
+    harness named as still running when the job's time limit came hangs in the code
+    (:func:`healer.diagnosis.hungtest.hung_at_the_limit`)."""
     lines = list(step_lines)
-    said = failed_on_the_world(flaky_in_the_log(diagnosis, lines), lines)
+    said = failed_on_the_world(flaky_in_the_log(hung_at_the_limit(diagnosis, lines), lines), lines)
     said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
     said = crashed_action(crashed_plugin(said, lines), lines)
     said = syntax_of_another_node(syntax_of_another_python(said, lines), lines)

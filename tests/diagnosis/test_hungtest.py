@@ -1,0 +1,74 @@
+"""A job its time limit stopped while the test harness named a test still running: the code's test hangs."""
+
+from __future__ import annotations
+
+from joblogs import diagnose_log, stamped
+
+from healer.model import Action, Category, Owner
+
+_LIMIT = (
+    "##[error]The job running on runner GitHub Actions 7 has exceeded the maximum execution time of 30 "
+    "minutes."
+)
+
+
+def cargo_log(*output: str) -> str:
+    return stamped(
+        [
+            "##[group]Run cargo test --workspace",
+            "cargo test --workspace",
+            "shell: /usr/bin/bash -e {0}",
+            "##[endgroup]",
+            "   Compiling pool v0.3.0 (/home/runner/work/pool/pool)",
+            "running 3 tests",
+            "test tests::sums ... ok",
+            *output,
+            _LIMIT,
+            "##[error]The operation was canceled.",
+            "Post job cleanup.",
+        ]
+    )
+
+
+def test_a_test_libtest_names_as_running_when_the_limit_comes_is_the_codes_with_its_name() -> None:
+    diagnosis = diagnose_log(
+        cargo_log("test pool::tests::shutdown_waits has been running for over 60 seconds")
+    )
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.CODE,
+        Category.TEST,
+        Action.AGENT,
+    )
+    assert diagnosis.test_ids == ("pool::tests::shutdown_waits",)
+    assert any("shutdown_waits has been running" in line for line in diagnosis.decisive)
+    assert "still running" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_a_slow_test_that_finished_leaves_the_time_limit_nobodys() -> None:
+    diagnosis = diagnose_log(
+        cargo_log(
+            "test pool::tests::big has been running for over 60 seconds",
+            "test pool::tests::big ... ok",
+            "test result: ok. 3 passed; 0 failed",
+            "     Running tests/integration.rs (target/debug/deps/integration-1a2b)",
+        )
+    )
+    assert diagnosis.category is Category.TIMEOUT
+    assert diagnosis.owner is not Owner.CODE and diagnosis.action is not Action.AGENT
+
+
+def test_nextest_slow_without_an_end_is_the_codes() -> None:
+    diagnosis = diagnose_log(
+        cargo_log(
+            "        PASS [   0.012s] pool tests::sums",
+            "        SLOW [> 60.000s] pool tests::drains_queue",
+        )
+    )
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert diagnosis.test_ids == ("pool tests::drains_queue",)
+
+
+def test_a_limit_with_no_harness_warning_stays_as_it_was() -> None:
+    diagnosis = diagnose_log(cargo_log("Downloading simulator runtime (4.1 GB) ..."))
+    assert diagnosis.category is Category.TIMEOUT
+    assert diagnosis.action is not Action.AGENT
