@@ -96,9 +96,13 @@ def only_in_dependencies(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Dia
 
 
 # pip's line for a requirement pinned to one version, and the errors of a build script that imported a build
-# tool's API that is gone
+# tool's API that is gone, or of a build tool that no longer accepts the package's own configuration
+# (setuptools' InvalidConfigError, setuptools.errors: "Invalid dash-separated key 'description-file' in
+# 'metadata' (setup.cfg)", since setuptools 78)
 _PINNED = re.compile(r"^Collecting (?P<name>[\w.-]+)==(?P<version>[\w.!+-]+)")
-_BUILD_API = re.compile(r"^(?:ModuleNotFoundError|ImportError|AttributeError): ")
+_BUILD_API = re.compile(
+    r"^(?:ModuleNotFoundError|ImportError|AttributeError|(?:setuptools\.errors\.)?InvalidConfigError): "
+)
 # pip's build phases for a package it builds from source ("Getting requirements to build wheel: started",
 # "Preparing metadata (setup.py): started", "Building wheel for x (pyproject.toml): started")
 _BUILDING = re.compile(r"^(?:Getting requirements to build wheel|Preparing metadata|Building wheel for)\b")
@@ -140,6 +144,8 @@ def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagn
         elif building and _BUILD_API.match(line):
             if pinned:
                 said = f"pip could not build the pinned {pinned} from its source with today's build tools"
+            elif "InvalidConfigError" in line:
+                continue  # the project's own configuration, which the build tool now refuses: its to fix
             elif (frames and all(_BUILD_ENV in path for path in frames)) or (
                 not frames and _BUILD_TOOL.search(line)
             ):

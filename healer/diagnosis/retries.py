@@ -12,6 +12,12 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
   pytest --lf``): RSpec's ``Run options: include {:last_run_status=>"failed"}`` and pytest's
   ``run-last-failure: rerun previous N failures`` open the re-run.
 
+A script may also run the same suite again itself, with no wrapper to say so (``phpunit || phpunit``, a
+``for`` loop around ``pytest``): then the runner's own header opens each run, pytest's ``test session
+starts`` and PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``), and the
+runs are attempts only when each names the same size of suite (pytest's ``collected N items``, PHPUnit's
+``Tests: N, Assertions: …``): two suites run one after the other (unit, then integration) are not.
+
 Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
 failed on every attempt failed the same way each time: the code's. Runners that retry a single test
 themselves (pytest-rerunfailures, jest's ``retryTimes``, Cypress, rspec-retry, minitest-retry, gotestsum's
@@ -25,7 +31,7 @@ Pure: lines in, a verdict out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.testids import MAX_TEST_IDS, failing_test_ids
@@ -42,6 +48,16 @@ _BETWEEN = re.compile(
 # previous 2 failures"), each its documented header
 _RERUN_HEADER = re.compile(
     r'^Run options: include \{:last_run_status=>"failed"\}$|^run-last-failure: rerun previous \d+ failures?\b'
+)
+
+# a test runner's header at the start of each of its runs, and the size of the suite a run names
+_RUN_HEADER = re.compile(
+    r"^=+ test session starts =+$|^PHPUnit \d+\.\d+\S* by Sebastian Bergmann and contributors\.$"
+)
+_SUITE_SIZE = re.compile(r"\bcollected (\d+) items?\b|^Tests: (\d+), Assertions: ")
+_GO_PACKAGE = re.compile(
+    r"^(?:ok|FAIL|\?)\s+(?P<pkg>[\w.-]+(?:/[\w.-]+)+)\s+"
+    r"(?:[\d.]+s\b|\(cached\)|\[(?:build failed|setup failed|no test files)\])"
 )
 
 # a failure's numbered title in RSpec's, mocha's and PHPUnit's failure lists (`  1) Poller#run stops`), and a
@@ -80,6 +96,57 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
     return out
 
 
+def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
+    """The step's lines cut into runs of one suite when a test runner ran it two or more times: at a runner's
+    header (:data:`_RUN_HEADER`) when every run names the same size of suite, or, for ``go test``, after a
+    run's last package result when the next result names a package again and every run tested the same
+    packages; one part, the whole step, otherwise."""
+    starts = [
+        n
+        for n, raw in enumerate(lines)
+        if ("session starts" in raw or "PHPUnit " in raw) and _RUN_HEADER.match(clean_line(raw).strip())
+    ]
+    if len(starts) >= 2:
+        runs = [list(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
+        sizes = {_suite_size(run) for run in runs}
+        return runs if len(sizes) == 1 and None not in sizes else [list(lines)]
+    return _go_runs(lines)
+
+
+def _go_runs(lines: Sequence[str]) -> list[list[str]]:
+    """``go test``'s runs of the same packages: each package's result line (``ok  pkg 1.2s``, ``FAIL pkg
+    0.4s``, the Go documentation's ``go test`` output) once a run."""
+    cuts: list[int] = []
+    packages: list[set[str]] = [set()]
+    last = -1
+    for n, raw in enumerate(lines):
+        if "ok " not in raw and "FAIL" not in raw and "?" not in raw:
+            continue
+        found = _GO_PACKAGE.match(clean_line(raw).strip())
+        if not found:
+            continue
+        if found.group("pkg") in packages[-1]:
+            cuts.append(last + 1)
+            packages.append(set())
+        packages[-1].add(found.group("pkg"))
+        last = n
+    # the same packages each run (nine in ten shared: a log may miss a line), else other suites one by one
+    first = packages[0]
+    if not cuts or any(len(run & first) * 10 < max(len(run), len(first)) * 9 for run in packages[1:]):
+        return [list(lines)]
+    bounds = [0, *cuts, len(lines)]
+    return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _suite_size(run: Iterable[str]) -> int | None:
+    for raw in run:
+        if "collected " in raw or "Tests: " in raw:
+            found = _SUITE_SIZE.search(clean_line(raw).strip())
+            if found:
+                return int(found.group(1) or found.group(2))
+    return None
+
+
 def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
     """The failing tests of each attempt when a retry wrapper ran the command two or more times and every
     attempt failed tests; None otherwise (one attempt, an attempt killed at the wrapper's time limit or that
@@ -88,6 +155,8 @@ def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None
     parts = attempts(lines)
+    if len(parts) < 2:
+        parts = runs_of_one_suite(lines)
     if len(parts) < 2:
         return None
     failed = [failing_test_ids(part) or _titles(part) for part in parts]

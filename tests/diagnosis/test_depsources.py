@@ -94,7 +94,13 @@ def sdist_build(error: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "error", ["AttributeError: cython_sources", "ModuleNotFoundError: No module named 'pkg_resources'"]
+    "error",
+    [
+        "AttributeError: cython_sources",
+        "ModuleNotFoundError: No module named 'pkg_resources'",
+        "setuptools.errors.InvalidConfigError: Invalid dash-separated key 'description-file' in 'metadata' "
+        "(setup.cfg), please use the underscore name 'description_file' instead.",
+    ],
 )
 def test_a_pinned_dependency_todays_build_tools_cannot_build_is_upstreams(error: str) -> None:
     diagnosis = diagnose_log(job_log("pip install -r requirements.txt", sdist_build(error)), job="install")
@@ -281,3 +287,16 @@ def test_the_projects_build_whose_short_error_names_a_build_tools_module_is_upst
     # the project's own module missing an attribute is the code's
     own = [line.replace("setuptools.dist", "wimble.build") for line in output]
     assert diagnose_log(job_log("pip install .", own)).owner is not Owner.UPSTREAM
+
+
+def test_the_projects_own_configuration_a_build_tool_refuses_stays_the_codes() -> None:
+    # `pip install .` of a project whose setup.cfg setuptools 78 refuses: renaming the key is the fix
+    output = [
+        "Processing /home/runner/work/app/app",
+        *sdist_build(
+            "setuptools.errors.InvalidConfigError: Invalid dash-separated key 'description-file' in "
+            "'metadata' (setup.cfg), please use the underscore name 'description_file' instead."
+        )[2:],
+    ]
+    diagnosis = diagnose_log(job_log("pip install .", output), job="install")
+    assert diagnosis.owner is Owner.CODE

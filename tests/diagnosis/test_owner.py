@@ -1393,6 +1393,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="lfs-data-quota",
         ),
         pytest.param(
+            "actions/checkout@v4",
+            "[command]/usr/bin/git lfs fetch origin refs/remotes/pull/88/merge\n"
+            "batch response: This repository exceeded its LFS budget. The account responsible for the budget "
+            "should increase it to restore access.\n"
+            "error: failed to fetch some objects from 'https://github.com/acme/app.git/info/lfs'",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="lfs-budget",
+        ),
+        pytest.param(
             "./scripts/fetch-tools.sh",
             "Error: Unexpected HTTP response: 503",
             Owner.PLATFORM,

@@ -142,3 +142,82 @@ def test_a_runners_own_rerun_of_its_failures_is_an_attempt() -> None:
     # the re-run failed the same test file again: the same failure twice
     again = [*pytest_lf[:3], "tests/test_pool.py F", pytest_lf[-1]]
     assert differed_across_attempts(again) is None
+
+
+def pytest_run(collected: int, *failed: str) -> list[str]:
+    return [
+        "============================= test session starts ==============================",
+        f"collected {collected} items",
+        "",
+        *(f"FAILED {name} - assert 0" for name in failed),
+        f"========== {len(failed)} failed, {collected - len(failed)} passed in 3.10s ==========",
+    ]
+
+
+def test_a_script_that_ran_the_same_pytest_suite_twice_ran_two_attempts() -> None:
+    # `for i in 1 2; do pytest tests/ && exit 0; done`: no wrapper speaks, pytest's header opens each run
+    lines = [
+        "Successfully installed pytest-8.3.4",
+        *pytest_run(260, "t.py::test_a"),
+        *pytest_run(260, "t.py::test_b"),
+    ]
+    assert differed_across_attempts(lines) == (2, ("t.py::test_b",))
+
+
+def test_the_same_test_failing_in_both_runs_of_a_suite_is_consistent() -> None:
+    lines = [*pytest_run(260, "t.py::test_a"), *pytest_run(260, "t.py::test_a", "t.py::test_b")]
+    assert differed_across_attempts(lines) is None
+
+
+def test_two_suites_run_one_after_the_other_are_not_attempts() -> None:
+    # `pytest tests/unit || true; pytest tests/integration`: other suites, other failures
+    lines = [*pytest_run(180, "tests/unit/t.py::test_a"), *pytest_run(40, "tests/integration/t.py::test_b")]
+    assert differed_across_attempts(lines) is None
+
+
+def test_phpunit_run_twice_by_the_script_is_read_by_its_banner_and_totals() -> None:
+    def run(name: str) -> list[str]:
+        return [
+            "PHPUnit 11.4.4 by Sebastian Bergmann and contributors.",
+            "Runtime:       PHP 8.3.14",
+            "...........F..",
+            "There was 1 failure:",
+            f"1) {name}",
+            "Failed asserting that 0 is identical to 1.",
+            "FAILURES!",
+            "Tests: 244, Assertions: 611, Failures: 1.",
+        ]
+
+    lines = [*run("Tests\\QueueTest::testDelay"), *run("Tests\\LockTest::testRelease")]
+    assert differed_across_attempts(lines) == (2, ("Tests\\LockTest::testRelease",))
+
+
+def go_run(failed: str, packages: tuple[str, ...] = ("api", "lease", "store", "watch")) -> list[str]:
+    out = []
+    for package in packages:
+        if package == failed:
+            out += [
+                f"--- FAIL: Test{package.title()} (1.50s)",
+                "FAIL",
+                f"FAIL\texample.com/app/{package}\t1.902s",
+            ]
+        else:
+            out.append(f"ok  \texample.com/app/{package}\t0.412s")
+    return [*out, "FAIL"]
+
+
+def test_go_test_run_again_by_a_loop_is_cut_where_a_package_reports_twice() -> None:
+    # `for i in 1 2; do go test ./... && break; done`: go test prints each package's result once a run
+    lines = [*go_run("watch"), *go_run("lease")]
+    assert differed_across_attempts(lines) == (2, ("TestLease",))
+
+
+def test_go_test_failing_the_same_test_in_each_run_is_consistent() -> None:
+    assert differed_across_attempts([*go_run("watch"), *go_run("watch")]) is None
+
+
+def test_go_test_runs_of_other_packages_are_not_attempts() -> None:
+    # `go test ./internal/... || true; go test ./cmd/...` shares no package: two suites
+    first = go_run("watch", ("api", "lease", "store", "watch"))
+    second = go_run("cli", ("cli", "server", "api"))
+    assert differed_across_attempts([*first, *second]) is None
