@@ -31,7 +31,9 @@ read with it. A database that refused the tests' login (PostgreSQL's ``FATAL: ro
 credential: the job's service and the tests' settings disagree, which no change to the code under test mends.
 
 An assertion among the causes keeps the tests the code's, and so does an error a test double raised in its
-own words (WebMock, responses, nock): the test chose that failure.
+own words (WebMock, responses, nock), or one whose words the failing code pytest lists already holds (a fake
+transport told to fail with ``ConnectionResetError(104, "Connection reset by peer")``): the test chose that
+failure.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -76,6 +78,8 @@ _TEST_DOUBLE = re.compile(
     r"Exception from WebMock|Real HTTP connections are disabled|Connection refused by Responses"
     r"|Nock: (?:No match for request|Disallowed net connect)"
 )
+# the mark of a pytest cause the failing test's own source lines already name (the test staged it)
+STAGED = " [staged by the test]"
 # an error's cause, printed under it (Vitest, Node's error.cause)
 _CAUSED_BY = re.compile(r"^\s*Caused by: ")
 # lines under a header that are not its cause: blank, a code frame, a stack frame, go's own bookkeeping
@@ -146,20 +150,29 @@ def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
 
 
 def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
-    """The first ``E`` line of each failure's section in pytest's report; None when a section has none."""
+    """The first ``E`` line of each failure's section in pytest's report; None when a section has none. A
+    cause whose network or credential words the section's source lines already hold (pytest lists the code
+    of the failing frames: ``fake.fail_with(ConnectionResetError(104, "Connection reset by peer"))``) was
+    staged by the test and is marked :data:`STAGED`."""
     causes: list[str] = []
     section = False
+    source: list[str] = []
     for raw in lines:
         line = raw.strip()
         if _PYTEST_SECTION.match(line):
             if section:
                 return None  # the previous failure showed no exception line
-            section = True
+            section, source = True, []
         elif section and (match := _PYTEST_E.match(line)):
-            causes.append(match.group("cause"))
+            cause = match.group("cause")
+            said = [p for p in (NETWORK, CREDENTIAL) if p.search(cause)]
+            staged = any(p.search(s) for p in said for s in source)
+            causes.append(cause + STAGED if staged else cause)
             section = False
         elif section and _PYTEST_END.match(line):
             return None
+        elif section:
+            source.append(line)
     return None if section else causes or None
 
 
@@ -171,7 +184,9 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     if diagnosis.rule not in _HEADERS and diagnosis.rule not in _PYTEST_RULES:
         return diagnosis
     causes = failure_causes(diagnosis.rule, list(step_lines))
-    if not causes or any(_ASSERTION.search(c) or _TEST_DOUBLE.search(c) for c in causes):
+    if not causes or any(
+        _ASSERTION.search(c) or _TEST_DOUBLE.search(c) or c.endswith(STAGED) for c in causes
+    ):
         return diagnosis
     if all(NETWORK.search(c) and not CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"

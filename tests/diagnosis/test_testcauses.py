@@ -281,3 +281,17 @@ FAIL
 FAIL\tgithub.com/acme/quoin/internal/server\t0.038s
 """
     assert diagnose("go test ./...", output).owner is Owner.CODE
+
+
+def test_a_network_error_the_tests_own_source_raises_is_the_tests_choice() -> None:
+    # a fake transport told to fail with the reset the client then gives up on: the test staged it
+    report = pytest_report(DNS).replace(
+        "    def test_fetch():",
+        "    def test_fetch():\n"
+        '        fake.fail_with(ConnectionResetError(104, "Connection reset by peer"), times=3)',
+    )
+    reset = "quayside.errors.RetriesExhausted: gave up after 3 attempts: [Errno 104] Connection reset by peer"
+    staged = report.replace(f"E   {DNS}", f"E   {reset}")
+    assert diagnose("pytest", staged).owner is Owner.CODE
+    # the same error with nothing in the test's source that names it is the network's
+    assert diagnose("pytest", pytest_report(reset, reset)).owner is Owner.PLATFORM
