@@ -280,6 +280,17 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             id="go-quotes-enospc",
         ),
         pytest.param(
+            "pytest",
+            "    def test_write_reports_enospc(store):\n"
+            '>       assert str(exc.value) == "snapshot store is full: No space left on device"\n'
+            "E       AssertionError: assert 'cannot write snapshot: [Errno 28] No space left on device' == "
+            "'snapshot store is full: No space left on device'\n"
+            "FAILED tests/test_snapshots.py::test_write_reports_enospc - AssertionError: assert 'cannot "
+            "write snapshot: [Errno 28] No space left on device' == 'snapsh...\n"
+            "==== 1 failed, 387 passed in 21.36s ====",
+            id="pytest-asserts-on-enospc",
+        ),
+        pytest.param(
             "cargo test --no-fail-fast",
             "---- tests::adds stdout ----\nthread 'tests::adds' panicked at "
             "src/lib.rs:10:9:\nassertion `left == right` failed\n\ntest result: FAILED. 2 passed; 1 failed; "
@@ -354,3 +365,15 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
 def test_the_codes_own_failures_stay_the_codes(command: str, output: str) -> None:
     diagnosis = diagnose(command, output)
     assert diagnosis.owner is Owner.CODE and diagnosis.action in (Action.AGENT, Action.FIX)
+
+
+def test_a_full_disk_a_test_met_is_still_the_runners() -> None:
+    # the same words as an exception, not inside an assertion: the disk was full
+    output = (
+        "    def test_write(store):\n>       store.write(b'x' * 10)\n"
+        "E       OSError: [Errno 28] No space left on device\n"
+        "FAILED tests/test_snapshots.py::test_write - OSError: [Errno 28] No space left on device\n"
+        "==== 1 failed, 387 passed in 21.36s ===="
+    )
+    diagnosis = diagnose("pytest", output)
+    assert (diagnosis.rule, diagnosis.owner) == ("runner.disk-full", Owner.PLATFORM)
