@@ -241,6 +241,18 @@ _SYNTAX_ERROR = re.compile(r"^(?:E\s+)?SyntaxError: ")
 # an installed package's file, and pip's temporary folder for a dependency it collects from source
 # (`/tmp/pip-install-x1/pkg/setup.py`)
 _PACKAGE_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]pip-install-[^/\\]+[/\\]")
+# tox 4 installs the project itself into each environment's site-packages, from the sdist it built of the
+# checkout: "install_package> python -I -m pip install --force-reinstall --no-deps
+# /…/.tox/.tmp/package/1/name-0.9.1.tar.gz" (tox's documentation, "tox 4 - user guide": packaging)
+_TOX_PACKAGE = re.compile(
+    r"\binstall_package> .*[/\\]\.tox[/\\]\.tmp[/\\]package[/\\]\d+[/\\](?P<name>[A-Za-z0-9][\w.]*?)-\d"
+)
+
+
+def _own_package(path: str, own: set[str]) -> bool:
+    """Whether an installed file ``path`` belongs to the project itself (tox's package of the checkout)."""
+    found = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<top>[\w.]+?)(?:[/\\]|\.py$)", path)
+    return found is not None and re.sub(r"[-.]", "_", found.group("top").lower()) in own
 
 
 def frame_file(raw: str) -> str | None:
@@ -255,17 +267,21 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
     """``diagnosis`` given to upstream when Python could not parse a file of an installed package or of a
     dependency pip was collecting (its ``setup.py`` in pip's ``pip-install-…`` folder): a release written
     for a newer Python that does not say so (no ``python_requires``, PEP 345's Requires-Python), which pip
-    installed on this older one; otherwise unchanged. A file of the checkout keeps it the code's."""
+    installed on this older one; otherwise unchanged. A file of the checkout keeps it the code's, and so does
+    the project's own package tox installed from it."""
     if diagnosis.owner is not Owner.CODE:
         return diagnosis
     where = None
+    own: set[str] = set()
     for raw in step_lines:
+        if "install_package> " in raw and (tox := _TOX_PACKAGE.search(raw)):
+            own.add(re.sub(r"[-.]", "_", tox.group("name").lower()))
         if "File " not in raw and "SyntaxError" not in raw:
             continue
         if path := frame_file(raw):
             where = path
         elif _SYNTAX_ERROR.match(clean_line(raw).strip()) and where is not None:
-            if _PACKAGE_FILE.search(where):
+            if _PACKAGE_FILE.search(where) and not _own_package(where, own):
                 said = f"a release written for a newer Python could not be parsed here ({where[-100:]})"
                 return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)
             where = None

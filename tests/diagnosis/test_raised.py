@@ -333,6 +333,24 @@ def test_a_syntax_error_in_the_checkout_or_in_code_run_from_a_string_stays_the_c
     assert diagnose("python -c 'import app;;'", inline, job="test").owner is Owner.CODE
 
 
+def test_the_projects_own_package_tox_installed_stays_the_codes() -> None:
+    # tox builds the checkout into an sdist and installs it into the environment's site-packages
+    tox = ".tox/py39/lib/python3.9/site-packages"
+    output = [
+        "py39: install_package> python -I -m pip install --force-reinstall --no-deps "
+        f"{WORK}/.tox/.tmp/package/1/routewise-0.9.1.dev3.tar.gz",
+        "py39: commands[0]> pytest -q",
+        f"ImportError while loading conftest '{WORK}/tests/conftest.py'.",
+        f'E     File "{WORK}/{tox}/routewise/dispatch.py", line 41',
+        "E       match request.method:",
+        "E   SyntaxError: invalid syntax",
+    ]
+    assert diagnose("tox -e py39", output, job="test").owner is Owner.CODE
+    # another package in the same environment is still another's release
+    other = [line.replace("/routewise/dispatch.py", "/more_itertools/more.py") for line in output]
+    assert diagnose("tox -e py39", other, job="test").owner is Owner.UPSTREAM
+
+
 def node_syntax(path: str, message: str) -> list[str]:
     """Node.js's report of a file it cannot parse: location, source line, caret, then the error."""
     return [
