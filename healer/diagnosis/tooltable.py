@@ -15,7 +15,6 @@ Of the commands a line joins, the last one the table knows decides: with ``a && 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,17 +23,12 @@ from typing import Any
 
 import yaml
 
+from healer.diagnosis.shellsplit import MAX_WORDS, split_commands
 from healer.model import Category
 
 RUN = "run"
 TABLE = Path(__file__).with_name("tools.yml")
-MAX_COMMAND_CHARS = 4000
-MAX_WORDS = 40
 _SEPARATED = re.compile(r"[;\s]+")
-# what joins simple commands, outside quotes
-_JOINERS = re.compile(r"&&|\|\||;|\||\n")
-# words that open a compound command's part (``if …; then make; else …``): the command follows them
-_KEYWORDS = frozenset({"then", "do", "else", "elif", "fi", "done", "{", "}", "(", ")"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # words that run the next word: skipped before the tool
 _WRAPPERS = frozenset(
@@ -242,69 +236,6 @@ def parse_table(data: Any, source: str = "tools.yml") -> dict[str, Tool]:
 def load_table() -> dict[str, Tool]:
     """The shipped table (read once)."""
     return parse_table(yaml.safe_load(TABLE.read_text(encoding="utf-8")), str(TABLE.name))
-
-
-def split_commands(command: str) -> list[list[str]]:
-    """The simple commands of a shell line, each as its words (bounded; never raises)."""
-    out: list[list[str]] = []
-    for part in _split_outside_quotes(command[:MAX_COMMAND_CHARS]):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            words = shlex.split(part, comments=True)
-        except ValueError:
-            words = part.split()
-        while words and words[0] in _KEYWORDS:
-            words = words[1:]
-        if words:
-            out.append(words[:MAX_WORDS])
-    return out
-
-
-def _split_outside_quotes(text: str) -> list[str]:
-    """``text`` cut at ``&&``, ``||``, ``;``, ``|`` and new lines that are not inside quotes nor inside a
-    ``[[ … ]]`` test, where bash reads ``&&`` and ``||`` as the test's own operators and ``|`` as part of a
-    ``=~`` pattern (the Bash manual, "Conditional Constructs")."""
-    parts: list[str] = []
-    quote = ""
-    in_test = False
-    start = 0
-    at = 0
-    while at < len(text):
-        char = text[at]
-        if quote:
-            if char == quote:
-                quote = ""
-            elif char == "\\" and quote == '"':
-                at += 1
-        elif char in "'\"":
-            quote = char
-        elif char == "\\":
-            at += 1
-        elif in_test:
-            in_test = not _at_word(text, at, "]]")
-        elif _at_word(text, at, "[["):
-            in_test = True
-        else:
-            joiner = _JOINERS.match(text, at)
-            if joiner:
-                parts.append(text[start:at])
-                start = at = joiner.end()
-                continue
-        at += 1
-    parts.append(text[start:])
-    return parts
-
-
-def _at_word(text: str, at: int, word: str) -> bool:
-    """Whether ``word`` stands alone at ``text[at:]`` (between the line's ends, blanks or separators)."""
-    end = at + len(word)
-    return (
-        text.startswith(word, at)
-        and (at == 0 or text[at - 1] in " \t\n;&|(!")
-        and (end == len(text) or text[end] in " \t\n;&|)")
-    )
 
 
 def tool_name(word: str) -> str:
