@@ -145,7 +145,7 @@ def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagn
             if pinned:
                 said = f"pip could not build the pinned {pinned} from its source with today's build tools"
             elif "InvalidConfigError" in line:
-                continue  # the project's own configuration, which the build tool now refuses: its to fix
+                continue  # the project's own configuration the build tool now refuses: the checkout's to fix
             elif (frames and all(_BUILD_ENV in path for path in frames)) or (
                 not frames and _BUILD_TOOL.search(line)
             ):

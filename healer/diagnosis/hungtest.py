@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread, shown
+from healer.diagnosis.testids import MAX_TEST_IDS
 from healer.model import Action, Category, Diagnosis, Owner
 
 _LIBTEST_SLOW = re.compile(r"^test (?P<name>\S+) has been running for over \d+ seconds$")
@@ -61,7 +62,7 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     lines = tuple(slow.values())[:3]
     hung = replace(
         diagnosis,
-        test_ids=tuple(slow)[:20],
+        test_ids=tuple(slow)[:MAX_TEST_IDS],
         decisive=(*diagnosis.decisive, *lines),
         excerpt=(*diagnosis.excerpt, *(line for line in lines if line not in diagnosis.excerpt)),
     )

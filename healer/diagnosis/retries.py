@@ -16,7 +16,9 @@ A script may also run the same suite again itself, with no wrapper to say so (``
 ``for`` loop around ``pytest``): then the runner's own header opens each run, pytest's ``test session
 starts`` and PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``), and the
 runs are attempts only when each names the same size of suite (pytest's ``collected N items``, PHPUnit's
-``Tests: N, Assertions: …``): two suites run one after the other (unit, then integration) are not.
+``Tests: N, Assertions: …``): two suites run one after the other (unit, then integration) are not. ``go
+test`` prints no header but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a package
+that reports again opens the next run, when the runs tested the same packages.
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
 failed on every attempt failed the same way each time: the code's. Runners that retry a single test
@@ -148,9 +150,10 @@ def _suite_size(run: Iterable[str]) -> int | None:
 
 
 def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
-    """The failing tests of each attempt when a retry wrapper ran the command two or more times and every
-    attempt failed tests; None otherwise (one attempt, an attempt killed at the wrapper's time limit or that
-    failed before any test did, or a list of failing tests cut off at :data:`MAX_TEST_IDS`)."""
+    """The failing tests of each attempt when a retry wrapper, or the step's script itself
+    (:func:`runs_of_one_suite`), ran the command two or more times and every attempt failed tests; None
+    otherwise (one attempt, an attempt killed at the wrapper's time limit or that failed before any test did,
+    or a list of failing tests cut off at :data:`MAX_TEST_IDS`)."""
     lines = list(lines)
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None
