@@ -14,9 +14,10 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
 
 A script may also run the same suite again itself, with no wrapper to say so (``phpunit || phpunit``, a
 ``for`` loop around ``pytest``): then the runner's own header opens each run, pytest's ``test session
-starts`` and PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``), and the
-runs are attempts only when each names the same size of suite (pytest's ``collected N items``, PHPUnit's
-``Tests: N, Assertions: …``): two suites run one after the other (unit, then integration) are not. ``go
+starts``, PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``) and
+Vitest's `` RUN  v2.1.8 /path``, and the runs are attempts only when each names the same size of suite
+(pytest's ``collected N items``, PHPUnit's ``Tests: N, Assertions: …``, Vitest's ``Tests  1 failed | 611
+passed (612)``): two suites run one after the other (unit, then integration) are not. ``go
 test`` prints no header but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a package
 that reports again opens the next run, when the runs tested the same packages.
 
@@ -55,8 +56,14 @@ _RERUN_HEADER = re.compile(
 # a test runner's header at the start of each of its runs, and the size of the suite a run names
 _RUN_HEADER = re.compile(
     r"^=+ test session starts =+$|^PHPUnit \d+\.\d+\S* by Sebastian Bergmann and contributors\.$"
+    # Vitest's default reporter: " RUN  v2.1.8 /home/runner/work/app/app"
+    r"|^RUN\s+v\d+\.\d+\S*\s+\S"
 )
-_SUITE_SIZE = re.compile(r"\bcollected (\d+) items?\b|^Tests: (\d+), Assertions: ")
+_SUITE_SIZE = re.compile(
+    r"\bcollected (\d+) items?\b|^Tests: (\d+), Assertions: "
+    # Vitest's totals: "Tests  1 failed | 611 passed (612)"
+    r"|^Tests\s+\d.*\((\d+)\)$"
+)
 _GO_PACKAGE = re.compile(
     r"^(?:ok|FAIL|\?)\s+(?P<pkg>[\w.-]+(?:/[\w.-]+)+)\s+"
     r"(?:[\d.]+s\b|\(cached\)|\[(?:build failed|setup failed|no test files)\])"
@@ -106,7 +113,8 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
     starts = [
         n
         for n, raw in enumerate(lines)
-        if ("session starts" in raw or "PHPUnit " in raw) and _RUN_HEADER.match(clean_line(raw).strip())
+        if ("session starts" in raw or "PHPUnit " in raw or "RUN " in raw)
+        and _RUN_HEADER.match(clean_line(raw).strip())
     ]
     if len(starts) >= 2:
         runs = [list(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
@@ -142,10 +150,10 @@ def _go_runs(lines: Sequence[str]) -> list[list[str]]:
 
 def _suite_size(run: Iterable[str]) -> int | None:
     for raw in run:
-        if "collected " in raw or "Tests: " in raw:
+        if "collected " in raw or "Tests" in raw:
             found = _SUITE_SIZE.search(clean_line(raw).strip())
             if found:
-                return int(found.group(1) or found.group(2))
+                return int(found.group(1) or found.group(2) or found.group(3))
     return None
 
 

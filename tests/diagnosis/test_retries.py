@@ -221,3 +221,20 @@ def test_go_test_runs_of_other_packages_are_not_attempts() -> None:
     first = go_run("watch", ("api", "lease", "store", "watch"))
     second = go_run("cli", ("cli", "server", "api"))
     assert differed_across_attempts([*first, *second]) is None
+
+
+def test_vitest_run_twice_by_a_loop_is_read_by_its_run_header_and_totals() -> None:
+    def run(failed: str) -> list[str]:
+        return [
+            " RUN  v2.1.8 /home/runner/work/app/app",
+            " ✓ src/graph.test.ts (13 tests) 211ms",
+            f" FAIL  {failed}",
+            " Test Files  1 failed | 54 passed (55)",
+            "      Tests  1 failed | 611 passed (612)",
+        ]
+
+    lines = [
+        *run("src/presence.test.ts > presence > marks offline"),
+        *run("src/socket.test.ts > socket > reconnects"),
+    ]
+    assert differed_across_attempts(lines) == (2, ("src/socket.test.ts > socket > reconnects",))
