@@ -10,6 +10,9 @@ warning:
   then, if it ends, ``test tests::name ... ok`` (or ``FAILED``, ``ignored``);
 - cargo-nextest: ``SLOW [> 60.000s] crate tests::name`` (its "Slow tests and timeouts" page), then ``PASS``,
   ``FAIL`` or ``TIMEOUT`` lines naming the test when it ends.
+- pytest in verbose mode writes a test's node id when the test starts and its outcome on the same line when
+  it ends (``tests/test_a.py::test_b PASSED [ 85%]``): a step whose output ends in a node id with no outcome
+  stopped inside that test.
 
 Pure: a diagnosis and the failing step's lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -32,6 +35,7 @@ _NEXTEST_DONE = re.compile(
     r"^\s*(?:PASS|FAIL|TIMEOUT|SIGSEGV|SIGABRT|ABORT|LEAK(?:-FAIL)?) \[\s*[\d.]+s\]\s+(?P<name>\S.*?)\s*$"
 )
 _HINT = re.compile(r"has been running for over|SLOW \[")
+_PYTEST_STARTED = re.compile(r"^(?P<name>[\w./\\-]+\.py::\S+)$")
 
 
 def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
@@ -55,10 +59,12 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
         ended = _LIBTEST_DONE.match(line) or _NEXTEST_DONE.match(line)
         if ended:
             slow.pop(ended.group("name"), None)
+    if not slow and (started := _pytest_started_last(step_lines)):
+        slow[started] = started
     if not slow:
         return diagnosis
     names = shown(list(slow))
-    said = f"the test harness named {names} as still running, and the job's time limit came before it ended"
+    said = f"the test harness showed {names} still running when the job's time limit came"
     lines = tuple(slow.values())[:3]
     hung = replace(
         diagnosis,
@@ -67,3 +73,15 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
         excerpt=(*diagnosis.excerpt, *(line for line in lines if line not in diagnosis.excerpt)),
     )
     return reread(hung, Owner.CODE, Category.TEST, Action.AGENT, said)
+
+
+def _pytest_started_last(step_lines: Sequence[str]) -> str | None:
+    """The node id a step's output ends in when pytest (verbose) had started that test and written no outcome
+    for it; the runner's own ``##[…]`` lines and blank lines after it do not count."""
+    for raw in reversed(step_lines):
+        line = clean_line(raw).strip()
+        if not line or line.startswith("##["):
+            continue
+        found = _PYTEST_STARTED.match(line)
+        return found.group("name") if found else None
+    return None

@@ -44,6 +44,35 @@ def test_a_test_libtest_names_as_running_when_the_limit_comes_is_the_codes_with_
     assert "still running" in dict(diagnosis.decided_by)["evidence"]
 
 
+def pytest_log(*output: str) -> str:
+    return stamped(
+        [
+            "##[group]Run pytest -v",
+            "pytest -v",
+            "##[endgroup]",
+            "============================= test session starts ==============================",
+            "tests/test_render.py::test_empty PASSED                                   [ 87%]",
+            *output,
+            _LIMIT,
+            "##[error]The operation was canceled.",
+            "Post job cleanup.",
+        ]
+    )
+
+
+def test_a_pytest_node_id_with_no_outcome_when_the_limit_comes_is_the_test_that_hangs() -> None:
+    # pytest -v writes the node id when a test starts and its outcome when it ends
+    diagnosis = diagnose_log(pytest_log("tests/test_tide.py::test_stream_predictions "))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert diagnosis.test_ids == ("tests/test_tide.py::test_stream_predictions",)
+
+
+def test_pytest_whose_last_test_ended_leaves_the_time_limit_as_it_was() -> None:
+    diagnosis = diagnose_log(pytest_log("tests/test_tide.py::test_stream_predictions PASSED     [ 88%]"))
+    assert diagnosis.category is Category.TIMEOUT
+    assert diagnosis.action is not Action.AGENT
+
+
 def test_a_slow_test_that_finished_leaves_the_time_limit_nobodys() -> None:
     diagnosis = diagnose_log(
         cargo_log(
