@@ -93,6 +93,7 @@ NETWORK = re.compile(
     r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\b(?:ETIMEDOUT|ECONNRESET|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b"
     r"|Name or service not known|Temporary failure in name resolution|nodename nor servname provided"
     r"|\bno such host\b|\bi/o timeout\b|TLS handshake timeout|[Cc]onnection reset by peer"
+    r"|An existing connection was forcibly closed by the remote host"
     r"|[Cc]onnection timed out|[Nn]etwork is unreachable|UnknownHostException|SocketTimeoutException"
     r"|ConnectTimeoutException|Could not resolve host|cURL error (?:6|28|35)\b|Net::(?:Open|Read)Timeout"
     r"|\b(?:502 Bad Gateway|503 Service (?:Temporarily )?Unavailable|504 Gateway Time-?out)\b"

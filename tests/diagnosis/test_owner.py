@@ -1410,6 +1410,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="tool-cache-http-503",
         ),
         pytest.param(
+            "go test ./...",
+            'go: github.com/klauspost/compress@v1.17.11: Get "https://proxy.golang.org/github.com/klauspost/'
+            'compress/@v/v1.17.11.zip": read tcp 10.1.0.45:50122->142.250.72.113:443: wsarecv: An existing '
+            "connection was forcibly closed by the remote host.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="windows-connection-reset",
+        ),
+        pytest.param(
             "python scripts/upload_docs.py --bucket acme-docs",
             "botocore.exceptions.NoCredentialsError: Unable to locate credentials",
             Owner.REPOSITORY,
