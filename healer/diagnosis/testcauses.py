@@ -94,6 +94,9 @@ NETWORK = re.compile(
     r"|Name or service not known|Temporary failure in name resolution|nodename nor servname provided"
     r"|\bno such host\b|\bi/o timeout\b|TLS handshake timeout|[Cc]onnection reset by peer"
     r"|An existing connection was forcibly closed by the remote host"
+    # Go's net/http client giving up on a server (its Client.Timeout: "request canceled while waiting for
+    # connection (Client.Timeout exceeded while awaiting headers)"), as Docker's daemon quotes it
+    r"|Client\.Timeout exceeded while awaiting headers"
     r"|[Cc]onnection timed out|[Nn]etwork is unreachable|UnknownHostException|SocketTimeoutException"
     r"|ConnectTimeoutException|Could not resolve host|cURL error (?:6|28|35)\b|Net::(?:Open|Read)Timeout"
     r"|\b(?:502 Bad Gateway|503 Service (?:Temporarily )?Unavailable|504 Gateway Time-?out)\b"

@@ -82,11 +82,25 @@ DOTNET_DNS = """
 Failed!  - Failed:     1, Passed:    41, Skipped:     0, Total:    42, Duration: 1 s - Api.Tests.dll (net8.0)
 """
 
+GRADLE_REGISTRY_TIMEOUT = "\n".join(
+    [
+        "RepositoryIT > initializationError FAILED",
+        "    org.testcontainers.containers.ContainerFetchException: Can't get Docker image: "
+        "RemoteDockerImage(imageName=pg)",
+        "        Caused by: com.github.dockerjava.api.exception.InternalServerErrorException: Status 500: "
+        '{"message":"Get https://registry-1.docker.io/v2/: net/http: request canceled while waiting for '
+        'connection (Client.Timeout exceeded while awaiting headers)"}',
+        "",
+        "1 test completed, 1 failed",
+    ]
+)
+
 
 @pytest.mark.parametrize(
     ("command", "output"),
     [
         pytest.param("npx jest", JEST_DNS, id="jest"),
+        pytest.param("./gradlew integrationTest", GRADLE_REGISTRY_TIMEOUT, id="gradle-registry-timeout"),
         pytest.param("go test ./...", GO_DNS, id="go"),
         pytest.param("mvn -B test", SUREFIRE_DNS, id="surefire"),
         pytest.param("bundle exec rspec", RSPEC_DNS, id="rspec"),
