@@ -34,6 +34,7 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   test half.
 * ``fresh22``: frozen like ``fresh21``, after the reports of fresh20 and fresh21; all in the test half.
 * ``fresh23``: frozen like ``fresh22``, after its report; all in the test half.
+* ``fresh24``: frozen like ``fresh23``, after its report; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -106,6 +107,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh21": (FIXTURES / "fresh21" / "logs", FIXTURES / "fresh21" / "labels.json", None),
     "fresh22": (FIXTURES / "fresh22" / "logs", FIXTURES / "fresh22" / "labels.json", None),
     "fresh23": (FIXTURES / "fresh23" / "logs", FIXTURES / "fresh23" / "labels.json", None),
+    "fresh24": (FIXTURES / "fresh24" / "logs", FIXTURES / "fresh24" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
