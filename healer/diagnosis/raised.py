@@ -249,10 +249,15 @@ _TOX_PACKAGE = re.compile(
 )
 
 
+def _import_name(name: str) -> str:
+    """A distribution's or a top-level folder's name as both compare (``Route-Wise.x`` → ``route_wise_x``)."""
+    return re.sub(r"[-.]", "_", name.lower())
+
+
 def _own_package(path: str, own: set[str]) -> bool:
     """Whether an installed file ``path`` belongs to the project itself (tox's package of the checkout)."""
     found = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<top>[\w.]+?)(?:[/\\]|\.py$)", path)
-    return found is not None and re.sub(r"[-.]", "_", found.group("top").lower()) in own
+    return found is not None and _import_name(found.group("top")) in own
 
 
 def frame_file(raw: str) -> str | None:
@@ -275,7 +280,7 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
     own: set[str] = set()
     for raw in step_lines:
         if "install_package> " in raw and (tox := _TOX_PACKAGE.search(raw)):
-            own.add(re.sub(r"[-.]", "_", tox.group("name").lower()))
+            own.add(_import_name(tox.group("name")))
         if "File " not in raw and "SyntaxError" not in raw:
             continue
         if path := frame_file(raw):
