@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblogs import diagnose_log, stamped
+from joblogs import diagnose_log, job_log
 
 from healer.model import Action, Category, Owner
 
@@ -12,22 +12,20 @@ _LIMIT = (
 )
 
 
-def cargo_log(*output: str) -> str:
-    return stamped(
-        [
-            "##[group]Run cargo test --workspace",
-            "cargo test --workspace",
-            "shell: /usr/bin/bash -e {0}",
-            "##[endgroup]",
-            "   Compiling pool v0.3.0 (/home/runner/work/pool/pool)",
-            "running 3 tests",
-            "test tests::sums ... ok",
-            *output,
-            _LIMIT,
-            "##[error]The operation was canceled.",
-            "Post job cleanup.",
-        ]
+def limited_log(command: str, *output: str) -> str:
+    """A job log whose step ``command`` printed ``output`` until the job's time limit cancelled it."""
+    return job_log(
+        command, [*output, _LIMIT, "##[error]The operation was canceled."], exit_code=None, cleanup=True
     )
+
+
+def cargo_log(*output: str) -> str:
+    compiled = (
+        "   Compiling pool v0.3.0 (/home/runner/work/pool/pool)",
+        "running 3 tests",
+        "test tests::sums ... ok",
+    )
+    return limited_log("cargo test --workspace", *compiled, *output)
 
 
 def test_a_test_libtest_names_as_running_when_the_limit_comes_is_the_codes_with_its_name() -> None:
@@ -45,19 +43,11 @@ def test_a_test_libtest_names_as_running_when_the_limit_comes_is_the_codes_with_
 
 
 def pytest_log(*output: str) -> str:
-    return stamped(
-        [
-            "##[group]Run pytest -v",
-            "pytest -v",
-            "##[endgroup]",
-            "============================= test session starts ==============================",
-            "tests/test_render.py::test_empty PASSED                                   [ 87%]",
-            *output,
-            _LIMIT,
-            "##[error]The operation was canceled.",
-            "Post job cleanup.",
-        ]
+    started = (
+        "============================= test session starts ==============================",
+        "tests/test_render.py::test_empty PASSED                                   [ 87%]",
     )
+    return limited_log("pytest -v", *started, *output)
 
 
 def test_a_pytest_node_id_with_no_outcome_when_the_limit_comes_is_the_test_that_hangs() -> None:
