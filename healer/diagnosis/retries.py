@@ -140,9 +140,8 @@ def _go_runs(lines: Sequence[str]) -> list[list[str]]:
             packages.append(set())
         packages[-1].add(found.group("pkg"))
         last = n
-    # the same packages each run (nine in ten shared: a log may miss a line), else other suites one by one
-    first = packages[0]
-    if not cuts or any(len(run & first) * 10 < max(len(run), len(first)) * 9 for run in packages[1:]):
+    # the same packages each run (go test prints one result line a package), else other suites one by one
+    if not cuts or any(run != packages[0] for run in packages[1:]):
         return [list(lines)]
     bounds = [0, *cuts, len(lines)]
     return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
