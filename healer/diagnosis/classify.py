@@ -211,6 +211,20 @@ def _read(
             Category.INFRASTRUCTURE, "runner.startup-failure", lines, log, end_of_step, base, hide=hide
         )
 
+    if conclusion in (None, "failure") and log.stops_mid_step():
+        # the log stops mid-step: the runner was lost, whatever the step printed before it
+        return _diagnosis(
+            Category.INFRASTRUCTURE,
+            0.9,
+            "runner.log-cut-off",
+            DEFAULT_ACTIONS[Category.INFRASTRUCTURE],
+            lines,
+            end_of_step[-1:],
+            (3, 0),
+            end_of_step,
+            base,
+            hide=hide,
+        )
     step_names = [name for name in (failed_job_step, log.step_name) if name]
     first = first_failure(lines, log.failing_lines())
     scope = primary_scope(log, annotation_start, len(lines))

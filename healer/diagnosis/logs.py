@@ -129,6 +129,25 @@ class JobLog:
     def step_name(self) -> str | None:
         return self.failing_step.name if self.failing_step else None
 
+    def stops_mid_step(self) -> bool:
+        """True when an Actions job log stops inside a user step with nothing of the step's or the job's end:
+        no ``##[error]`` line, no exit code, no post-job lines. The runner sends the log as the job goes and
+        writes those lines itself when a step ends; a runner that stopped answering ("The hosted runner: …
+        lost communication with the server", GitHub's troubleshooting docs) sent nothing more."""
+        last = self.steps[-1] if self.steps else None
+        return (
+            self.actions_format
+            and last is not None
+            and last.name.startswith("Run ")
+            and last.body_start < last.end
+            and self.exit_code is None
+            and not self.error_lines
+            # a step header the parser never saw closed holds the rest of the log: read its lines too
+            and not any(
+                line.startswith("##[error]") or line in _POST_MARKERS for line in self.lines[last.start :]
+            )
+        )
+
     def failing_lines(self) -> range:
         """The indexes of the failing step's output (the whole log when no step is known)."""
         if self.failing_step is None:

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from healer.diagnosis.classify import MAX_EXCERPT_BYTES, MAX_EXCERPT_LINES, classify, diagnose_text
 from healer.diagnosis.rules import load_rules
 from healer.model import Action, Annotation, Category, Evidence, Job, LogTail, Owner, Step
+from tests.joblogs import diagnose_log
+from tests.joblogs import job_log as api_log
 
 RULES = load_rules()
 
@@ -240,6 +242,41 @@ def test_a_timed_out_job_is_a_timeout_even_without_the_runners_line() -> None:
         Evidence(job=job, log=LogTail(job_log("pytest", "....", exit_code=None), 10, False)), RULES
     )
     assert diagnosis.category is Category.TIMEOUT
+
+
+def test_a_log_that_stops_mid_step_lost_its_runner() -> None:
+    compiling = ["   Compiling serde v1.0.217", "   Compiling tokio v1.43.0", "error: could not compile"]
+    diagnosis = diagnose_log(api_log("cargo build --release", compiling, exit_code=None))
+    assert (diagnosis.category, diagnosis.rule) == (Category.INFRASTRUCTURE, "runner.log-cut-off")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
+    assert "error: could not compile" in "\n".join(diagnosis.excerpt)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(api_log("cargo build", ["   Compiling serde v1.0.217"]), id="the-step-ended"),
+        pytest.param(
+            api_log("cargo build", ["   Compiling serde v1.0.217"], exit_code=None, cleanup=True),
+            id="the-job-ended",
+        ),
+        pytest.param(
+            # a composite action's header the runner never closed: its exit line is still the step's end
+            api_log("pre-commit run --all-files", ["##[group]Run pre-commit run", "ruff....Failed"]),
+            id="an-unclosed-header",
+        ),
+        pytest.param("cargo build\n   Compiling serde v1.0.217\n", id="not-an-actions-log"),
+    ],
+)
+def test_a_log_with_its_end_in_view_was_not_cut_off(text: str) -> None:
+    assert diagnose_log(text).rule != "runner.log-cut-off"
+
+
+def test_a_cut_off_log_of_a_cancelled_job_stays_cancelled() -> None:
+    job = Job(id=1, name="test", status="completed", conclusion="cancelled")
+    text = api_log("pytest", "tests/test_a.py ..", exit_code=None)
+    diagnosis = classify(Evidence(job=job, log=LogTail(text, len(text), False)), RULES)
+    assert diagnosis.category is Category.CANCELLED
 
 
 def test_startup_failure_is_infrastructure_even_without_a_log() -> None:
