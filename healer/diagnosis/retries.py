@@ -19,7 +19,11 @@ Vitest's `` RUN  v2.1.8 /path``, and the runs are attempts only when each names 
 (pytest's ``collected N items``, PHPUnit's ``Tests: N, Assertions: …``, Vitest's ``Tests  1 failed | 611
 passed (612)``): two suites run one after the other (unit, then integration) are not. ``go
 test`` prints no header but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a package
-that reports again opens the next run, when the runs tested the same packages.
+that reports again opens the next run, when the runs tested the same packages. RSpec, VSTest (``dotnet
+test``) and Jest print no header either, but end each run with its totals after its failures (RSpec's ``143
+examples, 1 failure``, then its "Failed examples:" list; VSTest's ``Failed!  - Failed: 1, Passed: 211,
+Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``): those end the runs, again only
+when every run names the same total.
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
 failed on every attempt failed the same way each time: the code's. Runners that retry a single test
@@ -64,6 +68,14 @@ _SUITE_SIZE = re.compile(
     # Vitest's totals: "Tests  1 failed | 611 passed (612)"
     r"|^Tests\s+\d.*\((\d+)\)$"
 )
+# a run's totals where the runner prints them after its failures, and the size of the suite they name
+_RUN_END = re.compile(
+    r"^(?P<rspec>\d+) examples?, \d+ failures?\b"
+    r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
+    r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
+)
+# what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed
+_AFTER_END = re.compile(r"^(?:|Failed examples:|rspec \S+ # .*|Randomized with seed \d+)$")
 _GO_PACKAGE = re.compile(
     r"^(?:ok|FAIL|\?)\s+(?P<pkg>[\w.-]+(?:/[\w.-]+)+)\s+"
     r"(?:[\d.]+s\b|\(cached\)|\[(?:build failed|setup failed|no test files)\])"
@@ -120,7 +132,32 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
         runs = [list(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
         sizes = {_suite_size(run) for run in runs}
         return runs if len(sizes) == 1 and None not in sizes else [list(lines)]
-    return _go_runs(lines)
+    runs = _go_runs(lines)
+    return runs if len(runs) > 1 else _runs_ended_by_totals(lines)
+
+
+def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
+    """The runs of a runner that prints its totals at each run's end (:data:`_RUN_END`), cut after each
+    run's totals and what RSpec prints after them, when two or more runs name the same total; one part, the
+    whole step, otherwise."""
+    cuts: list[int] = []
+    sizes: set[str] = set()
+    n = 0
+    while n < len(lines):
+        raw = lines[n]
+        found = ("examples" in raw or "Total:" in raw or "total" in raw) and _RUN_END.match(
+            clean_line(raw).strip()
+        )
+        n += 1
+        if found:
+            sizes.add(found.group("rspec") or found.group("vstest") or found.group("jest"))
+            while n < len(lines) and _AFTER_END.match(clean_line(lines[n]).strip()):
+                n += 1
+            cuts.append(n)
+    if len(cuts) < 2 or len(sizes) != 1:
+        return [list(lines)]
+    bounds = [0, *cuts[:-1], len(lines)]
+    return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def _go_runs(lines: Sequence[str]) -> list[list[str]]:
@@ -169,8 +206,11 @@ def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
         parts = runs_of_one_suite(lines)
     if len(parts) < 2:
         return None
-    failed = [failing_test_ids(part) or _titles(part) for part in parts]
-    return None if any(not ids or len(ids) >= MAX_TEST_IDS for ids in failed) else failed
+    ids = [failing_test_ids(part) for part in parts]
+    if any(ids) and not all(ids):
+        return None  # test ids in one attempt and titles in another name the same test differently
+    failed = ids if all(ids) else [_titles(part) for part in parts]
+    return None if any(not found or len(found) >= MAX_TEST_IDS for found in failed) else failed
 
 
 def _titles(lines: Iterable[str]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ order the log first names them, without duplicates. The runners and the lines re
 - Maven Surefire 3 and 2: ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` and
   ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!`` → ``com.x.ATest.testA``
 - Gradle: ``com.x.ATest > testA() FAILED`` → ``com.x.ATest.testA``
+- VSTest (``dotnet test``'s console logger): ``  Failed Ns.ATest.TestA [312 ms]`` → ``Ns.ATest.TestA``
 - RSpec's "Failed examples:" list: ``rspec ./spec/a_spec.rb:12 # A does x`` (the command that re-runs the
   example) → ``./spec/a_spec.rb:12``
 
@@ -34,7 +35,7 @@ MAX_TEST_ID_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # A cheap first look: a line that holds none of these names no failed test (every shape below spells them
 # so, in this case: a passing test named ``test_error_handling`` is not looked at further).
-_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb")
+_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb|Failed ")
 
 _PYTEST_SUMMARY = re.compile(
     r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: -(?: .*)?)?$"
@@ -50,6 +51,8 @@ _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 # RSpec's list of failed examples: the command that re-runs each, then `#` and its description
 _RSPEC = re.compile(r"^rspec (?P<id>\S+_spec\.rb(?::\d+|\[[\d:]+\])) # ")
+# VSTest's console logger: each failed test with its duration ("  Failed Ns.ATest.TestA [312 ms]", "[< 1 ms]")
+_VSTEST = re.compile(r"^\s*Failed (?P<id>[\w.$`+<>]+(?:\(.{0,200}?\))?) \[(?:< ?)?\d[\d.,]* ?(?:ms|s|m|h)\]$")
 _SUREFIRE3 = re.compile(
     r"^\[ERROR\] (?P<id>[\w.$]+\.[\w$]+(?:\([^)]*\))?(?:\[[^\]]*\])?)"
     r" +-- Time elapsed.*<<< (?:FAILURE|ERROR)!"
@@ -193,7 +196,7 @@ def _one_line_id(line: str) -> str | None:
         return match.group("name")
     if match := _RSPEC.match(line):
         return match.group("id")
-    if match := _SUREFIRE3.match(line):
+    if match := _SUREFIRE3.match(line) or _VSTEST.match(line):
         return match.group("id")
     if match := _SUREFIRE2.match(line):
         return f"{match.group('cls')}.{match.group('method')}"

@@ -245,3 +245,71 @@ def test_go_test_runs_that_did_not_report_the_same_packages_are_not_cut() -> Non
     first = go_run("watch", ("api", "lease", "store", "watch"))
     second = go_run("lease", ("api", "lease", "store"))
     assert differed_across_attempts([*first, *second]) is None
+
+
+def rspec_run(total: int, *failed: tuple[str, str]) -> list[str]:
+    """One `bundle exec rspec` run: its failures, its totals, then its "Failed examples:" list."""
+    out = ["Randomized with seed 11873", "", "Failures:", ""]
+    for n, (spec, title) in enumerate(failed, 1):
+        out += [f"  {n}) {title}", "     Failure/Error: expect(x).to eq(1)", f"     # {spec}", ""]
+    out += ["Finished in 4.1 seconds", f"{total} examples, {len(failed)} failure{'s' * (len(failed) != 1)}"]
+    out += ["", "Failed examples:", ""] + [f"rspec {spec} # {title}" for spec, title in failed] + [""]
+    return out
+
+
+DRIFT = ("./spec/drift_spec.rb:22", "Drift settles within the window")
+CACHE = ("./spec/cache_spec.rb:48", "Cache expires stale keys")
+
+
+def test_rspec_run_again_by_a_loop_is_cut_after_each_runs_totals_and_failed_examples() -> None:
+    # `for i in 1 2 3; do bundle exec rspec && exit 0; done`: no header, the totals end each run
+    lines = [*rspec_run(143, DRIFT), *rspec_run(143, CACHE)]
+    assert differed_across_attempts(lines) == (2, ("./spec/cache_spec.rb:48",))
+
+
+def test_rspec_failing_the_same_example_in_each_run_is_consistent() -> None:
+    # the first run's "Failed examples:" list follows its totals: it stays with that run
+    assert differed_across_attempts([*rspec_run(143, DRIFT, CACHE), *rspec_run(143, CACHE)]) is None
+
+
+def test_rspec_runs_of_other_suites_are_not_attempts() -> None:
+    # `rspec spec/unit; rspec spec/system`: other totals, other suites
+    assert differed_across_attempts([*rspec_run(120, DRIFT), *rspec_run(23, CACHE)]) is None
+
+
+def test_dotnet_test_run_again_by_a_script_is_read_by_its_totals() -> None:
+    def run(*failed: str) -> list[str]:
+        return [
+            "Starting test execution, please wait...",
+            *(f"  Failed {name} [312 ms]" for name in failed),
+            f"Failed!  - Failed:     {len(failed)}, Passed:   {492 - len(failed)}, Skipped:     0, "
+            "Total:   492, Duration: 41 s - Linnet.Tests.dll (net8.0)",
+        ]
+
+    clipboard, autosave = (
+        "Linnet.Tests.ClipboardTests.CopiesRichText",
+        "Linnet.Tests.AutosaveTests.WritesWithin",
+    )
+    assert differed_across_attempts([*run(clipboard), *run(autosave)]) == (2, (autosave,))
+    assert differed_across_attempts([*run(clipboard, autosave), *run(autosave)]) is None
+
+
+def test_jest_run_twice_by_the_script_is_read_by_its_totals() -> None:
+    def run(test: str) -> list[str]:
+        return [
+            "FAIL src/broker.test.ts",
+            f"  ● Broker › {test}",
+            "Tests:       1 failed, 210 passed, 211 total",
+            "Snapshots:   0 total",
+            "Ran all test suites.",
+        ]
+
+    lines = [*run("delivers to late subscriber"), *run("acks in order")]
+    assert differed_across_attempts(lines) == (2, ("src/broker.test.ts › Broker › acks in order",))
+
+
+def test_attempts_named_by_ids_in_one_and_titles_in_another_are_not_compared() -> None:
+    # the first run lists `rspec ./spec/…` ids, the re-run of its failures only titles: the same example
+    lines = [*rspec_run(402, CACHE), 'Run options: include {:last_run_status=>"failed"}']
+    lines += ["Failures:", f"  1) {CACHE[1]}", "1 example, 1 failure"]
+    assert differed_across_attempts(lines) is None

@@ -112,6 +112,13 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
             id="rspec-failed-examples",
         ),
         pytest.param(
+            "  Passed Store.Tests.CacheTests.Hits [4 ms]\n  Failed Store.Tests.CacheTests.Evicts [102 ms]\n"
+            "  Failed Store.Tests.MathTests.Add(a: 1, b: 2) [< 1 ms]\n  Failed to restore packages [2 s]\n"
+            "Failed!  - Failed:     2, Passed:   211, Skipped:     0, Total:   213, Duration: 14 s\n",
+            ("Store.Tests.CacheTests.Evicts", "Store.Tests.MathTests.Add(a: 1, b: 2)"),
+            id="vstest-console",
+        ),
+        pytest.param(
             "FAIL: test_add (calc_test.TestCalc)\n",
             ("calc_test.TestCalc.test_add",),
             id="unittest-before-3.11",
