@@ -1612,6 +1612,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="bundler-locked-gem-removed",
         ),
         pytest.param(
+            "bundle install --deployment",
+            # the same message where a terminal or a log viewer wrapped it before "source."
+            "Your bundle is locked to mimemagic (0.3.5) from rubygems repository https://rubygems.org/ or "
+            "installed locally, but that version can no longer be found in that\nsource. That means the "
+            "author of mimemagic (0.3.5) has removed it.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="bundler-locked-gem-removed-wrapped",
+        ),
+        pytest.param(
             "bundle exec rake",
             "Your bundle is locked to json (1.8.3), but that version could not be found in any of the "
             "sources listed in your Gemfile. If you haven't changed sources, that means the author of "
