@@ -1065,6 +1065,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="cmake-no-compiler-on-the-runner",
         ),
         pytest.param(
+            "cmake -B build -DWITH_CUDA=ON",
+            "CMake Error at /usr/share/cmake-3.22/Modules/CMakeDetermineCUDACompiler.cmake:179 (message):\n"
+            "  Failed to find nvcc.\n\n  Compiler requires the CUDA toolkit.  Please set the CUDAToolkit_ROOT\n"
+            "  variable.\n-- Configuring incomplete, errors occurred!",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cmake-finds-no-cuda-toolkit-on-the-runner",
+        ),
+        pytest.param(
             "mvn -B package",
             "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile "
             "(default-compile) on project app: Fatal error compiling: error: invalid target release: 21 "
