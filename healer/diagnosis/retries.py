@@ -22,8 +22,10 @@ test`` prints no header but one result line a package a run (``ok  pkg 1.2s``, `
 that reports again opens the next run, when the runs tested the same packages. RSpec, VSTest (``dotnet
 test``) and Jest print no header either, but end each run with its totals after its failures (RSpec's ``143
 examples, 1 failure``, then its "Failed examples:" list; VSTest's ``Failed!  - Failed: 1, Passed: 211,
-Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``): those end the runs, again only
-when every run names the same total.
+Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``; mocha's ``11 passing (3s)``
+with its ``1 failing``): those end the runs, again only when every run names the same total. Mocha lists a
+run's failures after its totals, indented (``  1) Suite``, then the test's title and a colon, then the
+error): the run ends after them, and each is read as the suite and the test's title together.
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
 failed on every attempt failed the same way each time: the code's. Runners that retry a single test
@@ -73,9 +75,13 @@ _RUN_END = re.compile(
     r"^(?P<rspec>\d+) examples?, \d+ failures?\b"
     r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
     r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
+    r"|^(?P<mocha>\d+) passing \(\d[^)]*\)$"
 )
-# what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed
-_AFTER_END = re.compile(r"^(?:|Failed examples:|rspec \S+ # .*|Randomized with seed \d+)$")
+# what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed;
+# and the rest of mocha's totals
+_AFTER_END = re.compile(
+    r"^(?:|Failed examples:|rspec \S+ # .*|Randomized with seed \d+|(?P<more>\d+) (?:pending|failing))$"
+)
 _GO_PACKAGE = re.compile(
     r"^(?:ok|FAIL|\?)\s+(?P<pkg>[\w.-]+(?:/[\w.-]+)+)\s+"
     r"(?:[\d.]+s\b|\(cached\)|\[(?:build failed|setup failed|no test files)\])"
@@ -141,18 +147,23 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
     run's totals and what RSpec prints after them, when two or more runs name the same total; one part, the
     whole step, otherwise."""
     cuts: list[int] = []
-    sizes: set[str] = set()
+    sizes: set[int] = set()
     n = 0
     while n < len(lines):
         raw = lines[n]
-        found = ("examples" in raw or "Total:" in raw or "total" in raw) and _RUN_END.match(
+        found = ("examples" in raw or "otal" in raw or "passing" in raw) and _RUN_END.match(
             clean_line(raw).strip()
         )
         n += 1
         if found:
-            sizes.add(found.group("rspec") or found.group("vstest") or found.group("jest"))
-            while n < len(lines) and _AFTER_END.match(clean_line(lines[n]).strip()):
+            size = int(found.group("rspec") or found.group("vstest") or found.group("jest") or found["mocha"])
+            while n < len(lines) and (after := _AFTER_END.match(clean_line(lines[n]).strip())):
+                size += int(after["more"] or 0) if found["mocha"] else 0
                 n += 1
+            # mocha's failure details follow its totals, each line indented
+            while found["mocha"] and n < len(lines) and clean_line(lines[n])[:1] in ("", " "):
+                n += 1
+            sizes.add(size)
             cuts.append(n)
     if len(cuts) < 2 or len(sizes) != 1:
         return [list(lines)]
@@ -217,14 +228,26 @@ def _titles(lines: Iterable[str]) -> tuple[str, ...]:
     """The failures' titles of one attempt when the runner printed no test ids (:data:`_TITLE`), in order,
     each once."""
     found: dict[str, None] = {}
-    for raw in lines:
+    lines = list(lines)
+    for n, raw in enumerate(lines):
         if ")" not in raw and "✖" not in raw and ".py " not in raw:
             continue
         match = _TITLE.match(clean_line(raw))
         title = match and (match.group("numbered") or match.group("crossed") or match.group("file"))
         if title and not _NOT_A_TITLE.match(title):
-            found.setdefault(title, None)
+            found.setdefault(_with_mocha_title(lines, n, title), None)
     return tuple(found)[:MAX_TEST_IDS]
+
+
+def _with_mocha_title(lines: Sequence[str], n: int, title: str) -> str:
+    """``title`` and the test's title when the numbered line ``n`` opens one of mocha's failure details
+    (``  1) Suite``, then the test's title deeper and ending in a colon): ``Suite rotates files``, as the
+    listing's ``1) rotates files`` under ``Suite`` names the same test."""
+    line, after = clean_line(lines[n]), clean_line(lines[n + 1]) if n + 1 < len(lines) else ""
+    indent = len(after) - len(after.lstrip())
+    if after.endswith(":") and indent > len(line) - len(line.lstrip()):
+        return f"{title} {after.strip()[:-1]}"
+    return title
 
 
 def differed_across_attempts(lines: Iterable[str]) -> tuple[int, tuple[str, ...]] | None:

@@ -313,3 +313,40 @@ def test_attempts_named_by_ids_in_one_and_titles_in_another_are_not_compared() -
     lines = [*rspec_run(402, CACHE), 'Run options: include {:last_run_status=>"failed"}']
     lines += ["Failures:", f"  1) {CACHE[1]}", "1 example, 1 failure"]
     assert differed_across_attempts(lines) is None
+
+
+def mocha_run(failed: str) -> list[str]:
+    """One `npm test` run of mocha's spec reporter: its listing, its totals, then its failures' details."""
+    return [
+        "> lamplight@0.12.0 test",
+        "> mocha --timeout 5000 test/integration",
+        "",
+        "  Integration",
+        *(f"    {'1) ' if name == failed else '✓ '}{name}" for name in ("boots", "streams logs", "rotates")),
+        "",
+        "  2 passing (3s)",
+        "  1 failing",
+        "",
+        "  1) Integration",
+        f"       {failed}:",
+        "     AssertionError [ERR_ASSERTION]: expected 2 rotated files, found 1",
+        "",
+        "npm ERR! Test failed.  See above for more details.",
+    ]
+
+
+def test_mocha_run_twice_by_the_script_is_cut_after_each_runs_failure_details() -> None:
+    # `npm test || npm test`: each run's details follow its totals and stay with that run
+    lines = [*mocha_run("streams logs"), "retrying once...", *mocha_run("rotates")]
+    assert differed_across_attempts(lines) == (2, ("rotates", "Integration rotates"))
+    assert differed_across_attempts([*mocha_run("rotates"), *mocha_run("rotates")]) is None
+
+
+def test_mochas_failure_details_name_the_suite_and_the_test() -> None:
+    # travis_retry cuts the attempts; each lists only its details: two tests of one suite are two tests
+    def details(test: str) -> list[str]:
+        return ["  1 failing", "", "  1) sheet", f"       {test}:", "     Error: Timeout of 4000ms exceeded."]
+
+    lines = [*details("trims when the wind backs"), 'The command "npm test" failed. Retrying, 2 of 2.']
+    lines += details("eases on a gust")
+    assert differed_across_attempts(lines) == (2, ("sheet eases on a gust",))
