@@ -13,6 +13,10 @@ warning:
 - pytest in verbose mode writes a test's node id when the test starts and its outcome on the same line when
   it ends (``tests/test_a.py::test_b PASSED [ 85%]``): a step whose output ends in a node id with no outcome
   stopped inside that test.
+- ``go test -v`` writes ``=== RUN   TestName`` when a test starts (``=== CONT`` when a parallel one resumes)
+  and ``--- PASS: TestName (0.38s)`` (``FAIL``, ``SKIP``) when it ends (the ``testing`` package's
+  documentation): a test started with no result had not ended. A parent whose subtest is still running is
+  not named, the subtest is.
 
 Pure: a diagnosis and the failing step's lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -36,6 +40,8 @@ _NEXTEST_DONE = re.compile(
 )
 _HINT = re.compile(r"has been running for over|SLOW \[")
 _PYTEST_STARTED = re.compile(r"^(?P<name>[\w./\\-]+\.py::\S+)$")
+_GO_STARTED = re.compile(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)$")
+_GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
 
 
 def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
@@ -62,6 +68,8 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     if not slow and (started := _pytest_started_last(step_lines)):
         slow[started] = started
     if not slow:
+        slow = _go_unfinished(step_lines)
+    if not slow:
         return diagnosis
     names = shown(list(slow))
     said = f"the test harness showed {names} still running when the job's time limit came"
@@ -85,3 +93,22 @@ def _pytest_started_last(step_lines: Sequence[str]) -> str | None:
         found = _PYTEST_STARTED.match(line)
         return found.group("name") if found else None
     return None
+
+
+def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
+    """The Go tests ``go test -v`` started and wrote no result for (by name, with the line that started
+    each), leaving out a parent whose subtest is among them."""
+    started: dict[str, str] = {}
+    for raw in step_lines:
+        if "=== " not in raw and "--- " not in raw:
+            continue
+        line = clean_line(raw)
+        if found := _GO_STARTED.match(line):
+            started.setdefault(found.group("name"), line)
+        elif found := _GO_DONE.match(line):
+            started.pop(found.group("name"), None)
+    return {
+        name: line
+        for name, line in started.items()
+        if not any(other.startswith(name + "/") for other in started)
+    }

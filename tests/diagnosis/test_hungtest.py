@@ -91,3 +91,40 @@ def test_a_limit_with_no_harness_warning_stays_as_it_was() -> None:
     diagnosis = diagnose_log(cargo_log("Downloading simulator runtime (4.1 GB) ..."))
     assert diagnosis.category is Category.TIMEOUT
     assert diagnosis.action is not Action.AGENT
+
+
+def go_log(*output: str) -> str:
+    passed = ("=== RUN   TestNack", "--- PASS: TestNack (0.38s)")
+    return limited_log("go test -v -run Integration ./...", *passed, *output)
+
+
+def test_a_go_test_started_with_no_result_when_the_limit_comes_is_the_test_that_hangs() -> None:
+    diagnosis = diagnose_log(
+        go_log(
+            "=== RUN   TestDrain",
+            "=== RUN   TestDrain/with_pending",
+            "    queue_test.go:88: closing consumer with 3 pending",
+        )
+    )
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.CODE,
+        Category.TEST,
+        Action.AGENT,
+    )
+    # the parent waits on its subtest: the subtest is the one named
+    assert diagnosis.test_ids == ("TestDrain/with_pending",)
+
+
+def test_go_tests_that_all_ended_leave_the_time_limit_as_it_was() -> None:
+    diagnosis = diagnose_log(
+        go_log(
+            "=== RUN   TestDrain",
+            "=== PAUSE TestDrain",
+            "=== CONT  TestDrain",
+            "--- PASS: TestDrain (1.20s)",
+            "PASS",
+            "ok  \texample.com/queue\t1.902s",
+        )
+    )
+    assert diagnosis.category is Category.TIMEOUT
+    assert diagnosis.action is not Action.AGENT
