@@ -251,6 +251,26 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="kustomize-invalid",
         ),
         pytest.param(
+            "deploy",
+            "helm upgrade --install web ./chart -f chart/values-staging.yaml --atomic",
+            'Error: UPGRADE FAILED: failed to create resource: Deployment.apps "web" is invalid: '
+            'spec.template.spec.containers[0].resources.requests: Invalid value: "2Gi": must be less than '
+            "or equal to memory limit of 512Mi",
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="helm-upgrade-invalid",
+        ),
+        pytest.param(
+            "deploy",
+            "helm upgrade --install web-pr-418 ./chart --wait",
+            "Error: INSTALLATION FAILED: 1 error occurred:\n"
+            '\t* Deployment.apps "web-pr-418" is invalid: spec.template.spec.containers[0].resources.requests: '
+            'Invalid value: "750m": must be less than or equal to cpu limit of 500m',
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="helm-install-one-of-its-errors-invalid",
+        ),
+        pytest.param(
             "release",
             "goreleaser release --clean",
             "  • getting and validating git state\n"
