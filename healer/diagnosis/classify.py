@@ -13,6 +13,7 @@ from typing import Any
 
 from healer.diagnosis.botbump import the_bumps_own
 from healer.diagnosis.capture import failing_steps, split_capture
+from healer.diagnosis.derive import script_command
 from healer.diagnosis.emptysecret import without_its_secrets
 from healer.diagnosis.excerpt import (
     MAX_DECISIVE,
@@ -42,6 +43,7 @@ from healer.diagnosis.scope import (
     primary_scope,
     step_is_known,
 )
+from healer.diagnosis.scripts import with_echoed_scripts
 from healer.diagnosis.selfhosted import on_its_own_machine
 from healer.diagnosis.steplines import on_the_steps_word
 from healer.diagnosis.testids import failing_test_ids
@@ -154,6 +156,7 @@ def diagnose(
     ``scripts`` (see :func:`classify`) the category of a failure no rule explains. The failing step's purpose
     (from its action or command, then the step's, job's and ``workflow``'s names) and the reading decide
     whose failure it is, and so the action (:mod:`healer.diagnosis.owner`)."""
+    scripts = with_echoed_scripts(scripts, (log.lines[i] for i in log.failing_lines()))
     read = _read(log, rules, job=job, annotations=annotations, scripts=scripts)
     job_name, step_name = (job.name or None) if job else None, failed_step_name(job)
     purpose = step_purpose(
@@ -164,6 +167,9 @@ def diagnose(
         workflow=workflow,
         phase=log.phase,
     )
+    if not purpose.purpose and (ran := script_command(log.command, scripts)):
+        # `npm run size` says nothing of its purpose; the script it ran (`size-limit`) does
+        purpose = step_purpose(header=None, command=ran, step=step_name, job=job_name, workflow=workflow)
     owned = assign_owner(read, purpose, rule=rules.get(read.rule))
     lines = [log.lines[i] for i in log.failing_lines()]
     step = log.failing_step

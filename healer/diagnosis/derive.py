@@ -182,6 +182,17 @@ def _from_reading(reading: Reading, scripts: Mapping[str, str] | None, depth: in
     return _Said(Category(reading.category), f"tool table: {reading.words}", False)
 
 
+def script_command(command: str | None, scripts: Mapping[str, str] | None) -> str | None:
+    """The last command of the project's script the failing command ran last (``npm run size`` →
+    ``size-limit``), read from ``scripts``; None when it ran no script runner or the files do not say."""
+    readings = read_line(command) if command and scripts else []
+    last = readings[-1] if readings else None
+    if last is None or not (last.category == RUN or last.default) or not runs_scripts(last.tool):
+        return None
+    ran = resolve_script(last.tool, last.script, scripts or {})
+    return ran[-1] if ran else None
+
+
 def evidence_category(evidence: Sequence[Evidence], first: int | None) -> Category | None:
     """The category the evidence's shapes imply: the first real failure's, else the most frequent among the
     strongest lines."""

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+
+from healer.diagnosis.logs import clean_line
 
 MAX_FILE_CHARS = 512 * 1024
 MAX_COMMANDS = 20
@@ -83,6 +85,30 @@ def files_to_read(command: str) -> tuple[str, ...]:
             if name not in wanted:
                 wanted.append(name)
     return tuple(wanted[:MAX_FILES_READ])
+
+
+# npm's and pnpm's echo of a script they run (npm's run-script output): "> name@1.0.0 size" (npm 6 and pnpm
+# add the package's folder), then the script's command on the next line, "> size-limit"
+_NPM_ECHO = re.compile(r"^> (?:@[\w.-]+/)?[\w.-]+@\S+ (?P<script>[\w:.-]{1,100})(?: \S+)?$")
+
+
+def with_echoed_scripts(files: Mapping[str, str] | None, lines: Iterable[str]) -> Mapping[str, str] | None:
+    """``files``, or when they hold no ``package.json``, the scripts npm's own echo in the step's ``lines``
+    shows it ran (as a ``package.json`` of those scripts): what ``npm run size`` ran is in the log."""
+    if files and "package.json" in files:
+        return files
+    echoed: dict[str, str] = {}
+    script = None
+    for raw in lines:
+        line = clean_line(raw).strip()
+        if script is not None and line.startswith("> "):
+            echoed.setdefault(script, line[2:].strip()[:MAX_COMMAND_CHARS])
+        script = found.group("script") if (found := _NPM_ECHO.match(line)) else None
+        if len(echoed) >= MAX_COMMANDS:
+            break
+    if not echoed:
+        return files
+    return {**(files or {}), "package.json": json.dumps({"scripts": echoed})}
 
 
 def runs_scripts(runner: str) -> bool:

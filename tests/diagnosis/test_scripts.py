@@ -6,7 +6,16 @@ import json
 
 import pytest
 
-from healer.diagnosis.scripts import MAX_COMMANDS, MAX_FILE_CHARS, resolve_script, script_files
+from healer.diagnosis.derive import script_command
+from healer.diagnosis.scripts import (
+    MAX_COMMANDS,
+    MAX_FILE_CHARS,
+    resolve_script,
+    script_files,
+    with_echoed_scripts,
+)
+from healer.model import Action, Owner
+from tests.joblogs import diagnose_log, job_log
 
 MAKEFILE = """\
 .PHONY: lint test check
@@ -182,3 +191,40 @@ def test_the_tree_s_script_files_are_read_by_name_and_bounded() -> None:
     files = script_files(tree.get)
     assert set(files) == {"package.json", "Makefile"}
     assert len(files["Makefile"]) == MAX_FILE_CHARS
+
+
+def test_npms_echo_says_what_a_script_ran_when_no_package_json_is_at_hand() -> None:
+    step = [
+        "2026-10-02T08:53:21.7038875Z > pinwheel-sdk@5.1.0 size",
+        "2026-10-02T08:53:21.7047346Z > size-limit",
+        "> @acme/ui@2.0.3 test /home/travis/build/acme/ui",  # npm 6 and pnpm add the folder
+        "> mocha test/",
+        "> a quoted line of a test's output",
+    ]
+    files = with_echoed_scripts(None, step)
+    assert files is not None
+    assert resolve_script("npm", "size", files) == ["size-limit"]
+    assert resolve_script("npm", None, files) == ["mocha test/"]
+    assert script_command("npm run size", files) == "size-limit"
+    # the pull request's own package.json, when the caller has it, says more than the echo
+    own = {"package.json": json.dumps({"scripts": {"size": "bundlewatch"}})}
+    assert with_echoed_scripts(own, step) is own
+    assert with_echoed_scripts(None, ["> just a line", "size-limit"]) is None
+
+
+def test_the_purpose_of_npm_run_comes_from_the_script_it_ran() -> None:
+    text = job_log(
+        "npm run size",
+        [
+            "",
+            "> pinwheel-sdk@5.1.0 size",
+            "> size-limit",
+            "",
+            "  Size limit: 12 kB",
+            "  Size:       14.37 kB with all dependencies, minified and brotlied",
+            '  Try to reduce size or increase limit in "size-limit" section of package.json',
+        ],
+    )
+    diagnosis = diagnose_log(text, job="size")
+    assert dict(diagnosis.decided_by)["purpose"] == "test (tool table: size-limit)"
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
