@@ -11,7 +11,9 @@ findings than the lines read, is left as it was.
 
 Each checker's lines, as its README shows them:
 
-- lychee: ``✗ [404] https://… | Failed: Network error: Not Found``, ``[TIMEOUT] https://… | Timeout``;
+- lychee: ``✗ [404] https://… | Failed: Network error: Not Found``, ``[TIMEOUT] https://… | Timeout``, then
+  ``🔍 214 Total … 🚫 2 Errors ⏳ 1 Timeouts``; its verbose lines for links it confirmed (``[200]
+  https://…``) or only warned about (``[WARN]``) are not findings;
 - linkinator: ``[404] https://…``, then ``ERROR: Detected N broken links.``;
 - markdown-link-check: ``[✖] https://… → Status: 0 Error: ETIMEDOUT``, then ``ERROR: N dead links found!``;
 - html-proofer: ``External link https://… failed (status code 404)``, ``… failed: got a time out (response
@@ -40,12 +42,19 @@ _COUNT = re.compile(
     r"ERROR: Detected (\d+) broken links?\b|ERROR: (\d+) dead links? found\b"
     r"|HTML-Proofer found (\d+) failures?\b"
 )
+# what a checker's verbose output says of a link that is not a finding: an answer that is not an error, and
+# lychee's own words for a link it did not check or only warned about
+_NOT_A_FINDING = re.compile(r"^(?:[123]\d\d|WARN|EXCLUDED|SKIPPED|UNSUPPORTED|CACHED)$")
+# lychee's summary: its errors, and its timeouts counted apart ("🚫 0 Errors ⏳ 2 Timeouts")
+_LYCHEE_COUNT = re.compile(r"🚫 (?P<errors>\d+) Errors?\b(?:.*?⏳ (?P<timeouts>\d+) Timeouts?\b)?")
 # a busy or failing server (RFC 9110, 15.6; RFC 6585, 4; Cloudflare's 520-524: an origin that did not answer)
 _BUSY_STATUS = re.compile(r"^(?:429|50[0234]|52[0-4])$")
 # a request that was not answered in time or was cut off: lychee's TIMEOUT, Node's socket codes in
-# markdown-link-check's "Status: 0 Error: …", html-proofer's "got a time out"
+# markdown-link-check's "Status: 0 Error: …", html-proofer's "got a time out"; 429's reason phrase (RFC 6585),
+# as lychee quotes a rate limit ("Network error: Too Many Requests")
 _SLOW = re.compile(
-    r"\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|ECONNRESET|EAI_AGAIN)\b|got a time out|\bstatus code (?:429|50[0234])\b"
+    r"\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|ECONNRESET|EAI_AGAIN)\b|got a time out"
+    r"|\bstatus code:? (?:429|50[0234])\b|\bToo Many Requests\b"
     r"|^:? ?(?:429|50[0234])\b"
 )
 
@@ -60,8 +69,13 @@ def link_findings(lines: Sequence[str]) -> str | None:
         if count:
             counted = int(next(group for group in count.groups() if group))
             continue
+        if "🚫" in line and (summary := _LYCHEE_COUNT.search(line)):
+            counted = int(summary["errors"]) + int(summary["timeouts"] or 0)
+            continue
         for pattern in _FINDINGS:
             match = pattern.match(line)
+            if match and _NOT_A_FINDING.match(match.groupdict().get("status") or ""):
+                break  # a link the checker confirmed, skipped or only warned about (lychee's verbose lines)
             if match:
                 found[line.strip()] = _busy(match)
                 break
@@ -75,7 +89,8 @@ def _busy(match: re.Match[str]) -> bool:
     status, rest = parts.get("status") or "", (parts.get("rest") or "").strip()
     if status == "TIMEOUT" or _BUSY_STATUS.match(status):
         return True
-    return status in ("", "0") and bool(_SLOW.search(rest))
+    # no status: an answer that never came (lychee's `[ERROR]`, a socket code), read by its words
+    return status in ("", "0", "ERROR") and bool(_SLOW.search(rest))
 
 
 def checked_links(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:

@@ -40,6 +40,12 @@ def diagnose(command: str, output: str):  # noqa: ANN201
             id="lychee-host-gone",
         ),
         pytest.param(
+            # a network error whose words are 429's reason phrase: the server limited the rate
+            "[ERROR] https://github.com/a/b/pull/88 | Network error: Too Many Requests (status code: 429)",
+            "busy",
+            id="lychee-network-error-too-many-requests",
+        ),
+        pytest.param(
             "  [503] https://status.example.com/\nERROR: Detected 1 broken links.",
             "busy",
             id="linkinator-503",
@@ -106,3 +112,23 @@ def test_a_test_step_that_prints_a_checkers_lines_is_left_alone() -> None:
         '    Expected: "x"\n  [503] https://status.example.com/\nTests:       1 failed, 20 passed, 21 total',
     )
     assert diagnosis.owner is Owner.CODE
+
+
+def test_lycheess_verbose_lines_are_not_findings_and_its_error_count_is_checked() -> None:
+    lines = [
+        "[WARN] https://github.com/a/b/issues/12 | Rate limited (429 Too Many Requests)",
+        "[200] https://report.example.org/import",
+        "[ERROR] https://github.com/a/b/blob/main/CONTRIBUTING.md | Network error: Too Many Requests",
+        "[ERROR] https://github.com/a/b/pull/88 | Network error: Too Many Requests",
+        "🔍 214 Total (in 6s) ✅ 212 OK 🚫 2 Errors",
+    ]
+    assert link_findings(lines) == "busy"
+    # lychee counted an error whose line was not read: nothing to say
+    assert link_findings([*lines[:-1], "🔍 215 Total (in 6s) ✅ 212 OK 🚫 3 Errors"]) is None
+    # timeouts are counted apart from errors
+    timeouts = ["[TIMEOUT] https://www.python.org/dev/peps/pep-0008/ | Timeout", *lines[2:4]]
+    assert link_findings([*timeouts, "🔍 214 Total (in 3s) ✅ 211 OK 🚫 2 Errors ⏳ 1 Timeouts"]) == "busy"
+    assert (
+        link_findings([*lines[:2], "[404] https://example.org/gone | Rejected status code: Not Found"])
+        == "broken"
+    )
