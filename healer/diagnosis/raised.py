@@ -268,6 +268,16 @@ def frame_file(raw: str) -> str | None:
     return match.group("path") if match else None
 
 
+# where pytest says a module it imported (a conftest's import) could not be parsed: the file and line alone on
+# a line, then the source line and a caret, then `SyntaxError: …`
+_PYTEST_LOCATION = re.compile(r"^(?P<path>\S{1,400}\.py):\d+$")
+
+
+def _syntax_location(raw: str) -> str | None:
+    found = _PYTEST_LOCATION.match(clean_line(raw).strip())
+    return found.group("path") if found else None
+
+
 def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when Python could not parse a file of an installed package or of a
     dependency pip was collecting (its ``setup.py`` in pip's ``pip-install-…`` folder): a release written
@@ -281,9 +291,9 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
     for raw in step_lines:
         if "install_package> " in raw and (tox := _TOX_PACKAGE.search(raw)):
             own.add(_import_name(tox.group("name")))
-        if "File " not in raw and "SyntaxError" not in raw:
+        if "File " not in raw and "SyntaxError" not in raw and ".py:" not in raw:
             continue
-        if path := frame_file(raw):
+        if path := frame_file(raw) or _syntax_location(raw):
             where = path
         elif _SYNTAX_ERROR.match(clean_line(raw).strip()) and where is not None:
             if _PACKAGE_FILE.search(where) and not _own_package(where, own):

@@ -302,6 +302,21 @@ def test_an_error_that_is_not_the_actions_own_crash_is_left_to_the_other_reading
                 "E   SyntaxError: invalid syntax",
             ],
         ),
+        # pytest's own location line for a module its conftest imported and could not parse
+        (
+            "python -m pytest",
+            [
+                "ImportError while loading conftest '/home/travis/build/a/b/tests/conftest.py'.",
+                "tests/conftest.py:3: in <module>",
+                "    import weirctl",
+                "weirctl/__init__.py:1: in <module>",
+                "    from tinyfsm import Machine",
+                "../../../virtualenv/python3.7.13/lib/python3.7/site-packages/tinyfsm/__init__.py:41",
+                "    if (n := len(states)) == 0:",
+                "           ^",
+                "SyntaxError: invalid syntax",
+            ],
+        ),
         # pip collecting a dependency whose setup.py this Python cannot parse
         (
             "pip install -e .[test]",
@@ -329,6 +344,13 @@ def test_a_syntax_error_in_the_checkout_or_in_code_run_from_a_string_stays_the_c
         "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?",
     ]
     assert diagnose("python -m app", mine, job="test").owner is Owner.CODE
+    located = [
+        "tests/conftest.py:3: in <module>",
+        "app/models.py:41",
+        "    match kind:",
+        "SyntaxError: invalid",
+    ]
+    assert diagnose("python -m pytest", located, job="test").owner is Owner.CODE
     inline = ['  File "<string>", line 1', "    import app;;", "SyntaxError: invalid syntax"]
     assert diagnose("python -c 'import app;;'", inline, job="test").owner is Owner.CODE
 
