@@ -1631,6 +1631,26 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="bundler-locked-gem-removed-wrapped",
         ),
         pytest.param(
+            "pytest -q",
+            "    @pytest.mark.asyncio\n    async def test_fans_out(event_loop):\n"
+            "E       fixture 'event_loop' not found\n"
+            ">       available fixtures: anyio_backend, cache, capfd, event_loop_policy, monkeypatch, tmp_path\n"
+            ">       use 'pytest --fixtures [testpath]' for help on them.\n"
+            "=========================== 1 error in 0.41s ===========================",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="pytest-asyncio-1-removed-the-event-loop-fixture",
+        ),
+        pytest.param(
+            "pytest -q",
+            "    def test_sends(broker):\nE       fixture 'broker' not found\n"
+            ">       available fixtures: cache, capfd, monkeypatch, tmp_path\n"
+            "=========================== 1 error in 0.41s ===========================",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-fixture-the-project-lacks-is-the-codes",
+        ),
+        pytest.param(
             "bundle exec rake",
             "Your bundle is locked to json (1.8.3), but that version could not be found in any of the "
             "sources listed in your Gemfile. If you haven't changed sources, that means the author of "
