@@ -1642,6 +1642,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="pytest-asyncio-1-removed-the-event-loop-fixture",
         ),
         pytest.param(
+            "swift package resolve",
+            "error: 'app': Revision 3a1b4a8e05a219c47efe85a120ec4e7ecd2071ca for swift-system remoteSourceControl "
+            "https://github.com/apple/swift-system.git version 1.4.1 does not match previously recorded value "
+            "c8a44d836fe7913603e246acab7c528c2e780168",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="swiftpm-version-retagged",
+        ),
+        pytest.param(
             "pytest -q",
             "    def test_sends(broker):\nE       fixture 'broker' not found\n"
             ">       available fixtures: cache, capfd, monkeypatch, tmp_path\n"
