@@ -35,6 +35,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
 * ``fresh22``: frozen like ``fresh21``, after the reports of fresh20 and fresh21; all in the test half.
 * ``fresh23``: frozen like ``fresh22``, after its report; all in the test half.
 * ``fresh24``: frozen like ``fresh23``, after its report; all in the test half.
+* ``fresh25``, ``fresh26``, ``fresh27``: frozen like ``fresh24``, by three writers at once, after its report;
+  all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -108,6 +110,9 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh22": (FIXTURES / "fresh22" / "logs", FIXTURES / "fresh22" / "labels.json", None),
     "fresh23": (FIXTURES / "fresh23" / "logs", FIXTURES / "fresh23" / "labels.json", None),
     "fresh24": (FIXTURES / "fresh24" / "logs", FIXTURES / "fresh24" / "labels.json", None),
+    "fresh25": (FIXTURES / "fresh25" / "logs", FIXTURES / "fresh25" / "labels.json", None),
+    "fresh26": (FIXTURES / "fresh26" / "logs", FIXTURES / "fresh26" / "labels.json", None),
+    "fresh27": (FIXTURES / "fresh27" / "logs", FIXTURES / "fresh27" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
