@@ -63,6 +63,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="pages-api-500",
         ),
         pytest.param(
+            "deploy",
+            "actions/deploy-pages@v4",
+            "Created deployment for 5e1a, ID: 5e1a\nGetting Pages deployment status...\n"
+            "Current status: deployment_in_progress\nCurrent status: deployment_failed\n"
+            "##[error]Deployment failed, try again later.",
+            "network.http-5xx",
+            PLATFORM,
+            id="pages-deployment-failed-try-again",
+        ),
+        pytest.param(
             "setup",
             "actions/setup-python@v5",
             "##[error]The specified python version file at: /home/runner/work/app/app/.python-version "
