@@ -18,6 +18,11 @@ warning:
   documentation): a test started with no result had not ended. A parent whose subtest is still running is
   not named, the subtest is.
 
+Jest, whose tests all ended, says so when something they started keeps the process alive: "Jest did not
+exit one second after the test run has completed." (its documentation of ``--detectOpenHandles`` and
+``--forceExit``): a job time limit after it waited on the tests' open handle (a timer, a server, a
+connection), the code's too.
+
 Pure: a diagnosis and the failing step's lines in, a :class:`~healer.model.Diagnosis` out.
 """
 
@@ -40,6 +45,7 @@ _NEXTEST_DONE = re.compile(
 )
 _HINT = re.compile(r"has been running for over|SLOW \[")
 _PYTEST_STARTED = re.compile(r"^(?P<name>[\w./\\-]+\.py::\S+)$")
+_JEST_OPEN = re.compile(r"^Jest did not exit one second after the test run has completed\.?$")
 _GO_STARTED = re.compile(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)$")
 _GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
 
@@ -70,7 +76,7 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     if not slow:
         slow = _go_unfinished(step_lines)
     if not slow:
-        return diagnosis
+        return _open_handle(diagnosis, step_lines)
     names = shown(list(slow))
     said = f"the test harness showed {names} still running when the job's time limit came"
     lines = tuple(slow.values())[:3]
@@ -112,3 +118,14 @@ def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
         for name, line in started.items()
         if not any(other.startswith(name + "/") for other in started)
     }
+
+
+def _open_handle(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to the code when Jest said its finished tests left something running; else
+    unchanged."""
+    said = next((line for raw in step_lines if _JEST_OPEN.match(line := clean_line(raw).strip())), None)
+    if said is None:
+        return diagnosis
+    kept = replace(diagnosis, decisive=(*diagnosis.decisive, said), excerpt=(*diagnosis.excerpt, said))
+    why = "Jest's tests left something running (an open handle) until the job's time limit"
+    return reread(kept, Owner.CODE, Category.TEST, Action.AGENT, why)

@@ -128,3 +128,23 @@ def test_go_tests_that_all_ended_leave_the_time_limit_as_it_was() -> None:
     )
     assert diagnosis.category is Category.TIMEOUT
     assert diagnosis.action is not Action.AGENT
+
+
+def test_jests_finished_run_that_did_not_exit_by_the_limit_left_a_handle_open() -> None:
+    finished = (
+        "Tests:       244 passed, 244 total",
+        "Ran all test suites.",
+        "Jest did not exit one second after the test run has completed.",
+        "",
+    )
+    diagnosis = diagnose_log(limited_log("npm test", "PASS src/scheduler.test.ts", *finished))
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.CODE,
+        Category.TEST,
+        Action.AGENT,
+    )
+    assert "open handle" in dict(diagnosis.decided_by)["evidence"]
+    # the same run, ended before Jest's warning: the limit says nothing more
+    assert diagnose_log(limited_log("npm test", "PASS src/scheduler.test.ts", *finished[:2])).action is not (
+        Action.AGENT
+    )
