@@ -1642,6 +1642,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="pytest-asyncio-1-removed-the-event-loop-fixture",
         ),
         pytest.param(
+            "python setup.py test",
+            "usage: setup.py [global_opts] cmd1 [cmd1_opts] [cmd2 [cmd2_opts] ...]\n"
+            "   or: setup.py --help [cmd1 cmd2 ...]\n\nerror: invalid command 'test'",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="setuptools-72-removed-the-test-command",
+        ),
+        pytest.param(
             "swift package resolve",
             "error: 'app': Revision 3a1b4a8e05a219c47efe85a120ec4e7ecd2071ca for swift-system remoteSourceControl "
             "https://github.com/apple/swift-system.git version 1.4.1 does not match previously recorded value "
