@@ -1650,6 +1650,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="setuptools-72-removed-the-test-command",
         ),
         pytest.param(
+            "ruff check .",
+            "ruff failed\n  Cause: Rule `ANN101` was removed and cannot be selected.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="ruff-removed-a-selected-rule",
+        ),
+        pytest.param(
             "swift package resolve",
             "error: 'app': Revision 3a1b4a8e05a219c47efe85a120ec4e7ecd2071ca for swift-system remoteSourceControl "
             "https://github.com/apple/swift-system.git version 1.4.1 does not match previously recorded value "
