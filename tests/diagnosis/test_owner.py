@@ -1657,6 +1657,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="ruff-removed-a-selected-rule",
         ),
         pytest.param(
+            "pytest -q",
+            "A module that was compiled using NumPy 1.x cannot be run in\n"
+            "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"
+            "versions of NumPy, modules must be compiled with NumPy 2.0.\n"
+            "E   ImportError: numpy.core.multiarray failed to import",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="an-extension-built-for-numpy-1-under-numpy-2",
+        ),
+        pytest.param(
             "swift package resolve",
             "error: 'app': Revision 3a1b4a8e05a219c47efe85a120ec4e7ecd2071ca for swift-system remoteSourceControl "
             "https://github.com/apple/swift-system.git version 1.4.1 does not match previously recorded value "
