@@ -24,7 +24,8 @@ with the newest build tools its ``build-system.requires`` allows (pip's document
 Interface": build isolation), so an old release whose build script imports what those tools no longer have
 (setuptools without ``pkg_resources``, Cython 3's ``cython_sources``) fails with no change of the pull
 request. When the step installs requirements, not the project itself, and the package pip was building
-stopped on an ``ImportError``, ``ModuleNotFoundError`` or ``AttributeError`` (not a compiler's error), the
+stopped on an ``ImportError``, ``ModuleNotFoundError`` or ``AttributeError``, or on a Cython newer than the
+one it was released with (not a C compiler's error: the runner's headers or compiler may be why), the
 failure is upstream's, for a person to pin the build tools or move to a newer release.
 
 A release its registry withdrew is upstream's too: the lock or the pin names a version that was there when
@@ -102,6 +103,9 @@ def only_in_dependencies(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Dia
 _PINNED = re.compile(r"^Collecting (?P<name>[\w.-]+)==(?P<version>[\w.!+-]+)")
 _BUILD_API = re.compile(
     r"^(?:ModuleNotFoundError|ImportError|AttributeError|(?:setuptools\.errors\.)?InvalidConfigError): "
+    # and Cython's own refusal of the package's .pyx: the newest Cython the isolated build pulled no longer
+    # compiles what an older one did ("Error compiling Cython file:", Cython's documentation, "Compilation")
+    r"|^Error compiling Cython file:$"
 )
 # pip's build phases for a package it builds from source ("Getting requirements to build wheel: started",
 # "Preparing metadata (setup.py): started", "Building wheel for x (pyproject.toml): started")

@@ -86,7 +86,7 @@ def sdist_build(error: str) -> list[str]:
         "  × Getting requirements to build wheel did not run successfully.",
         "  │ exit code: 1",
         "  ╰─> [62 lines of output]",
-        f"      {error}",
+        *(f"      {line.strip()}" for line in error.splitlines()),
         "      [end of output]",
         "  note: This error originates from a subprocess, and is likely not a problem with pip.",
         "error: subprocess-exited-with-error",
@@ -100,6 +100,9 @@ def sdist_build(error: str) -> list[str]:
         "ModuleNotFoundError: No module named 'pkg_resources'",
         "setuptools.errors.InvalidConfigError: Invalid dash-separated key 'description-file' in 'metadata' "
         "(setup.cfg), please use the underscore name 'description_file' instead.",
+        # the newest Cython the isolated build pulled refuses the release's .pyx
+        "Error compiling Cython file:\n      ------------------------------------------------------------\n"
+        "      yaml/_yaml.pyx:9:19: Cannot assign type 'void *' to 'Node'",
     ],
 )
 def test_a_pinned_dependency_todays_build_tools_cannot_build_is_upstreams(error: str) -> None:
@@ -263,6 +266,15 @@ def test_the_projects_own_build_script_failing_is_the_codes() -> None:
     error = "ModuleNotFoundError: No module named 'pkg_resources'"
     frames = (SETUPTOOLS, "/home/runner/work/bloom/bloom/setup.py")
     diagnosis = diagnose_log(job_log("pip install -e .[test]", project_build(*frames, error=error)))
+    assert diagnosis.owner is not Owner.UPSTREAM
+
+
+def test_cython_refusing_the_projects_own_pyx_is_the_codes() -> None:
+    output = [
+        *project_build(error="Error compiling Cython file:")[:-1],
+        "      bloom/_bits.pyx:9:19: Cannot assign",
+    ]
+    diagnosis = diagnose_log(job_log("pip install -e .[test]", output), job="build")
     assert diagnosis.owner is not Owner.UPSTREAM
 
 
