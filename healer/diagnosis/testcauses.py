@@ -14,7 +14,8 @@ refuses may be the workflow's or the pull request's, and nothing in the log says
 Each framework's report, as its documentation shows it:
 
 - Jest: ``● Suite › test`` then the error's first line; Vitest: `` FAIL  file > Suite > test`` then it.
-- go test: ``--- FAIL: TestX`` then the test's own ``file_test.go:NN: message`` lines.
+- go test: ``--- FAIL: TestX`` then the test's own ``file_test.go:NN: message`` lines (testify's ``Error
+  Trace:`` line, then its ``Error:`` and the error under it).
 - Maven Surefire: ``… <<< ERROR!`` (or ``FAILURE!``) then the exception's line.
 - RSpec: ``Failure/Error: code`` then the exception's class and message.
 - PHPUnit: ``1) Class::test`` then the exception's line.
@@ -84,7 +85,9 @@ STAGED = " [staged by the test]"
 _CAUSED_BY = re.compile(r"^\s*Caused by: ")
 # lines under a header that are not its cause: blank, a code frame, a stack frame, go's own bookkeeping
 _NOT_CAUSE = re.compile(
-    r"^\s*(?:$|>?\s*\d+ \||\|\s|at |# |\^|--- |=== |FAIL\b|PASS\b|ok\s|Stack Trace:|Failure/Error:)"
+    r"^\s*(?:$|>?\s*\d+ \||\|\s|at |# |\^|--- |=== |FAIL\b|PASS\b|ok\s|Stack Trace:|Failure/Error:"
+    # testify's failure report names where first ("Error Trace:"), then the error ("Error: …")
+    r"|Error Trace:)"
 )
 # the network failed (DNS, a timeout, a reset, a server busy or down): names from the platforms' own errors
 # (Node's getaddrinfo and socket codes, Go's net package, Java's java.net exceptions, libcurl's errors 6, 7
@@ -101,6 +104,9 @@ NETWORK = re.compile(
     r"|ConnectTimeoutException|Could not resolve host|cURL error (?:6|28|35)\b|Net::(?:Open|Read)Timeout"
     r"|\b(?:502 Bad Gateway|503 Service (?:Temporarily )?Unavailable|504 Gateway Time-?out)\b"
     r"|\b429 Too Many Requests\b"
+    # Docker's daemon when a registry answers a pull with a server error (moby's "received unexpected HTTP
+    # status: 500 Internal Server Error"), as a test that starts a container quotes it
+    r"|received unexpected HTTP status: (?:429|5\d\d)\b"
 )
 # a credential was refused or missing: HTTP 401/403 (RFC 9110), the SDKs' authentication errors, a secret
 # said to be empty
@@ -141,11 +147,11 @@ def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
         under = [c for c in lines[at + 1 : at + 1 + _AFTER] if not _NOT_CAUSE.match(c)]
         if not under or header.search(under[0]):
             return None  # a test whose cause is not under it: the report cannot be split safely
-        cause = under[0].strip()
-        if cause.endswith(":") and len(under) > 1:
-            cause += (
-                " " + under[1].strip()
-            )  # an exception's class on a line of its own (RSpec), then its message
+        cause, more = under[0].strip(), iter(under[1:4])
+        # an exception's class on a line of its own (RSpec), then its message; a Go test's `file_test.go:31:`
+        # and testify's "Error: Received unexpected error:", then the error
+        while cause.endswith(":") and (after := next(more, None)) is not None:
+            cause += " " + after.strip()
         caused = next((c for c in under[1:] if _CAUSED_BY.match(c)), None)
         if caused is not None:
             cause += " " + caused.strip()

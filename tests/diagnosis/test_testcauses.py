@@ -44,6 +44,19 @@ GO_DNS = """
 FAIL
 FAIL\tgithub.com/o/r/client\t0.030s
 """
+GO_TESTIFY_REGISTRY_500 = """
+2025/02/17 12:04:44 Failed to pull image: Error response from daemon: received unexpected HTTP status: 500 \
+Internal Server Error, will retry
+--- FAIL: TestRepoIntegration (65.12s)
+    repo_integration_test.go:31:
+        \tError Trace:\t/home/runner/work/a/a/internal/store/repo_integration_test.go:31
+        \tError:      \tReceived unexpected error:
+        \t            \tgeneric container: create container: Error response from daemon: received unexpected \
+HTTP status: 500 Internal Server Error
+        \tTest:       \tTestRepoIntegration
+FAIL
+FAIL\tgithub.com/o/r/internal/store\t65.311s
+"""
 SUREFIRE_DNS = """
 [ERROR] Tests run: 2, Failures: 0, Errors: 2, Skipped: 0, Time elapsed: 0.3 s <<< FAILURE! - in x.ClientTest
 [ERROR] com.x.ClientTest.fetches  Time elapsed: 0.1 s  <<< ERROR!
@@ -102,6 +115,9 @@ GRADLE_REGISTRY_TIMEOUT = "\n".join(
         pytest.param("npx jest", JEST_DNS, id="jest"),
         pytest.param("./gradlew integrationTest", GRADLE_REGISTRY_TIMEOUT, id="gradle-registry-timeout"),
         pytest.param("go test ./...", GO_DNS, id="go"),
+        pytest.param(
+            "go test -tags integration ./...", GO_TESTIFY_REGISTRY_500, id="go-testify-registry-500"
+        ),
         pytest.param("mvn -B test", SUREFIRE_DNS, id="surefire"),
         pytest.param("bundle exec rspec", RSPEC_DNS, id="rspec"),
         pytest.param("vendor/bin/phpunit", PHPUNIT_DNS, id="phpunit"),
@@ -293,6 +309,19 @@ def test_a_go_tests_got_and_want_is_an_assertion_whatever_status_it_names() -> N
         health_test.go:41: GET /healthz: got status 503 Service Unavailable, want 200 OK
 FAIL
 FAIL\tgithub.com/acme/quoin/internal/server\t0.038s
+"""
+    assert diagnose("go test ./...", output).owner is Owner.CODE
+
+
+def test_testifys_assertion_under_its_error_trace_keeps_the_test_the_codes() -> None:
+    output = """
+--- FAIL: TestPull (0.02s)
+    pull_test.go:18:
+        \tError Trace:\t/home/runner/work/a/a/pull_test.go:18
+        \tError:      \tNot equal:
+        \t            \texpected: "received unexpected HTTP status: 500 Internal Server Error"
+        \t            \tactual  : "ok"
+FAIL
 """
     assert diagnose("go test ./...", output).owner is Owner.CODE
 
