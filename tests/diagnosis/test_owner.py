@@ -1067,7 +1067,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         pytest.param(
             "cmake -B build -DWITH_CUDA=ON",
             "CMake Error at /usr/share/cmake-3.22/Modules/CMakeDetermineCUDACompiler.cmake:179 (message):\n"
-            "  Failed to find nvcc.\n\n  Compiler requires the CUDA toolkit.  Please set the CUDAToolkit_ROOT\n"
+            "  Failed to find nvcc.\n\n"
+            "  Compiler requires the CUDA toolkit.  Please set the CUDAToolkit_ROOT\n"
             "  variable.\n-- Configuring incomplete, errors occurred!",
             Owner.REPOSITORY,
             Action.ESCALATE,
@@ -1634,7 +1635,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             "pytest -q",
             "    @pytest.mark.asyncio\n    async def test_fans_out(event_loop):\n"
             "E       fixture 'event_loop' not found\n"
-            ">       available fixtures: anyio_backend, cache, capfd, event_loop_policy, monkeypatch, tmp_path\n"
+            ">       available fixtures: anyio_backend, cache, capfd, event_loop_policy, "
+            "monkeypatch, tmp_path\n"
             ">       use 'pytest --fixtures [testpath]' for help on them.\n"
             "=========================== 1 error in 0.41s ===========================",
             Owner.UPSTREAM,
@@ -1668,8 +1670,9 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "swift package resolve",
-            "error: 'app': Revision 3a1b4a8e05a219c47efe85a120ec4e7ecd2071ca for swift-system remoteSourceControl "
-            "https://github.com/apple/swift-system.git version 1.4.1 does not match previously recorded value "
+            "error: 'app': Revision 3a1b4a8e05a219c47efe85a120ec4e7ecd2071ca for swift-system "
+            "remoteSourceControl https://github.com/apple/swift-system.git version 1.4.1 does not match "
+            "previously recorded value "
             "c8a44d836fe7913603e246acab7c528c2e780168",
             Owner.UPSTREAM,
             Action.ESCALATE,

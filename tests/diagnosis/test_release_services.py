@@ -274,7 +274,8 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             "deploy",
             "helm upgrade --install web ./web -f web/values-staging.yaml",
             'Error: parse error at (web/templates/deployment.yaml:38): function "toYml" not defined\n'
-            'helm.go:86: [debug] parse error at (web/templates/deployment.yaml:38): function "toYml" not defined',
+            "helm.go:86: [debug] parse error at (web/templates/deployment.yaml:38): "
+            'function "toYml" not defined',
             "kubernetes.helm-template",
             CODE,
             id="helm-template-parse-error",
@@ -283,7 +284,8 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             "deploy",
             "helm upgrade --install web-pr-418 ./chart --wait",
             "Error: INSTALLATION FAILED: 1 error occurred:\n"
-            '\t* Deployment.apps "web-pr-418" is invalid: spec.template.spec.containers[0].resources.requests: '
+            '\t* Deployment.apps "web-pr-418" is invalid: '
+            "spec.template.spec.containers[0].resources.requests: "
             'Invalid value: "750m": must be less than or equal to cpu limit of 500m',
             "kubernetes.manifest-invalid",
             CODE,
