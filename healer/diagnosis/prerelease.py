@@ -12,14 +12,17 @@ agent's fix to a pull request. Read from the job itself:
   unreleased Go);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
   ``pre-release dependencies``, ``nightly upstream``, ``numpy-nightly``;
+- setup-python set up a pre-release interpreter: "Successfully set up CPython (3.14.0-alpha.5)" (its log line
+  for the version it installed; ``3.14-dev`` and ``allow-prereleases`` resolve to alphas, betas and release
+  candidates);
 - a nightly Rust compiler (``cargo +nightly``, ``rustup run nightly``, cargo in a job named for the nightly
   toolchain, Travis CI's ``rust: nightly``) refused an unstable feature the code
   uses: ``error[E0658]`` (use of an unstable feature), ``E0635`` (unknown feature), ``E0557`` (feature has
   been removed), rustc's error index. Unstable features change between nightlies without notice (The
   Unstable Book); the same errors on a stable compiler are the code's.
 
-Only a failure read as the code's test, build or type check is given to upstream: a network error, a refused
-credential or a linter's finding keeps its reading.
+Only a failure read as the code's test, build, type check or dependency is given to upstream: a network error,
+a refused credential or a linter's finding keeps its reading.
 
 Pure: lines and names in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -39,6 +42,9 @@ _PRE_INSTALL = re.compile(
     r"^(?:##\[group\]Run |\$ )?(?:sudo )?(?:python\d?(?:\.\d+)? -m )?(?:uv )?pip3? install\b"
     r"(?=.*?(?:\s--pre\b|\s--prerelease[= ](?:allow|if-necessary)\b|scientific-python-nightly-wheels))"
 )
+_PRE_PYTHON = re.compile(
+    r"^Successfully set up (?:CPython|PyPy) \((?P<version>\d+\.\d+\.\d+-(?:alpha|beta|rc)\S*)\)"
+)
 _GOTIP = re.compile(r"^(?:\S+/)?gotip\s")
 _NAMED = re.compile(
     r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
@@ -47,7 +53,7 @@ _NAMED = re.compile(
     # a job against one of the projects the Scientific Python nightly wheels publish
     r"|\b(?:numpy|scipy|pandas|matplotlib|scikit-learn|pyarrow|networkx|xarray)[-_ ](?:nightly|dev|main)\b"
 )
-_KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK})
+_KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.DEPENDENCY})
 _RUST_NIGHTLY = re.compile(r"(?<!\S)(?:cargo|rustc|rustup run) ?\+?nightly\b|\brustup run nightly\b")
 # cargo in a job named for the nightly toolchain (Travis CI's `rust: nightly`, a matrix entry `nightly`)
 _CARGO = re.compile(r"(?<!\S)cargo\s")
@@ -83,9 +89,11 @@ def against_unreleased(
             return f"the job is named for unreleased dependencies ({found.group(0)!r})"
     in_header = False
     for raw in lines:
-        if not ("install" in raw or "##[" in raw):
+        if not ("install" in raw or "##[" in raw or "set up " in raw):
             continue
         line = clean_line(raw).strip()
+        if found := _PRE_PYTHON.match(line):
+            return f"setup-python set up a pre-release Python ({found.group('version')})"
         if line.startswith("##[group]Run "):
             in_header = True
         elif line.startswith("##[endgroup]"):

@@ -54,6 +54,42 @@ def test_a_job_named_for_unreleased_dependencies_is_upstreams(job: str) -> None:
     assert (diagnosis.owner, diagnosis.action) == UPSTREAM
 
 
+CONFTEST_IMPORT = [
+    "ImportError while loading conftest '/home/runner/work/a/a/tests/conftest.py'.",
+    "E   ImportError: /opt/hostedtoolcache/Python/3.14.0-alpha.5/x64/lib/python3.14/site-packages/msgspec/"
+    "_core.cpython-314-x86_64-linux-gnu.so: undefined symbol: _PyUnicode_AsUTF8",
+]
+
+
+def setup_python(version: str, output: list[str] = PYTEST_FAILED) -> str:
+    """A job log: setup-python set up ``version``, then pytest failed with ``output``."""
+    return stamped(
+        [
+            "##[group]Run actions/setup-python@v5",
+            "with:",
+            "  python-version: 3.14-dev",
+            "##[endgroup]",
+            f"Successfully set up CPython ({version})",
+            "##[group]Run pytest -x",
+            "pytest -x",
+            "##[endgroup]",
+            *output,
+            "##[error]Process completed with exit code 1.",
+        ]
+    )
+
+
+def test_a_failure_on_a_pre_release_python_setup_python_set_up_is_upstreams() -> None:
+    diagnosis = diagnose_log(setup_python("3.14.0-alpha.5"), job="test (3.14-dev)")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "pre-release Python (3.14.0-alpha.5)" in dict(diagnosis.decided_by)["evidence"]
+    # a released Python keeps the failure the code's
+    assert diagnose_log(setup_python("3.13.1"), job="test (3.13)").owner is Owner.CODE
+    # an installed C extension that does not load on the pre-release: upstream's too
+    extension = diagnose_log(setup_python("3.14.0-alpha.5", CONFTEST_IMPORT), job="nightly")
+    assert (extension.owner, extension.action) == UPSTREAM
+
+
 def test_go_tip_failing_to_build_the_code_is_upstreams() -> None:
     output = ["# example.com/app/internal/pool", "internal/pool/pool.go:41:9: undefined: sync.OnceValues2"]
     diagnosis = diagnose_log(two_steps("go install golang.org/dl/gotip@latest", "gotip test ./...", output))
