@@ -18,6 +18,10 @@ warning:
   documentation): a test started with no result had not ended. A parent whose subtest is still running is
   not named, the subtest is.
 
+pytest-timeout, when a test outlives its limit, prints its banner (``+++++ Timeout +++++``) and the stack of
+every thread (``~~~~ Stack of MainThread (140…) ~~~~``, its README's thread method): the main thread's frame
+in a test function of the checkout names the test that hung.
+
 Jest, whose tests all ended, says so when something they started keeps the process alive: "Jest did not
 exit one second after the test run has completed." (its documentation of ``--detectOpenHandles`` and
 ``--forceExit``): a job time limit after it waited on the tests' open handle (a timer, a server, a
@@ -34,6 +38,7 @@ from dataclasses import replace
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread, shown
+from healer.diagnosis.raised import in_checkout_terms, in_the_checkout
 from healer.diagnosis.testids import MAX_TEST_IDS
 from healer.model import Action, Category, Diagnosis, Owner
 
@@ -45,6 +50,9 @@ _NEXTEST_DONE = re.compile(
 )
 _HINT = re.compile(r"has been running for over|SLOW \[")
 _PYTEST_STARTED = re.compile(r"^(?P<name>[\w./\\-]+\.py::\S+)$")
+_TIMEOUT_BANNER = re.compile(r"^\+{5,} Timeout \+{5,}$")
+_MAIN_STACK = re.compile(r"^~{3,} Stack of MainThread \(\d+\) ~{3,}$")
+_TEST_FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400}\.py)", line \d+, in (?P<test>test\w*)$')
 _JEST_OPEN = re.compile(r"^Jest did not exit one second after the test run has completed\.?$")
 _GO_STARTED = re.compile(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)$")
 _GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
@@ -74,7 +82,7 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     if not slow and (started := _pytest_started_last(step_lines)):
         slow[started] = started
     if not slow:
-        slow = _go_unfinished(step_lines)
+        slow = _go_unfinished(step_lines) or _pytest_timeout_stack(step_lines)
     if not slow:
         return _open_handle(diagnosis, step_lines)
     names = shown(list(slow))
@@ -129,3 +137,18 @@ def _open_handle(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     kept = replace(diagnosis, decisive=(*diagnosis.decisive, said), excerpt=(*diagnosis.excerpt, said))
     why = "Jest's tests left something running (an open handle) until the job's time limit"
     return reread(kept, Owner.CODE, Category.TEST, Action.AGENT, why)
+
+
+def _pytest_timeout_stack(step_lines: Sequence[str]) -> dict[str, str]:
+    """The test pytest-timeout's dump shows the main thread in (``tests/test_a.py::test_b``, with the frame's
+    line), when the dump is there and that frame is a test function of the checkout."""
+    banner = main = False
+    for raw in step_lines:
+        line = clean_line(raw)
+        if _TIMEOUT_BANNER.match(line.strip()):
+            banner, main = True, False
+        elif banner and line.startswith("~"):
+            main = bool(_MAIN_STACK.match(line.strip()))
+        elif main and (frame := _TEST_FRAME.match(line)) and in_the_checkout(frame["path"]):
+            return {f"{in_checkout_terms(frame['path'])}::{frame['test']}": line.strip()}
+    return {}

@@ -86,6 +86,12 @@ def last_raised(lines: Sequence[str]) -> tuple[str, str, str] | None:
     return None
 
 
+def in_checkout_terms(path: str) -> str:
+    """``path`` relative to the runner's checkout (``tests/test_pool.py``) when it is under it."""
+    found = _CHECKOUT.match(path)
+    return path[found.end() :] if found else path
+
+
 def in_the_checkout(path: str) -> bool:
     """Whether a frame's file is the checkout's own (not installed, not the interpreter's)."""
     if _INSTALLED.search(path):

@@ -148,3 +148,26 @@ def test_jests_finished_run_that_did_not_exit_by_the_limit_left_a_handle_open() 
     assert diagnose_log(limited_log("npm test", "PASS src/scheduler.test.ts", *finished[:2])).action is not (
         Action.AGENT
     )
+
+
+def test_pytest_timeouts_stack_of_the_main_thread_names_the_test_that_hung() -> None:
+    work = "/home/runner/work/grove/grove"
+    dump = (
+        "tests/test_pool.py ....",
+        "+++++++++++++++++++++++++++++++++++ Timeout ++++++++++++++++++++++++++++++++++++",
+        "~~~~~~~~~~~~~~~~~~~~~~ Stack of pool-worker-0 (140212331276864) ~~~~~~~~~~~~~~~~~~~~~~",
+        f'  File "{work}/src/grove/pool.py", line 77, in _run',
+        "    with self._state_lock:",
+        "~~~~~~~~~~~~~~~~~~~~~~~~~ Stack of MainThread (140212349642560) ~~~~~~~~~~~~~~~~~~~~~~~~~",
+        f'  File "{work}/tests/test_pool.py", line 58, in test_shutdown_drains_queue',
+        "    pool.shutdown(wait=True)",
+        f'  File "{work}/src/grove/pool.py", line 116, in shutdown',
+        "    t.join()",
+        "+++++++++++++++++++++++++++++++++++ Timeout ++++++++++++++++++++++++++++++++++++",
+    )
+    diagnosis = diagnose_log(limited_log("pytest", *dump))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert diagnosis.test_ids == ("tests/test_pool.py::test_shutdown_drains_queue",)
+    # a dump whose main thread is in no test of the checkout names nothing
+    elsewhere = [line.replace(f"{work}/tests/", "/usr/lib/python3.12/") for line in dump]
+    assert diagnose_log(limited_log("pytest", *elsewhere)).action is not Action.AGENT
