@@ -15,7 +15,9 @@ the check. Read:
 - Go's ``path.go:line:col:`` errors; a dependency's file is in the module cache, ``…/pkg/mod/`` (``go help
   gomodcache``);
 - CMake's ``CMake Error at path:line``; a dependency's file is under FetchContent's ``_deps/`` (its
-  ``FETCHCONTENT_BASE_DIR``, ``<build>/_deps``).
+  ``FETCHCONTENT_BASE_DIR``, ``<build>/_deps``);
+- npm's report of an install script that failed (a native addon's node-gyp build) with the folder it ran in,
+  ``npm ERR! path /…/node_modules/x``: a dependency's build, whatever its compiler says.
 
 One error in a file of the checkout keeps it the code's.
 
@@ -87,13 +89,37 @@ def error_files(step_lines: Sequence[str]) -> list[str]:
 def only_in_dependencies(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when it is the code's build or type check and every located error is in
     a dependency's file; otherwise unchanged."""
-    if diagnosis.owner is not Owner.CODE or diagnosis.category not in _KINDS:
+    if diagnosis.owner is not Owner.CODE or diagnosis.category not in (*_KINDS, Category.DEPENDENCY):
         return diagnosis
     files = error_files(step_lines)
-    if not files or not all(_DEPENDENCY.search(path) for path in files):
+    if not files and (script := _failed_script_folder(step_lines)) and _DEPENDENCY.search(script + "/"):
+        said = f"npm ran the install script that failed in a dependency's folder ({script[-100:]})"
+        return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+    if diagnosis.category not in _KINDS or not files or not all(_DEPENDENCY.search(p) for p in files):
         return diagnosis
     said = f"every error is in a dependency's own files ({files[0][-100:]}), none in the checkout"
     return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+
+
+# npm's report of a lifecycle script that failed (npm Docs, "scripts": a dependency's `install` script, such
+# as node-gyp's native build, runs in the dependency's folder): "npm ERR! path /…/node_modules/x", then "npm
+# ERR! command failed" (npm 7 and later; npm 10 writes "npm error")
+_NPM_PATH = re.compile(r"^npm (?:ERR!|error) path (?P<path>\S+)$")
+_NPM_COMMAND_FAILED = re.compile(r"^npm (?:ERR!|error) command failed$")
+
+
+def _failed_script_folder(step_lines: Sequence[str]) -> str | None:
+    """The folder npm says the script that failed ran in, when it says a script failed; None otherwise."""
+    folder, failed = None, False
+    for raw in step_lines:
+        if "npm" not in raw:
+            continue
+        line = clean_line(raw).strip()
+        if found := _NPM_PATH.match(line):
+            folder = found.group("path")
+        elif _NPM_COMMAND_FAILED.match(line):
+            failed = True
+    return folder if failed else None
 
 
 # pip's line for a requirement pinned to one version, and the errors of a build script that imported a build

@@ -312,3 +312,32 @@ def test_the_projects_own_configuration_a_build_tool_refuses_stays_the_codes() -
     ]
     diagnosis = diagnose_log(job_log("pip install .", output), job="install")
     assert diagnosis.owner is Owner.CODE
+
+
+def npm_script(folder: str) -> list[str]:
+    """npm ci whose native install script, run in ``folder``, failed to compile."""
+    return [
+        f"> sunbird-native@2.3.1 install {folder}",
+        "> node-gyp rebuild",
+        "  CXX(target) Release/obj.target/binding/src/binding.o",
+        "../src/binding.cc:41:33: error: 'class v8::Object' has no member named 'GetPrototype'",
+        "gyp ERR! build error",
+        "npm ERR! code 1",
+        f"npm ERR! path {folder}",
+        "npm ERR! command failed",
+        "npm ERR! command sh -c node-gyp rebuild",
+    ]
+
+
+def test_a_dependencys_install_script_npm_ran_in_its_folder_is_upstreams() -> None:
+    folder = "/home/runner/work/sunbird/sunbird/node_modules/sunbird-native"
+    diagnosis = diagnose_log(job_log("npm ci", npm_script(folder)), job="install")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "in a dependency's folder" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_the_projects_own_install_script_stays_the_codes() -> None:
+    diagnosis = diagnose_log(
+        job_log("npm ci", npm_script("/home/runner/work/sunbird/sunbird")), job="install"
+    )
+    assert diagnosis.owner is not Owner.UPSTREAM
