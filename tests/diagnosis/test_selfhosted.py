@@ -101,3 +101,14 @@ def test_a_docker_socket_the_job_may_not_use_on_a_self_hosted_runner_goes_to_its
         Action.ESCALATE,
         "runner.docker-unavailable",
     )
+
+
+def test_docker_without_the_gpu_runtime_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+    no_runtime = [
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+        "Run 'docker run --help' for more information",
+    ]
+    diagnosis = diagnose(SELF_HOSTED, no_runtime)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    # on a hosted machine the same answer is the machine's, for the run after it
+    assert diagnose(HOSTED, no_runtime).action is Action.RERUN
