@@ -98,8 +98,6 @@ def sdist_build(error: str) -> list[str]:
     [
         "AttributeError: cython_sources",
         "ModuleNotFoundError: No module named 'pkg_resources'",
-        "setuptools.errors.InvalidConfigError: Invalid dash-separated key 'description-file' in 'metadata' "
-        "(setup.cfg), please use the underscore name 'description_file' instead.",
         # the newest Cython the isolated build pulled refuses the release's .pyx
         "Error compiling Cython file:\n      ------------------------------------------------------------\n"
         "      yaml/_yaml.pyx:9:19: Cannot assign type 'void *' to 'Node'",
@@ -301,8 +299,15 @@ def test_the_projects_build_whose_short_error_names_a_build_tools_module_is_upst
     assert diagnose_log(job_log("pip install .", own)).owner is not Owner.UPSTREAM
 
 
-def test_the_projects_own_configuration_a_build_tool_refuses_stays_the_codes() -> None:
-    # `pip install .` of a project whose setup.cfg setuptools 78 refuses: renaming the key is the fix
+def test_a_setup_cfg_key_a_new_setuptools_refuses_is_upstreams_for_a_dependency_and_the_project() -> None:
+    # setuptools 78 refuses a key spelling its older releases accepted: a new release of the build tool, not a
+    # change of the pull request, whether the setup.cfg is a pinned dependency's or the project's own
+    refused = (
+        "setuptools.errors.InvalidConfigError: Invalid dash-separated key 'description-file' in "
+        "'metadata' (setup.cfg), please use the underscore name 'description_file' instead."
+    )
+    dependency = diagnose_log(job_log("pip install -r requirements.txt", sdist_build(refused)), job="install")
+    assert (dependency.owner, dependency.action) == UPSTREAM
     output = [
         "Processing /home/runner/work/app/app",
         *sdist_build(
@@ -311,7 +316,8 @@ def test_the_projects_own_configuration_a_build_tool_refuses_stays_the_codes() -
         )[2:],
     ]
     diagnosis = diagnose_log(job_log("pip install .", output), job="install")
-    assert diagnosis.owner is Owner.CODE
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert diagnosis.rule == "python.setuptools-key-refused"
 
 
 def npm_script(folder: str) -> list[str]:

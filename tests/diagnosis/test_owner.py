@@ -1659,6 +1659,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="ruff-removed-a-selected-rule",
         ),
         pytest.param(
+            "python -m build --wheel",
+            "* Getting build dependencies for wheel...\n"
+            "setuptools.errors.InvalidConfigError: Invalid dash-separated key 'description-file' in "
+            "'metadata' (setup.cfg), please use the underscore name 'description_file' instead.\n"
+            "ERROR Backend subprocess exited when trying to invoke get_requires_for_build_wheel",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="setuptools-78-refuses-a-dash-separated-key",
+        ),
+        pytest.param(
             "pytest -q",
             "A module that was compiled using NumPy 1.x cannot be run in\n"
             "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"
