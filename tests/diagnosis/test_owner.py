@@ -1669,6 +1669,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="setuptools-78-refuses-a-dash-separated-key",
         ),
         pytest.param(
+            "bundle install --jobs=3 --retry=3",
+            "Installing public_suffix 6.0.0\nGem::InstallError: public_suffix requires Ruby version >= 3.0.\n"
+            "An error occurred while installing public_suffix (6.0.0), and Bundler cannot continue.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="older-rubygems-refuses-a-release-for-a-newer-ruby",
+        ),
+        pytest.param(
             "pytest -q",
             "A module that was compiled using NumPy 1.x cannot be run in\n"
             "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"
