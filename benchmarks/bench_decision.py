@@ -37,6 +37,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
 * ``fresh24``: frozen like ``fresh23``, after its report; all in the test half.
 * ``fresh25``, ``fresh26``, ``fresh27``: frozen like ``fresh24``, by three writers at once, after its report;
   all in the test half.
+* ``fresh28``, ``fresh29``, ``fresh30``: frozen like those, by three writers at once, after the reports of
+  fresh25 to fresh27; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -113,6 +115,9 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh25": (FIXTURES / "fresh25" / "logs", FIXTURES / "fresh25" / "labels.json", None),
     "fresh26": (FIXTURES / "fresh26" / "logs", FIXTURES / "fresh26" / "labels.json", None),
     "fresh27": (FIXTURES / "fresh27" / "logs", FIXTURES / "fresh27" / "labels.json", None),
+    "fresh28": (FIXTURES / "fresh28" / "logs", FIXTURES / "fresh28" / "labels.json", None),
+    "fresh29": (FIXTURES / "fresh29" / "logs", FIXTURES / "fresh29" / "labels.json", None),
+    "fresh30": (FIXTURES / "fresh30" / "logs", FIXTURES / "fresh30" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
