@@ -23,7 +23,8 @@ that reports again opens the next run, when the runs tested the same packages. R
 test``) and Jest print no header either, but end each run with its totals after its failures (RSpec's ``143
 examples, 1 failure``, then its "Failed examples:" list; VSTest's ``Failed!  - Failed: 1, Passed: 211,
 Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``; mocha's ``11 passing (3s)``
-with its ``1 failing``): those end the runs, again only when every run names the same total. Mocha lists a
+with its ``1 failing``; pytest's last line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left out its
+header): those end the runs, again only when every run names the same total. Mocha lists a
 run's failures after its totals, indented (``  1) Suite``, then the test's title and a colon, then the
 error): the run ends after them, and each is read as the suite and the test's title together.
 
@@ -76,7 +77,11 @@ _RUN_END = re.compile(
     r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
     r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
     r"|^(?P<mocha>\d+) passing \(\d[^)]*\)$"
+    # pytest's last line, its counts (`-q` prints no header): "1 failed, 169 passed in 22.31s"
+    r"|^=*\s*(?P<pytest>\d+ (?:failed|passed|error)[^=]*?) in [\d.]+s(?: \([\d:]+\))?\s*=*$"
 )
+# the counts of pytest's last line that are tests it ran
+_PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
 # what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed;
 # and the rest of mocha's totals
 _AFTER_END = re.compile(
@@ -151,12 +156,13 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
     n = 0
     while n < len(lines):
         raw = lines[n]
-        found = ("examples" in raw or "otal" in raw or "passing" in raw) and _RUN_END.match(
+        found = ("examples" in raw or "otal" in raw or "passing" in raw or " in " in raw) and _RUN_END.match(
             clean_line(raw).strip()
         )
         n += 1
         if found:
-            size = int(found.group("rspec") or found.group("vstest") or found.group("jest") or found["mocha"])
+            counts = found["pytest"] and sum(int(c) for c in _PYTEST_COUNTS.findall(found["pytest"]))
+            size = counts or int(found["rspec"] or found["vstest"] or found["jest"] or found["mocha"])
             while n < len(lines) and (after := _AFTER_END.match(clean_line(lines[n]).strip())):
                 size += int(after["more"] or 0) if found["mocha"] else 0
                 n += 1

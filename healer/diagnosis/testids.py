@@ -15,6 +15,8 @@ order the log first names them, without duplicates. The runners and the lines re
 - Maven Surefire 3 and 2: ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` and
   ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!`` → ``com.x.ATest.testA``
 - Gradle: ``com.x.ATest > testA() FAILED`` → ``com.x.ATest.testA``
+- Karma's progress reporter: ``Chrome Headless 87.0.4280.88 (Linux x86_64) Suite test FAILED`` → ``Suite
+  test`` (the browser, its version and platform left out)
 - VSTest (``dotnet test``'s console logger): ``  Failed Ns.ATest.TestA [312 ms]`` → ``Ns.ATest.TestA``
 - RSpec's "Failed examples:" list: ``rspec ./spec/a_spec.rb:12 # A does x`` (the command that re-runs the
   example) → ``./spec/a_spec.rb:12``
@@ -51,6 +53,8 @@ _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 # RSpec's list of failed examples: the command that re-runs each, then `#` and its description
 _RSPEC = re.compile(r"^rspec (?P<id>\S+_spec\.rb(?::\d+|\[[\d:]+\])) # ")
+# Karma's line for a failed test: the browser, its version, its platform, the suites and the test, "FAILED"
+_KARMA = re.compile(r"^[A-Z][\w ]{1,40}? \d+(?:\.\d+)+ \([^)]{1,80}\) (?P<id>\S.{0,300}?) FAILED$")
 # VSTest's console logger: each failed test with its duration ("  Failed Ns.ATest.TestA [312 ms]", "[< 1 ms]")
 _VSTEST = re.compile(r"^\s*Failed (?P<id>[\w.$`+<>]+(?:\(.{0,200}?\))?) \[(?:< ?)?\d[\d.,]* ?(?:ms|s|m|h)\]$")
 _SUREFIRE3 = re.compile(
@@ -196,7 +200,7 @@ def _one_line_id(line: str) -> str | None:
         return match.group("name")
     if match := _RSPEC.match(line):
         return match.group("id")
-    if match := _SUREFIRE3.match(line) or _VSTEST.match(line):
+    if match := _SUREFIRE3.match(line) or _VSTEST.match(line) or _KARMA.match(line):
         return match.group("id")
     if match := _SUREFIRE2.match(line):
         return f"{match.group('cls')}.{match.group('method')}"

@@ -350,3 +350,15 @@ def test_mochas_failure_details_name_the_suite_and_the_test() -> None:
     lines = [*details("trims when the wind backs"), 'The command "npm test" failed. Retrying, 2 of 2.']
     lines += details("eases on a gust")
     assert differed_across_attempts(lines) == (2, ("sheet eases on a gust",))
+
+
+def test_pytest_q_run_again_by_a_loop_is_cut_after_each_runs_last_line() -> None:
+    # `for i in 1 2 3; do pytest -q && exit 0; done`: -q prints no header, each run ends with its counts
+    def run(test: str, passed: int = 169) -> list[str]:
+        return ["....F....", f"FAILED {test} - assert 0", f"1 failed, {passed} passed in 22.31s"]
+
+    lines = [*run("tests/test_pool.py::test_fair"), *run("tests/test_timeouts.py::test_cancel")]
+    assert differed_across_attempts(lines) == (2, ("tests/test_timeouts.py::test_cancel",))
+    assert differed_across_attempts([*run("tests/a.py::t"), *run("tests/a.py::t")]) is None
+    # unit tests, then integration tests: other totals, other suites
+    assert differed_across_attempts([*run("tests/a.py::t"), *run("tests/it/b.py::t", passed=20)]) is None

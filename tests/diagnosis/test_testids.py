@@ -119,6 +119,14 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
             id="vstest-console",
         ),
         pytest.param(
+            "Chrome Headless 87.0.4280.88 (Linux x86_64) Stage resizes to viewport FAILED\n"
+            "\tExpected 800 to be 1024.\n"
+            "Chrome Headless 87.0.4280.88 (Linux x86_64): Executed 310 of 310 (1 FAILED) (4.2 secs)\n"
+            "TOTAL: 1 FAILED, 309 SUCCESS\n",
+            ("Stage resizes to viewport",),
+            id="karma-progress",
+        ),
+        pytest.param(
             "FAIL: test_add (calc_test.TestCalc)\n",
             ("calc_test.TestCalc.test_add",),
             id="unittest-before-3.11",
