@@ -46,6 +46,17 @@ def diagnose(command: str, output: str):  # noqa: ANN201
             id="lychee-network-error-too-many-requests",
         ),
         pytest.param(
+            "[ERROR] https://www.iana.org/a | Network error: connection closed before message completed",
+            "busy",
+            id="lychee-server-hung-up",
+        ),
+        pytest.param(
+            "[ERROR] https://www.unicode.org/r.html | Network error: error sending request for url "
+            "(https://www.unicode.org/r.html): operation timed out",
+            "busy",
+            id="lychee-request-timed-out",
+        ),
+        pytest.param(
             "  [503] https://status.example.com/\nERROR: Detected 1 broken links.",
             "busy",
             id="linkinator-503",
