@@ -1677,6 +1677,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="older-rubygems-refuses-a-release-for-a-newer-ruby",
         ),
         pytest.param(
+            "reactivecircus/android-emulator-runner@v2",
+            "Starting emulator.\nadb: device offline\nadb: device offline\n"
+            "##[error]Timeout waiting for emulator to boot.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="android-emulator-never-booted",
+        ),
+        pytest.param(
             "pytest -q",
             "A module that was compiled using NumPy 1.x cannot be run in\n"
             "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"
