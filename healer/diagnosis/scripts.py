@@ -100,6 +100,9 @@ def with_echoed_scripts(files: Mapping[str, str] | None, lines: Iterable[str]) -
     echoed: dict[str, str] = {}
     script = None
     for raw in lines:
+        if "> " not in raw:
+            script = None
+            continue
         line = clean_line(raw).strip()
         if script is not None and line.startswith("> "):
             echoed.setdefault(script, line[2:].strip()[:MAX_COMMAND_CHARS])
