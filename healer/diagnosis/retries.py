@@ -128,11 +128,33 @@ def attempts(lines: Iterable[str]) -> list[list[str]]:
     return out
 
 
+# a run of tox's or nox's environments (tox 4's "py39: commands[0]> pytest", tox 3's "py39 run-test:
+# commands[0] | pytest", nox's "nox > Running session tests-3.12"): the same suite on other Pythons or
+# dependencies is not an attempt, and a test failing on one of them only is not flaky
+_ENVIRONMENT = re.compile(
+    r"^(?P<tox>[\w.-]+): commands\[\d+\]> |^(?P<tox3>[\w.-]+) run-test: commands\[\d+\] \|"
+    r"|^nox > Running session (?P<nox>\S+)"
+)
+
+
+def _environments(lines: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for raw in lines:
+        if "commands[" in raw or "Running session" in raw:
+            match = _ENVIRONMENT.match(clean_line(raw).strip())
+            if match:
+                found.add(match["tox"] or match["tox3"] or match["nox"])
+    return found
+
+
 def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
     """The step's lines cut into runs of one suite when a test runner ran it two or more times: at a runner's
     header (:data:`_RUN_HEADER`) when every run names the same size of suite, or, for ``go test``, after a
     run's last package result when the next result names a package again and every run tested the same
-    packages; one part, the whole step, otherwise."""
+    packages; one part, the whole step, otherwise, and when tox or nox ran the suite in two or more
+    environments."""
+    if len(_environments(lines)) > 1:
+        return [list(lines)]
     starts = [
         n
         for n, raw in enumerate(lines)

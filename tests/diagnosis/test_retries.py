@@ -362,3 +362,17 @@ def test_pytest_q_run_again_by_a_loop_is_cut_after_each_runs_last_line() -> None
     assert differed_across_attempts([*run("tests/a.py::t"), *run("tests/a.py::t")]) is None
     # unit tests, then integration tests: other totals, other suites
     assert differed_across_attempts([*run("tests/a.py::t"), *run("tests/it/b.py::t", passed=20)]) is None
+
+
+def test_one_suite_run_by_tox_in_two_environments_is_not_two_attempts() -> None:
+    # `tox -e py39,py312`: the same suite on two Pythons, a test failing on each of them only
+    lines = [
+        "py39: commands[0]> pytest",
+        *pytest_run(260, "t.py::test_zoneinfo"),
+        "py312: commands[0]> pytest",
+        *pytest_run(260, "t.py::test_distutils"),
+    ]
+    assert differed_across_attempts(lines) is None
+    # the same runs with no environment named between them are attempts
+    runs = [line for line in lines if "commands[" not in line]
+    assert differed_across_attempts(runs) == (2, ("t.py::test_distutils",))
