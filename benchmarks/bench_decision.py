@@ -39,6 +39,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   all in the test half.
 * ``fresh28``, ``fresh29``, ``fresh30``: frozen like those, by three writers at once, after the reports of
   fresh25 to fresh27; all in the test half.
+* ``fresh31``, ``fresh32``, ``fresh33``: frozen like those, by three writers at once, after the reports of
+  fresh28 to fresh30; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -118,6 +120,9 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh28": (FIXTURES / "fresh28" / "logs", FIXTURES / "fresh28" / "labels.json", None),
     "fresh29": (FIXTURES / "fresh29" / "logs", FIXTURES / "fresh29" / "labels.json", None),
     "fresh30": (FIXTURES / "fresh30" / "logs", FIXTURES / "fresh30" / "labels.json", None),
+    "fresh31": (FIXTURES / "fresh31" / "logs", FIXTURES / "fresh31" / "labels.json", None),
+    "fresh32": (FIXTURES / "fresh32" / "logs", FIXTURES / "fresh32" / "labels.json", None),
+    "fresh33": (FIXTURES / "fresh33" / "logs", FIXTURES / "fresh33" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
