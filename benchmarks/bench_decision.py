@@ -30,8 +30,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
 * ``fresh17``, ``fresh18``: frozen like ``fresh16``, by two writers at once, after fresh16's report; all in
   the test half.
 * ``fresh19``: frozen like ``fresh18``, after the reports of fresh17 and fresh18; all in the test half.
-* ``fresh20``, ``fresh21``: frozen like ``fresh19``, by two writers at once, after fresh19's report; all in the
-  test half.
+* ``fresh20``, ``fresh21``: frozen like ``fresh19``, by two writers at once, after fresh19's report; all in
+  the test half.
 * ``fresh22``: frozen like ``fresh21``, after the reports of fresh20 and fresh21; all in the test half.
 * ``fresh23``: frozen like ``fresh22``, after its report; all in the test half.
 * ``fresh24``: frozen like ``fresh23``, after its report; all in the test half.
