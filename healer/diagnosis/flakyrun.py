@@ -35,6 +35,9 @@ _REPETITION = re.compile(r"^(?P<key>.+\[(?:.*-)?)\d+-(?P<count>\d+)\]$")
 # line of the test's source shown in it (the flaky plugin's `@flaky`, pytest-rerunfailures'
 # `@pytest.mark.flaky`)
 _PYTEST_SECTION = re.compile(r"^_{3,} (?:\w+\.)*(?P<name>\w+)(?:\[.*\])? _{3,}$")
+_GTEST_ITERATION = re.compile(r"^Repeating all tests \(iteration \d+\) \. \. \.$")
+_GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)\b")
+_GTEST_RAN = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.")
 _FLAKY_MARK = re.compile(r"^\s*@(?:pytest\.mark\.)?flaky\b")
 
 
@@ -125,6 +128,10 @@ def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis |
             return _flaky(
                 diagnosis, f"failed on fewer than {repeated['times']} runs of the same code (-count)"
             )
+    if "gtest_repeat" in (diagnosis.command or "") and _passed_in_another_iteration(
+        diagnosis.test_ids, lines
+    ):
+        return _flaky(diagnosis, "passed in another iteration of the same run (--gtest_repeat)")
     if diagnosis.rule == "jvm.gradle-test-failed":
         if set(diagnosis.test_ids) <= retried_gradle_tests(lines):
             return _flaky(diagnosis, "failed, then passed on a retry in the same Gradle test task")
@@ -142,6 +149,25 @@ def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis |
     if verdicts and all(verdicts.get(name, 0) >= 1 for name in names):
         return _flaky(diagnosis, "passed, then failed, in the flaky plugin's re-runs of the same code")
     return None
+
+
+def _passed_in_another_iteration(test_ids: Sequence[str], lines: Sequence[str]) -> bool:
+    """Whether every failing test ran without failing in another of GoogleTest's iterations
+    (``--gtest_repeat=N`` opens each with "Repeating all tests (iteration N) . . ." and ends it with
+    "[==========] N tests from M test suites ran.", its advanced guide): an iteration that finished without
+    naming the test as failed passed it, on the same code."""
+    finished: list[set[str]] = []
+    failed: set[str] | None = None
+    for raw in lines:
+        if "Repeating all tests" in raw or "[  FAILED  ]" in raw or "[==========]" in raw:
+            line = clean_line(raw).strip()
+            if _GTEST_ITERATION.match(line):
+                failed = set()
+            elif failed is not None and (match := _GTEST_FAILED.match(line)):
+                failed.add(match.group("id"))
+            elif failed is not None and _GTEST_RAN.match(line):
+                finished.append(failed)
+    return len(finished) >= 2 and all(any(t not in done for done in finished) for t in test_ids)
 
 
 def _failed_fewer_times(test_ids: Sequence[str], lines: Sequence[str], command: str, times: int) -> bool:

@@ -15,6 +15,8 @@ order the log first names them, without duplicates. The runners and the lines re
 - Maven Surefire 3 and 2: ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` and
   ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!`` → ``com.x.ATest.testA``
 - Gradle: ``com.x.ATest > testA() FAILED`` → ``com.x.ATest.testA``
+- GoogleTest: ``[  FAILED  ] Suite.Test (21 ms)`` (and its list of failed tests after the totals) →
+  ``Suite.Test``
 - Karma's progress reporter: ``Chrome Headless 87.0.4280.88 (Linux x86_64) Suite test FAILED`` → ``Suite
   test`` (the browser, its version and platform left out)
 - VSTest (``dotnet test``'s console logger): ``  Failed Ns.ATest.TestA [312 ms]`` → ``Ns.ATest.TestA``
@@ -53,6 +55,8 @@ _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 # RSpec's list of failed examples: the command that re-runs each, then `#` and its description
 _RSPEC = re.compile(r"^rspec (?P<id>\S+_spec\.rb(?::\d+|\[[\d:]+\])) # ")
+# GoogleTest's line for a failed test (a parameterised one adds ", where GetParam() = …")
+_GTEST = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)(?: \(\d+ ms\)|, where .*)?$")
 # Karma's line for a failed test: the browser, its version, its platform, the suites and the test, "FAILED"
 _KARMA = re.compile(r"^[A-Z][\w ]{1,40}? \d+(?:\.\d+)+ \([^)]{1,80}\) (?P<id>\S.{0,300}?) FAILED$")
 # VSTest's console logger: each failed test with its duration ("  Failed Ns.ATest.TestA [312 ms]", "[< 1 ms]")
@@ -200,7 +204,7 @@ def _one_line_id(line: str) -> str | None:
         return match.group("name")
     if match := _RSPEC.match(line):
         return match.group("id")
-    if match := _SUREFIRE3.match(line) or _VSTEST.match(line) or _KARMA.match(line):
+    if match := _SUREFIRE3.match(line) or _VSTEST.match(line) or _KARMA.match(line) or _GTEST.match(line):
         return match.group("id")
     if match := _SUREFIRE2.match(line):
         return f"{match.group('cls')}.{match.group('method')}"

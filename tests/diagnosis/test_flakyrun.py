@@ -577,3 +577,26 @@ def test_jests_logged_retry_errors_of_a_test_that_then_passed_show_the_run_flaky
         "    expect(received).toBe(expected)",
     ]
     assert diagnose_log(job_log("npx jest --ci", same), job="test").owner is Owner.CODE
+
+
+def gtest_iteration(n: int, *failed: str) -> list[str]:
+    """One of GoogleTest's `--gtest_repeat` iterations, printed with `--gtest_brief=1` (failures only)."""
+    lines = [f"Repeating all tests (iteration {n}) . . .", ""]
+    lines += [f"[  FAILED  ] {name} (21 ms)" for name in failed]
+    lines += ["[==========] 184 tests from 22 test suites ran. (1120 ms total)"]
+    if failed:
+        lines += [f"[  FAILED  ] {len(failed)} test, listed below:", *(f"[  FAILED  ] {t}" for t in failed)]
+    else:
+        lines += ["[  PASSED  ] 184 tests."]
+    return lines
+
+
+def test_a_gtest_that_passed_in_another_iteration_of_the_repeat_is_flaky() -> None:
+    command = "./build/codec_tests --gtest_repeat=3 --gtest_brief=1"
+    output = [*gtest_iteration(1), *gtest_iteration(2, "StreamTest.Deadline"), *gtest_iteration(3)]
+    diagnosis = diagnose_log(job_log(command, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert diagnosis.test_ids == ("StreamTest.Deadline",)
+    # failing in every iteration is the code's
+    every = [line for n in (1, 2, 3) for line in gtest_iteration(n, "StreamTest.Deadline")]
+    assert diagnose_log(job_log(command, every), job="test").owner is Owner.CODE

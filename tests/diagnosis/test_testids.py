@@ -127,6 +127,13 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
             id="karma-progress",
         ),
         pytest.param(
+            "[ RUN      ] StreamTest.Deadline\n[  FAILED  ] StreamTest.Deadline (21 ms)\n"
+            "[  FAILED  ] Codec/RoundTrip.Bytes/2, where GetParam() = 16\n"
+            "[  FAILED  ] 2 tests, listed below:\n[  FAILED  ] StreamTest.Deadline\n",
+            ("StreamTest.Deadline", "Codec/RoundTrip.Bytes/2"),
+            id="googletest",
+        ),
+        pytest.param(
             "FAIL: test_add (calc_test.TestCalc)\n",
             ("calc_test.TestCalc.test_add",),
             id="unittest-before-3.11",
