@@ -35,6 +35,10 @@ _REPETITION = re.compile(r"^(?P<key>.+\[(?:.*-)?)\d+-(?P<count>\d+)\]$")
 # line of the test's source shown in it (the flaky plugin's `@flaky`, pytest-rerunfailures'
 # `@pytest.mark.flaky`)
 _PYTEST_SECTION = re.compile(r"^_{3,} (?:\w+\.)*(?P<name>\w+)(?:\[.*\])? _{3,}$")
+# a target's line of Bazel's test summary that is not a pass or a flaky pass ("FLAKY, failed in 1 out of 2")
+_BAZEL_TARGET = re.compile(
+    r"^//\S+\s+(?:FAILED in (?:(?P<failed>\d+) out of (?P<runs>\d+) in )?[\d.]+s|TIMEOUT\b|INCOMPLETE\b)"
+)
 _GTEST_ITERATION = re.compile(r"^Repeating all tests \(iteration \d+\) \. \. \.$")
 _GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)\b")
 _GTEST_RAN = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.")
@@ -128,6 +132,8 @@ def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis |
             return _flaky(
                 diagnosis, f"failed on fewer than {repeated['times']} runs of the same code (-count)"
             )
+    if "bazel" in (diagnosis.command or "") and _bazel_failed_some_runs(lines):
+        return _flaky(diagnosis, "failed in some of Bazel's runs of the same target and passed in the others")
     if "gtest_repeat" in (diagnosis.command or "") and _passed_in_another_iteration(
         diagnosis.test_ids, lines
     ):
@@ -149,6 +155,23 @@ def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis |
     if verdicts and all(verdicts.get(name, 0) >= 1 for name in names):
         return _flaky(diagnosis, "passed, then failed, in the flaky plugin's re-runs of the same code")
     return None
+
+
+def _bazel_failed_some_runs(lines: Sequence[str]) -> bool:
+    """Whether every target Bazel's test summary says failed ran more than once and passed in some runs:
+    ``//pkg:test  FAILED in 1 out of 3 in 2.1s`` (``--runs_per_test``, the Bazel user manual); a target that
+    failed every run, or once with no count (``FAILED in 2.1s``, ``TIMEOUT``), keeps it the code's."""
+    some = False
+    for raw in lines:
+        if "//" not in raw or not ("FAILED" in raw or "TIMEOUT" in raw or "INCOMPLETE" in raw):
+            continue
+        match = _BAZEL_TARGET.match(clean_line(raw).strip())
+        if match is None:
+            continue
+        if match["failed"] is None or int(match["failed"]) >= int(match["runs"]):
+            return False
+        some = True
+    return some
 
 
 def _passed_in_another_iteration(test_ids: Sequence[str], lines: Sequence[str]) -> bool:

@@ -600,3 +600,24 @@ def test_a_gtest_that_passed_in_another_iteration_of_the_repeat_is_flaky() -> No
     # failing in every iteration is the code's
     every = [line for n in (1, 2, 3) for line in gtest_iteration(n, "StreamTest.Deadline")]
     assert diagnose_log(job_log(command, every), job="test").owner is Owner.CODE
+
+
+def bazel_summary(*targets: str) -> list[str]:
+    return [
+        "[  FAILED  ] LedgerTest.ConcurrentPostings (412 ms)",
+        "INFO: Build completed, 1 test FAILED, 3921 total actions",
+        "//lattice:zenith_test                      PASSED in 4.1s",
+        *targets,
+        "Executed 72 out of 72 tests: 71 tests pass and 1 fails locally.",
+    ]
+
+
+def test_a_bazel_target_that_failed_in_some_of_its_runs_is_flaky() -> None:
+    command = "bazel test //... --runs_per_test=3 --test_output=errors"
+    some = bazel_summary("//services/ledger:ledger_test          FAILED in 1 out of 3 in 2.1s")
+    diagnosis = diagnose_log(job_log(command, some), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    # a target that failed every run, or beside one that failed once with no count, stays the code's
+    for also in ("//storage:wal_test  FAILED in 3 out of 3 in 9.0s", "//storage:wal_test  FAILED in 9.0s"):
+        mixed = bazel_summary("//services/ledger:ledger_test  FAILED in 1 out of 3 in 2.1s", also)
+        assert diagnose_log(job_log(command, mixed), job="test").owner is Owner.CODE
