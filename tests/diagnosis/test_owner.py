@@ -1685,6 +1685,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="android-emulator-never-booted",
         ),
         pytest.param(
+            "./mvnw -B verify sonar:sonar -Dsonar.projectKey=acme_inventory",
+            "[ERROR] Failed to execute goal org.sonarsource.scanner.maven:sonar-maven-plugin:5.1.0:sonar "
+            "(default-cli) on project inventory: Project not found. Please check the 'sonar.projectKey' and "
+            "'sonar.organization' properties, the 'SONAR_TOKEN' environment variable, or contact the project "
+            "administrator to check the permissions of the user the token belongs to -> [Help 1]",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="sonar-project-its-token-cannot-see",
+        ),
+        pytest.param(
             "pytest -q",
             "A module that was compiled using NumPy 1.x cannot be run in\n"
             "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"
