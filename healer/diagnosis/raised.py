@@ -311,11 +311,15 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
 
 # Node.js's report of a file it cannot parse: the file and line on a line of their own, the source line and a
 # caret under it, then `SyntaxError: …` (an uncaught error's decorated stack). A release that uses syntax this
-# Node does not have yet (`?.`, `??`) fails with "Unexpected token"; a module in the other module system
+# Node does not have yet (`?.`, `??`) fails with "Unexpected token", and an ES module (located by its
+# `file:///…` URL) that imports what this Node's built-in modules do not have yet fails with "The requested
+# module 'node:util' does not provide an export named 'styleText'"; a module in the other module system
 # (`import` or `export` in a CommonJS file, Jest's untransformed ESM) is how the project loads it: the code's.
-_NODE_LOCATION = re.compile(r"^(?P<path>(?:/|[A-Za-z]:\\)\S{1,500}\.[cm]?js):\d+$")
+_NODE_LOCATION = re.compile(r"^(?P<path>(?:/|[A-Za-z]:\\|file:///)\S{1,500}\.[cm]?js):\d+$")
 _NODE_SYNTAX = re.compile(
-    r"^SyntaxError: (?:Unexpected token (?!'?(?:export|import)\b)|Invalid regular expression flags)"
+    r"^SyntaxError: (?:Unexpected token (?!'?(?:export|import)\b)|Invalid regular expression flags"
+    # an ES module (located by its file:// URL) importing what this Node's own modules do not have yet
+    r"|The requested module 'node:\w+' does not provide an export named )"
 )
 _NODE_AT = 6  # lines between the location and the error: the source line, the caret, a blank line
 

@@ -1695,6 +1695,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="sonar-project-its-token-cannot-see",
         ),
         pytest.param(
+            "cargo publish --dry-run -p logfmt-derive",
+            "error: failed to prepare local package for uploading\n\nCaused by:\n"
+            "  all dependencies must have a version specified when packaging.\n"
+            "  dependency `logfmt-core` does not specify a version",
+            Owner.CODE,
+            Action.AGENT,
+            id="cargo-package-path-dependency-without-a-version",
+        ),
+        pytest.param(
             "pytest -q",
             "A module that was compiled using NumPy 1.x cannot be run in\n"
             "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"

@@ -399,6 +399,20 @@ def test_a_release_this_node_cannot_parse_is_upstreams(message: str) -> None:
     assert "newer Node.js" in dict(diagnosis.decided_by)["evidence"]
 
 
+def test_an_es_module_release_that_imports_what_this_nodes_built_ins_lack_is_upstreams() -> None:
+    npx = (
+        "file:///home/runner/.npm/_npx/a4bc0da72d6a9daa/node_modules/markdownlint-cli2/markdownlint-cli2.mjs"
+    )
+    message = "The requested module 'node:util' does not provide an export named 'styleText'"
+    diagnosis = diagnose("npx markdownlint-cli2 '**/*.md'", node_syntax(npx, message), job="docs")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    # the project's own module missing an export of another of its modules stays the code's
+    mine = node_syntax(
+        f"file://{WORK}/src/cli.mjs", "The requested module './util.js' does not provide an export named 'x'"
+    )
+    assert diagnose("node src/cli.mjs", mine, job="test").owner is not Owner.UPSTREAM
+
+
 def test_node_syntax_the_project_must_change_stays_the_codes() -> None:
     # a file of the checkout
     mine = node_syntax(f"{WORK}/lib/reporter.js", "Unexpected token .")
