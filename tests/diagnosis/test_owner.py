@@ -1704,6 +1704,18 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="cargo-package-path-dependency-without-a-version",
         ),
         pytest.param(
+            "sudo apt-get update -qq && sudo apt-get install -y libboost-all-dev",
+            "Err:1 http://archive.ubuntu.com/ubuntu noble InRelease\n"
+            "  Temporary failure resolving 'archive.ubuntu.com'\n"
+            "W: Failed to fetch http://archive.ubuntu.com/ubuntu/dists/noble/InRelease  "
+            "Temporary failure resolving 'archive.ubuntu.com'\n"
+            "W: Some index files failed to download. They have been ignored, or old ones used instead.\n"
+            "E: Unable to locate package libboost-all-dev",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="apt-cannot-locate-a-package-after-its-index-fetch-failed",
+        ),
+        pytest.param(
             "pytest -q",
             "A module that was compiled using NumPy 1.x cannot be run in\n"
             "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"
