@@ -12,9 +12,10 @@ agent's fix to a pull request. Read from the job itself:
   unreleased Go);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
   ``pre-release dependencies``, ``nightly upstream``, ``numpy-nightly``;
-- setup-python set up a pre-release interpreter: "Successfully set up CPython (3.14.0-alpha.5)" (its log line
-  for the version it installed; ``3.14-dev`` and ``allow-prereleases`` resolve to alphas, betas and release
-  candidates);
+- for a dependency that cannot be installed or built there, not the project's own tests: setup-python set up
+  a pre-release interpreter, "Successfully set up CPython (3.14.0-alpha.5)" (its log line for the version it
+  installed; ``3.14-dev`` and ``allow-prereleases`` resolve to alphas, betas and release candidates), or the
+  job is named for one (``3.15-dev``);
 - a nightly Rust compiler (``cargo +nightly``, ``rustup run nightly``, cargo in a job named for the nightly
   toolchain, Travis CI's ``rust: nightly``) refused an unstable feature the code
   uses: ``error[E0658]`` (use of an unstable feature), ``E0635`` (unknown feature), ``E0557`` (feature has
@@ -45,6 +46,10 @@ _PRE_INSTALL = re.compile(
 _PRE_PYTHON = re.compile(
     r"^Successfully set up (?:CPython|PyPy) \((?P<version>\d+\.\d+\.\d+-(?:alpha|beta|rc)\S*)\)"
 )
+# setup-python's version for a Python in development, as a matrix names the job ("test (3.15-dev)")
+_DEV_PYTHON = re.compile(r"(?<![\w.])3\.\d{1,2}-dev\b")
+# what a pre-release interpreter alone gives to upstream: the dependencies it cannot install or build
+_INTERPRETER_KINDS = frozenset({Category.BUILD, Category.DEPENDENCY})
 _GOTIP = re.compile(r"^(?:\S+/)?gotip\s")
 _NAMED = re.compile(
     r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
@@ -89,11 +94,9 @@ def against_unreleased(
             return f"the job is named for unreleased dependencies ({found.group(0)!r})"
     in_header = False
     for raw in lines:
-        if not ("install" in raw or "##[" in raw or "set up " in raw):
+        if not ("install" in raw or "##[" in raw):
             continue
         line = clean_line(raw).strip()
-        if found := _PRE_PYTHON.match(line):
-            return f"setup-python set up a pre-release Python ({found.group('version')})"
         if line.startswith("##[group]Run "):
             in_header = True
         elif line.startswith("##[endgroup]"):
@@ -111,7 +114,22 @@ def upstream_when_unreleased(
     if diagnosis.owner is not Owner.CODE or diagnosis.category not in _KINDS:
         return diagnosis
     shown = against_unreleased(log_lines, command=diagnosis.command, names=names)
+    if shown is None and diagnosis.category in _INTERPRETER_KINDS:
+        shown = pre_release_python(log_lines, names=names)
     if shown is None:
         return diagnosis
     said = f"{shown}: a failure against versions not yet released is upstream's until they are"
     return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+
+
+def pre_release_python(lines: Iterable[str], *, names: Sequence[str | None]) -> str | None:
+    """What shows the job runs on a Python still in development (setup-python's "Successfully set up CPython
+    (3.14.0-alpha.5)", or a ``3.15-dev`` in the job's name); None otherwise. Only the dependencies' failures
+    there are upstream's: a test of the project that fails on it is the project's to look at."""
+    for name in names:
+        if name and (found := _DEV_PYTHON.search(name)):
+            return f"the job runs a Python in development ({found.group(0)!r})"
+    for raw in lines:
+        if "set up " in raw and (found := _PRE_PYTHON.match(clean_line(raw).strip())):
+            return f"setup-python set up a pre-release Python ({found.group('version')})"
+    return None
