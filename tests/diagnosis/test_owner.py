@@ -1716,6 +1716,19 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="apt-cannot-locate-a-package-after-its-index-fetch-failed",
         ),
         pytest.param(
+            "pytest -v",
+            "    def fake_write(chunk):\n"
+            '            raise OSError(errno.ENOSPC, "No space left on device")\n'
+            '>       with pytest.raises(SpoolFull, match="No space left on device"):\n'
+            "E       Failed: DID NOT RAISE <class 'spool.errors.SpoolFull'>\n"
+            "WARNING  spool.writer:writer.py:141 write failed: [Errno 28] No space left on device\n"
+            "FAILED tests/test_writer.py::test_enospc_is_reported - Failed: DID NOT RAISE "
+            "<class 'spool.errors.SpoolFull'>",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-test-that-stages-a-full-disk",
+        ),
+        pytest.param(
             "pytest -q",
             "A module that was compiled using NumPy 1.x cannot be run in\n"
             "NumPy 2.1.3 as it may crash. To support both 1.x and 2.x\n"
