@@ -1677,6 +1677,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="older-rubygems-refuses-a-release-for-a-newer-ruby",
         ),
         pytest.param(
+            "gem install bundler",
+            "ERROR:  Error installing bundler:\n"
+            "\tThe last version of bundler (>= 0) to support your Ruby & RubyGems was 2.4.22. "
+            "Try installing it with `gem install bundler -v 2.4.22`\n"
+            "\tbundler requires Ruby version >= 3.1.0. The current ruby version is 2.7.8.225.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="gem-install-of-a-release-for-a-newer-ruby",
+        ),
+        pytest.param(
             "reactivecircus/android-emulator-runner@v2",
             "Starting emulator.\nadb: device offline\nadb: device offline\n"
             "##[error]Timeout waiting for emulator to boot.",
