@@ -15,6 +15,8 @@ order the log first names them, without duplicates. The runners and the lines re
 - Maven Surefire 3 and 2: ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` and
   ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!`` → ``com.x.ATest.testA``
 - Gradle: ``com.x.ATest > testA() FAILED`` → ``com.x.ATest.testA``
+- Minitest: ``  1) Failure:`` (or ``Error:``), then ``Mod::ATest#test_a [test/a_test.rb:19]:`` →
+  ``Mod::ATest#test_a``
 - GoogleTest: ``[  FAILED  ] Suite.Test (21 ms)`` (and its list of failed tests after the totals) →
   ``Suite.Test``
 - Karma's progress reporter: ``Chrome Headless 87.0.4280.88 (Linux x86_64) Suite test FAILED`` → ``Suite
@@ -39,7 +41,7 @@ MAX_TEST_ID_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # A cheap first look: a line that holds none of these names no failed test (every shape below spells them
 # so, in this case: a passing test named ``test_error_handling`` is not looked at further).
-_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb|Failed ")
+_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb|Failed |#test")
 
 _PYTEST_SUMMARY = re.compile(
     r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: -(?: .*)?)?$"
@@ -55,6 +57,8 @@ _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 # RSpec's list of failed examples: the command that re-runs each, then `#` and its description
 _RSPEC = re.compile(r"^rspec (?P<id>\S+_spec\.rb(?::\d+|\[[\d:]+\])) # ")
+# Minitest's line naming the test under its "1) Failure:" or "1) Error:" header, with the assertion's place
+_MINITEST = re.compile(r"^(?P<id>[A-Z][\w:]{0,200}#test\w{0,200})(?: \[[^\]]{1,300}:\d+\])?:$")
 # GoogleTest's line for a failed test (a parameterised one adds ", where GetParam() = …")
 _GTEST = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)(?: \(\d+ ms\)|, where .*)?$")
 # Karma's line for a failed test: the browser, its version, its platform, the suites and the test, "FAILED"
@@ -204,7 +208,9 @@ def _one_line_id(line: str) -> str | None:
         return match.group("name")
     if match := _RSPEC.match(line):
         return match.group("id")
-    if match := _SUREFIRE3.match(line) or _VSTEST.match(line) or _KARMA.match(line) or _GTEST.match(line):
+    if match := (
+        _SUREFIRE3.match(line) or _VSTEST.match(line) or _KARMA.match(line) or _GTEST.match(line)
+    ) or _MINITEST.match(line):
         return match.group("id")
     if match := _SUREFIRE2.match(line):
         return f"{match.group('cls')}.{match.group('method')}"

@@ -82,14 +82,14 @@ def test_attempts_whose_runner_printed_no_ids_are_told_apart_by_their_failures_t
     assert differed_across_attempts(ava) == (2, ("server › reconnects after drop",))
 
 
-def test_titles_that_failed_on_every_attempt_or_say_only_failure_are_consistent() -> None:
+def test_titles_that_failed_on_every_attempt_are_consistent_and_minitest_names_its_tests() -> None:
     same = [
         "  1) Poller#run stops after shutdown",
         'The command "bundle exec rspec" failed. Retrying, 2 of 3.',
         "  1) Poller#run stops after shutdown",
     ]
     assert differed_across_attempts(same) is None
-    # minitest's numbered entries say "Failure:", not which test: no attempt can be told apart
+    # minitest's numbered entries say "Failure:"; the line under each names the test (`ATest#test_a [f:3]:`)
     minitest = [
         "  1) Failure:",
         "ATest#test_a [test/a_test.rb:3]:",
@@ -97,7 +97,9 @@ def test_titles_that_failed_on_every_attempt_or_say_only_failure_are_consistent(
         "  1) Failure:",
         "BTest#test_b [test/b_test.rb:9]:",
     ]
-    assert differed_across_attempts(minitest) is None
+    assert differed_across_attempts(minitest) == (2, ("BTest#test_b",))
+    again = [*minitest[:3], "  1) Error:", "ATest#test_a:", "Timeout::Error: execution expired"]
+    assert differed_across_attempts(again) is None
 
 
 def test_an_attempt_that_neither_failed_a_test_nor_passed_them_all_leaves_the_step_as_it_is() -> None:

@@ -134,6 +134,13 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
             id="googletest",
         ),
         pytest.param(
+            "  1) Failure:\nTern::ClockTest#test_ticks [test/clock_test.rb:19]:\nExpected: 1\n  Actual: 2\n"
+            "  2) Error:\nTern::PoolTest#test_checkout_timeout:\nTimeout::Error: execution expired\n"
+            "212 runs, 529 assertions, 1 failures, 1 errors, 0 skips\n",
+            ("Tern::ClockTest#test_ticks", "Tern::PoolTest#test_checkout_timeout"),
+            id="minitest",
+        ),
+        pytest.param(
             "FAIL: test_add (calc_test.TestCalc)\n",
             ("calc_test.TestCalc.test_add",),
             id="unittest-before-3.11",
