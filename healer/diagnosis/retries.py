@@ -23,7 +23,8 @@ that reports again opens the next run, when the runs tested the same packages. R
 test``) and Jest print no header either, but end each run with its totals after its failures (RSpec's ``143
 examples, 1 failure``, then its "Failed examples:" list; VSTest's ``Failed!  - Failed: 1, Passed: 211,
 Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``; mocha's ``11 passing (3s)``
-with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 errors``; pytest's last
+with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 errors``; XCTest's
+``Executed 71 tests, with 1 failure (0 unexpected) in …``; pytest's last
 line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left out its header): those end the runs, again only
 when every run names the same total. Mocha lists a run's failures after its totals, indented (``  1)
 Suite``, then the test's title and a colon, then the error): the run ends after them, and each is read as
@@ -78,6 +79,8 @@ _RUN_END = re.compile(
     r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
     r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
     r"|^(?P<mocha>\d+) passing \(\d[^)]*\)$"
+    # XCTest's totals: "Executed 71 tests, with 1 failure (0 unexpected) in 3.118 (3.131) seconds"
+    r"|^Executed (?P<xctest>\d+) tests?, with \d+ failures? \(\d+ unexpected\) in "
     # Minitest's totals: "212 runs, 530 assertions, 1 failures, 0 errors, 0 skips"
     r"|^(?P<minitest>\d+) runs, \d+ assertions, \d+ failures, \d+ errors(?:, \d+ skips)?$"
     # pytest's last line, its counts (`-q` prints no header): "1 failed, 169 passed in 22.31s"
@@ -188,7 +191,12 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
         if found:
             counts = found["pytest"] and sum(int(c) for c in _PYTEST_COUNTS.findall(found["pytest"]))
             size = counts or int(
-                found["rspec"] or found["vstest"] or found["jest"] or found["mocha"] or found["minitest"]
+                found["rspec"]
+                or found["vstest"]
+                or found["jest"]
+                or found["mocha"]
+                or found["minitest"]
+                or found["xctest"]
             )
             while n < len(lines) and (after := _AFTER_END.match(clean_line(lines[n]).strip())):
                 size += int(after["more"] or 0) if found["mocha"] else 0

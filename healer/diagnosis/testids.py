@@ -15,6 +15,8 @@ order the log first names them, without duplicates. The runners and the lines re
 - Maven Surefire 3 and 2: ``[ERROR] com.x.ATest.testA -- Time elapsed … <<< FAILURE!`` and
   ``[ERROR] testA(com.x.ATest)  Time elapsed … <<< ERROR!`` → ``com.x.ATest.testA``
 - Gradle: ``com.x.ATest > testA() FAILED`` → ``com.x.ATest.testA``
+- XCTest: ``Test Case '-[Module.ATests testA]' failed (0.41 seconds).`` (swift-corelibs-xctest:
+  ``Test Case 'ATests.testA' failed``) → ``Module.ATests testA``
 - Minitest: ``  1) Failure:`` (or ``Error:``), then ``Mod::ATest#test_a [test/a_test.rb:19]:`` →
   ``Mod::ATest#test_a``
 - GoogleTest: ``[  FAILED  ] Suite.Test (21 ms)`` (and its list of failed tests after the totals) →
@@ -41,7 +43,7 @@ MAX_TEST_ID_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # A cheap first look: a line that holds none of these names no failed test (every shape below spells them
 # so, in this case: a passing test named ``test_error_handling`` is not looked at further).
-_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb|Failed |#test")
+_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb|Failed |#test|' failed \(")
 
 _PYTEST_SUMMARY = re.compile(
     r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: -(?: .*)?)?$"
@@ -57,6 +59,8 @@ _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 # RSpec's list of failed examples: the command that re-runs each, then `#` and its description
 _RSPEC = re.compile(r"^rspec (?P<id>\S+_spec\.rb(?::\d+|\[[\d:]+\])) # ")
+# XCTest's line for a test that failed, on macOS and in swift-corelibs-xctest
+_XCTEST = re.compile(r"^Test Case '(?:-\[(?P<objc>[\w.]+ \w+)\]|(?P<id>[\w.]+\.\w+))' failed \(")
 # Minitest's line naming the test under its "1) Failure:" or "1) Error:" header, with the assertion's place
 _MINITEST = re.compile(r"^(?P<id>[A-Z][\w:]{0,200}#test\w{0,200})(?: \[[^\]]{1,300}:\d+\])?:$")
 # GoogleTest's line for a failed test (a parameterised one adds ", where GetParam() = …")
@@ -212,6 +216,8 @@ def _one_line_id(line: str) -> str | None:
         _SUREFIRE3.match(line) or _VSTEST.match(line) or _KARMA.match(line) or _GTEST.match(line)
     ) or _MINITEST.match(line):
         return match.group("id")
+    if match := _XCTEST.match(line):
+        return match.group("objc") or match.group("id")
     if match := _SUREFIRE2.match(line):
         return f"{match.group('cls')}.{match.group('method')}"
     if not line.startswith(">") and (match := _GRADLE_OUTCOME.match(line)) and match["outcome"] == "FAILED":

@@ -378,3 +378,16 @@ def test_one_suite_run_by_tox_in_two_environments_is_not_two_attempts() -> None:
     # the same runs with no environment named between them are attempts
     runs = [line for line in lines if "commands[" not in line]
     assert differed_across_attempts(runs) == (2, ("t.py::test_distutils",))
+
+
+def test_swift_test_run_twice_is_cut_after_each_runs_xctest_totals() -> None:
+    def run(test: str) -> list[str]:
+        return [
+            "Test Case '-[Plinth.CacheTests testEvicts]' passed (0.007 seconds).",
+            f"Test Case '-[Plinth.{test}]' failed (0.412 seconds).",
+            "Executed 71 tests, with 1 failure (0 unexpected) in 3.118 (3.131) seconds",
+        ]
+
+    lines = [*run("DebounceTests testFiresOnce"), *run("ThrottleTests testDropsBurst")]
+    assert differed_across_attempts(lines) == (2, ("Plinth.ThrottleTests testDropsBurst",))
+    assert differed_across_attempts([*run("A testA"), *run("A testA")]) is None

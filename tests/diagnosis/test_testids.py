@@ -141,6 +141,13 @@ def test_real_tool_output(fixture: str, expected: tuple[str, ...]) -> None:
             id="minitest",
         ),
         pytest.param(
+            "Test Case '-[Plinth.CacheTests testEvicts]' passed (0.007 seconds).\n"
+            "Test Case '-[Plinth.DebounceTests testFiresOnce]' failed (0.412 seconds).\n"
+            "Test Case 'ThrottleTests.testDropsBurst' failed (1.004 seconds).\n",
+            ("Plinth.DebounceTests testFiresOnce", "ThrottleTests.testDropsBurst"),
+            id="xctest",
+        ),
+        pytest.param(
             "FAIL: test_add (calc_test.TestCalc)\n",
             ("calc_test.TestCalc.test_add",),
             id="unittest-before-3.11",
