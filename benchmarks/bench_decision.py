@@ -41,6 +41,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh25 to fresh27; all in the test half.
 * ``fresh31``, ``fresh32``, ``fresh33``: frozen like those, by three writers at once, after the reports of
   fresh28 to fresh30; all in the test half.
+* ``fresh34``, ``fresh35``, ``fresh36``: frozen like those, by three writers at once, after the reports of
+  fresh31 to fresh33; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -123,6 +125,9 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh31": (FIXTURES / "fresh31" / "logs", FIXTURES / "fresh31" / "labels.json", None),
     "fresh32": (FIXTURES / "fresh32" / "logs", FIXTURES / "fresh32" / "labels.json", None),
     "fresh33": (FIXTURES / "fresh33" / "logs", FIXTURES / "fresh33" / "labels.json", None),
+    "fresh34": (FIXTURES / "fresh34" / "logs", FIXTURES / "fresh34" / "labels.json", None),
+    "fresh35": (FIXTURES / "fresh35" / "logs", FIXTURES / "fresh35" / "labels.json", None),
+    "fresh36": (FIXTURES / "fresh36" / "logs", FIXTURES / "fresh36" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
