@@ -67,6 +67,37 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
         and diagnosis.owner is Owner.UNKNOWN
     ):
         return diagnosis
+    slow = (
+        _slow_unfinished(step_lines)
+        or _pytest_started_last(step_lines)
+        or _go_unfinished(step_lines)
+        or _pytest_timeout_stack(step_lines)
+    )
+    if slow:
+        said = f"the test harness showed {shown(list(slow))} still running when the job's time limit came"
+        named = replace(diagnosis, test_ids=tuple(slow)[:MAX_TEST_IDS])
+        return reread(
+            _showing(named, tuple(slow.values())[:3]), Owner.CODE, Category.TEST, Action.AGENT, said
+        )
+    held = _jest_open_handle(step_lines)
+    if held is None:
+        return diagnosis
+    said = "Jest's tests left something running (an open handle) until the job's time limit"
+    return reread(_showing(diagnosis, (held,)), Owner.CODE, Category.TEST, Action.AGENT, said)
+
+
+def _showing(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` with ``lines`` among its decisive lines and in its excerpt (once)."""
+    return replace(
+        diagnosis,
+        decisive=(*diagnosis.decisive, *lines),
+        excerpt=(*diagnosis.excerpt, *(line for line in lines if line not in diagnosis.excerpt)),
+    )
+
+
+def _slow_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
+    """The tests libtest or cargo-nextest said had been running long and wrote no result for after (by name,
+    with the warning's line)."""
     slow: dict[str, str] = {}
     for raw in step_lines:
         if not _HINT.search(raw) and not slow:
@@ -79,34 +110,19 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
         ended = _LIBTEST_DONE.match(line) or _NEXTEST_DONE.match(line)
         if ended:
             slow.pop(ended.group("name"), None)
-    if not slow and (started := _pytest_started_last(step_lines)):
-        slow[started] = started
-    if not slow:
-        slow = _go_unfinished(step_lines) or _pytest_timeout_stack(step_lines)
-    if not slow:
-        return _open_handle(diagnosis, step_lines)
-    names = shown(list(slow))
-    said = f"the test harness showed {names} still running when the job's time limit came"
-    lines = tuple(slow.values())[:3]
-    hung = replace(
-        diagnosis,
-        test_ids=tuple(slow)[:MAX_TEST_IDS],
-        decisive=(*diagnosis.decisive, *lines),
-        excerpt=(*diagnosis.excerpt, *(line for line in lines if line not in diagnosis.excerpt)),
-    )
-    return reread(hung, Owner.CODE, Category.TEST, Action.AGENT, said)
+    return slow
 
 
-def _pytest_started_last(step_lines: Sequence[str]) -> str | None:
-    """The node id a step's output ends in when pytest (verbose) had started that test and written no outcome
-    for it; the runner's own ``##[…]`` lines and blank lines after it do not count."""
+def _pytest_started_last(step_lines: Sequence[str]) -> dict[str, str]:
+    """The node id a step's output ends in (by itself) when pytest (verbose) had started that test and
+    written no outcome for it; the runner's own ``##[…]`` lines and blank lines after it do not count."""
     for raw in reversed(step_lines):
         line = clean_line(raw).strip()
         if not line or line.startswith("##["):
             continue
         found = _PYTEST_STARTED.match(line)
-        return found.group("name") if found else None
-    return None
+        return {found.group("name"): found.group("name")} if found else {}
+    return {}
 
 
 def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
@@ -128,15 +144,9 @@ def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
     }
 
 
-def _open_handle(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
-    """``diagnosis`` given to the code when Jest said its finished tests left something running; else
-    unchanged."""
-    said = next((line for raw in step_lines if _JEST_OPEN.match(line := clean_line(raw).strip())), None)
-    if said is None:
-        return diagnosis
-    kept = replace(diagnosis, decisive=(*diagnosis.decisive, said), excerpt=(*diagnosis.excerpt, said))
-    why = "Jest's tests left something running (an open handle) until the job's time limit"
-    return reread(kept, Owner.CODE, Category.TEST, Action.AGENT, why)
+def _jest_open_handle(step_lines: Sequence[str]) -> str | None:
+    """Jest's line saying its finished tests left something running, when the step shows it."""
+    return next((line for raw in step_lines if _JEST_OPEN.match(line := clean_line(raw).strip())), None)
 
 
 def _pytest_timeout_stack(step_lines: Sequence[str]) -> dict[str, str]:
