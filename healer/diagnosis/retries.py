@@ -189,20 +189,14 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
         ) and _RUN_END.match(clean_line(raw).strip())
         n += 1
         if found:
-            counts = found["pytest"] and sum(int(c) for c in _PYTEST_COUNTS.findall(found["pytest"]))
-            size = counts or int(
-                found["rspec"]
-                or found["vstest"]
-                or found["jest"]
-                or found["mocha"]
-                or found["minitest"]
-                or found["xctest"]
-            )
+            # each runner's totals are one named group of _RUN_END: the one that matched names the runner
+            runner, total = found.lastgroup, found[found.lastgroup or 0]
+            size = sum(map(int, _PYTEST_COUNTS.findall(total))) if runner == "pytest" else int(total)
             while n < len(lines) and (after := _AFTER_END.match(clean_line(lines[n]).strip())):
-                size += int(after["more"] or 0) if found["mocha"] else 0
+                size += int(after["more"] or 0) if runner == "mocha" else 0
                 n += 1
             # mocha's failure details follow its totals, each line indented
-            while found["mocha"] and n < len(lines) and clean_line(lines[n])[:1] in ("", " "):
+            while runner == "mocha" and n < len(lines) and clean_line(lines[n])[:1] in ("", " "):
                 n += 1
             sizes.add(size)
             cuts.append(n)
