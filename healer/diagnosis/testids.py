@@ -199,6 +199,10 @@ def _gradle_id(match: re.Match[str]) -> str:
     return f"{match.group('cls').replace(' > ', '.')}.{method}"
 
 
+# the runners' one-line reports of a failed test whose `id` group is the test's id, tried in this order
+_ID_SHAPES = (_SUREFIRE3, _VSTEST, _KARMA, _GTEST, _MINITEST)
+
+
 def _one_line_id(line: str) -> str | None:
     if match := _PYTEST_SUMMARY.match(line) or _PYTEST_VERBOSE.match(line):
         return match.group("id")
@@ -212,10 +216,9 @@ def _one_line_id(line: str) -> str | None:
         return match.group("name")
     if match := _RSPEC.match(line):
         return match.group("id")
-    if match := (
-        _SUREFIRE3.match(line) or _VSTEST.match(line) or _KARMA.match(line) or _GTEST.match(line)
-    ) or _MINITEST.match(line):
-        return match.group("id")
+    for shape in _ID_SHAPES:
+        if match := shape.match(line):
+            return match.group("id")
     if match := _XCTEST.match(line):
         return match.group("objc") or match.group("id")
     if match := _SUREFIRE2.match(line):
