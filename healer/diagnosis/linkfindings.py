@@ -54,7 +54,7 @@ _BUSY_STATUS = re.compile(r"^(?:429|50[0234]|52[0-4])$")
 # as lychee quotes a rate limit ("Network error: Too Many Requests")
 _SLOW = re.compile(
     r"\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|ECONNRESET|EAI_AGAIN)\b|got a time out"
-    r"|\bstatus code:? (?:429|50[0234])\b|\bToo Many Requests\b"
+    r"|\bstatus code (?:429|50[0234])\b|\bToo Many Requests\b"
     # the HTTP client under lychee (reqwest over hyper) when the server went quiet or hung up: "operation
     # timed out", hyper's "connection closed before message completed"
     r"|\boperation timed out\b|\bconnection closed before message completed\b"

@@ -1622,16 +1622,6 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="bundler-locked-gem-removed",
         ),
         pytest.param(
-            "bundle install --deployment",
-            # the same message where a terminal or a log viewer wrapped it before "source."
-            "Your bundle is locked to mimemagic (0.3.5) from rubygems repository https://rubygems.org/ or "
-            "installed locally, but that version can no longer be found in that\nsource. That means the "
-            "author of mimemagic (0.3.5) has removed it.",
-            Owner.UPSTREAM,
-            Action.ESCALATE,
-            id="bundler-locked-gem-removed-wrapped",
-        ),
-        pytest.param(
             "pytest -q",
             "    @pytest.mark.asyncio\n    async def test_fans_out(event_loop):\n"
             "E       fixture 'event_loop' not found\n"
