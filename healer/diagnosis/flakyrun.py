@@ -77,7 +77,7 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST:
         return diagnosis
     lines = list(step_lines)
-    if differed := differed_across_attempts(lines):
+    if differed := differed_across_attempts(lines, diagnosis.command or ""):
         tries, last = differed
         # a runner that printed no ids is known by its failures' titles, shown but not kept as ids
         return _flaky(

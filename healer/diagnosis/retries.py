@@ -10,7 +10,11 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
   M times.``;
 - a runner's own re-run of what failed, in the same step (``rspec || rspec --only-failures``, ``pytest ||
   pytest --lf``): RSpec's ``Run options: include {:last_run_status=>"failed"}`` and pytest's
-  ``run-last-failure: rerun previous N failures`` open the re-run.
+  ``run-last-failure: rerun previous N failures`` open the re-run. Mix's ``mix test --failed`` ("runs only
+  tests that failed the last time they ran", ``mix help test``) prints no header of its own, but ExUnit
+  ends every run with its totals (``212 tests, 1 failure``): when the step's script runs ``mix test
+  --failed``, each run ends there (not in an umbrella project, where Mix prints ``==> app`` and runs ExUnit
+  once for each of its apps).
 
 A script may also run the same suite again itself, with no wrapper to say so (``phpunit || phpunit``, a
 ``for`` loop around ``pytest``): then the runner's own header opens each run, pytest's ``test session
@@ -24,7 +28,8 @@ test``) and Jest print no header either, but end each run with its totals after 
 examples, 1 failure``, then its "Failed examples:" list; VSTest's ``Failed!  - Failed: 1, Passed: 211,
 Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``; mocha's ``11 passing (3s)``
 with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 errors``; XCTest's
-``Executed 71 tests, with 1 failure (0 unexpected) in …``; pytest's last
+``Executed 71 tests, with 1 failure (0 unexpected) in …``; ExUnit's ``212 tests, 1 failure`` and rebar3
+EUnit's ``88 tests, 1 failures``; pytest's last
 line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left out its header): those end the runs, again only
 when every run names the same total. Mocha lists a run's failures after its totals, indented (``  1)
 Suite``, then the test's title and a colon, then the error): the run ends after them, and each is read as
@@ -61,6 +66,10 @@ _BETWEEN = re.compile(
 _RERUN_HEADER = re.compile(
     r'^Run options: include \{:last_run_status=>"failed"\}$|^run-last-failure: rerun previous \d+ failures?\b'
 )
+# a script's run of Mix's re-run of the failures ("mix test --failed", maybe with other options), and Mix's
+# line before each app's run in an umbrella project
+_MIX_FAILED = re.compile(r"\bmix test\b[^|;&\n]*?(?<!\S)--failed\b")
+_UMBRELLA_APP = re.compile(r"^==> [a-z]\w*$")
 
 # a test runner's header at the start of each of its runs, and the size of the suite a run names
 _RUN_HEADER = re.compile(
@@ -81,6 +90,9 @@ _RUN_END = re.compile(
     r"|^(?P<mocha>\d+) passing \(\d[^)]*\)$"
     # XCTest's totals: "Executed 71 tests, with 1 failure (0 unexpected) in 3.118 (3.131) seconds"
     r"|^Executed (?P<xctest>\d+) tests?, with \d+ failures? \(\d+ unexpected\) in "
+    # ExUnit's totals ("1 doctest, 212 tests, 1 failure, 3 excluded"), rebar3 EUnit's ("88 tests, 1 failures")
+    r"|^(?:\d+ (?:doctests?|propert(?:y|ies)), )*(?P<exunit>\d+) tests?, \d+ failures?"
+    r"(?:, \d+ (?:excluded|skipped|invalid))*$"
     # Minitest's totals: "212 runs, 530 assertions, 1 failures, 0 errors, 0 skips"
     r"|^(?P<minitest>\d+) runs, \d+ assertions, \d+ failures, \d+ errors(?:, \d+ skips)?$"
     # pytest's last line, its counts (`-q` prints no header): "1 failed, 169 passed in 22.31s"
@@ -116,22 +128,37 @@ _CLOSING = re.compile(
 )
 
 
-def attempts(lines: Iterable[str]) -> list[list[str]]:
-    """The step's lines cut into its attempts at the wrapper's lines between them (one attempt, the whole
-    step, when no wrapper spoke). What follows the last attempt's line with nothing but the wrapper's and the
+def attempts(lines: Iterable[str], command: str = "") -> list[list[str]]:
+    """The step's lines cut into its attempts at the wrapper's lines between them, or at the runner's own
+    re-run of its failures (``command``: the step's script, which may ask for it); one attempt, the whole
+    step, when neither spoke. What follows the last attempt's line with nothing but the wrapper's and the
     runner's own closing words (``Final attempt failed. …``, ``##[error]…``) is not an attempt."""
+    lines = list(lines)
     out: list[list[str]] = [[]]
+    mix_failed, ended = _mix_reruns_failures(command, lines), False
     for raw in lines:
         line = clean_line(raw).strip()
+        if ended and not _AFTER_END.match(line):
+            out.append([])  # the line after ExUnit's totals and its seed opens the re-run
+        ended = ended and bool(_AFTER_END.match(line))
         if ("Attempt " in line or "Retrying, " in line) and _BETWEEN.match(line):
             out.append([])
         elif ("Run options" in line or "run-last-failure" in line) and _RERUN_HEADER.match(line):
             out.append([raw])
         else:
             out[-1].append(raw)
+            found = mix_failed and "tests," in line and _RUN_END.match(line)
+            ended = ended or bool(found and found.lastgroup == "exunit")
     if len(out) > 1 and all(_CLOSING.match(clean_line(raw).strip()) for raw in out[-1]):
         out.pop()
     return out
+
+
+def _mix_reruns_failures(command: str, lines: Sequence[str]) -> bool:
+    """Whether the step's script (``command``) runs ``mix test --failed``, outside an umbrella project."""
+    if "--failed" not in command or not _MIX_FAILED.search(command):
+        return False
+    return not any("==> " in raw and _UMBRELLA_APP.match(clean_line(raw).strip()) for raw in lines)
 
 
 # a run of tox's or nox's environments (tox 4's "py39: commands[0]> pytest", tox 3's "py39 run-test:
@@ -185,7 +212,12 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
     while n < len(lines):
         raw = lines[n]
         found = (
-            "examples" in raw or "otal" in raw or "passing" in raw or " in " in raw or "runs," in raw
+            "examples" in raw
+            or "otal" in raw
+            or "passing" in raw
+            or " in " in raw
+            or "runs," in raw
+            or "tests," in raw
         ) and _RUN_END.match(clean_line(raw).strip())
         n += 1
         if found:
@@ -239,7 +271,7 @@ def _suite_size(run: Iterable[str]) -> int | None:
     return None
 
 
-def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
+def failed_per_attempt(lines: Iterable[str], command: str = "") -> list[tuple[str, ...]] | None:
     """The failing tests of each attempt when a retry wrapper, or the step's script itself
     (:func:`runs_of_one_suite`), ran the command two or more times and every attempt failed tests; None
     otherwise (one attempt, an attempt killed at the wrapper's time limit or that failed before any test did,
@@ -247,7 +279,7 @@ def failed_per_attempt(lines: Iterable[str]) -> list[tuple[str, ...]] | None:
     lines = list(lines)
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None
-    parts = attempts(lines)
+    parts = attempts(lines, command)
     if len(parts) < 2:
         parts = runs_of_one_suite(lines)
     if len(parts) < 2:
@@ -285,11 +317,11 @@ def _with_mocha_title(lines: Sequence[str], n: int, title: str) -> str:
     return title
 
 
-def differed_across_attempts(lines: Iterable[str]) -> tuple[int, tuple[str, ...]] | None:
+def differed_across_attempts(lines: Iterable[str], command: str = "") -> tuple[int, tuple[str, ...]] | None:
     """``(attempts, ids)`` when a retry wrapper ran the command two or more times, every attempt failed
     tests, and no test failed on all of them (``ids``: the last attempt's failing tests); None otherwise
     (:func:`failed_per_attempt`, or a test that failed every time)."""
-    failed = failed_per_attempt(lines)
+    failed = failed_per_attempt(lines, command)
     if failed is None:
         return None
     common = set(failed[0]).intersection(*failed[1:])

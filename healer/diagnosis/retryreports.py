@@ -135,7 +135,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _go_count(lines, command)
         or _vitest(cleaned)
         or _passed_after_failing(lines)
-        or _wrapper(lines)
+        or _wrapper(lines, command)
     )
     if named:
         return Retried(shown(named), tuple(named))
@@ -352,8 +352,8 @@ def _passed_after_failing(lines: Sequence[str]) -> list[str]:
     return list(found)
 
 
-def _wrapper(lines: Sequence[str]) -> list[str]:
-    failed = failed_per_attempt(lines)
+def _wrapper(lines: Sequence[str], command: str) -> list[str]:
+    failed = failed_per_attempt(lines, command)
     if failed is None:
         return []
     return sorted(set().union(*failed) - set(failed[0]).intersection(*failed[1:]))

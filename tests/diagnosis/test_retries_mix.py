@@ -1,0 +1,98 @@
+"""Mix's re-run of the failures (`mix test || mix test --failed`) and EUnit run twice: the runs a step's
+script made, told apart by ExUnit's and rebar3 EUnit's totals."""
+
+from __future__ import annotations
+
+from joblogs import diagnose_log, job_log
+
+from healer.diagnosis.retries import attempts, failed_per_attempt, runs_of_one_suite
+from healer.model import Action, Owner
+
+RERUN = "mix test || mix test --failed"
+
+
+def exunit_run(total: int, *failed: str, header: bool = True) -> list[str]:
+    """One ExUnit run: its seed line (Elixir 1.12 and later), its numbered failures, its totals."""
+    lines = ["Running ExUnit with seed: 73104, max_cases: 4", ""] if header else []
+    for n, name in enumerate(failed, 1):
+        lines += [
+            f"  {n}) test {name} (Heron.SessionTest)",
+            "     test/heron/session_test.exs:40",
+            "     Assertion with == failed",
+            "     left:  1",
+            "     right: 0",
+            "",
+        ]
+    lines += ["Finished in 6.1 seconds (2.0s async, 4.1s sync)", f"{total} tests, {len(failed)} failures", ""]
+    return lines if header else [*lines, "Randomized with seed 11045"]
+
+
+def test_mix_test_failed_in_the_script_opens_a_run_after_exunits_totals() -> None:
+    lines = [*exunit_run(212, "expires idle sessions", "tracks joins"), *exunit_run(2, "tracks joins")]
+    assert len(attempts(lines, RERUN)) == 2
+    assert failed_per_attempt(lines, RERUN) == [
+        ("test expires idle sessions (Heron.SessionTest)", "test tracks joins (Heron.SessionTest)"),
+        ("test tracks joins (Heron.SessionTest)",),
+    ]
+    # ExUnit before 1.12 prints its seed after the totals, not before the run: the run still ends there
+    old = [*exunit_run(212, "tracks joins", header=False), *exunit_run(1, "tracks joins", header=False)]
+    assert len(attempts(old, RERUN)) == 2
+
+
+def test_without_failed_in_the_script_or_in_an_umbrella_the_step_is_one_run() -> None:
+    lines = [*exunit_run(212, "expires idle sessions"), *exunit_run(40, "tracks joins")]
+    # two suites one after the other (`mix test && mix test --only integration`): not a re-run
+    assert len(attempts(lines, "mix test && mix test --only integration")) == 1
+    # an umbrella project runs ExUnit once an app, each after Mix's `==> app`
+    umbrella = ["==> heron_core", *lines[:10], "==> heron_web", *lines[10:]]
+    assert len(attempts(umbrella, RERUN)) == 1
+
+
+def test_a_test_that_passed_under_mix_test_failed_is_re_run_first() -> None:
+    output = [
+        *exunit_run(241, "broadcasts presence", "expires idle sessions"),
+        *exunit_run(2, "expires idle sessions"),
+    ]
+    diagnosis = diagnose_log(job_log(RERUN, output, exit_code=2), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.HISTORY, Action.RERUN, True)
+    assert "broadcasts presence" in dict(diagnosis.decided_by)["history"]
+
+
+def test_failures_that_moved_under_mix_test_failed_are_the_tests_history() -> None:
+    output = [*exunit_run(201, "presence tracks joins"), *exunit_run(1, "channel replays history")]
+    diagnosis = diagnose_log(job_log(RERUN, output, exit_code=2), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_the_same_test_failing_again_under_mix_test_failed_stays_the_codes() -> None:
+    output = [*exunit_run(201, "presence tracks joins"), *exunit_run(1, "presence tracks joins")]
+    diagnosis = diagnose_log(job_log(RERUN, output, exit_code=2), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_rebar3_eunit_run_twice_by_the_script_is_cut_after_each_runs_totals() -> None:
+    def run(failed: str) -> list[str]:
+        return [
+            "===> Performing EUnit tests...",
+            "..F.....",
+            "Failures:",
+            "",
+            f"  1) {failed}",
+            "     Failure/Error: ?assertEqual(10, 9)",
+            "Finished in 0.512 seconds",
+            "88 tests, 1 failures",
+        ]
+
+    lines = [*run("limiter_tests:sliding_window_test/0"), *run("limiter_tests:refill_test/0")]
+    assert len(runs_of_one_suite(lines)) == 2
+    assert failed_per_attempt(lines) == [
+        ("limiter_tests:sliding_window_test/0",),
+        ("limiter_tests:refill_test/0",),
+    ]
+    # two suites of other sizes, one after the other, are not attempts
+    other = [
+        *run("limiter_tests:sliding_window_test/0"),
+        *run("ring_tests:wrap_test/0")[:-1],
+        "12 tests, 1 failures",
+    ]
+    assert len(runs_of_one_suite(other)) == 1
