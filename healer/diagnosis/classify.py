@@ -46,6 +46,7 @@ from healer.diagnosis.scope import (
 from healer.diagnosis.scripts import with_echoed_scripts
 from healer.diagnosis.selfhosted import on_its_own_machine
 from healer.diagnosis.steplines import on_the_steps_word
+from healer.diagnosis.testcauses import judged_by_assertions
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job, Step
@@ -246,7 +247,7 @@ def _read(
             Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
             for f in rank_rules(rules, lines, outside, step_names, log, job_name)
         ]
-    found = ranked[0] if ranked else None
+    found = _asserted_over_the_machine(ranked, [lines[i] for i in scope])
     # the strongest competing reading (another category) also gets a place in the excerpt if there is room
     rival = next((f for f in ranked[1:] if found and f.rule.category is not found.rule.category), None)
 
@@ -302,6 +303,18 @@ def _read(
     if rule.category is Category.UNKNOWN:
         return derived_for_unknown(diagnosis, evidence, job=job_name, scripts=scripts)
     return diagnosis
+
+
+def _asserted_over_the_machine(ranked: Sequence[Found], step: Sequence[str]) -> Found | None:
+    """The best rule, or a test framework's rule below it when the best reads the machine (a full disk, the
+    network) and every failing test of the framework's report failed an assertion
+    (:func:`healer.diagnosis.testcauses.judged_by_assertions`): the machine's words were then a test's
+    captured output, and the tests judged the code."""
+    found = ranked[0] if ranked else None
+    if found is None or found.rule.category not in (Category.INFRASTRUCTURE, Category.TRANSIENT):
+        return found
+    tests = (f for f in ranked[1:] if f.rule.category is Category.TEST)
+    return next((f for f in tests if judged_by_assertions(f.rule.id, step)), found)
 
 
 def _strong_first(first: int | None, found: Sequence[Any]) -> int | None:

@@ -186,6 +186,14 @@ def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
     return None if section else causes or None
 
 
+def judged_by_assertions(rule: str, step_lines: Sequence[str]) -> bool:
+    """Whether the report of the framework ``rule`` read names a cause under each failing test and every one
+    is an assertion: the tests ran and found the code wrong, whatever words of a full disk or a busy server
+    their captured output or the code's own log lines show."""
+    causes = failure_causes(rule, step_lines)
+    return bool(causes) and all(_ASSERTION.search(c) for c in causes or ())
+
+
 def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
     """A test failure whose every failing test stopped on the network is the platform's (re-run); on a
     refused or missing credential, the repository's (escalate). Anything else stays as it is."""

@@ -338,3 +338,35 @@ def test_a_network_error_the_tests_own_source_raises_is_the_tests_choice() -> No
     assert diagnose("pytest", staged).owner is Owner.CODE
     # the same error with nothing in the test's source that names it is the network's
     assert diagnose("pytest", pytest_report(reset, reset)).owner is Owner.PLATFORM
+
+
+PYTEST_CAPTURED_DISK = """
+=================================== FAILURES ===================================
+_______________________ test_translate_oserror[ENOSPC] _______________________
+
+    def test_translate_oserror():
+        err = OSError(28, os.strerror(28))
+>       assert translate(err).code == "ENOSPC"
+E       {cause}
+
+tests/test_errors.py:22: {kind}
+------------------------------ Captured log call -------------------------------
+ERROR    spool.io:errors.py:31 write failed: [Errno 28] No space left on device
+======================== 1 failed, 256 passed in 4.71s =========================
+"""
+
+
+def test_a_full_disk_in_a_tests_captured_log_does_not_outrank_its_failed_assertion() -> None:
+    asserted = PYTEST_CAPTURED_DISK.format(
+        cause="AssertionError: assert 'EIO' == 'ENOSPC'", kind="AssertionError"
+    )
+    diagnosis = diagnose("pytest", asserted)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "python.pytest-failed",
+        Owner.CODE,
+        Action.AGENT,
+    )
+    # the test stopped on the full disk itself: the machine's
+    full = PYTEST_CAPTURED_DISK.format(cause="OSError: [Errno 28] No space left on device", kind="OSError")
+    diagnosis = diagnose("pytest", full)
+    assert (diagnosis.rule, diagnosis.owner) == ("runner.disk-full", Owner.PLATFORM)
