@@ -29,6 +29,17 @@ def _job_log(command: str, output: str) -> str:
             id="bun-test",
         ),
         pytest.param(
+            "go test ./...",
+            'go: github.com/robfig/cron/v3@v3.0.1: Get "https://proxy.golang.org/github.com/robfig/cron/v3/@v/'
+            'v3.0.1.zip": dial tcp 142.250.72.113:443: i/o timeout\n'
+            "FAIL\tgithub.com/acme/cronpilot/internal/schedule [setup failed]\n"
+            "FAIL\tgithub.com/acme/cronpilot/internal/runner [setup failed]",
+            "go.module-network",
+            "transient",
+            "dial tcp 142.250.72.113:443: i/o timeout",
+            id="go-module-download-under-setup-failed",
+        ),
+        pytest.param(
             "lhci autorun",
             "Checking assertions against 1 URL(s), 2 total run(s)\n\n"
             "1 result(s) for http://localhost:8080/ :\n\n"

@@ -63,6 +63,18 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="pages-api-500",
         ),
         pytest.param(
+            "publish",
+            "docker/build-push-action@v6",
+            "#12 pushing layers 2.1s done\n"
+            "#12 ERROR: failed to push ghcr.io/acme/api:1.9.0: unexpected status from PUT request to "
+            "https://ghcr.io/v2/acme/api/manifests/1.9.0: 500 Internal Server Error\n"
+            "##[error]buildx failed with: ERROR: failed to build: failed to solve: failed to push "
+            "ghcr.io/acme/api:1.9.0: unexpected status from PUT request to https://ghcr.io/v2/acme/api/man",
+            "network.http-5xx",
+            PLATFORM,
+            id="registry-push-500",
+        ),
+        pytest.param(
             "deploy",
             "actions/deploy-pages@v4",
             "Created deployment for 5e1a, ID: 5e1a\nGetting Pages deployment status...\n"
