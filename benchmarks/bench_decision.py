@@ -43,6 +43,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh28 to fresh30; all in the test half.
 * ``fresh34``, ``fresh35``, ``fresh36``: frozen like those, by three writers at once, after the reports of
   fresh31 to fresh33; all in the test half.
+* ``fresh37`` to ``fresh42``: frozen like those, by six writers at once, after the reports of fresh34 to
+  fresh36; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -128,6 +130,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh34": (FIXTURES / "fresh34" / "logs", FIXTURES / "fresh34" / "labels.json", None),
     "fresh35": (FIXTURES / "fresh35" / "logs", FIXTURES / "fresh35" / "labels.json", None),
     "fresh36": (FIXTURES / "fresh36" / "logs", FIXTURES / "fresh36" / "labels.json", None),
+    "fresh37": (FIXTURES / "fresh37" / "logs", FIXTURES / "fresh37" / "labels.json", None),
+    "fresh38": (FIXTURES / "fresh38" / "logs", FIXTURES / "fresh38" / "labels.json", None),
+    "fresh39": (FIXTURES / "fresh39" / "logs", FIXTURES / "fresh39" / "labels.json", None),
+    "fresh40": (FIXTURES / "fresh40" / "logs", FIXTURES / "fresh40" / "labels.json", None),
+    "fresh41": (FIXTURES / "fresh41" / "logs", FIXTURES / "fresh41" / "labels.json", None),
+    "fresh42": (FIXTURES / "fresh42" / "logs", FIXTURES / "fresh42" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
