@@ -65,10 +65,10 @@ _HEADERS: dict[str, re.Pattern[str]] = {
 }
 # a cause that is an assertion is the test's finding, whatever error code it names
 # (Go's own convention for a test's message is "got X, want Y", or "Foo(x) = y; want z": its wiki, "Go Test
-# Comments", Useful Test Failures)
+# Comments", Useful Test Failures; a message may set them out on lines of their own, "want: X", "got: Y")
 _ASSERTION = re.compile(
     r"\bAssert(?:ion)?(?:Error|Failed|FailedError)?\b|\bexpected\b|\bgot\b.{0,300}\bwant\b"
-    r"|\) = .{1,300}[;,] want\b",
+    r"|\) = .{1,300}[;,] want\b|\bwant: ",
     re.IGNORECASE,
 )
 # an error a test double raised, in the double's own words, is the test's doing, not the world's: WebMock's

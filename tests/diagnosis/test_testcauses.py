@@ -313,6 +313,18 @@ FAIL\tgithub.com/acme/quoin/internal/server\t0.038s
     assert diagnose("go test ./...", output).owner is Owner.CODE
 
 
+def test_a_go_tests_want_and_got_on_lines_of_their_own_are_an_assertion() -> None:
+    output = """
+--- FAIL: TestDialErrorIsWrapped (0.00s)
+    dial_test.go:41: error mismatch:
+        want: "connect upstream: dial tcp 10.0.0.1:443: i/o timeout"
+        got:  "dial tcp 10.0.0.1:443: i/o timeout"
+FAIL
+FAIL\tgithub.com/acme/quarry/transport\t0.021s
+"""
+    assert diagnose("go test ./...", output).owner is Owner.CODE
+
+
 def test_testifys_assertion_under_its_error_trace_keeps_the_test_the_codes() -> None:
     output = """
 --- FAIL: TestPull (0.02s)

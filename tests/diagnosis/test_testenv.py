@@ -377,3 +377,14 @@ def test_a_full_disk_a_test_met_is_still_the_runners() -> None:
     )
     diagnosis = diagnose("pytest", output)
     assert (diagnosis.rule, diagnosis.owner) == ("runner.disk-full", Owner.PLATFORM)
+
+
+def test_windows_full_disk_under_a_compiler_error_is_the_runners() -> None:
+    # Windows' ERROR_DISK_FULL as the C# compiler quotes it: MSBuild's CS0016 is not the code's error
+    output = (
+        "CSC : error CS0016: Could not write to output file 'D:\\a\\app\\obj\\Release\\App.dll' -- "
+        "'There is not enough space on the disk. : 'D:\\a\\app\\obj\\Release\\App.dll''\n"
+        "Build FAILED.\n    0 Warning(s)\n    1 Error(s)"
+    )
+    diagnosis = diagnose("dotnet build -c Release", output, job="build")
+    assert (diagnosis.rule, diagnosis.owner) == ("runner.disk-full", Owner.PLATFORM)
