@@ -247,7 +247,7 @@ def _read(
             Found(f.rule, f.lines, round(f.confidence * OUTSIDE_STEP_FACTOR, 3))
             for f in rank_rules(rules, lines, outside, step_names, log, job_name)
         ]
-    found = _asserted_over_the_machine(ranked, [lines[i] for i in scope])
+    found = _asserted_over_the_world(ranked, [lines[i] for i in scope])
     # the strongest competing reading (another category) also gets a place in the excerpt if there is room
     rival = next((f for f in ranked[1:] if found and f.rule.category is not found.rule.category), None)
 
@@ -305,13 +305,17 @@ def _read(
     return diagnosis
 
 
-def _asserted_over_the_machine(ranked: Sequence[Found], step: Sequence[str]) -> Found | None:
-    """The best rule, or a test framework's rule below it when the best reads the machine (a full disk, the
-    network) and every failing test of the framework's report failed an assertion
-    (:func:`healer.diagnosis.testcauses.judged_by_assertions`): the machine's words were then a test's
-    captured output, and the tests judged the code."""
+# the kinds of a rule that reads the world around the code, not the code
+_THE_WORLD = frozenset({Category.INFRASTRUCTURE, Category.TRANSIENT, Category.CONFIG})
+
+
+def _asserted_over_the_world(ranked: Sequence[Found], step: Sequence[str]) -> Found | None:
+    """The best rule, or a test framework's rule below it when the best reads the world around the code (a
+    full disk, the network, a secret said to be missing) and every failing test of the framework's report
+    failed an assertion (:func:`healer.diagnosis.testcauses.judged_by_assertions`): those words were then a
+    test's captured output or a passing test's title, and the tests judged the code."""
     found = ranked[0] if ranked else None
-    if found is None or found.rule.category not in (Category.INFRASTRUCTURE, Category.TRANSIENT):
+    if found is None or found.rule.category not in _THE_WORLD:
         return found
     tests = (f for f in ranked[1:] if f.rule.category is Category.TEST)
     return next((f for f in tests if judged_by_assertions(f.rule.id, step)), found)

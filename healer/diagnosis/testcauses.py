@@ -188,8 +188,8 @@ def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
 
 def judged_by_assertions(rule: str, step_lines: Sequence[str]) -> bool:
     """Whether the report of the framework ``rule`` read names a cause under each failing test and every one
-    is an assertion: the tests ran and found the code wrong, whatever words of a full disk or a busy server
-    their captured output or the code's own log lines show."""
+    is an assertion: the tests ran and found the code wrong, whatever words of a full disk, a busy server or
+    a missing secret their captured output, the code's own log lines or passing tests' titles show."""
     causes = failure_causes(rule, step_lines)
     return bool(causes) and all(_ASSERTION.search(c) for c in causes or ())
 

@@ -382,3 +382,31 @@ def test_a_full_disk_in_a_tests_captured_log_does_not_outrank_its_failed_asserti
     full = PYTEST_CAPTURED_DISK.format(cause="OSError: [Errno 28] No space left on device", kind="OSError")
     diagnosis = diagnose("pytest", full)
     assert (diagnosis.rule, diagnosis.owner) == ("runner.disk-full", Owner.PLATFORM)
+
+
+RSPEC_TITLES = """
+Manifest
+  builds token when node is empty
+  raises token when report is missing
+  converts grams to kilograms (FAILED - 1)
+
+Failures:
+
+  1) Manifest converts grams to kilograms
+     Failure/Error: expect(manifest.weight(:kg)).to eq(1.25)
+
+       expected: 1.25
+            got: 1250
+
+Finished in 0.41 seconds (files took 0.2 seconds to load)
+212 examples, 1 failure
+"""
+
+
+def test_a_passing_tests_title_that_reads_like_a_missing_secret_does_not_outrank_an_assertion() -> None:
+    diagnosis = diagnose("bundle exec rspec", RSPEC_TITLES)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "ruby.rspec-failed",
+        Owner.CODE,
+        Action.AGENT,
+    )
