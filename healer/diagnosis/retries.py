@@ -29,7 +29,8 @@ examples, 1 failure``, then its "Failed examples:" list; VSTest's ``Failed!  - F
 Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``; mocha's ``11 passing (3s)``
 with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 errors``; XCTest's
 ``Executed 71 tests, with 1 failure (0 unexpected) in …``; ExUnit's ``212 tests, 1 failure`` and rebar3
-EUnit's ``88 tests, 1 failures``; pytest's last
+EUnit's ``88 tests, 1 failures``; Rust's libtest, each test binary's ``test result: FAILED. 211 passed; 1
+failed; 0 ignored; 0 measured; 0 filtered out; …``; pytest's last
 line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left out its header): those end the runs, again only
 when every run names the same total. Mocha lists a run's failures after its totals, indented (``  1)
 Suite``, then the test's title and a colon, then the error): the run ends after them, and each is read as
@@ -97,9 +98,13 @@ _RUN_END = re.compile(
     r"|^(?P<minitest>\d+) runs, \d+ assertions, \d+ failures, \d+ errors(?:, \d+ skips)?$"
     # pytest's last line, its counts (`-q` prints no header): "1 failed, 169 passed in 22.31s"
     r"|^=*\s*(?P<pytest>\d+ (?:failed|passed|error)[^=]*?) in [\d.]+s(?: \([\d:]+\))?\s*=*$"
+    # Rust's libtest (`cargo test`), each test binary's last line: "test result: FAILED. 211 passed; 1 failed;
+    # 0 ignored; 0 measured; 0 filtered out; finished in 5.12s"
+    r"|^test result: (?:FAILED|ok)\. (?P<libtest>\d+ passed; \d+ failed; \d+ ignored; \d+ measured);"
 )
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
+_LIBTEST_COUNTS = re.compile(r"(\d+) (?:passed|failed|ignored|measured)\b")
 # what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed;
 # and the rest of mocha's totals
 _AFTER_END = re.compile(
@@ -213,6 +218,7 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
         raw = lines[n]
         found = (
             "examples" in raw
+            or "test result" in raw
             or "otal" in raw
             or "passing" in raw
             or " in " in raw
@@ -223,7 +229,10 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
         if found:
             # each runner's totals are one named group of _RUN_END: the one that matched names the runner
             runner, total = found.lastgroup, found[found.lastgroup or 0]
-            size = sum(map(int, _PYTEST_COUNTS.findall(total))) if runner == "pytest" else int(total)
+            counts = (
+                _PYTEST_COUNTS if runner == "pytest" else _LIBTEST_COUNTS if runner == "libtest" else None
+            )
+            size = sum(map(int, counts.findall(total))) if counts else int(total)
             while n < len(lines) and (after := _AFTER_END.match(clean_line(lines[n]).strip())):
                 size += int(after["more"] or 0) if runner == "mocha" else 0
                 n += 1

@@ -1,5 +1,5 @@
-"""Mix's re-run of the failures (`mix test || mix test --failed`) and EUnit run twice: the runs a step's
-script made, told apart by ExUnit's and rebar3 EUnit's totals."""
+"""Mix's re-run of the failures (`mix test || mix test --failed`), EUnit and `cargo test` run again by a
+script: the runs told apart by ExUnit's, rebar3 EUnit's and libtest's totals."""
 
 from __future__ import annotations
 
@@ -96,3 +96,37 @@ def test_rebar3_eunit_run_twice_by_the_script_is_cut_after_each_runs_totals() ->
         "12 tests, 1 failures",
     ]
     assert len(runs_of_one_suite(other)) == 1
+
+
+def libtest_run(failed: str, total: int = 212) -> list[str]:
+    return [
+        f"running {total} tests",
+        "test sync::tests::applies_snapshot ... ok",
+        f"test {failed} ... FAILED",
+        "",
+        "failures:",
+        "",
+        f"---- {failed} stdout ----",
+        "thread 'main' panicked at src/sync.rs:88:9:",
+        "timed out waiting for condition",
+        "",
+        "failures:",
+        f"    {failed}",
+        "",
+        f"test result: FAILED. {total - 1} passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; "
+        "finished in 5.12s",
+        "",
+    ]
+
+
+def test_cargo_test_run_again_by_a_loop_is_cut_after_each_binarys_test_result() -> None:
+    lines = [*libtest_run("sync::tests::follower_catches_up"), *libtest_run("net::tests::backpressure")]
+    assert failed_per_attempt(lines) == [("sync::tests::follower_catches_up",), ("net::tests::backpressure",)]
+    command = "for i in 1 2 3; do cargo test && exit 0; done; exit 1"
+    diagnosis = diagnose_log(job_log(command, lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    # the same test failing in both runs is the code's; two binaries of other sizes are not two runs
+    same = [*libtest_run("sync::tests::follower_catches_up")] * 2
+    assert diagnose_log(job_log(command, same), job="test").owner is Owner.CODE
+    binaries = [*libtest_run("sync::tests::a"), *libtest_run("tests::b", total=30)]
+    assert len(runs_of_one_suite(binaries)) == 1
