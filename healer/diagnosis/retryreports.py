@@ -30,7 +30,8 @@ answer twice on this machine. Read from each runner's documented console output:
   retry of a failed test, up to ``retry_count``; a test retried fewer times than another stopped because it
   passed;
 - the ``flaky`` plugin (its README): ``test_a failed (1 runs remaining out of 2).``, then ``test_a passed 1
-  out of the required 1 times. Success!``;
+  out of the required 1 times. Success!``; each failure's error follows its line, indented: a test whose
+  failures say different things failed a different way each time;
 - Vitest's ``--retry`` (its reporters' test suffix): ``✓ suite > test 12ms (retry x1)``, a test that passed
   after failing;
 - Gradle's test-retry plugin: ``ATest > a() FAILED``, then ``PASSED`` in the same task
@@ -107,6 +108,7 @@ _JEST_RETRY = re.compile(r"^RETRY \d+$")
 _JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
 _FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
+_FLAKY_LAST = re.compile(r"^(?P<name>\S+) failed; it passed \d+ out of the required \d+ times\.$")
 _FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
 
 
@@ -142,7 +144,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
     passed, varied = _jest_retries(lines)
     if passed:
         return Retried(shown(passed), tuple(passed))
-    varied = varied or _rspec_tries(lines) or _surefire_runs(lines)
+    varied = varied or _rspec_tries(lines) or _surefire_runs(lines) or _flaky_tries(lines)
     if varied:
         return Retried(shown(varied), tuple(varied), differently=True)
     counts = [
@@ -220,6 +222,27 @@ def _surefire_runs(lines: Sequence[str]) -> list[str]:
         elif _SUREFIRE_TEST.match(line):
             test = line
     return [test for test, seen in messages.items() if len(seen) > 1]
+
+
+def _flaky_tries(lines: Sequence[str]) -> list[str]:
+    """Tests the ``flaky`` plugin re-ran whose failures show different errors: each failure's line (``test_a
+    failed (1 runs remaining out of 2).``, the last one ``test_a failed; it passed 0 out of the required 1
+    times.``), then the error's class and message, indented."""
+    errors: dict[str, set[str]] = {}
+    test, said = None, []
+    for raw in [*lines, ""]:
+        line = clean_line(raw)
+        if test is not None and line[:1] in ("\t", " ") and line.strip():
+            said.append(line.strip())
+            continue
+        if test is not None:
+            errors.setdefault(test, set()).add("\n".join(said)[:400])
+        test, said = None, []
+        if "failed" in line and (
+            match := _FLAKY_FAILED.match(line.strip()) or _FLAKY_LAST.match(line.strip())
+        ):
+            test = match.group("name")
+    return [name for name, seen in errors.items() if len(seen) > 1]
 
 
 def _pytest(lines: Sequence[str], failed: Sequence[str], command: str) -> list[str]:

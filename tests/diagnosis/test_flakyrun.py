@@ -621,3 +621,34 @@ def test_a_bazel_target_that_failed_in_some_of_its_runs_is_flaky() -> None:
     for also in ("//storage:wal_test  FAILED in 3 out of 3 in 9.0s", "//storage:wal_test  FAILED in 9.0s"):
         mixed = bazel_summary("//services/ledger:ledger_test  FAILED in 1 out of 3 in 2.1s", also)
         assert diagnose_log(job_log(command, mixed), job="test").owner is Owner.CODE
+
+
+def flaky_report(first: str, last: str) -> list[str]:
+    return [
+        "===Flaky Test Report===",
+        "",
+        "test_lock_expiry passed 1 out of the required 1 times. Success!",
+        "test_watchdog_restarts failed (1 runs remaining out of 2).",
+        "\t<class 'AssertionError'>",
+        f"\t{first}",
+        "test_watchdog_restarts failed; it passed 0 out of the required 1 times.",
+        "\t<class 'AssertionError'>",
+        f"\t{last}",
+        "",
+        "===End Flaky Test Report===",
+        "FAILED tests/test_watchdog.py::test_watchdog_restarts - assert 2 == 1",
+        "========== 1 failed, 401 passed in 48.02s ==========",
+    ]
+
+
+def test_a_test_the_flaky_plugin_saw_fail_a_different_way_each_run_failed_differently() -> None:
+    varied = passed_on_retry(flaky_report("assert 0 == 1", "assert 2 == 1"), ())
+    assert varied is not None and varied.differently and varied.names == ("test_watchdog_restarts",)
+    # the same error on both runs: no retry showed the suite answering differently
+    assert passed_on_retry(flaky_report("assert 0 == 1", "assert 0 == 1"), ()) is None
+    # without the summary's test ids (pytest without -r), the run is re-run first
+    output = flaky_report("assert 0 == 1", "assert 2 == 1")[:-2] + [
+        "========== 1 failed, 401 passed in 48.02s =========="
+    ]
+    diagnosis = diagnose_log(job_log("pytest", output), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
