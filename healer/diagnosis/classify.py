@@ -46,7 +46,7 @@ from healer.diagnosis.scope import (
 from healer.diagnosis.scripts import with_echoed_scripts
 from healer.diagnosis.selfhosted import on_its_own_machine
 from healer.diagnosis.steplines import on_the_steps_word
-from healer.diagnosis.testcauses import judged_by_assertions
+from healer.diagnosis.testcauses import judged_by_the_tests
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
 from healer.model import DEFAULT_ACTIONS, Action, Annotation, Category, Diagnosis, Evidence, Job, Step
@@ -312,13 +312,14 @@ _THE_WORLD = frozenset({Category.INFRASTRUCTURE, Category.TRANSIENT, Category.CO
 def _asserted_over_the_world(ranked: Sequence[Found], step: Sequence[str]) -> Found | None:
     """The best rule, or a test framework's rule below it when the best reads the world around the code (a
     full disk, the network, a secret said to be missing) and every failing test of the framework's report
-    failed an assertion (:func:`healer.diagnosis.testcauses.judged_by_assertions`): those words were then a
-    test's captured output or a passing test's title, and the tests judged the code."""
+    failed on its own finding, an assertion or an error it staged
+    (:func:`healer.diagnosis.testcauses.judged_by_the_tests`): those words were then a test's captured
+    output, its double's or a passing test's title, and the tests judged the code."""
     found = ranked[0] if ranked else None
     if found is None or found.rule.category not in _THE_WORLD:
         return found
     tests = (f for f in ranked[1:] if f.rule.category is Category.TEST)
-    return next((f for f in tests if judged_by_assertions(f.rule.id, step)), found)
+    return next((f for f in tests if judged_by_the_tests(f.rule.id, step)), found)
 
 
 def _strong_first(first: int | None, found: Sequence[Any]) -> int | None:

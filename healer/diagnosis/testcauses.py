@@ -186,12 +186,22 @@ def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
     return None if section else causes or None
 
 
-def judged_by_assertions(rule: str, step_lines: Sequence[str]) -> bool:
+def judged_by_the_tests(rule: str, step_lines: Sequence[str]) -> bool:
     """Whether the report of the framework ``rule`` read names a cause under each failing test and every one
-    is an assertion: the tests ran and found the code wrong, whatever words of a full disk, a busy server or
-    a missing secret their captured output, the code's own log lines or passing tests' titles show."""
+    is the test's own finding: an assertion, an error a test double raised in its own words, or one the test
+    staged (:data:`STAGED`). The tests ran and found the code wrong, whatever words of a full disk, a busy
+    server or a missing secret their captured output, the code's own log lines or passing tests' titles
+    show."""
     causes = failure_causes(rule, step_lines)
-    return bool(causes) and all(_ASSERTION.search(c) for c in causes or ())
+    # a refused credential whose words the test's source holds may still be the job's missing secret (the
+    # source names the key it reads): not counted as the test's own here
+    return bool(causes) and all(_their_own(c, credentials=False) for c in causes or ())
+
+
+def _their_own(cause: str, *, credentials: bool = True) -> bool:
+    if _ASSERTION.search(cause) or _TEST_DOUBLE.search(cause):
+        return True
+    return cause.endswith(STAGED) and (credentials or not CREDENTIAL.search(cause))
 
 
 def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
@@ -202,9 +212,7 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     if diagnosis.rule not in _HEADERS and diagnosis.rule not in _PYTEST_RULES:
         return diagnosis
     causes = failure_causes(diagnosis.rule, list(step_lines))
-    if not causes or any(
-        _ASSERTION.search(c) or _TEST_DOUBLE.search(c) or c.endswith(STAGED) for c in causes
-    ):
+    if not causes or any(_their_own(c) for c in causes):
         return diagnosis
     if all(NETWORK.search(c) and not CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"

@@ -410,3 +410,34 @@ def test_a_passing_tests_title_that_reads_like_a_missing_secret_does_not_outrank
         Owner.CODE,
         Action.AGENT,
     )
+
+
+PYTEST_STAGED_RESET = """
+=================================== FAILURES ===================================
+________________ test_list_items_retries ________________
+
+    @respx.mock
+    def test_list_items_retries():
+        respx.get("https://api.tide.test/v1/items").mock(
+            side_effect=[httpx.ConnectError("Connection reset by peer"), httpx.Response(200, json=[])]
+        )
+>       assert client.list_items() == []
+E   httpx.ConnectError: Connection reset by peer
+
+.venv/lib/python3.13/site-packages/respx/models.py:412: ConnectError
+=========================== short test summary info ============================
+FAILED tests/test_client.py::test_list_items_retries - httpx.ConnectError: Connection reset by peer
+============================== 1 failed, 88 passed in 2.10s ==============================
+"""
+
+
+def test_a_network_error_the_test_staged_does_not_make_a_network_only_run() -> None:
+    diagnosis = diagnose("pytest", PYTEST_STAGED_RESET)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "python.pytest-failed",
+        Owner.CODE,
+        Action.AGENT,
+    )
+    # the same error, not in the test's source: the network's
+    real = PYTEST_STAGED_RESET.replace('httpx.ConnectError("Connection reset by peer"), ', "")
+    assert diagnose("pytest", real).owner is Owner.PLATFORM
