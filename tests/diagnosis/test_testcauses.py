@@ -441,3 +441,16 @@ def test_a_network_error_the_test_staged_does_not_make_a_network_only_run() -> N
     # the same error, not in the test's source: the network's
     real = PYTEST_STAGED_RESET.replace('httpx.ConnectError("Connection reset by peer"), ', "")
     assert diagnose("pytest", real).owner is Owner.PLATFORM
+
+
+def test_a_timeout_against_a_loopback_server_is_not_the_networks() -> None:
+    output = (
+        "--- FAIL: TestHealthEndpoint (5.00s)\n"
+        '    server_test.go:62: GET /healthz: Get "http://{host}/healthz": context deadline exceeded '
+        "(Client.Timeout exceeded while awaiting headers)\n"
+        "FAIL\nFAIL\tgithub.com/acme/beacon/internal/server\t5.041s\n"
+    )
+    for host in ("127.0.0.1:39211", "localhost:8080", "[::1]:8080"):
+        assert diagnose("go test ./...", output.format(host=host)).owner is Owner.CODE, host
+    # the same time-out against a host out on the network: the network's
+    assert diagnose("go test ./...", output.format(host="api.weather.example")).owner is Owner.PLATFORM
