@@ -45,6 +45,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh31 to fresh33; all in the test half.
 * ``fresh37`` to ``fresh42``: frozen like those, by six writers at once, after the reports of fresh34 to
   fresh36; all in the test half.
+* ``fresh43`` to ``fresh48``: frozen like those, by six writers at once, after the reports of fresh37 to
+  fresh41; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -136,6 +138,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh40": (FIXTURES / "fresh40" / "logs", FIXTURES / "fresh40" / "labels.json", None),
     "fresh41": (FIXTURES / "fresh41" / "logs", FIXTURES / "fresh41" / "labels.json", None),
     "fresh42": (FIXTURES / "fresh42" / "logs", FIXTURES / "fresh42" / "labels.json", None),
+    "fresh43": (FIXTURES / "fresh43" / "logs", FIXTURES / "fresh43" / "labels.json", None),
+    "fresh44": (FIXTURES / "fresh44" / "logs", FIXTURES / "fresh44" / "labels.json", None),
+    "fresh45": (FIXTURES / "fresh45" / "logs", FIXTURES / "fresh45" / "labels.json", None),
+    "fresh46": (FIXTURES / "fresh46" / "logs", FIXTURES / "fresh46" / "labels.json", None),
+    "fresh47": (FIXTURES / "fresh47" / "logs", FIXTURES / "fresh47" / "labels.json", None),
+    "fresh48": (FIXTURES / "fresh48" / "logs", FIXTURES / "fresh48" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
