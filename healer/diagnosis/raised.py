@@ -220,17 +220,26 @@ NODE_FRAME = re.compile(r"^at (?:.{1,300}? \()?(?P<path>[^\s()]+?):\d+:\d+\)?$")
 _JS_BUG = re.compile(r"^(?:##\[error\])?(?:Uncaught )?(?:TypeError|ReferenceError|RangeError|SyntaxError): ")
 # where the runner unpacks the actions a job uses (`_work/_actions/owner/repo/ref/…`, the runner's layout)
 _ACTION_CODE = re.compile(r"[/\\]_actions[/\\][^/\\]+[/\\][^/\\]+[/\\]")
+# the runner's refusal to start a JavaScript action whose entry file its ref does not hold (actions/runner's
+# argument check, "File not found: '…/_actions/owner/repo/main/dist/index.js'")
+_ACTION_FILE_MISSING = re.compile(r"^(?:##\[error\])?(?:Error: )?File not found: '(?P<path>[^']{1,500})'$")
 
 
 def crashed_action(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when a ``uses:`` action died of a JavaScript error in its own code (the
     innermost frame of the stack under the runner's ``_actions`` folder, not a script the step gave it, which
-    runs as ``eval``): the action's release is broken, for a person to pin another; otherwise unchanged."""
+    runs as ``eval``), or its ref lacks the entry file the runner starts (``File not found: '…/_actions/…'``;
+    a local action's file is in the checkout, not there): the action's release is broken, for a person to
+    pin another; otherwise unchanged."""
     if diagnosis.owner in (Owner.NOBODY, Owner.HISTORY, Owner.UPSTREAM):
         return diagnosis
     error = None
     for raw in step_lines:
         line = clean_line(raw).strip()
+        missing = "File not found" in line and _ACTION_FILE_MISSING.match(line)
+        if missing and _ACTION_CODE.search(missing.group("path")):
+            said = f"an action's ref lacks its own entry file ({missing.group('path')[-80:]})"
+            return reread(diagnosis, Owner.UPSTREAM, Category.CONFIG, Action.ESCALATE, said)
         if _JS_BUG.match(line):
             error = line
         elif error is not None and line.startswith("at "):

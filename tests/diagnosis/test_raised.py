@@ -262,6 +262,18 @@ def test_an_action_that_crashed_in_its_own_code_is_upstreams() -> None:
     assert "an action crashed in its own code" in dict(diagnosis.decided_by)["evidence"]
 
 
+def test_an_actions_ref_without_its_entry_file_is_upstreams() -> None:
+    missing = (
+        "##[error]File not found: '/home/runner/work/_actions/acme-labs/setup-protoc/main/dist/index.js'"
+    )
+    diagnosis = diagnose("acme-labs/setup-protoc@main", [missing], job="build")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "lacks its own entry file" in dict(diagnosis.decided_by)["evidence"]
+    # a local action's file is the checkout's: not the publisher's
+    local = f"##[error]File not found: '{WORK}/.github/actions/setup/dist/index.js'"
+    assert diagnose("./.github/actions/setup", [local], job="build").owner is not Owner.UPSTREAM
+
+
 @pytest.mark.parametrize(
     "output",
     [
