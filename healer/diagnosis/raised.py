@@ -258,9 +258,11 @@ _SYNTAX_ERROR = re.compile(r"^(?:E\s+)?SyntaxError: ")
 _PACKAGE_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]pip-install-[^/\\]+[/\\]")
 # tox 4 installs the project itself into each environment's site-packages, from the sdist it built of the
 # checkout: "install_package> python -I -m pip install --force-reinstall --no-deps
-# /…/.tox/.tmp/package/1/name-0.9.1.tar.gz" (tox's documentation, "tox 4 - user guide": packaging)
+# /…/.tox/.tmp/package/1/name-0.9.1.tar.gz" (tox's documentation, "tox 4 - user guide": packaging); tox 3
+# reports the same install as "py38 inst: /…/.tox/.tmp/package/1/name-0.4.0.zip" (or from .tox/dist)
 _TOX_PACKAGE = re.compile(
-    r"\binstall_package> .*[/\\]\.tox[/\\]\.tmp[/\\]package[/\\]\d+[/\\](?P<name>[A-Za-z0-9][\w.]*?)-\d"
+    r"(?:\binstall_package> |^\S+ inst: ).*[/\\]\.tox[/\\](?:\.tmp[/\\]package[/\\]\d+|dist)[/\\]"
+    r"(?P<name>[A-Za-z0-9][\w.]*?)-\d"
 )
 
 
@@ -304,7 +306,7 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
     where = None
     own: set[str] = set()
     for raw in step_lines:
-        if "install_package> " in raw and (tox := _TOX_PACKAGE.search(raw)):
+        if ("install_package> " in raw or " inst: " in raw) and (tox := _TOX_PACKAGE.search(clean_line(raw))):
             own.add(_import_name(tox.group("name")))
         if "File " not in raw and "SyntaxError" not in raw and ".py:" not in raw:
             continue

@@ -383,6 +383,9 @@ def test_the_projects_own_package_tox_installed_stays_the_codes() -> None:
     # another package in the same environment is still another's release
     other = [line.replace("/routewise/dispatch.py", "/more_itertools/more.py") for line in output]
     assert diagnose("tox -e py39", other, job="test").owner is Owner.UPSTREAM
+    # tox 3 says the same install as "py39 inst: …"
+    tox3 = [f"py39 inst: {WORK}/.tox/.tmp/package/1/routewise-0.9.1.zip", *output[2:]]
+    assert diagnose("tox -e py39", tox3, job="test").owner is Owner.CODE
 
 
 def node_syntax(path: str, message: str) -> list[str]:
