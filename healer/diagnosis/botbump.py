@@ -39,10 +39,10 @@ _BROKEN_PACKAGE = re.compile(
     r"|Cannot find module '[^']*node_modules[/\\][^']+'"
 )
 # a release's own word that an API the code uses moved or went (pydantic's "`BaseSettings` has been moved to
-# the `pydantic-settings` package", a deprecation shim's "X was removed in 2.0, use Y"): raised inside the
-# package, but the change to make is in the code
+# the `pydantic-settings` package" and "`const` is removed, use `Literal` instead", a deprecation shim's "X
+# was removed in 2.0, use Y"): raised inside the package, but the change to make is in the code
 _MOVED = re.compile(
-    r"(?i)\b(?:has been|was|were|have been) (?:moved|removed|renamed)\b.{0,120}\b(?:to|in|use|see)\b"
+    r"(?i)\b(?:has been|have been|is|are|was|were) (?:moved|removed|renamed)\b.{0,120}\b(?:to|in|use|see)\b"
     r"|\bmigration guide\b|/migration/"
 )
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.UNKNOWN})

@@ -129,3 +129,19 @@ def test_a_release_that_says_the_api_moved_leaves_the_change_to_the_code() -> No
         "ERROR tests/test_settings.py - pydantic.errors.PydanticImportError: `BaseSettings` has been moved",
     ]
     assert diagnose_log(bot_log("pytest", moved), job="test").owner is Owner.CODE
+
+
+def test_a_release_that_says_a_keyword_is_removed_and_what_to_use_leaves_the_change_to_the_code() -> None:
+    removed = [
+        "tests/test_schema.py:3: in <module>",
+        "    from app.schema import Event",
+        "app/schema.py:9: in Event",
+        "    kind: str = Field(const=True)",
+        "/opt/hostedtoolcache/Python/3.12.12/x64/lib/python3.12/site-packages/pydantic/fields.py:1026: "
+        "in Field",
+        "    raise PydanticUserError('`const` is removed, use `Literal` instead', code='removed-kwargs')",
+        "E   pydantic.errors.PydanticUserError: `const` is removed, use `Literal` instead",
+        "ERROR tests/test_schema.py - pydantic.errors.PydanticUserError: `const` is removed, use `Literal` "
+        "instead",
+    ]
+    assert diagnose_log(bot_log("pytest", removed), job="test").owner is Owner.CODE
