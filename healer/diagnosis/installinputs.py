@@ -15,7 +15,9 @@ Only a dependency failure of a step whose purpose is installing dependencies, he
 rule, is looked at: an ``ImportError`` in a test step stays the code's whatever files changed (the code may
 import what no manifest lists). The same holds for an image the registry does not serve (a tag it removed,
 one that needs a login): the Dockerfile's ``FROM``, a Compose or Bake file, a workflow or a script names it,
-and an unchanged name pulls the same nothing on the base branch.
+and an unchanged name pulls the same nothing on the base branch, and for a dependency audit's findings (npm
+audit, pip-audit, cargo audit): it reads the lock file against an advisory database, and with the lock file
+unchanged the base branch has the same findings, from a new advisory.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ INSTALL_PURPOSE = "dependency-install"
 # an image or tag the registry does not serve (or not without a login): a Dockerfile's FROM, a Compose or
 # Bake file, a workflow or a script names it, and the same name pulls the same nothing on the base branch
 IMAGE_RULES = frozenset({"config.docker-image"})
+# a dependency audit (npm audit, pip-audit, cargo audit) reads the lock file against an advisory database:
+# with the lock file and manifests unchanged, what changed is the database (a new advisory), not the code
+AUDIT_RULES = frozenset({"dependency.audit"})
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 
 # File names (compared without case) a package manager or a setup action reads, wherever they are in the tree.
@@ -137,12 +142,12 @@ def named_in(command: str) -> frozenset[str]:
 
 def applies(diagnosis: Diagnosis) -> bool:
     """Whether the pull request's changed files could tell whose ``diagnosis`` is: a dependency failure of an
-    install step, or an image the registry does not serve, read as the code's and headed for the agent or
-    a fix rule."""
+    install step, an image the registry does not serve, or a dependency audit's findings, read as the code's
+    and headed for the agent or a fix rule."""
     if diagnosis.owner is not Owner.CODE or diagnosis.action not in HEALED:
         return False
     install = diagnosis.category is Category.DEPENDENCY and diagnosis.purpose == INSTALL_PURPOSE
-    return install or diagnosis.rule in IMAGE_RULES
+    return install or diagnosis.rule in IMAGE_RULES or diagnosis.rule in AUDIT_RULES
 
 
 def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis:
@@ -156,6 +161,9 @@ def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis
     if diagnosis.rule in IMAGE_RULES:
         what = "a Dockerfile, Compose or Bake file, workflow or script that names the image"
         same = "pulls"
+    elif diagnosis.rule in AUDIT_RULES:
+        what = "a manifest or lock file the audit reads"
+        same = "audits"
     else:
         what = "a manifest, lock file, toolchain file, workflow or script the install reads"
         same = "installs"

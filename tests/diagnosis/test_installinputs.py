@@ -194,3 +194,20 @@ def test_an_image_the_registry_does_not_serve_is_upstreams_unless_the_pull_reque
     assert dict(given.decided_by)["changes"].endswith("its base branch pulls the same")
     for named_there in ("Dockerfile", "deploy/compose.yaml", "docker-bake.hcl", ".env"):
         assert untouched_install(diagnosis, ["src/server.js", named_there]) is diagnosis
+
+
+NPM_AUDIT = (
+    "# npm audit report\n\nsemver  <7.5.2\nSeverity: high\n"
+    "semver vulnerable to Regular Expression Denial of Service - https://github.com/advisories/GHSA-c2qf-rxjj-qqgw\n"
+    "fix available via `npm audit fix`\nnode_modules/semver\n\n1 high severity vulnerability"
+)
+
+
+def test_an_audits_findings_on_an_unchanged_lock_file_are_a_new_advisorys() -> None:
+    diagnosis = diagnose_log(job_log("npm audit --audit-level=high", NPM_AUDIT), job="audit")
+    assert diagnosis.rule == "dependency.audit" and applies(diagnosis)
+    given = untouched_install(diagnosis, ["src/App.tsx"])
+    assert (given.owner, given.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert dict(given.decided_by)["changes"].endswith("its base branch audits the same")
+    # the pull request changed the lock file: the findings may be its own new dependency's
+    assert untouched_install(diagnosis, ["src/App.tsx", "package-lock.json"]) is diagnosis
