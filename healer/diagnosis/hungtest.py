@@ -17,6 +17,14 @@ warning:
   and ``--- PASS: TestName (0.38s)`` (``FAIL``, ``SKIP``) when it ends (the ``testing`` package's
   documentation): a test started with no result had not ended. A parent whose subtest is still running is
   not named, the subtest is.
+- Node.js's test runner, with its TAP reporter (Node's "Test runner" documentation, reporters), writes ``#
+  Subtest: name`` when a test starts and ``ok 3 - name`` (or ``not ok``) when it ends: a test started with no
+  result had not ended (a parent whose subtest is still running is not named, the subtest is).
+
+The job's time limit is the GitHub runner's, or Travis CI's own: its 10 minutes without output and its
+maximum job time (``runner.travis-time-limit``, re-run when nothing names a test). Travis's words after the
+last output ("No output has been received in the last 10m0s …", "The build has been terminated") are not
+the step's output.
 
 pytest-timeout, when a test outlives its limit, prints its banner (``+++++ Timeout +++++``) and the stack of
 every thread (``~~~~ Stack of MainThread (140…) ~~~~``, its README's thread method): the main thread's frame
@@ -49,6 +57,7 @@ _NEXTEST_DONE = re.compile(
     r"^\s*(?:PASS|FAIL|TIMEOUT|SIGSEGV|SIGABRT|ABORT|LEAK(?:-FAIL)?) \[\s*[\d.]+s\]\s+(?P<name>\S.*?)\s*$"
 )
 _HINT = re.compile(r"has been running for over|SLOW \[")
+_TRAVIS_RULE = "runner.travis-time-limit"
 _PYTEST_STARTED = re.compile(r"^(?P<name>[\w./\\-]+\.py::\S+)$")
 _TIMEOUT_BANNER = re.compile(r"^\+{5,} Timeout \+{5,}$")
 _MAIN_STACK = re.compile(r"^~{3,} Stack of MainThread \(\d+\) ~{3,}$")
@@ -56,21 +65,27 @@ _TEST_FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400}\.py)", line \d+, in (?
 _JEST_OPEN = re.compile(r"^Jest did not exit one second after the test run has completed\.?$")
 _GO_STARTED = re.compile(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)$")
 _GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
+_TAP_STARTED = re.compile(r"^(?P<depth>\s*)# Subtest: (?P<name>\S.*?)\s*$")
+_TAP_DONE = re.compile(r"^(?P<depth>\s*)(?:not )?ok \d+ - (?P<name>\S.*?)(?:\s+#\s.*)?$")
+# Travis CI's words when it stops a job at its own limit, after the step's last output
+_TRAVIS_LIMIT = re.compile(
+    r"^(?:No output has been received in the last \d+m\d+s|Check the details on how to adjust your build"
+    r"|The build has been terminated|The job exceeded the maxm?imum time limit)"
+)
 
 
 def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
-    """``diagnosis`` given to the code when the job's time limit (a ``runner.`` rule's timeout nobody owns)
-    ended a step whose test harness had named tests still running that never finished; else unchanged."""
-    if not (
-        diagnosis.category is Category.TIMEOUT
-        and diagnosis.rule.startswith("runner.")
-        and diagnosis.owner is Owner.UNKNOWN
-    ):
+    """``diagnosis`` given to the code when the job's time limit (a ``runner.`` rule's timeout nobody owns, or
+    Travis CI's own limit) ended a step whose test harness had named tests still running that never finished;
+    else unchanged."""
+    nobodys = diagnosis.rule.startswith("runner.") and diagnosis.owner is Owner.UNKNOWN
+    if diagnosis.category is not Category.TIMEOUT or not (nobodys or diagnosis.rule == _TRAVIS_RULE):
         return diagnosis
     slow = (
         _slow_unfinished(step_lines)
         or _pytest_started_last(step_lines)
         or _go_unfinished(step_lines)
+        or _tap_unfinished(step_lines)
         or _pytest_timeout_stack(step_lines)
     )
     if slow:
@@ -118,7 +133,7 @@ def _pytest_started_last(step_lines: Sequence[str]) -> dict[str, str]:
     written no outcome for it; the runner's own ``##[…]`` lines and blank lines after it do not count."""
     for raw in reversed(step_lines):
         line = clean_line(raw).strip()
-        if not line or line.startswith("##["):
+        if not line or line.startswith("##[") or _TRAVIS_LIMIT.match(line):
             continue
         found = _PYTEST_STARTED.match(line)
         return {found.group("name"): found.group("name")} if found else {}
@@ -142,6 +157,22 @@ def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
         for name, line in started.items()
         if not any(other.startswith(name + "/") for other in started)
     }
+
+
+def _tap_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
+    """The tests Node's TAP reporter started (``# Subtest: name``) and wrote no ``ok``/``not ok`` for, by name
+    with the line that started each, leaving out a parent whose subtest is among them (deeper indent)."""
+    started: dict[tuple[int, str], str] = {}
+    for raw in step_lines:
+        if "Subtest: " not in raw and "ok " not in raw:
+            continue
+        line = clean_line(raw)
+        if found := _TAP_STARTED.match(line):
+            started[(len(found["depth"]), found["name"])] = line.strip()
+        elif found := _TAP_DONE.match(line):
+            started.pop((len(found["depth"]), found["name"]), None)
+    deepest = max((depth for depth, _ in started), default=0)
+    return {name: line for (depth, name), line in started.items() if depth == deepest}
 
 
 def _jest_open_handle(step_lines: Sequence[str]) -> str | None:

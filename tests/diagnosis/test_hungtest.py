@@ -171,3 +171,47 @@ def test_pytest_timeouts_stack_of_the_main_thread_names_the_test_that_hung() -> 
     # a dump whose main thread is in no test of the checkout names nothing
     elsewhere = [line.replace(f"{work}/tests/", "/usr/lib/python3.12/") for line in dump]
     assert diagnose_log(limited_log("pytest", *elsewhere)).action is not Action.AGENT
+
+
+def tap_log(*output: str) -> str:
+    started = ("# Subtest: map raven", "ok 38 - map raven", "  ---", "  duration_ms: 99.05", "  ...")
+    return limited_log("node --test --test-reporter=tap", *started, *output)
+
+
+def test_a_node_test_started_with_no_result_when_the_limit_comes_is_the_test_that_hangs() -> None:
+    diagnosis = diagnose_log(
+        tap_log("# Subtest: reconnect", "    # Subtest: reconnects after the peer closes")
+    )
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert diagnosis.test_ids == ("reconnects after the peer closes",)
+    # every test the reporter started ended: the limit stays nobody's
+    ended = diagnose_log(tap_log("# Subtest: reconnect", "ok 39 - reconnect"))
+    assert ended.owner is not Owner.CODE
+
+
+def travis_log(*output: str) -> str:
+    """A Travis CI log whose `pytest -v` printed ``output`` until Travis stopped it for its silence."""
+    lines = [
+        "$ pytest -v",
+        "============================= test session starts ==============================",
+        "tests/test_pager.py::test_task_tree PASSED                               [ 74%]",
+        *output,
+        "",
+        "\x1b[31;1mNo output has been received in the last 10m0s, this potentially indicates a stalled build "
+        "or something wrong with the build itself.\x1b[0m",
+        "\x1b[31;1mCheck the details on how to adjust your build configuration on: "
+        "https://docs.travis-ci.com/user/common-build-problems/\x1b[0m",
+        "",
+        "\x1b[31;1mThe build has been terminated\x1b[0m",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_travis_stopping_a_silent_pytest_inside_a_test_names_the_test_that_hangs() -> None:
+    diagnosis = diagnose_log(travis_log("tests/test_lock.py::test_nested_update_under_lock "))
+    assert diagnosis.rule == "runner.travis-time-limit"
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert diagnosis.test_ids == ("tests/test_lock.py::test_nested_update_under_lock",)
+    # silent after a finished test (a download, a prompt): Travis's limit, re-run
+    quiet = diagnose_log(travis_log("Downloading dataset…"))
+    assert (quiet.owner, quiet.action) == (Owner.PLATFORM, Action.RERUN)
