@@ -235,7 +235,7 @@ def _flaky_tries(lines: Sequence[str]) -> list[str]:
         if test is not None and line[:1] in ("\t", " ") and line.strip():
             said.append(line.strip())
             continue
-        if test is not None:
+        if test is not None and said:  # a failure shown without its error says nothing of it
             errors.setdefault(test, set()).add("\n".join(said)[:400])
         test, said = None, []
         if "failed" in line and (
