@@ -11,7 +11,10 @@ the reader cannot split, leaves the diagnosis as it was: the code's.
 A refused connection is left out on purpose: a service the job starts (a database on ``localhost``) that
 refuses may be the workflow's or the pull request's, and nothing in the log says which. So is any network
 error with a loopback address (``127.0.0.1``, ``localhost``, ``[::1]``): that traffic never left the machine,
-and the server that timed out or hung up is one the job or the test itself started.
+and the server that timed out or hung up is one the job or the test itself started. So is one naming a host
+under a top-level domain no public resolver answers (RFC 2606's ``.test``, ``.example``, ``.invalid``,
+``.localhost``; RFC 6762's ``.local``): no network resolves it, the test meant it to be stubbed or served
+by the job.
 
 Each framework's report, as its documentation shows it:
 
@@ -111,8 +114,12 @@ NETWORK = re.compile(
     r"|received unexpected HTTP status: (?:429|5\d\d)\b"
 )
 # a loopback address (RFC 1122's 127.0.0.0/8, RFC 4291's ::1, and the name localhost), as a URL or an error
-# names it
-_LOOPBACK = re.compile(r"(?<![\w.])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])")
+# names it, and a host under a top-level domain no public resolver answers (RFC 2606, RFC 6762's .local)
+_NEVER_OUT = re.compile(
+    r"(?<![\w.])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])"
+    r"|(?<![\w.-])(?:[a-z0-9-]+\.)+(?:test|example|invalid|localhost|local)(?![\w.-])",
+    re.IGNORECASE,
+)
 # a credential was refused or missing: HTTP 401/403 (RFC 9110), the SDKs' authentication errors, a secret
 # said to be empty
 CREDENTIAL = re.compile(
@@ -219,7 +226,7 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     causes = failure_causes(diagnosis.rule, list(step_lines))
     if not causes or any(_their_own(c) for c in causes):
         return diagnosis
-    if all(NETWORK.search(c) and not CREDENTIAL.search(c) and not _LOOPBACK.search(c) for c in causes):
+    if all(NETWORK.search(c) and not CREDENTIAL.search(c) and not _NEVER_OUT.search(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"
     elif all(CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, "a credential"
