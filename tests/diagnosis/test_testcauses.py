@@ -26,13 +26,13 @@ JEST_DNS = """
 FAIL test/api.test.js
   ● weather › fetches the forecast
 
-    getaddrinfo ENOTFOUND api.weather-service.net
+    getaddrinfo ENOTFOUND api.weather.io
 
       at GetAddrInfoReqWrap.onlookup [as oncomplete] (node:dns:107:26)
 
   ● weather › fetches alerts
 
-    getaddrinfo EAI_AGAIN api.weather-service.net
+    getaddrinfo EAI_AGAIN api.weather.io
 
 Tests:       2 failed, 10 passed, 12 total
 """
@@ -69,10 +69,10 @@ RSPEC_DNS = """
 Failures:
 
   1) Weather fetches the forecast
-     Failure/Error: Net::HTTP.get(URI("https://api.weather-service.net/v1"))
+     Failure/Error: Net::HTTP.get(URI("https://api.weather.io/v1"))
 
      SocketError:
-       Failed to open TCP connection to api.weather-service.net:443 (getaddrinfo: Name or service not known)
+       Failed to open TCP connection to api.weather.io:443 (getaddrinfo: Name or service not known)
      # ./spec/weather_spec.rb:5:in `block (2 levels) in <top (required)>'
 
 3 examples, 1 failure
@@ -158,7 +158,7 @@ Tests:       2 failed, 10 passed, 12 total
     [
         pytest.param(
             "npx jest",
-            JEST_DNS.replace("getaddrinfo EAI_AGAIN api.weather-service.net", "expect(received).toBe(expected)"),
+            JEST_DNS.replace("getaddrinfo EAI_AGAIN api.weather.io", "expect(received).toBe(expected)"),
             id="one-assertion-among-network-errors",
         ),
         pytest.param(
@@ -219,7 +219,7 @@ Failures:
 FAIL test/client.test.js
   ● client › fetches the forecast
 
-    Nock: No match for request {"method":"GET","url":"https://api.weather-service.net/v1?q=x"} ETIMEDOUT
+    Nock: No match for request {"method":"GET","url":"https://api.weather.io/v1?q=x"} ETIMEDOUT
 
 Tests:       1 failed, 10 passed, 11 total
 """,
@@ -239,8 +239,8 @@ def test_any_other_failure_keeps_the_tests_the_codes(command: str, output: str) 
 def test_the_causes_are_read_per_test_and_an_unsplittable_report_gives_none() -> None:
     lines = JEST_DNS.strip("\n").splitlines()
     assert failure_causes("js.jest-failed", lines) == [
-        "getaddrinfo ENOTFOUND api.weather-service.net",
-        "getaddrinfo EAI_AGAIN api.weather-service.net",
+        "getaddrinfo ENOTFOUND api.weather.io",
+        "getaddrinfo EAI_AGAIN api.weather.io",
     ]
     assert failure_causes("python.pytest-failed", lines) is None  # pytest has its own rules
     # a header right under a header: which cause is whose cannot be told
@@ -453,7 +453,7 @@ def test_a_timeout_against_a_loopback_server_is_not_the_networks() -> None:
     for host in ("127.0.0.1:39211", "localhost:8080", "[::1]:8080"):
         assert diagnose("go test ./...", output.format(host=host)).owner is Owner.CODE, host
     # the same time-out against a host out on the network: the network's
-    assert diagnose("go test ./...", output.format(host="api.weather-service.net")).owner is Owner.PLATFORM
+    assert diagnose("go test ./...", output.format(host="api.weather.io")).owner is Owner.PLATFORM
 
 
 def test_a_host_no_public_resolver_answers_is_not_the_networks_to_resolve() -> None:
