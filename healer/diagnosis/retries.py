@@ -249,9 +249,11 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
 
 def _go_runs(lines: Sequence[str]) -> list[list[str]]:
     """``go test``'s runs of the same packages: each package's result line (``ok  pkg 1.2s``, ``FAIL pkg
-    0.4s``, the Go documentation's ``go test`` output) once a run."""
+    0.4s``, the Go documentation's ``go test`` output) once a run; or a run of only the packages that failed
+    in the run before it (a script re-running what failed, as RSpec's ``--only-failures`` does)."""
     cuts: list[int] = []
     packages: list[set[str]] = [set()]
+    failed: list[set[str]] = [set()]
     last = -1
     for n, raw in enumerate(lines):
         if "ok " not in raw and "FAIL" not in raw and "?" not in raw:
@@ -262,10 +264,15 @@ def _go_runs(lines: Sequence[str]) -> list[list[str]]:
         if found.group("pkg") in packages[-1]:
             cuts.append(last + 1)
             packages.append(set())
+            failed.append(set())
         packages[-1].add(found.group("pkg"))
+        if clean_line(raw).strip().startswith("FAIL"):
+            failed[-1].add(found.group("pkg"))
         last = n
-    # the same packages each run (go test prints one result line a package), else other suites one by one
-    if not cuts or any(run != packages[0] for run in packages[1:]):
+    # the same packages each run (go test prints one result line a package), or the last run's failed ones;
+    # else other suites one by one
+    again = (run == packages[0] or run <= failed[i] for i, run in enumerate(packages[1:]))
+    if not cuts or not all(again):
         return [list(lines)]
     bounds = [0, *cuts, len(lines)]
     return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]

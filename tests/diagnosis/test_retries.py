@@ -225,6 +225,22 @@ def test_go_test_runs_of_other_packages_are_not_attempts() -> None:
     assert differed_across_attempts([*first, *second]) is None
 
 
+def test_go_test_run_again_on_only_the_packages_that_failed_is_a_re_run() -> None:
+    # a script re-running the failed packages: the second run tests `watch` alone, which failed in the first
+    first = [
+        "--- FAIL: TestWatchDebounce (1.50s)",
+        "FAIL",
+        "FAIL\texample.com/app/watch\t1.902s",
+        "ok  \texample.com/app/api\t0.412s",
+        "FAIL",
+    ]
+    second = ["--- FAIL: TestWatchReload (0.20s)", "FAIL", "FAIL\texample.com/app/watch\t0.302s", "FAIL"]
+    assert differed_across_attempts([*first, *second]) == (2, ("TestWatchReload",))
+    # a second run of a package that passed in the first is not a re-run of the failures
+    other = [line.replace("/watch\t0.302s", "/api\t0.302s") for line in second]
+    assert differed_across_attempts([*first, *other]) is None
+
+
 def test_vitest_run_twice_by_a_loop_is_read_by_its_run_header_and_totals() -> None:
     def run(failed: str) -> list[str]:
         return [
