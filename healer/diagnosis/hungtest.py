@@ -35,6 +35,13 @@ exit one second after the test run has completed." (its documentation of ``--det
 ``--forceExit``): a job time limit after it waited on the tests' open handle (a timer, a server, a
 connection), the code's too.
 
+When no test was named and the step's last output is a download still in progress, the time went to the
+network: curl's progress meter (its manual, "PROGRESS METER": ``% Total % Received % Xferd Average Speed
+Time Time Time Current``, then a row of figures), wget's dot and bar progress (its manual, ``--progress``),
+pip's download bar (``━━━━━━╸━━━━ 14.1/41.2 MB``) or its retry of a connection that broke (``WARNING:
+Retrying (Retry(total=3, …)) after connection broken by 'ReadTimeoutError(…)'``). Then the platform's,
+re-run.
+
 Pure: a diagnosis and the failing step's lines in, a :class:`~healer.model.Diagnosis` out.
 """
 
@@ -67,6 +74,15 @@ _GO_STARTED = re.compile(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)$")
 _GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
 _TAP_STARTED = re.compile(r"^(?P<depth>\s*)# Subtest: (?P<name>\S.*?)\s*$")
 _TAP_DONE = re.compile(r"^(?P<depth>\s*)(?:not )?ok \d+ - (?P<name>\S.*?)(?:\s+#\s.*)?$")
+# a download in progress: a row of curl's progress meter, wget's dot or bar progress, pip's bar or its retry
+_DOWNLOADING = re.compile(
+    r"^\d{1,3}\s+[\d.]+[kMGT]?\s+\d{1,3}\s+[\d.]+[kMGT]?\s+\d{1,3}\s+[\d.]+[kMGT]?\s+[\d.]+[kMGT]?\s+[\d.]+[kMGT]?"
+    r"\s+(?:[\d:-]+\s+){3}[\d.]+[kMGT]?$"
+    r"|^\d+[KMG] (?:\.{10} ?){1,5}\s+\d{1,3}%\s+[\d.]+[KMG]?(?:\s+[\dhms.]+)?$"
+    r"|\d{1,3}% ?\[[=> ]*\]\s+[\d.,]+[KMG]?B?\s+[\d.,]+[KMG]?B/s\s+eta\b"
+    r"|^[━╸╺ ]+\s+[\d.]+/[\d.]+ [kMG]?B\b"
+    r"|^WARNING: Retrying \(Retry\(total=\d+.{0,200}\)\) after connection broken by "
+)
 # Travis CI's words when it stops a job at its own limit, after the step's last output
 _TRAVIS_LIMIT = re.compile(
     r"^(?:No output has been received in the last \d+m\d+s|Check the details on how to adjust your build"
@@ -96,9 +112,27 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
         )
     held = _jest_open_handle(step_lines)
     if held is None:
-        return diagnosis
+        return _downloading_at_the_limit(diagnosis, step_lines)
     said = "Jest's tests left something running (an open handle) until the job's time limit"
     return reread(_showing(diagnosis, (held,)), Owner.CODE, Category.TEST, Action.AGENT, said)
+
+
+def _downloading_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+    """``diagnosis`` given to the platform when the step's last output is a download still in progress."""
+    last = next(
+        (
+            line
+            for raw in reversed(step_lines)
+            if (line := clean_line(raw).strip())
+            and not line.startswith("##[")
+            and not _TRAVIS_LIMIT.match(line)
+        ),
+        "",
+    )
+    if not _DOWNLOADING.search(last):
+        return diagnosis
+    said = "the job's time limit came while the step was still downloading"
+    return reread(_showing(diagnosis, (last,)), Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, said)
 
 
 def _showing(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis:

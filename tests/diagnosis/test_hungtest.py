@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from joblogs import diagnose_log, job_log
 
 from healer.model import Action, Category, Owner
@@ -215,3 +216,30 @@ def test_travis_stopping_a_silent_pytest_inside_a_test_names_the_test_that_hangs
     # silent after a finished test (a download, a prompt): Travis's limit, re-run
     quiet = diagnose_log(travis_log("Downloading dataset…"))
     assert (quiet.owner, quiet.action) == (Owner.PLATFORM, Action.RERUN)
+
+
+@pytest.mark.parametrize(
+    "progress",
+    [
+        # curl's progress meter
+        " 84 38.2G   84 32.1G    0     0  1638k      0  6:52:51  5:50:11  1:02:16 1541k",
+        # wget's dot progress (not a terminal) and its bar
+        "  1050K .......... .......... .......... .......... ..........  1% 2.5M 3s",
+        "dataset.tar.zst     61%[=========>      ] 183.80M  3.80KB/s    eta 4h 3m",
+        # pip's download bar, and its retry of a broken connection
+        "     ━━━━━━━━━━━━━╸━━━━━━━━━━━━━━━━━━━━━━━━━━ 14.1/41.2 MB 38.2 kB/s eta 0:11:49",
+        "WARNING: Retrying (Retry(total=3, connect=None, read=None, redirect=None, status=None)) after "
+        "connection broken by 'ReadTimeoutError(\"HTTPSConnectionPool(host='files.pythonhosted.org', "
+        "port=443): Read timed out. (read timeout=15)\")': /packages/scipy.whl",
+    ],
+)
+def test_a_download_still_in_progress_when_the_limit_comes_is_the_networks(progress: str) -> None:
+    diagnosis = diagnose_log(limited_log("./scripts/fetch-data.sh", "fetching the benchmark data", progress))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
+    assert "still downloading" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_a_limit_after_a_finished_download_stays_as_it_was() -> None:
+    done = "100 38.2G  100 38.2G    0     0  1638k      0  6:52:51  6:52:51 --:--:-- 1541k"
+    diagnosis = diagnose_log(limited_log("./scripts/run-benchmarks.sh", done, "running benchmark 3 of 40"))
+    assert diagnosis.owner is not Owner.PLATFORM
