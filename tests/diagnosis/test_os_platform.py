@@ -178,6 +178,15 @@ CASES = [
     # macOS: Xcode, simulators, signing
     (
         "ios",
+        "xcodebuild -scheme App build",
+        "You have not agreed to the Xcode license agreements. Please run 'sudo xcodebuild -license' from "
+        "within a Terminal window to review and agree to the Xcode and Apple SDKs license.",
+        "apple.xcode-license",
+        REPO,
+        "xcode-license",
+    ),
+    (
+        "ios",
         "sudo xcode-select -s /Applications/Xcode_14.0.app",
         "xcode-select: error: invalid developer directory '/Applications/Xcode_14.0.app/Contents/Developer'",
         XCODE,

@@ -112,3 +112,13 @@ def test_docker_without_the_gpu_runtime_on_a_self_hosted_runner_goes_to_its_keep
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
     # on a hosted machine the same answer is the machine's, for the run after it
     assert diagnose(HOSTED, no_runtime).action is Action.RERUN
+
+
+def test_a_docker_cli_plugin_the_self_hosted_machine_lacks_goes_to_its_keepers() -> None:
+    missing = ["docker: 'buildx' is not a docker command.", "See 'docker --help'"]
+    diagnosis = diagnose(SELF_HOSTED, missing)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+        "config.command-not-found",
+    )
