@@ -1704,6 +1704,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="cargo-package-path-dependency-without-a-version",
         ),
         pytest.param(
+            "cargo publish --dry-run -p keel",
+            "error: failed to prepare local package for uploading\n\nCaused by:\n"
+            "  all dependencies must have a version requirement specified when publishing.\n"
+            "  dependency `keel-macros` does not specify a version",
+            Owner.CODE,
+            Action.AGENT,
+            id="cargo-publish-path-dependency-without-a-version-requirement",
+        ),
+        pytest.param(
             "sudo apt-get update -qq && sudo apt-get install -y libboost-all-dev",
             "Err:1 http://archive.ubuntu.com/ubuntu noble InRelease\n"
             "  Temporary failure resolving 'archive.ubuntu.com'\n"
