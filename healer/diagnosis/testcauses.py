@@ -70,10 +70,11 @@ _HEADERS: dict[str, re.Pattern[str]] = {
 }
 # a cause that is an assertion is the test's finding, whatever error code it names
 # (Go's own convention for a test's message is "got X, want Y", or "Foo(x) = y; want z": its wiki, "Go Test
-# Comments", Useful Test Failures; a message may set them out on lines of their own, "want: X", "got: Y")
+# Comments", Useful Test Failures; a message may set them out on lines of their own, "want: X", "got: Y";
+# gotests' generated tests say "Foo() error = %v, wantErr %v")
 _ASSERTION = re.compile(
     r"\bAssert(?:ion)?(?:Error|Failed|FailedError)?\b|\bexpected\b|\bgot\b.{0,300}\bwant\b"
-    r"|\) = .{1,300}[;,] want\b|\bwant: ",
+    r"|(?:\)|\b\w+)(?: error)? = .{1,300}[;,] want(?:Err)?\b|\bwant: ",
     re.IGNORECASE,
 )
 # an error a test double raised, in the double's own words, is the test's doing, not the world's: WebMock's
@@ -84,13 +85,18 @@ _TEST_DOUBLE = re.compile(
     r"Exception from WebMock|Real HTTP connections are disabled|Connection refused by Responses"
     r"|Nock: (?:No match for request|Disallowed net connect)"
 )
+# go test -v: a test's start, its failure, and a message it wrote (`    client_test.go:88: …`)
+_GO_RUN = re.compile(r"^\s*=== RUN\s+(?P<name>\S+)\s*$")
+_GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(")
+_GO_MESSAGE = re.compile(r"^\s+[\w.-]+\.go:\d+: \S")
 # the mark of a pytest cause the failing test's own source lines already name (the test staged it)
 STAGED = " [staged by the test]"
 # an error's cause, printed under it (Vitest, Node's error.cause)
 _CAUSED_BY = re.compile(r"^\s*Caused by: ")
-# lines under a header that are not its cause: blank, a code frame, a stack frame, go's own bookkeeping
+# lines under a header that are not its cause: blank, a code frame, a stack frame, go's own bookkeeping, the
+# runner's own lines
 _NOT_CAUSE = re.compile(
-    r"^\s*(?:$|>?\s*\d+ \||\|\s|at |# |\^|--- |=== |FAIL\b|PASS\b|ok\s|Stack Trace:|Failure/Error:"
+    r"^\s*(?:$|>?\s*\d+ \||\|\s|at |# |\^|--- |=== |FAIL\b|PASS\b|ok\s|Stack Trace:|Failure/Error:|##\["
     # testify's failure report names where first ("Error Trace:"), then the error ("Error: …")
     r"|Error Trace:)"
 )
@@ -109,6 +115,9 @@ NETWORK = re.compile(
     r"|ConnectTimeoutException|Could not resolve host|cURL error (?:6|28|35)\b|Net::(?:Open|Read)Timeout"
     r"|\b(?:502 Bad Gateway|503 Service (?:Temporarily )?Unavailable|504 Gateway Time-?out)\b"
     r"|\b429 Too Many Requests\b"
+    # requests' Response.raise_for_status, as libraries built on it raise it ("503 Server Error: Service
+    # Unavailable for url: https://…")
+    r"|\b(?:50[234] Server|429 Client) Error: .{0,100} for url: https?://"
     # Docker's daemon when a registry answers a pull with a server error (moby's "received unexpected HTTP
     # status: 500 Internal Server Error"), as a test that starts a container quotes it
     r"|received unexpected HTTP status: (?:429|5\d\d)\b"
@@ -120,6 +129,25 @@ _NEVER_OUT = re.compile(
     r"|(?<![\w.-])(?:[a-z0-9-]+\.)+(?:test|example|invalid|localhost|local)(?![\w.-])",
     re.IGNORECASE,
 )
+# a name lookup that failed, with the name: Node's getaddrinfo, Go's resolver, curl, Java's; a name of one
+# label (`postgres`) is a service the job's own network names (a container's alias), never a public host
+_LOOKUP = re.compile(
+    r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) (?P<node>[\w.-]+)"
+    r"|\blookup (?P<go>[\w.-]+)(?: on \S+)?: no such host|Could not resolve host: (?P<curl>[\w.-]+)"
+    r"|UnknownHostException: (?P<java>[\w.-]+)"
+)
+
+
+def _never_out(cause: str) -> bool:
+    """Whether a network error ``cause`` names an address or a name that never leaves the machine or the
+    job's own network."""
+    if _NEVER_OUT.search(cause):
+        return True
+    looked = _LOOKUP.search(cause)
+    name = looked and next(filter(None, looked.groups()), "")
+    return bool(name) and "." not in name
+
+
 # a credential was refused or missing: HTTP 401/403 (RFC 9110), the SDKs' authentication errors, a secret
 # said to be empty
 CREDENTIAL = re.compile(
@@ -171,6 +199,30 @@ def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
     return causes or None
 
 
+def _go_verbose_causes(lines: Sequence[str]) -> list[str] | None:
+    """``go test -v``'s causes: it writes a test's messages as they come, between its ``=== RUN   TestX`` and
+    its ``--- FAIL: TestX (…)`` (the ``testing`` package's documentation), so each failing test's cause is its
+    messages there (``file_test.go:88: attempts = 1, want 3``), at most a few, together; None when a failing
+    test wrote none. Its logs (``t.Log``) and errors look alike there, so these show an assertion
+    (:func:`judged_by_the_tests`) but never that the world stopped the test."""
+    causes: list[str] = []
+    started: dict[str, int] = {}
+    for at, line in enumerate(lines):
+        if found := _GO_RUN.match(line):
+            started.setdefault(found.group("name"), at)
+        elif found := _GO_FAIL.match(line):
+            begin = started.get(found.group("name"))
+            said = (
+                [m.strip() for m in lines[begin + 1 : at] if _GO_MESSAGE.match(m)]
+                if begin is not None
+                else []
+            )
+            if not said:
+                return None
+            causes.append(" ".join(said[:_AFTER]))
+    return causes or None
+
+
 def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
     """The first ``E`` line of each failure's section in pytest's report; None when a section has none. A
     cause whose network or credential words the section's source lines already hold (pytest lists the code
@@ -204,7 +256,8 @@ def judged_by_the_tests(rule: str, step_lines: Sequence[str]) -> bool:
     staged (:data:`STAGED`). The tests ran and found the code wrong, whatever words of a full disk, a busy
     server or a missing secret their captured output, the code's own log lines or passing tests' titles
     show."""
-    causes = failure_causes(rule, step_lines)
+    verbose = rule == "go.test-failed" and any("=== RUN" in line for line in step_lines)
+    causes = _go_verbose_causes(step_lines) if verbose else failure_causes(rule, step_lines)
     # a refused credential whose words the test's source holds may still be the job's missing secret (the
     # source names the key it reads): not counted as the test's own here
     return bool(causes) and all(_their_own(c, credentials=False) for c in causes or ())
@@ -226,7 +279,7 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
     causes = failure_causes(diagnosis.rule, list(step_lines))
     if not causes or any(_their_own(c) for c in causes):
         return diagnosis
-    if all(NETWORK.search(c) and not CREDENTIAL.search(c) and not _NEVER_OUT.search(c) for c in causes):
+    if all(NETWORK.search(c) and not CREDENTIAL.search(c) and not _never_out(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"
     elif all(CREDENTIAL.search(c) for c in causes):
         owner, kind, action, said = Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, "a credential"

@@ -466,3 +466,46 @@ def test_a_host_no_public_resolver_answers_is_not_the_networks_to_resolve() -> N
         assert diagnose("go test ./...", output.format(host=host)).owner is Owner.CODE, host
     # a public name that did not resolve: the network's (example.com resolves; its TLD is not reserved)
     assert diagnose("go test ./...", output.format(host="api.example.com")).owner is Owner.PLATFORM
+
+
+def test_a_name_of_one_label_is_the_jobs_own_service_not_the_networks() -> None:
+    output = (
+        "FAIL test/db.int.test.ts\n  ● db › connects\n\n    getaddrinfo EAI_AGAIN {host}\n\n"
+        "Tests:       1 failed, 40 passed, 41 total\n"
+    )
+    assert diagnose("npx jest", output.format(host="postgress")).owner is Owner.CODE
+    assert diagnose("npx jest", output.format(host="db.internal.acme.io")).owner is Owner.PLATFORM
+
+
+def test_requests_server_error_under_every_failing_test_is_the_networks() -> None:
+    error = (
+        "E   huggingface_hub.errors.HfHubHTTPError: 503 Server Error: Service Temporarily Unavailable "
+        "for url: https://huggingface.co/acme/tiny/resolve/main/config.json"
+    )
+    output = (
+        "==================================== ERRORS ====================================\n"
+        "__________________ ERROR at setup of test_tokenize __________________\n"
+        f"{error}\n"
+        "__________________ ERROR at setup of test_render __________________\n"
+        f"{error}\n"
+        "=========================== short test summary info ============================\n"
+        "ERROR tests/test_tok.py::test_tokenize - huggingface_hub.errors.HfHubHTTPError: 503 Server Error\n"
+        "ERROR tests/test_tok.py::test_render - huggingface_hub.errors.HfHubHTTPError: 503 Server Error\n"
+        "========================= 40 passed, 2 errors in 3.10s =========================\n"
+    )
+    assert diagnose("pytest", output).owner is Owner.PLATFORM
+
+
+def test_a_go_test_v_failure_whose_messages_hold_an_assertion_outranks_the_machines_words() -> None:
+    output = (
+        "=== RUN   TestSegmentWriterReportsDiskFull\n"
+        "    writer_test.go:77: Write() error = write segment 42: no space left on device, want ErrDiskFull\n"
+        "--- FAIL: TestSegmentWriterReportsDiskFull (0.00s)\n"
+        "=== RUN   TestClientRetries\n"
+        "    client_test.go:71: fake server: 403 API rate limit exceeded for installation\n"
+        "    client_test.go:88: attempts = 1, want 3\n"
+        "--- FAIL: TestClientRetries (0.00s)\n"
+        "FAIL\nFAIL\tgithub.com/acme/seg\t0.044s\n"
+    )
+    diagnosis = diagnose("go test -v ./...", output)
+    assert (diagnosis.rule, diagnosis.owner) == ("go.test-failed", Owner.CODE)
