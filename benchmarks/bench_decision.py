@@ -47,6 +47,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh36; all in the test half.
 * ``fresh43`` to ``fresh48``: frozen like those, by six writers at once, after the reports of fresh37 to
   fresh41; all in the test half.
+* ``fresh49`` to ``fresh54``: frozen like those, by six writers at once, after the reports of fresh43 to
+  fresh48; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -144,6 +146,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh46": (FIXTURES / "fresh46" / "logs", FIXTURES / "fresh46" / "labels.json", None),
     "fresh47": (FIXTURES / "fresh47" / "logs", FIXTURES / "fresh47" / "labels.json", None),
     "fresh48": (FIXTURES / "fresh48" / "logs", FIXTURES / "fresh48" / "labels.json", None),
+    "fresh49": (FIXTURES / "fresh49" / "logs", FIXTURES / "fresh49" / "labels.json", None),
+    "fresh50": (FIXTURES / "fresh50" / "logs", FIXTURES / "fresh50" / "labels.json", None),
+    "fresh51": (FIXTURES / "fresh51" / "logs", FIXTURES / "fresh51" / "labels.json", None),
+    "fresh52": (FIXTURES / "fresh52" / "logs", FIXTURES / "fresh52" / "labels.json", None),
+    "fresh53": (FIXTURES / "fresh53" / "logs", FIXTURES / "fresh53" / "labels.json", None),
+    "fresh54": (FIXTURES / "fresh54" / "logs", FIXTURES / "fresh54" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",

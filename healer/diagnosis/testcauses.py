@@ -118,6 +118,8 @@ NETWORK = re.compile(
     # requests' Response.raise_for_status, as libraries built on it raise it ("503 Server Error: Service
     # Unavailable for url: https://…")
     r"|\b(?:50[234] Server|429 Client) Error: .{0,100} for url: https?://"
+    # GitHub's API past its rate limit ("API rate limit exceeded for 20.1.2.3", a 403 "rate limit exceeded")
+    r"|\bAPI rate limit exceeded\b|\b(?:403|429) Client Error: rate limit exceeded for url: https?://"
     # Docker's daemon when a registry answers a pull with a server error (moby's "received unexpected HTTP
     # status: 500 Internal Server Error"), as a test that starts a container quotes it
     r"|received unexpected HTTP status: (?:429|5\d\d)\b"

@@ -2242,6 +2242,21 @@ def test_tests_that_failed_only_on_credentials_are_the_repositorys(failure: str)
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
 
 
+def test_githubs_rate_limit_under_every_failing_test_is_the_platforms_not_a_refused_credential() -> None:
+    error = (
+        "requests.exceptions.HTTPError: 403 Client Error: rate limit exceeded for url: "
+        "https://api.github.com/repos/acme/harbour/releases/latest"
+    )
+    lines = [
+        "____________________________ test_latest_release_tag ____________________________",
+        f"E   {error}",
+        f"FAILED tests/integration/test_releases.py::test_latest_release_tag - {error}",
+        "1 failed, 30 passed in 2.41s",
+    ]
+    diagnosis = diagnose(run_log("pytest tests/integration -q", lines), job="integration")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
+
+
 def test_a_test_that_failed_on_an_assertion_beside_a_refused_key_is_still_the_codes() -> None:
     lines = [
         "FAILED tests/test_pay.py::test_checkout - stripe._error.AuthenticationError: No API key provided.",
