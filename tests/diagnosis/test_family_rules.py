@@ -40,6 +40,15 @@ def _job_log(command: str, output: str) -> str:
             id="go-module-download-under-setup-failed",
         ),
         pytest.param(
+            "python manage.py makemigrations --check --dry-run",
+            "Migrations for 'billing':\n  billing/migrations/0042_invoice_due_date.py\n"
+            "    - Add field due_date to invoice",
+            "python.django-missing-migration",
+            "config",
+            "Migrations for 'billing':",
+            id="django-makemigrations-check",
+        ),
+        pytest.param(
             "lhci autorun",
             "Checking assertions against 1 URL(s), 2 total run(s)\n\n"
             "1 result(s) for http://localhost:8080/ :\n\n"
