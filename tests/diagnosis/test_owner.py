@@ -1725,6 +1725,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="apt-cannot-locate-a-package-after-its-index-fetch-failed",
         ),
         pytest.param(
+            "travis_apt_get_update",
+            "Err:3 http://archive.ubuntu.com/ubuntu focal Release\n"
+            "  Temporary failure resolving 'archive.ubuntu.com'\n"
+            "Reading package lists...\n"
+            "E: The repository 'http://archive.ubuntu.com/ubuntu focal Release' no longer has a Release file.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="apt-mirror-name-not-resolved",
+        ),
+        pytest.param(
             "pytest -v",
             "    def fake_write(chunk):\n"
             '            raise OSError(errno.ENOSPC, "No space left on device")\n'
