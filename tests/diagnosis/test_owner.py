@@ -1729,7 +1729,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             "Err:3 http://archive.ubuntu.com/ubuntu focal Release\n"
             "  Temporary failure resolving 'archive.ubuntu.com'\n"
             "Reading package lists...\n"
-            "E: The repository 'http://archive.ubuntu.com/ubuntu focal Release' no longer has a Release file.",
+            "E: The repository 'http://archive.ubuntu.com/ubuntu focal Release' no longer has a Release "
+            "file.",
             Owner.PLATFORM,
             Action.RERUN,
             id="apt-mirror-name-not-resolved",
