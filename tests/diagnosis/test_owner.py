@@ -1725,6 +1725,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="apt-cannot-locate-a-package-after-its-index-fetch-failed",
         ),
         pytest.param(
+            "cargo build --locked",
+            "error: failed to get `acme-proto` as a dependency of package `engine v0.8.0 (/w/e)`\n"
+            "\nCaused by:\n  failed to load source for dependency `acme-proto`\n\nCaused by:\n"
+            "  failed to authenticate when downloading repository\n\n"
+            "  * attempted ssh-agent authentication, but no usernames succeeded: `git`",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cargo-git-dependency-without-credentials",
+        ),
+        pytest.param(
             "travis_apt_get_update",
             "Err:3 http://archive.ubuntu.com/ubuntu focal Release\n"
             "  Temporary failure resolving 'archive.ubuntu.com'\n"
