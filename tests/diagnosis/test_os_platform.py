@@ -111,6 +111,16 @@ CASES = [
     (
         "windows",
         "msbuild App.sln",
+        "Microsoft.CppBuild.targets(456,5): error MSB8020: The build tools for Visual Studio 2022 (Platform "
+        "Toolset = 'v143') cannot be found. To build using the v143 build tools, please install Visual "
+        "Studio 2022 build tools.",
+        TOOLS,
+        REPO,
+        "msb8020-visual-studio-name",
+    ),
+    (
+        "windows",
+        "msbuild App.sln",
         "Microsoft.Cpp.WindowsSDK.targets(46,5): error MSB8036: The Windows SDK version 10.0.17763.0 was "
         "not found. Install the required version of Windows SDK",
         TOOLS,
