@@ -14,7 +14,8 @@ error with a loopback address (``127.0.0.1``, ``localhost``, ``[::1]``): that tr
 and the server that timed out or hung up is one the job or the test itself started. So is one naming a host
 under a top-level domain no public resolver answers (RFC 2606's ``.test``, ``.example``, ``.invalid``,
 ``.localhost``; RFC 6762's ``.local``): no network resolves it, the test meant it to be stubbed or served
-by the job.
+by the job. So is a name of one label that did not resolve (``getaddrinfo EAI_AGAIN postgres``): only the
+job's own network names such a host (a service container's alias).
 
 Each framework's report, as its documentation shows it:
 
