@@ -229,7 +229,8 @@ def _flaky_tries(lines: Sequence[str]) -> list[str]:
     failed (1 runs remaining out of 2).``, the last one ``test_a failed; it passed 0 out of the required 1
     times.``), then the error's class and message, indented."""
     errors: dict[str, set[str]] = {}
-    test, said = None, []
+    test: str | None = None
+    said: list[str] = []
     for raw in [*lines, ""]:
         line = clean_line(raw)
         if test is not None and line[:1] in ("\t", " ") and line.strip():

@@ -147,7 +147,7 @@ def _never_out(cause: str) -> bool:
     if _NEVER_OUT.search(cause):
         return True
     looked = _LOOKUP.search(cause)
-    name = looked and next(filter(None, looked.groups()), "")
+    name: str = next(filter(None, looked.groups()), "") if looked else ""
     return bool(name) and "." not in name
 
 
