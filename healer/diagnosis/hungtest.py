@@ -117,18 +117,19 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     return reread(_showing(diagnosis, (held,)), Owner.CODE, Category.TEST, Action.AGENT, said)
 
 
+def _last_output(step_lines: Sequence[str]) -> str:
+    """The step's last line of output (cleaned): not a blank line, not the runner's own ``##[…]`` lines, not
+    Travis CI's words when it stopped the job at its limit; empty when there is none."""
+    for raw in reversed(step_lines):
+        line = clean_line(raw).strip()
+        if line and not line.startswith("##[") and not _TRAVIS_LIMIT.match(line):
+            return line
+    return ""
+
+
 def _downloading_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to the platform when the step's last output is a download still in progress."""
-    last = next(
-        (
-            line
-            for raw in reversed(step_lines)
-            if (line := clean_line(raw).strip())
-            and not line.startswith("##[")
-            and not _TRAVIS_LIMIT.match(line)
-        ),
-        "",
-    )
+    last = _last_output(step_lines)
     if not _DOWNLOADING.search(last):
         return diagnosis
     said = "the job's time limit came while the step was still downloading"
@@ -163,15 +164,10 @@ def _slow_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
 
 
 def _pytest_started_last(step_lines: Sequence[str]) -> dict[str, str]:
-    """The node id a step's output ends in (by itself) when pytest (verbose) had started that test and
-    written no outcome for it; the runner's own ``##[…]`` lines and blank lines after it do not count."""
-    for raw in reversed(step_lines):
-        line = clean_line(raw).strip()
-        if not line or line.startswith("##[") or _TRAVIS_LIMIT.match(line):
-            continue
-        found = _PYTEST_STARTED.match(line)
-        return {found.group("name"): found.group("name")} if found else {}
-    return {}
+    """The node id a step's output ends in (by itself, :func:`_last_output`) when pytest (verbose) had started
+    that test and written no outcome for it."""
+    found = _PYTEST_STARTED.match(_last_output(step_lines))
+    return {found.group("name"): found.group("name")} if found else {}
 
 
 def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
