@@ -14,6 +14,7 @@ from healer.diagnosis.owner import reassigned
 from healer.diagnosis.retries import differed_across_attempts
 from healer.diagnosis.retryreports import GO_COUNT, passed_on_retry
 from healer.diagnosis.testids import (
+    GTEST_FAILED,
     MAX_TEST_IDS,
     failed_go_counts,
     flaky_plugin_passes,
@@ -40,7 +41,6 @@ _BAZEL_TARGET = re.compile(
     r"^//\S+\s+(?:FAILED in (?:(?P<failed>\d+) out of (?P<runs>\d+) in )?[\d.]+s|TIMEOUT\b|INCOMPLETE\b)"
 )
 _GTEST_ITERATION = re.compile(r"^Repeating all tests \(iteration \d+\) \. \. \.$")
-_GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)\b")
 _GTEST_RAN = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.")
 _FLAKY_MARK = re.compile(r"^\s*@(?:pytest\.mark\.)?flaky\b")
 
@@ -186,7 +186,7 @@ def _passed_in_another_iteration(test_ids: Sequence[str], lines: Sequence[str]) 
             line = clean_line(raw).strip()
             if _GTEST_ITERATION.match(line):
                 failed = set()
-            elif failed is not None and (match := _GTEST_FAILED.match(line)):
+            elif failed is not None and (match := GTEST_FAILED.match(line)):
                 failed.add(match.group("id"))
             elif failed is not None and _GTEST_RAN.match(line):
                 finished.append(failed)

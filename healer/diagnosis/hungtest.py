@@ -54,7 +54,7 @@ from dataclasses import replace
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread, shown
 from healer.diagnosis.raised import in_checkout_terms, in_the_checkout
-from healer.diagnosis.testids import MAX_TEST_IDS
+from healer.diagnosis.testids import GO_STARTED, MAX_TEST_IDS
 from healer.model import Action, Category, Diagnosis, Owner
 
 _LIBTEST_SLOW = re.compile(r"^test (?P<name>\S+) has been running for over \d+ seconds$")
@@ -70,7 +70,6 @@ _TIMEOUT_BANNER = re.compile(r"^\+{5,} Timeout \+{5,}$")
 _MAIN_STACK = re.compile(r"^~{3,} Stack of MainThread \(\d+\) ~{3,}$")
 _TEST_FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400}\.py)", line \d+, in (?P<test>test\w*)$')
 _JEST_OPEN = re.compile(r"^Jest did not exit one second after the test run has completed\.?$")
-_GO_STARTED = re.compile(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)$")
 _GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
 _TAP_STARTED = re.compile(r"^(?P<depth>\s*)# Subtest: (?P<name>\S.*?)\s*$")
 _TAP_DONE = re.compile(r"^(?P<depth>\s*)(?:not )?ok \d+ - (?P<name>\S.*?)(?:\s+#\s.*)?$")
@@ -178,7 +177,7 @@ def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
         if "=== " not in raw and "--- " not in raw:
             continue
         line = clean_line(raw)
-        if found := _GO_STARTED.match(line):
+        if found := GO_STARTED.match(line):
             started.setdefault(found.group("name"), line)
         elif found := _GO_DONE.match(line):
             started.pop(found.group("name"), None)

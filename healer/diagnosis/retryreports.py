@@ -58,7 +58,7 @@ from typing import NamedTuple
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import shown
 from healer.diagnosis.retries import failed_per_attempt
-from healer.diagnosis.testids import MAX_TEST_IDS, passed_go_tests, retried_gradle_tests
+from healer.diagnosis.testids import FLAKY_VERDICT, MAX_TEST_IDS, passed_go_tests, retried_gradle_tests
 
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
@@ -108,7 +108,6 @@ _JEST_RETRY = re.compile(r"^RETRY \d+$")
 _JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
 _FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
-_FLAKY_LAST = re.compile(r"^(?P<name>\S+) failed; it passed \d+ out of the required \d+ times\.$")
 _FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
 
 
@@ -240,7 +239,7 @@ def _flaky_tries(lines: Sequence[str]) -> list[str]:
             errors.setdefault(test, set()).add("\n".join(said)[:400])
         test, said = None, []
         if "failed" in line and (
-            match := _FLAKY_FAILED.match(line.strip()) or _FLAKY_LAST.match(line.strip())
+            match := _FLAKY_FAILED.match(line.strip()) or FLAKY_VERDICT.match(line.strip())
         ):
             test = match.group("name")
     return [name for name, seen in errors.items() if len(seen) > 1]

@@ -51,6 +51,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from healer.diagnosis.owner import reread
+from healer.diagnosis.testids import GO_FAILED, GO_STARTED
 from healer.model import Action, Category, Diagnosis, Owner
 
 # how many of a test's lines after its header are read for its cause
@@ -86,9 +87,8 @@ _TEST_DOUBLE = re.compile(
     r"Exception from WebMock|Real HTTP connections are disabled|Connection refused by Responses"
     r"|Nock: (?:No match for request|Disallowed net connect)"
 )
-# go test -v: a test's start, its failure, and a message it wrote (`    client_test.go:88: …`)
-_GO_RUN = re.compile(r"^\s*=== RUN\s+(?P<name>\S+)\s*$")
-_GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(")
+# go test -v: a message a test wrote (`    client_test.go:88: …`; its start and its failure are testids'
+# GO_STARTED and GO_FAILED)
 _GO_MESSAGE = re.compile(r"^\s+[\w.-]+\.go:\d+: \S")
 # the mark of a pytest cause the failing test's own source lines already name (the test staged it)
 STAGED = " [staged by the test]"
@@ -211,9 +211,9 @@ def _go_verbose_causes(lines: Sequence[str]) -> list[str] | None:
     causes: list[str] = []
     started: dict[str, int] = {}
     for at, line in enumerate(lines):
-        if found := _GO_RUN.match(line):
+        if found := GO_STARTED.match(line.strip()):
             started.setdefault(found.group("name"), at)
-        elif found := _GO_FAIL.match(line):
+        elif found := GO_FAILED.match(line):
             begin = started.get(found.group("name"))
             said = (
                 [m.strip() for m in lines[begin + 1 : at] if _GO_MESSAGE.match(m)]

@@ -54,7 +54,9 @@ _JEST_FILE = re.compile(r"^\s*FAIL\s+(?P<file>\S+?)(?:\s+\(\d[\d.]* ?m?s\))?$")
 _JEST_TEST = re.compile(r"^\s*● (?P<name>.+\S)\s*$")
 _VITEST = re.compile(r"^\s*FAIL\s+(?P<id>\S.*? > .+?)\s*(?:\[.*\])?$")
 _TAP = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?:\s+#\s.*)?$")
-_GO = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(\d")
+GO_FAILED = re.compile(r"^\s*--- FAIL: (?P<name>\S+) \(\d")
+# `go test -v`'s line when a test starts (`=== CONT` when a parallel one resumes)
+GO_STARTED = re.compile(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)$")
 _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 # RSpec's list of failed examples: the command that re-runs each, then `#` and its description
@@ -64,7 +66,7 @@ _XCTEST = re.compile(r"^Test Case '(?:-\[(?P<objc>[\w.]+ \w+)\]|(?P<id>[\w.]+\.\
 # Minitest's line naming the test under its "1) Failure:" or "1) Error:" header, with the assertion's place
 _MINITEST = re.compile(r"^(?P<id>[A-Z][\w:]{0,200}#test\w{0,200})(?: \[[^\]]{1,300}:\d+\])?:$")
 # GoogleTest's line for a failed test (a parameterised one adds ", where GetParam() = …")
-_GTEST = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)(?: \(\d+ ms\)|, where .*)?$")
+GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)(?: \(\d+ ms\)|, where .*)?$")
 # Karma's line for a failed test: the browser, its version, its platform, the suites and the test, "FAILED"
 _KARMA = re.compile(r"^[A-Z][\w ]{1,40}? \d+(?:\.\d+)+ \([^)]{1,80}\) (?P<id>\S.{0,300}?) FAILED$")
 # VSTest's console logger: each failed test with its duration ("  Failed Ns.ATest.TestA [312 ms]", "[< 1 ms]")
@@ -79,7 +81,7 @@ _SUREFIRE2 = re.compile(
 _PYTEST_PASSED = re.compile(
     r"^(?:\[gw\d+\] \[\s*\d+%\] PASSED (?P<xdist>\S+\.py::\S+)|(?P<plain>\S+\.py::\S+) PASSED\b)"
 )
-_FLAKY_VERDICT = re.compile(
+FLAKY_VERDICT = re.compile(
     r"^(?P<name>\S+) failed; it passed (?P<passes>\d+) out of the required \d+ times\.$"
 )
 _GRADLE_OUTCOME = re.compile(r"^(?P<cls>[\w.$]+(?: > [^>]+?)*) > (?P<method>.+?) (?P<outcome>FAILED|PASSED)$")
@@ -108,7 +110,7 @@ def failing_test_ids(lines: Iterable[str], *, limit: int = MAX_TEST_IDS) -> tupl
                 test_id = jest_file if name != "Console" else None
             else:
                 test_id = f"{jest_file} › {name}"
-        elif match := _GO.match(line):
+        elif match := GO_FAILED.match(line):
             go_tests.append(match.group("name"))
             continue
         elif match := _TAP.match(line):
@@ -143,7 +145,7 @@ def failed_go_counts(lines: Iterable[str]) -> dict[str, int]:
     -count=N`` each run of a test that failed says so once."""
     counts: dict[str, int] = {}
     for raw in lines:
-        if "--- FAIL" in raw and (match := _GO.match(_clean(raw))):
+        if "--- FAIL" in raw and (match := GO_FAILED.match(_clean(raw))):
             counts[match.group("name")] = counts.get(match.group("name"), 0) + 1
     return counts
 
@@ -164,7 +166,7 @@ def flaky_plugin_passes(lines: Iterable[str]) -> dict[str, int]:
     ``test_a failed; it passed 1 out of the required 2 times.`` (a test of ``@flaky(min_passes=2)``)."""
     found: dict[str, int] = {}
     for raw in lines:
-        if "out of the required" in raw and (match := _FLAKY_VERDICT.match(_clean(raw))):
+        if "out of the required" in raw and (match := FLAKY_VERDICT.match(_clean(raw))):
             name, passes = match.group("name"), int(match.group("passes"))
             found[name] = min(passes, found.get(name, passes))
     return found
@@ -200,7 +202,7 @@ def _gradle_id(match: re.Match[str]) -> str:
 
 
 # the runners' one-line reports of a failed test whose `id` group is the test's id, tried in this order
-_ID_SHAPES = (_SUREFIRE3, _VSTEST, _KARMA, _GTEST, _MINITEST)
+_ID_SHAPES = (_SUREFIRE3, _VSTEST, _KARMA, GTEST_FAILED, _MINITEST)
 
 
 def _one_line_id(line: str) -> str | None:
