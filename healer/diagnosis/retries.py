@@ -143,9 +143,10 @@ def attempts(lines: Iterable[str], command: str = "") -> list[list[str]]:
     mix_failed, ended = _mix_reruns_failures(command, lines), False
     for raw in lines:
         line = clean_line(raw).strip()
-        if ended and not _AFTER_END.match(line):
-            out.append([])  # the line after ExUnit's totals and its seed opens the re-run
-        ended = ended and bool(_AFTER_END.match(line))
+        after = ended and _AFTER_END.match(line)  # still among ExUnit's totals and its seed
+        if ended and not after:
+            out.append([])  # the first line after them opens the re-run
+        ended = bool(after)
         if ("Attempt " in line or "Retrying, " in line) and _BETWEEN.match(line):
             out.append([])
         elif ("Run options" in line or "run-last-failure" in line) and _RERUN_HEADER.match(line):
