@@ -19,9 +19,11 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
 A script may also run the same suite again itself, with no wrapper to say so (``phpunit || phpunit``, a
 ``for`` loop around ``pytest``): then the runner's own header opens each run, pytest's ``test session
 starts``, PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``) and
-Vitest's `` RUN  v2.1.8 /path``, and the runs are attempts only when each names the same size of suite
-(pytest's ``collected N items``, PHPUnit's ``Tests: N, Assertions: …``, Vitest's ``Tests  1 failed | 611
-passed (612)``): two suites run one after the other (unit, then integration) are not. ``go
+Vitest's `` RUN  v2.1.8 /path``, CTest's ``Test project /path/build``, and the runs are attempts only when
+each header is the same and each run names the same size of suite (pytest's ``collected N items``, PHPUnit's
+``Tests: N, Assertions: …``, Vitest's ``Tests  1 failed | 611 passed (612)``, CTest's ``99% tests passed, 1
+tests failed out of 88``): two suites run one after the other (unit, then integration; a Debug and a Release
+build) are not. ``go
 test`` prints no header but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a package
 that reports again opens the next run, when the runs tested the same packages. RSpec, VSTest (``dotnet
 test``) and Jest print no header either, but end each run with its totals after its failures (RSpec's ``143
@@ -77,11 +79,15 @@ _RUN_HEADER = re.compile(
     r"^=+ test session starts =+$|^PHPUnit \d+\.\d+\S* by Sebastian Bergmann and contributors\.$"
     # Vitest's default reporter: " RUN  v2.1.8 /home/runner/work/app/app"
     r"|^RUN\s+v\d+\.\d+\S*\s+\S"
+    # CTest's first line of a run, its build directory
+    r"|^Test project \S"
 )
 _SUITE_SIZE = re.compile(
     r"\bcollected (\d+) items?\b|^Tests: (\d+), Assertions: "
     # Vitest's totals: "Tests  1 failed | 611 passed (612)"
     r"|^Tests\s+\d.*\((\d+)\)$"
+    # CTest's totals: "99% tests passed, 1 tests failed out of 88"
+    r"|^\d+% tests passed, \d+ tests? failed out of (\d+)$"
 )
 # a run's totals where the runner prints them after its failures, and the size of the suite they name
 _RUN_END = re.compile(
@@ -197,13 +203,14 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
     starts = [
         n
         for n, raw in enumerate(lines)
-        if ("session starts" in raw or "PHPUnit " in raw or "RUN " in raw)
+        if ("session starts" in raw or "PHPUnit " in raw or "RUN " in raw or "Test project " in raw)
         and _RUN_HEADER.match(clean_line(raw).strip())
     ]
     if len(starts) >= 2:
         runs = [list(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
         sizes = {_suite_size(run) for run in runs}
-        return runs if len(sizes) == 1 and None not in sizes else [list(lines)]
+        headers = {clean_line(lines[n]).strip() for n in starts}
+        return runs if len(sizes) == 1 and None not in sizes and len(headers) == 1 else [list(lines)]
     runs = _go_runs(lines)
     return runs if len(runs) > 1 else _runs_ended_by_totals(lines)
 
@@ -281,10 +288,10 @@ def _go_runs(lines: Sequence[str]) -> list[list[str]]:
 
 def _suite_size(run: Iterable[str]) -> int | None:
     for raw in run:
-        if "collected " in raw or "Tests" in raw:
+        if "collected " in raw or "Tests" in raw or "out of " in raw:
             found = _SUITE_SIZE.search(clean_line(raw).strip())
             if found:
-                return int(found.group(1) or found.group(2) or found.group(3))
+                return int(next(filter(None, found.groups())))
     return None
 
 

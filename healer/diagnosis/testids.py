@@ -26,6 +26,9 @@ order the log first names them, without duplicates. The runners and the lines re
 - VSTest (``dotnet test``'s console logger): ``  Failed Ns.ATest.TestA [312 ms]`` → ``Ns.ATest.TestA``
 - RSpec's "Failed examples:" list: ``rspec ./spec/a_spec.rb:12 # A does x`` (the command that re-runs the
   example) → ``./spec/a_spec.rb:12``
+- CTest's list after ``The following tests FAILED:``: a tab, then `` 88 - ipc_roundtrip (Failed)`` (or
+  ``Timeout``, ``SEGFAULT``, ``Not Run``, …: the test's final status, after any ``--repeat``) →
+  ``ipc_roundtrip``
 
 Test ids are untrusted text (a PR names its own tests): callers show them in code spans and never run them.
 """
@@ -43,7 +46,7 @@ MAX_TEST_ID_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # A cheap first look: a line that holds none of these names no failed test (every shape below spells them
 # so, in this case: a passing test named ``test_error_handling`` is not looked at further).
-_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb|Failed |#test|' failed \(")
+_HINT = re.compile(r"FAIL|ERROR|not ok|●|_spec\.rb|Failed |#test|' failed \(|\d - \S")
 
 _PYTEST_SUMMARY = re.compile(
     r"^(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?(?P<id>[^\s:]+\.py(?:::[^\s\[]+)*(?:\[.*?\])?)(?: -(?: .*)?)?$"
@@ -61,6 +64,11 @@ _GO_PASS = re.compile(r"^\s*--- PASS: (?P<name>\S+) \(\d")
 _CARGO = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 # RSpec's list of failed examples: the command that re-runs each, then `#` and its description
 _RSPEC = re.compile(r"^rspec (?P<id>\S+_spec\.rb(?::\d+|\[[\d:]+\])) # ")
+# CTest's list of the tests that failed, each with its final status (cmCTestRunTest's status names)
+_CTEST_LISTED = re.compile(
+    r"^\s*\d+ - (?P<id>\S.{0,300}?) \((?:Failed|Timeout|SEGFAULT|ILLEGAL|INTERRUPT|NUMERICAL|OTHER_FAULT"
+    r"|BAD_COMMAND|Not Run|Subprocess aborted|Child aborted|Exception)\)$"
+)
 # XCTest's line for a test that failed, on macOS and in swift-corelibs-xctest
 _XCTEST = re.compile(r"^Test Case '(?:-\[(?P<objc>[\w.]+ \w+)\]|(?P<id>[\w.]+\.\w+))' failed \(")
 # Minitest's line naming the test under its "1) Failure:" or "1) Error:" header, with the assertion's place
@@ -202,7 +210,7 @@ def _gradle_id(match: re.Match[str]) -> str:
 
 
 # the runners' one-line reports of a failed test whose `id` group is the test's id, tried in this order
-_ID_SHAPES = (_SUREFIRE3, _VSTEST, _KARMA, GTEST_FAILED, _MINITEST)
+_ID_SHAPES = (_SUREFIRE3, _VSTEST, _KARMA, GTEST_FAILED, _MINITEST, _CTEST_LISTED)
 
 
 def _one_line_id(line: str) -> str | None:

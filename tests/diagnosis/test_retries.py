@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from healer.diagnosis.retries import attempts, differed_across_attempts
+from healer.diagnosis.retries import attempts, differed_across_attempts, runs_of_one_suite
 
 STAMP = "2026-11-03T10:02:11.0000000Z "
 
@@ -256,6 +256,35 @@ def test_vitest_run_twice_by_a_loop_is_read_by_its_run_header_and_totals() -> No
         *run("src/socket.test.ts > socket > reconnects"),
     ]
     assert differed_across_attempts(lines) == (2, ("src/socket.test.ts > socket > reconnects",))
+
+
+def ctest_run(failed: str, build: str = "build") -> list[str]:
+    """One CTest run as a script's loop prints it: its project line, its tests, its totals and list."""
+    return [
+        f"Test project /home/runner/work/eagle/eagle/{build}",
+        "  1/88 Test   #1: parse ............................   Passed    0.34 sec",
+        f" 88/88 Test  #88: {failed} ........................***Failed    0.69 sec",
+        "",
+        "99% tests passed, 1 tests failed out of 88",
+        "",
+        "The following tests FAILED:",
+        f"\t 88 - {failed} (Failed)",
+        "Errors while running CTest",
+    ]
+
+
+def test_ctest_run_again_by_a_loop_is_read_by_its_project_line_and_totals() -> None:
+    lines = [*ctest_run("ipc_roundtrip"), "== attempt 2 ==", *ctest_run("timer_wheel_order")]
+    assert len(runs_of_one_suite(lines)) == 2
+    assert differed_across_attempts(lines) == (2, ("timer_wheel_order",))
+    assert differed_across_attempts([*ctest_run("ipc_roundtrip"), *ctest_run("ipc_roundtrip")]) is None
+
+
+def test_ctest_runs_of_two_build_directories_are_not_attempts() -> None:
+    # a Debug and a Release build of the same suite: a test failing in one only is not flaky
+    lines = [*ctest_run("ipc_roundtrip", "build-debug"), *ctest_run("timer_wheel_order", "build-release")]
+    assert runs_of_one_suite(lines) == [lines]
+    assert differed_across_attempts(lines) is None
 
 
 def test_go_test_runs_that_did_not_report_the_same_packages_are_not_cut() -> None:

@@ -252,3 +252,20 @@ def test_retried_gradle_tests_are_those_that_passed_after_failing_in_the_same_ta
 def test_a_pytest_summary_line_with_an_empty_message_still_names_its_test() -> None:
     lines = ["FAILED tests/integration/test_scheduler.py::test_job_runs_once_per_tick - "]
     assert failing_test_ids(lines) == ("tests/integration/test_scheduler.py::test_job_runs_once_per_tick",)
+
+
+def test_ctests_list_of_failed_tests_names_each_with_its_final_status() -> None:
+    # CTest's summary after a run (the CMake manual's ctest(1) output): the list holds only final statuses
+    lines = [
+        "  7/12 Test  #7: wal_replay .......................***Failed    0.41 sec",
+        "  8/12 Test  #8: pool_grow ........................   Passed    0.10 sec",
+        "83% tests passed, 2 tests failed out of 12",
+        "",
+        "The following tests FAILED:",
+        "\t  7 - wal_replay (Failed)",
+        "\t 11 - io_uring_submit (Timeout)",
+        "Errors while running CTest",
+    ]
+    assert failing_test_ids(lines) == ("wal_replay", "io_uring_submit")
+    # a numbered list item that is not CTest's, and the tests that did not run because they are disabled
+    assert failing_test_ids(["  3 - remove the old cache (done)", "\t  4 - slow_soak (Disabled)"]) == ()
