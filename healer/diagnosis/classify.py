@@ -27,6 +27,7 @@ from healer.diagnosis.excerpt import (
 )
 from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
+from healer.diagnosis.flakyrun import passed_when_run_again
 from healer.diagnosis.logs import JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
 from healer.diagnosis.owner import assign_owner
@@ -178,6 +179,7 @@ def diagnose(
     said = without_its_secrets(on_the_steps_word(owned, lines), header, lines, log.lines)
     said = on_its_own_machine(said, log.lines)
     said = the_bumps_own(said, log.lines, lines)
+    said = passed_when_run_again(said, log.lines, log.failing_lines().stop)
     return upstream_when_unreleased(said, log.lines, names=(job_name, workflow, step_name))
 
 

@@ -43,6 +43,14 @@ _BAZEL_TARGET = re.compile(
 _GTEST_ITERATION = re.compile(r"^Repeating all tests \(iteration \d+\) \. \. \.$")
 _GTEST_RAN = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.")
 _FLAKY_MARK = re.compile(r"^\s*@(?:pytest\.mark\.)?flaky\b")
+# Travis CI's word that a command passed, and a runner's own re-run of only the tests that failed in its last
+# run, with that runner: pytest's `--lf`/`--last-failed`, RSpec's `--only-failures`, Mix's `mix test --failed`
+_TRAVIS_PASSED = re.compile(r'^The command "(?P<command>.{1,1000})" exited with 0\.$')
+_RERUNS_FAILURES = (
+    ("pytest", re.compile(r"(?<!\S)(?:--lf|--last-failed)(?!\S)")),
+    ("rspec", re.compile(r"(?<!\S)--only-failures(?!\S)")),
+    ("mix test", re.compile(r"(?<!\S)--failed(?!\S)")),
+)
 
 
 def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnosis:
@@ -111,6 +119,28 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
         action=Action.RERUN,
     )
     return replace(said, rerun_first=True)
+
+
+def passed_when_run_again(diagnosis: Diagnosis, log_lines: Sequence[str], after: int) -> Diagnosis:
+    """A test failure of the code that a later command of the same Travis CI job re-ran and saw pass: the
+    tests' history. Travis runs every command of the ``script`` phase even after one failed (its
+    documentation, "Job Lifecycle": the build is marked failed and the next commands still run), so a
+    ``pytest`` that failed and a ``pytest --lf`` after it that ``exited with 0`` ran the same failing tests
+    twice on the same code. ``after``: the index of the line after the failing command's output."""
+    command = diagnosis.command or ""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST or not command:
+        return diagnosis
+    for raw in log_lines[after:]:
+        if "exited with 0" not in raw or not (done := _TRAVIS_PASSED.match(clean_line(raw).strip())):
+            continue
+        again = done["command"]
+        if any(
+            runner in command and runner in again and flag.search(again) for runner, flag in _RERUNS_FAILURES
+        ):
+            return _flaky(
+                diagnosis, f"failed, and passed when `{again[:200]}` re-ran the failures later in the job"
+            )
+    return diagnosis
 
 
 def _same(test_id: str, name: str) -> bool:

@@ -652,3 +652,47 @@ def test_a_test_the_flaky_plugin_saw_fail_a_different_way_each_run_failed_differ
     ]
     diagnosis = diagnose_log(job_log("pytest", output), job="test")
     assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+
+
+def travis_log(first: str, output: list[str], again: str, code: int) -> str:
+    """A Travis CI job whose script phase ran ``first`` (failing with ``output``), then ``again`` (exit
+    ``code``): Travis runs every script command even after one failed."""
+    lines = [
+        "travis_time:start:0c6d0705\r\x1b[0K$ " + first,
+        *output,
+        "travis_time:end:0c6d0705:start=1,finish=2,duration=1\r\x1b[0K\x1b[31;1m"
+        f'The command "{first}" exited with 1.',
+        "travis_time:start:575995e4\r\x1b[0K$ " + again,
+        "1 passed in 0.41s",
+        "travis_time:end:575995e4:start=3,finish=4,duration=1\r\x1b[0K"
+        f'The command "{again}" exited with {code}.',
+        "",
+        "Done. Your build exited with 1.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+PYTEST_FAILED = [
+    "tests/test_watch.py .F.                                                  [100%]",
+    "FAILED tests/test_watch.py::test_watcher_sees_rename - AssertionError: no event in 2.0s",
+    "========================= 1 failed, 2 passed in 3.10s =========================",
+]
+
+
+def test_failures_a_later_travis_command_re_ran_and_saw_pass_are_the_tests_history() -> None:
+    diagnosis = diagnose_log(travis_log("pytest", PYTEST_FAILED, "pytest --lf", 0))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert "`pytest --lf` re-ran the failures" in dict(diagnosis.decided_by)["history"]
+
+
+@pytest.mark.parametrize(
+    ("again", "code"),
+    [
+        pytest.param("pytest --lf", 1, id="the-re-run-failed-too"),
+        pytest.param("pytest tests/test_other.py", 0, id="not-a-re-run-of-the-failures"),
+        pytest.param("mix test --failed", 0, id="another-runners-re-run"),
+    ],
+)
+def test_failures_not_seen_to_pass_later_stay_the_codes(again: str, code: int) -> None:
+    diagnosis = diagnose_log(travis_log("pytest", PYTEST_FAILED, again, code))
+    assert (diagnosis.owner, diagnosis.action) == CODE
