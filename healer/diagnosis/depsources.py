@@ -17,7 +17,10 @@ the check. Read:
 - CMake's ``CMake Error at path:line``; a dependency's file is under FetchContent's ``_deps/`` (its
   ``FETCHCONTENT_BASE_DIR``, ``<build>/_deps``);
 - npm's report of an install script that failed (a native addon's node-gyp build) with the folder it ran in,
-  ``npm ERR! path /…/node_modules/x``: a dependency's build, whatever its compiler says.
+  ``npm ERR! path /…/node_modules/x``: a dependency's build, whatever its compiler says;
+- cabal-install's ``Failed to build text-show-3.11.`` for a package its build plan listed as a release it
+  downloads, `` - text-show-3.11 (lib) (requires download & build)`` (a package of the project is listed as
+  ``(first run)`` or ``(configuration changed)``): a Hackage release that does not build here.
 
 One error in a file of the checkout keeps it the code's.
 
@@ -95,6 +98,9 @@ def only_in_dependencies(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Dia
     if not files and (script := _failed_script_folder(step_lines)) and _DEPENDENCY.search(script + "/"):
         said = f"npm ran the install script that failed in a dependency's folder ({script[-100:]})"
         return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+    if unit := _cabal_downloaded_failed(step_lines):
+        said = f"cabal could not build {unit}, a release its plan downloads, not a package of the project"
+        return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
     if diagnosis.category not in _KINDS or not files or not all(_DEPENDENCY.search(p) for p in files):
         return diagnosis
     said = f"every error is in a dependency's own files ({files[0][-100:]}), none in the checkout"
@@ -120,6 +126,31 @@ def _failed_script_folder(step_lines: Sequence[str]) -> str | None:
         elif _NPM_COMMAND_FAILED.match(line):
             failed = True
     return folder if failed else None
+
+
+# cabal-install's build plan entry for a release it downloads, and its line for a package that failed to build
+_CABAL_DOWNLOADED = re.compile(
+    r"^- (?P<unit>[\w.-]+-\d+(?:\.\d+)*) \([\w:-]+\) \(requires download & build\)$"
+)
+_CABAL_FAILED = re.compile(
+    r"^(?:(?:Error: )?cabal: )?Failed to build (?P<unit>[\w.-]+?-\d+(?:\.\d+)*)(?:\.|\s|$)"
+)
+
+
+def _cabal_downloaded_failed(step_lines: Sequence[str]) -> str | None:
+    """The package cabal failed to build when every one it failed to build is a release its plan downloads;
+    None otherwise."""
+    downloaded: set[str] = set()
+    failed: list[str] = []
+    for raw in step_lines:
+        if "requires download" not in raw and "Failed to build" not in raw:
+            continue
+        line = clean_line(raw).strip()
+        if found := _CABAL_DOWNLOADED.match(line):
+            downloaded.add(found["unit"])
+        elif found := _CABAL_FAILED.match(line):
+            failed.append(found["unit"])
+    return failed[0] if failed and all(unit in downloaded for unit in failed) else None
 
 
 # pip's line for a requirement pinned to one version, and the errors of a build script that imported a build

@@ -347,3 +347,33 @@ def test_the_projects_own_install_script_stays_the_codes() -> None:
         job_log("npm ci", npm_script("/home/runner/work/sunbird/sunbird")), job="install"
     )
     assert diagnosis.owner is not Owner.UPSTREAM
+
+
+def cabal_build(failed: str, plan: str) -> list[str]:
+    """cabal-install's plan, then the build of one package that failed with a GHC error."""
+    return [
+        "Resolving dependencies...",
+        "Build profile: -w ghc-9.10.1 -O1",
+        "In order, the following will be built (use -v for more details):",
+        " - base-orphans-0.9.3 (lib) (requires download & build)",
+        f" - {failed} (lib) ({plan})",
+        "Starting     base-orphans-0.9.3 (lib)",
+        "Completed    base-orphans-0.9.3 (lib)",
+        f"Building     {failed} (lib)",
+        "src/TextShow/Data/Array/Byte.hs:23:1: error: [GHC-87110]",
+        "    Could not load module 'Data.Array.Byte'.",
+        f"Failed to build {failed}.",
+        f"cabal: Failed to build {failed} (which is required by test:spec from wend-0.3.0).",
+    ]
+
+
+def test_cabal_failing_to_build_a_release_its_plan_downloads_is_upstreams() -> None:
+    command = "cabal build --only-dependencies --enable-tests"
+    diagnosis = diagnose_log(job_log(command, cabal_build("text-show-3.11", "requires download & build")))
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "text-show-3.11, a release its plan downloads" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_cabal_failing_to_build_a_package_of_the_project_stays_the_codes() -> None:
+    diagnosis = diagnose_log(job_log("cabal build all", cabal_build("wend-0.3.0", "first run")))
+    assert diagnosis.owner is not Owner.UPSTREAM
