@@ -225,6 +225,19 @@ CASES = [
         UPSTREAM,
         "bundler-removed-gem-wrapped",
     ),
+    # cpanm installing the dependencies: a CPAN release it fetched fails its own tests
+    (
+        "cpanm --quiet --installdeps .",
+        "--> Working on .\nConfiguring /home/runner/work/Pod-Tern/Pod-Tern ... OK\n"
+        "Configuring Data-Walkie-0.31 ... OK\nBuilding and testing Data-Walkie-0.31 ... FAIL\n"
+        "! Installing Data::Walkie failed. See /home/runner/.cpanm/work/1720288288.1415/build.log for "
+        "details. Retry with --force to force install it.\n"
+        "! Installing the dependencies failed: Module 'Data::Walkie' is not installed\n"
+        "! Bailing out the installation for /home/runner/work/Pod-Tern/Pod-Tern.",
+        "perl.dependency-build-failed",
+        UPSTREAM,
+        "cpanm-dependency-tests-fail",
+    ),
 ]
 
 
@@ -276,6 +289,14 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             f'\n\n    Expected: "fatal: reference is not a tree: {SHA}"\n    Received: "ok"\n\n'
             "Tests:       1 failed, 9 passed, 10 total",
             id="jest-quotes-not-a-tree",
+        ),
+        pytest.param(
+            "cpanm --verbose .",
+            "Configuring Pod-Tern-0.01 ... OK\nBuilding and testing Pod-Tern-0.01 ... FAIL\n"
+            "t/parse.t .. 1/12\n#   Failed test 'parses a heading'\n# Looks like you failed 1 test of 12.\n"
+            "! Installing . failed. See /home/runner/.cpanm/work/1720288288.1415/build.log for details. "
+            "Retry with --force to force install it.",
+            id="cpanm-testing-the-project-itself",
         ),
     ],
 )
