@@ -238,6 +238,18 @@ CASES = [
         UPSTREAM,
         "cpanm-dependency-tests-fail",
     ),
+    # a certificate the client refused: the same answer on a re-run, for a person
+    (
+        "pip install -r requirements.txt",
+        "Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl "
+        "certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: "
+        "/simple/torch/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] "
+        "certificate verify failed: self-signed certificate in certificate chain (_ssl.c:1000)'))) - skipping"
+        "\nERROR: No matching distribution found for torch==2.5.1",
+        "network.certificate",
+        REPO,
+        "pip-certificate-refused",
+    ),
 ]
 
 
@@ -297,6 +309,15 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             "! Installing . failed. See /home/runner/.cpanm/work/1720288288.1415/build.log for details. "
             "Retry with --force to force install it.",
             id="cpanm-testing-the-project-itself",
+        ),
+        pytest.param(
+            "python -m pytest",
+            "    def test_rejects_an_expired_certificate(server):\n>       assert fetch(server.url) == 200\n"
+            "E       ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] "
+            "certificate verify failed: certificate has expired (_ssl.c:1000)\n"
+            "FAILED tests/test_tls.py::test_rejects_an_expired_certificate - ssl.SSLCertVerificationError\n"
+            "========================= 1 failed, 40 passed in 3.10s =========================",
+            id="pytest-fixture-certificate-expired",
         ),
     ],
 )
