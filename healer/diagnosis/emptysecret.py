@@ -5,7 +5,8 @@ the action's ``with:`` inputs, then ``env:`` with one ``  NAME: value`` line per
 masked as ``***``. GitHub passes no secrets but ``GITHUB_TOKEN`` to a workflow run for a pull request from a
 fork, nor Actions secrets to a run Dependabot triggered, and a secret that is not set expands to an empty
 string (GitHub Docs, "Using secrets in GitHub Actions"). So a header line ``  SONAR_TOKEN:`` with nothing
-after it says the step ran without that secret.
+after it says the step ran without that secret; so does one whose name reads as no secret
+(``PAYGATE_SANDBOX_KEY``) when the step's output itself says that variable is empty or not set.
 
 The runner also names where the job's secrets came from at the start of its log: ``Secret source: Actions``,
 ``Secret source: Dependabot``, or ``Secret source: None`` for a run given no secrets at all (a fork's pull
@@ -55,14 +56,21 @@ _SUMMARIES = ("fallback.", "derived.", "none", "jvm.maven-goal-failed", "jvm.gra
 _CODE_REPORTS = frozenset({Category.BUILD, Category.LINT, Category.FORMAT, Category.TYPECHECK})
 
 
-def empty_secrets(header: Sequence[str]) -> tuple[str, ...]:
-    """The secret-named inputs and variables a step's header shows empty, in order."""
+def empty_secrets(header: Sequence[str], step_lines: Sequence[str] = ()) -> tuple[str, ...]:
+    """The secret-named inputs and variables a step's header shows empty, in order; and any other the step's
+    output itself says is empty or not set (``PAYGATE_SANDBOX_KEY is empty``)."""
     names = []
     for line in header:
         found = _EMPTY.match(line.rstrip())
-        if found and _SECRET_NAME.search(found.group("name")):
+        if found and (
+            _SECRET_NAME.search(found.group("name")) or _said_unset(found.group("name"), step_lines)
+        ):
             names.append(found.group("name"))
     return tuple(dict.fromkeys(names))
+
+
+def _said_unset(name: str, step_lines: Sequence[str]) -> bool:
+    return any(name in line and (m := _UNSET.search(line)) and name in m.group(0) for line in step_lines)
 
 
 def secret_source(log_lines: Sequence[str]) -> str | None:
@@ -89,11 +97,12 @@ def without_its_secrets(
         return diagnosis  # a compiler's or a linter's own report
     if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
         return diagnosis
-    names = empty_secrets(header)
+    names = empty_secrets(header, step_lines)
     none = not names and secret_source(log_lines) == "None"
     if not names and not none:
         return diagnosis
-    refused = any(CREDENTIAL.search(line) or (none and _UNSET.search(line)) for line in step_lines)
+    told = any(_said_unset(name, step_lines) for name in names)
+    refused = told or any(CREDENTIAL.search(line) or (none and _UNSET.search(line)) for line in step_lines)
     if none:
         if not refused:
             return diagnosis  # no secret was missed that the output names
@@ -104,6 +113,12 @@ def without_its_secrets(
     if not refused and not (summary or diagnosis.category is Category.UNKNOWN):
         return diagnosis
     shown = ", ".join(names[:3])
-    why = "its output refused a credential" if refused else "its output names no other cause"
+    why = (
+        "its output says so"
+        if told
+        else "its output refused a credential"
+        if refused
+        else "its output names no other cause"
+    )
     said = f"the step ran with {shown} empty (a secret not set, or withheld from a fork); {why}"
     return reread(diagnosis, Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, said, replaces_evidence=True)

@@ -104,3 +104,21 @@ def test_a_job_given_no_secrets_whose_test_failed_on_an_assertion_is_the_codes()
     output = ["  ● math › adds", "    expect(received).toBe(expected)", "Tests:       1 failed, 40 total"]
     diagnosis = diagnose_log(stamped(NO_SECRETS) + job_log("npm test", output), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_an_empty_variable_the_output_says_is_empty_is_the_missing_secret() -> None:
+    # a name that does not read as a secret on its own, shown empty in the header, that the tests' own error
+    # says is empty: the header and the output agree
+    output = [
+        "tests/integration/test_charges.py::test_create_charge ERROR",
+        "E           paygate.errors.AuthError: PAYGATE_SANDBOX_KEY is empty; set it to a sandbox API key",
+        "ERROR tests/integration/test_charges.py::test_create_charge - paygate.errors.AuthError: "
+        "PAYGATE_SANDBOX_KEY is empty; set it to a sandbox API key",
+        "========================= 40 passed, 1 error in 3.10s =========================",
+    ]
+    diagnosis = diagnose("pytest -v tests/", {"PAYGATE_SANDBOX_KEY": ""}, output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "PAYGATE_SANDBOX_KEY empty" in dict(diagnosis.decided_by)["evidence"]
+    # shown empty, but the output says nothing of it: the tests' failure stays as read
+    quiet = [output[0], "E           assert 402 == 201", output[-1]]
+    assert diagnose("pytest -v tests/", {"PAYGATE_SANDBOX_KEY": ""}, quiet).owner is not Owner.REPOSITORY
