@@ -49,6 +49,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh41; all in the test half.
 * ``fresh49`` to ``fresh54``: frozen like those, by six writers at once, after the reports of fresh43 to
   fresh48; all in the test half.
+* ``fresh55`` to ``fresh60``: frozen like those, by six writers at once, after the reports of fresh49 to
+  fresh54; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -152,6 +154,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh52": (FIXTURES / "fresh52" / "logs", FIXTURES / "fresh52" / "labels.json", None),
     "fresh53": (FIXTURES / "fresh53" / "logs", FIXTURES / "fresh53" / "labels.json", None),
     "fresh54": (FIXTURES / "fresh54" / "logs", FIXTURES / "fresh54" / "labels.json", None),
+    "fresh55": (FIXTURES / "fresh55" / "logs", FIXTURES / "fresh55" / "labels.json", None),
+    "fresh56": (FIXTURES / "fresh56" / "logs", FIXTURES / "fresh56" / "labels.json", None),
+    "fresh57": (FIXTURES / "fresh57" / "logs", FIXTURES / "fresh57" / "labels.json", None),
+    "fresh58": (FIXTURES / "fresh58" / "logs", FIXTURES / "fresh58" / "labels.json", None),
+    "fresh59": (FIXTURES / "fresh59" / "logs", FIXTURES / "fresh59" / "labels.json", None),
+    "fresh60": (FIXTURES / "fresh60" / "logs", FIXTURES / "fresh60" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
