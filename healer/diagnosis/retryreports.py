@@ -35,7 +35,8 @@ answer twice on this machine. Read from each runner's documented console output:
 - Vitest's ``--retry`` (its reporters' test suffix): ``✓ suite > test 12ms (retry x1)``, a test that passed
   after failing;
 - Gradle's test-retry plugin: ``ATest > a() FAILED``, then ``PASSED`` in the same task
-  (:func:`healer.diagnosis.testids.retried_gradle_tests`);
+  (:func:`healer.diagnosis.testids.retried_gradle_tests`), and xcodebuild's ``-retry-tests-on-failure`` as
+  xcpretty shows it, ``✗ testA, …`` then ``✓ testA (0.4 seconds)`` in the same suite;
 - ``go test -count=N`` (the Go documentation's ``-count``): a test with both ``--- FAIL:`` and ``--- PASS:``
   in the same run;
 - a test any runner reports failed and, later in the step, passed (``go test -v``'s ``--- FAIL:`` then
@@ -58,7 +59,13 @@ from typing import NamedTuple
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import shown
 from healer.diagnosis.retries import failed_per_attempt
-from healer.diagnosis.testids import FLAKY_VERDICT, MAX_TEST_IDS, passed_go_tests, retried_gradle_tests
+from healer.diagnosis.testids import (
+    FLAKY_VERDICT,
+    MAX_TEST_IDS,
+    passed_go_tests,
+    retried_gradle_tests,
+    retried_xcpretty_tests,
+)
 
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
@@ -132,7 +139,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _rspec(cleaned, failed)
         or _flaky_plugin(cleaned)
         or _minitest(cleaned)
-        or sorted(retried_gradle_tests(lines))
+        or sorted(retried_gradle_tests(lines) | retried_xcpretty_tests(lines))
         or _go_count(lines, command)
         or _vitest(cleaned)
         or _passed_after_failing(lines)

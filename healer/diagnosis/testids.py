@@ -203,6 +203,35 @@ def retried_gradle_tests(lines: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+# xcpretty's lines (its README and formatter): a test suite's name alone on its line, then each test under it,
+# `✗ testA, <failure message>` or `✓ testA (0.412 seconds)`
+_XCPRETTY_SUITE = re.compile(r"^(?P<suite>[A-Z]\w{0,200})$")
+_XCPRETTY_TEST = re.compile(
+    r"^(?:(?P<failed>[✗✘]) (?P<name>\w{1,200}), |(?P<passed>[✓✔]) (?P<ok>\w{1,200}) \([\d.]+ seconds\)$)"
+)
+
+
+def retried_xcpretty_tests(lines: Iterable[str]) -> frozenset[str]:
+    """The XCTest tests xcpretty shows failed (``✗``) and then, later, passed (``✓``) in the same suite:
+    xcodebuild ran them again on the same code (``-retry-tests-on-failure``, ``-test-iterations``); named
+    ``Suite.testA``."""
+    failed: set[str] = set()
+    found: set[str] = set()
+    suite = ""
+    for raw in lines:
+        if "✗" not in raw and "✘" not in raw and "✓" not in raw and "✔" not in raw:
+            if "Tests" in raw and (heading := _XCPRETTY_SUITE.match(clean_line(raw).strip())):
+                suite = heading["suite"]
+            continue
+        if match := _XCPRETTY_TEST.match(clean_line(raw).strip()):
+            test_id = f"{suite}.{match['name'] or match['ok']}"
+            if match["failed"]:
+                failed.add(test_id)
+            elif test_id in failed:
+                found.add(test_id)
+    return frozenset(found)
+
+
 def _gradle_id(match: re.Match[str]) -> str:
     method = match.group("method")
     method = method[:-2] if method.endswith("()") else method

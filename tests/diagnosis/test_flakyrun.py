@@ -129,6 +129,17 @@ GRADLE = [
     "4 tests completed, 1 failed",
     "> Task :app:test FAILED",
 ]
+XCPRETTY = [
+    "▸ Build Succeeded",
+    "SyncTests",
+    '    ✗ testMergeRemoteChanges, XCTAssertEqual failed: ("3") is not equal to ("4")',
+    "UploadTests",
+    "    ✗ testResume, Asynchronous wait failed: Exceeded timeout of 3 seconds",
+    "SyncTests",
+    "    ✓ testMergeRemoteChanges (0.412 seconds)",
+    "Executed 164 tests, with 2 failures (0 unexpected) in 58.211 (58.402) seconds",
+    "** TEST FAILED **",
+]
 
 
 @pytest.mark.parametrize(
@@ -148,6 +159,11 @@ GRADLE = [
         ("go test -count=3 ./raft/...", GO_COUNT, "TestLeaderElection, TestLogReplication"),
         ("pnpm vitest run --retry=2", VITEST, "clock > ticks every second"),
         ("gotestsum --rerun-fails=2 --packages=./...", GOTESTSUM_PACKAGES, "internal/sched"),
+        (
+            "xcodebuild test -scheme App -retry-tests-on-failure -test-iterations 3 | xcpretty",
+            XCPRETTY,
+            "SyncTests.testMergeRemoteChanges",
+        ),
     ],
 )
 def test_a_failure_beside_a_test_that_passed_on_a_retry_is_re_run_first(

@@ -16,6 +16,7 @@ from healer.diagnosis.testids import (
     flaky_plugin_passes,
     passed_pytest_tests,
     retried_gradle_tests,
+    retried_xcpretty_tests,
 )
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -269,3 +270,20 @@ def test_ctests_list_of_failed_tests_names_each_with_its_final_status() -> None:
     assert failing_test_ids(lines) == ("wal_replay", "io_uring_submit")
     # a numbered list item that is not CTest's, and the tests that did not run because they are disabled
     assert failing_test_ids(["  3 - remove the old cache (done)", "\t  4 - slow_soak (Disabled)"]) == ()
+
+
+def test_retried_xcpretty_tests_failed_and_then_passed_in_the_same_suite() -> None:
+    # xcodebuild -retry-tests-on-failure through xcpretty: each suite's name, then its tests' marks
+    lines = [
+        "SyncTests",
+        '    ✗ testMergeRemoteChanges, XCTAssertEqual failed: ("3") is not equal to ("4")',
+        "UploadTests",
+        "    ✗ testResume, XCTAssertTrue failed - upload did not resume within 2s",
+        "    ✓ testCancel (0.105 seconds)",
+        "SyncTests",
+        "    ✓ testMergeRemoteChanges (0.412 seconds)",
+        "CacheTests",
+        "    ✓ testResume (0.033 seconds)",
+    ]
+    # a test of the same name passing in another suite is another test
+    assert retried_xcpretty_tests(lines) == {"SyncTests.testMergeRemoteChanges"}
