@@ -10,8 +10,10 @@ after it says the step ran without that secret; so does one whose name reads as 
 
 The runner also names where the job's secrets came from at the start of its log: ``Secret source: Actions``,
 ``Secret source: Dependabot``, or ``Secret source: None`` for a run given no secrets at all (a fork's pull
-request). With none, a variable named for a secret that the step's output says is not set (``PAYWIRE_KEY is
-not set``) is the same missing secret.
+request). Travis CI says the same before the job's commands: "Encrypted environment variables have been
+removed for security reasons.", then its page "pull-requests-and-security-restrictions" (its documentation,
+"Pull Requests and Security Restrictions"). With none, a variable named for a secret that the step's output
+says is not set (``PAYWIRE_KEY is not set``, ``SAUCE_ACCESS_KEY must be set``) is the same missing secret.
 
 That alone is not whose failure it is: a compiler's error or a failed assertion in the same step is the code's
 whatever its environment lacked. It decides only where the step's own words point the same way: a refused or
@@ -27,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from healer.diagnosis.logs import setup_section
+from healer.diagnosis.logs import clean_line, setup_section
 from healer.diagnosis.owner import reread
 from healer.diagnosis.testcauses import CREDENTIAL
 from healer.model import Action, Category, Diagnosis, Owner
@@ -42,11 +44,15 @@ _SECRET_NAME = re.compile(
     r"|(?:^|_)(?:cert(?:ificate)?|p12|pfx|pwd|signing[_-]?key|keystore)(?:_|$)"
 )
 _SECRET_SOURCE = re.compile(r"^Secret source: (?P<source>\w{1,40})$")
+# Travis CI's two lines for a pull request's build without the repository's encrypted variables
+_TRAVIS_REMOVED = "Encrypted environment variables have been removed for security reasons."
+_TRAVIS_SEE = "See https://docs.travis-ci.com/user/pull-requests/#pull-requests-and-security-restrictions"
+_TRAVIS_LINES = 400
 # a secret-named variable the output says is not there (beside testcauses' CREDENTIAL, which needs the
 # names' usual endings: with no secrets at all, any *_KEY is one)
 _UNSET = re.compile(
     r"\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b.{0,40}"
-    r"\b(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined|required)\b"
+    r"\b(?:(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined|required)|must be set)\b"
 )
 # the set-up section is the log's first lines; a step's output may print anything
 _SETUP_LINES = 80
@@ -82,6 +88,14 @@ def secret_source(log_lines: Sequence[str]) -> str | None:
     return None
 
 
+def _travis_gave_none(log_lines: Sequence[str]) -> bool:
+    """Whether Travis CI said, near the log's start, that it removed the repository's encrypted variables."""
+    head = [clean_line(raw).strip() for raw in log_lines[:_TRAVIS_LINES]]
+    return any(
+        line == _TRAVIS_REMOVED and after == _TRAVIS_SEE for line, after in zip(head, head[1:], strict=False)
+    )
+
+
 def without_its_secrets(
     diagnosis: Diagnosis, header: Sequence[str], step_lines: Sequence[str], log_lines: Sequence[str] = ()
 ) -> Diagnosis:
@@ -98,7 +112,8 @@ def without_its_secrets(
     if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
         return diagnosis
     names = empty_secrets(header, step_lines)
-    none = not names and secret_source(log_lines) == "None"
+    travis = not names and _travis_gave_none(log_lines)
+    none = not names and (travis or secret_source(log_lines) == "None")
     if not names and not none:
         return diagnosis
     told = any(_said_unset(name, step_lines) for name in names)
@@ -106,7 +121,8 @@ def without_its_secrets(
     if none:
         if not refused:
             return diagnosis  # no secret was missed that the output names
-        said = "the job was given no secrets (Secret source: None, as a fork's run); its output misses one"
+        given = "Travis removed its encrypted variables" if travis else "Secret source: None"
+        said = f"the job was given no secrets ({given}, as a fork's run); its output misses one"
         return reread(
             diagnosis, Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, said, replaces_evidence=True
         )
