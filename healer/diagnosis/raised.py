@@ -223,22 +223,37 @@ _ACTION_CODE = re.compile(r"[/\\]_actions[/\\][^/\\]+[/\\][^/\\]+[/\\]")
 # the runner's refusal to start a JavaScript action whose entry file its ref does not hold (actions/runner's
 # argument check, "File not found: '…/_actions/owner/repo/main/dist/index.js'")
 _ACTION_FILE_MISSING = re.compile(r"^(?:##\[error\])?(?:Error: )?File not found: '(?P<path>[^']{1,500})'$")
+# Node.js's MODULE_NOT_FOUND for a file the action's bundle names and does not hold ("Error: Cannot find
+# module '…/_actions/owner/repo/v2/dist/index.js'", or a module its bundle requires, with "Require stack:"
+# and "- " and the requiring file under it: Node's errors documentation)
+_NODE_MISSING = re.compile(r"^(?:##\[error\])?(?:Error: )?Cannot find module '(?P<path>[^']{1,500})'")
+_REQUIRED_BY = re.compile(r"^- (?P<path>\S{1,500})$")
 
 
 def crashed_action(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when a ``uses:`` action died of a JavaScript error in its own code (the
     innermost frame of the stack under the runner's ``_actions`` folder, not a script the step gave it, which
     runs as ``eval``), or its ref lacks the entry file the runner starts (``File not found: '…/_actions/…'``;
-    a local action's file is in the checkout, not there): the action's release is broken, for a person to
-    pin another; otherwise unchanged."""
+    a local action's file is in the checkout, not there) or a module its bundle needs (Node's ``Cannot find
+    module``): the action's release is broken, for a person to pin another; otherwise unchanged."""
     if diagnosis.owner in (Owner.NOBODY, Owner.HISTORY, Owner.UPSTREAM):
         return diagnosis
     error = None
+    module = None  # a module Node could not find, until the first file of its require stack
     for raw in step_lines:
         line = clean_line(raw).strip()
         missing = "File not found" in line and _ACTION_FILE_MISSING.match(line)
         if missing and _ACTION_CODE.search(missing.group("path")):
             said = f"an action's ref lacks its own entry file ({missing.group('path')[-80:]})"
+            return reread(diagnosis, Owner.UPSTREAM, Category.CONFIG, Action.ESCALATE, said)
+        if "Cannot find module" in line and (found := _NODE_MISSING.match(line)):
+            module = found.group("path")
+        elif module and (by := _REQUIRED_BY.match(line)):
+            module = (
+                f"{module}, required by {by.group('path')}" if _ACTION_CODE.search(by.group("path")) else None
+            )
+        if module and _ACTION_CODE.search(module):
+            said = f"an action's release lacks a file of its own bundle ({module[-120:]})"
             return reread(diagnosis, Owner.UPSTREAM, Category.CONFIG, Action.ESCALATE, said)
         if _JS_BUG.match(line):
             error = line

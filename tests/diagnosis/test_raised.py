@@ -274,6 +274,23 @@ def test_an_actions_ref_without_its_entry_file_is_upstreams() -> None:
     assert diagnose("./.github/actions/setup", [local], job="build").owner is not Owner.UPSTREAM
 
 
+def test_an_actions_bundle_without_a_module_it_needs_is_upstreams() -> None:
+    # Node's MODULE_NOT_FOUND for the action's own entry, and for a module its bundle requires
+    entry = "Error: Cannot find module '/home/runner/work/_actions/acme-labs/setup-taplo/v2/dist/index.js'"
+    required = [
+        "Error: Cannot find module './lib/download'",
+        "Require stack:",
+        "- /home/runner/work/_actions/acme-labs/setup-taplo/v2/dist/index.js",
+    ]
+    for output in ([entry], required):
+        diagnosis = diagnose("acme-labs/setup-taplo@v2", output, job="build")
+        assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+        assert "lacks a file of its own bundle" in dict(diagnosis.decided_by)["evidence"]
+    # the project's own script that misses a module it requires: the code's
+    own = ["Error: Cannot find module './lib/download'", "Require stack:", f"- {WORK}/scripts/fetch.js"]
+    assert diagnose("node scripts/fetch.js", own, job="build").owner is not Owner.UPSTREAM
+
+
 @pytest.mark.parametrize(
     "output",
     [
