@@ -112,7 +112,7 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
             # the pull request's commits themselves: their messages, fixup! or squash! commits left in
             r"|\b(?:check|lint|validate|verify)[- _]?commits?\b|\bcommit[- _]?messages?\b"
-            r"|\blabels? check"
+            r"|\blabels? check|\b(?:check|verify|require|ensure|enforce|validate)\b[\w -]{0,30}\blabels?\b"
             # the DCO's `Signed-off-by:` trailer (`git commit --signoff`, the git documentation)
             r"|changelog|\bcla\b|\bdco\b|sign(?:ed)?-?off|news[- _]?(?:entry|fragment)"
             r"|\b(?:check|lint|validate|verify)[- _]?news\b"

@@ -208,6 +208,14 @@ def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
         pytest.param(None, "do-not-merge", None, "pr-policy", "job name: do-not-merge", id="do-not-merge"),
         pytest.param(None, "WIP check", None, "pr-policy", "job name: WIP check", id="wip"),
         pytest.param(None, "check-news", None, "pr-policy", "job name: check-news", id="check-news"),
+        pytest.param(
+            "Check for blocking labels",
+            "block-merge",
+            None,
+            "pr-policy",
+            "step name: Check for blocking labels",
+            id="check-labels",
+        ),
         # a site's news pages are the code's build
         pytest.param(None, "build-news-site", None, "build", "job name: build-news-site", id="news-site"),
         pytest.param(
