@@ -32,7 +32,8 @@ Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``; moc
 with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 errors``; XCTest's
 ``Executed 71 tests, with 1 failure (0 unexpected) in …``; ExUnit's ``212 tests, 1 failure`` and rebar3
 EUnit's ``88 tests, 1 failures``; Rust's libtest, each test binary's ``test result: FAILED. 211 passed; 1
-failed; 0 ignored; 0 measured; 0 filtered out; …``; pytest's last
+failed; 0 ignored; 0 measured; 0 filtered out; …``; Surefire's ``Tests run: 412, Failures: 1, Errors: 0,
+Skipped: 0`` under its "Results:" (``mvn verify || mvn verify``); pytest's last
 line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left out its header): those end the runs, again only
 when every run names the same total. Mocha lists a run's failures after its totals, indented (``  1)
 Suite``, then the test's title and a colon, then the error): the run ends after them, and each is read as
@@ -107,6 +108,10 @@ _RUN_END = re.compile(
     # Rust's libtest (`cargo test`), each test binary's last line: "test result: FAILED. 211 passed; 1 failed;
     # 0 ignored; 0 measured; 0 filtered out; finished in 5.12s"
     r"|^test result: (?:FAILED|ok)\. (?P<libtest>\d+ passed; \d+ failed; \d+ ignored; \d+ measured);"
+    # Surefire's and Failsafe's totals under "Results:" (a test class's line adds ", Time elapsed: …"):
+    # "[ERROR] Tests run: 412, Failures: 1, Errors: 0, Skipped: 0"
+    r"|^\[(?:ERROR|WARNING|INFO)\] Tests run: (?P<surefire>\d+), Failures: \d+, Errors: \d+, Skipped: \d+"
+    r"(?:, Flakes: \d+)?$"
 )
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
@@ -232,6 +237,7 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
             or " in " in raw
             or "runs," in raw
             or "tests," in raw
+            or "Tests run:" in raw
         ) and _RUN_END.match(clean_line(raw).strip())
         n += 1
         if found:

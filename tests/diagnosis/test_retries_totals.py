@@ -1,5 +1,5 @@
-"""Mix's re-run of the failures (`mix test || mix test --failed`), EUnit and `cargo test` run again by a
-script: the runs told apart by ExUnit's, rebar3 EUnit's and libtest's totals."""
+"""Mix's re-run of the failures (`mix test || mix test --failed`), EUnit, `cargo test` and `mvn verify` run
+again by a script: the runs told apart by ExUnit's, rebar3 EUnit's, libtest's and Surefire's totals."""
 
 from __future__ import annotations
 
@@ -130,3 +130,29 @@ def test_cargo_test_run_again_by_a_loop_is_cut_after_each_binarys_test_result() 
     assert diagnose_log(job_log(command, same), job="test").owner is Owner.CODE
     binaries = [*libtest_run("sync::tests::a"), *libtest_run("tests::b", total=30)]
     assert len(runs_of_one_suite(binaries)) == 1
+
+
+def surefire_run(failed: str, total: int = 412) -> list[str]:
+    """One `mvn verify` run that failed one test: Surefire's class line, its Results and totals."""
+    cls, _, method = failed.rpartition(".")
+    return [
+        "[INFO] --- surefire:3.5.2:test (default-test) @ garnet ---",
+        "[ERROR] Tests run: 5, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 2.3 s <<< FAILURE! -- in "
+        + cls,
+        f"[ERROR] {failed} -- Time elapsed: 1.1 s <<< FAILURE!",
+        "[INFO] Results:",
+        "[ERROR] Failures: ",
+        f"[ERROR]   {cls.rpartition('.')[2]}.{method} expected: <1> but was: <2>",
+        f"[ERROR] Tests run: {total}, Failures: 1, Errors: 0, Skipped: 0",
+        "[INFO] BUILD FAILURE",
+    ]
+
+
+def test_maven_run_again_by_the_script_is_cut_after_surefires_totals() -> None:
+    first, second = "com.acme.ExpiryTest.expiresAfterTtl", "com.acme.CronTest.firesOnce"
+    lines = [*surefire_run(first), "First attempt failed; retrying once", *surefire_run(second)]
+    assert len(runs_of_one_suite(lines)) == 2
+    assert failed_per_attempt(lines) == [(first,), (second,)]
+    # the same test failing in both runs is the code's; two modules' suites of other sizes are not attempts
+    assert failed_per_attempt([*surefire_run(first), *surefire_run(first)]) == [(first,), (first,)]
+    assert len(runs_of_one_suite([*surefire_run(first, 412), *surefire_run(second, 88)])) == 1
