@@ -51,6 +51,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh48; all in the test half.
 * ``fresh55`` to ``fresh60``: frozen like those, by six writers at once, after the reports of fresh49 to
   fresh54; all in the test half.
+* ``fresh61`` to ``fresh66``: frozen like those, by six writers at once, after the reports of fresh55 to
+  fresh60; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -160,6 +162,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh58": (FIXTURES / "fresh58" / "logs", FIXTURES / "fresh58" / "labels.json", None),
     "fresh59": (FIXTURES / "fresh59" / "logs", FIXTURES / "fresh59" / "labels.json", None),
     "fresh60": (FIXTURES / "fresh60" / "logs", FIXTURES / "fresh60" / "labels.json", None),
+    "fresh61": (FIXTURES / "fresh61" / "logs", FIXTURES / "fresh61" / "labels.json", None),
+    "fresh62": (FIXTURES / "fresh62" / "logs", FIXTURES / "fresh62" / "labels.json", None),
+    "fresh63": (FIXTURES / "fresh63" / "logs", FIXTURES / "fresh63" / "labels.json", None),
+    "fresh64": (FIXTURES / "fresh64" / "logs", FIXTURES / "fresh64" / "labels.json", None),
+    "fresh65": (FIXTURES / "fresh65" / "logs", FIXTURES / "fresh65" / "labels.json", None),
+    "fresh66": (FIXTURES / "fresh66" / "logs", FIXTURES / "fresh66" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
