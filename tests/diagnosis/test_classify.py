@@ -228,6 +228,19 @@ def test_a_timeout_beats_the_cancellation_that_follows_it() -> None:
     assert diagnose_text(job_log("pytest", output, exit_code=None), RULES).category is Category.TIMEOUT
 
 
+def test_the_runners_own_full_disk_beats_the_cancellation_that_follows_it() -> None:
+    # the runner's .NET exception writing its _diag log, then its cancellation of the job: the machine's disk
+    output = (
+        "#41 13.55   Downloading numpy-2.2.1-cp312-cp312-manylinux_2_17_aarch64.whl (14.1 MB)\n"
+        "##[error]System.IO.IOException: No space left on device : "
+        "'/home/runner/runners/2.321.0/_diag/Worker_20261112-081233-utc.log'\n"
+        "   at System.IO.Strategies.BufferedFileStreamStrategy.FlushWrite()\n"
+        "##[error]The operation was canceled."
+    )
+    diagnosis = diagnose_text(job_log("docker buildx build .", output, exit_code=None), RULES)
+    assert (diagnosis.rule, diagnosis.action) == ("runner.disk-full", Action.RERUN)
+
+
 def test_a_cancelled_job_is_ignored() -> None:
     job = Job(id=1, name="test", status="completed", conclusion="cancelled")
     diagnosis = classify(
