@@ -141,16 +141,39 @@ _PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[\w.-]+)")
 _OWN_MODULE_MISSING = re.compile(r"^(?:E\s+)?ModuleNotFoundError: No module named '(?P<module>[\w.]+)'")
 
 
+# Node.js refusing a CommonJS `require()` of an ES module (its errors documentation, ERR_REQUIRE_ESM): "Error
+# [ERR_REQUIRE_ESM]: require() of ES Module /…/node_modules/a/index.js from /…/node_modules/b/x.cjs not
+# supported."
+_REQUIRE_ESM = re.compile(
+    r"\[ERR_REQUIRE_ESM\]: require\(\) of ES Module (?P<module>\S+) from (?P<by>\S+) not supported"
+)
+_NODE_MODULES = re.compile(r"(?:^|[/\\])node_modules[/\\]")
+
+
 def clash_between_installed(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when the step stopped on an installed package importing a name another
     installed package no longer has (Jinja2 importing ``soft_unicode`` from a MarkupSafe that removed it: two
     releases that do not fit together), or a module of its own its installation lacks (a compiled extension
-    left out of the release): a person pins another version; otherwise unchanged. The pull request's own code
-    importing a name a package lacks stays the code's."""
+    left out of the release), or an installed Node package ``require()``-ing another that became an ES module
+    (``ERR_REQUIRE_ESM`` with both files under ``node_modules``): a person pins another version; otherwise
+    unchanged. The pull request's own code importing a name a package lacks stays the code's."""
     if diagnosis.owner is not Owner.CODE or any(
         stage in ("ending", "history") for stage, _ in diagnosis.decided_by
     ):
         return diagnosis
+    for raw in step_lines:
+        if "ERR_REQUIRE_ESM" in raw and (esm := _REQUIRE_ESM.search(raw)):
+            if _NODE_MODULES.search(esm.group("module")) and _NODE_MODULES.search(esm.group("by")):
+                said = "an installed package require()s another that is now an ES module"
+                return reread(
+                    diagnosis,
+                    Owner.UPSTREAM,
+                    Category.DEPENDENCY,
+                    Action.ESCALATE,
+                    said,
+                    replaces_evidence=True,
+                )
+            break
     for at in range(len(step_lines) - 1, max(-1, len(step_lines) - 1 - _NEAR_END), -1):
         line = step_lines[at].strip()
         found, own = _CANNOT_IMPORT.match(line), _OWN_MODULE_MISSING.match(line)

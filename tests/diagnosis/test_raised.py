@@ -470,3 +470,17 @@ def test_node_syntax_the_project_must_change_stays_the_codes() -> None:
         "Test Suites: 1 failed, 4 passed, 5 total",
     ]
     assert diagnose("npx jest", jest, job="test").owner is Owner.CODE
+
+
+def test_an_installed_package_requiring_one_that_became_an_es_module_is_upstreams() -> None:
+    modules = "/home/runner/work/sage/sage/node_modules"
+    esm = (
+        f"Error [ERR_REQUIRE_ESM]: require() of ES Module {modules}/string-width/index.js from "
+        f"{modules}/cliui/build/index.cjs not supported."
+    )
+    diagnosis = diagnose("npm test", [esm, "  code: 'ERR_REQUIRE_ESM'"], job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "now an ES module" in dict(diagnosis.decided_by)["evidence"]
+    # the project's own file require()-ing it: the code moves to import
+    own = esm.replace(f"{modules}/cliui/build/index.cjs", f"{WORK}/src/cli.js")
+    assert diagnose("npm test", [own, "  code: 'ERR_REQUIRE_ESM'"], job="test").owner is not Owner.UPSTREAM
