@@ -241,6 +241,22 @@ def test_the_runners_own_full_disk_beats_the_cancellation_that_follows_it() -> N
     assert (diagnosis.rule, diagnosis.action) == ("runner.disk-full", Action.RERUN)
 
 
+def test_the_nunit_console_runners_failure_is_a_test_failure_for_the_agent() -> None:
+    output = [
+        "Errors, Failures and Warnings",
+        "",
+        "1) Failed : Lanyard.Tests.KnotTableTests.BowlineRetainsSeventyPercent",
+        "  Expected: 0.70d +/- 0.01d",
+        "  But was:  0.62d",
+        "Test Run Summary",
+        "  Overall result: Failed",
+        "  Test Count: 88, Passed: 87, Failed: 1, Warnings: 0, Inconclusive: 0, Skipped: 0",
+    ]
+    command = "mono ./packages/NUnit.ConsoleRunner.3.12.0/tools/nunit3-console.exe ./Lanyard.Tests.dll"
+    diagnosis = diagnose_text(job_log(command, "\n".join(output)), RULES)
+    assert (diagnosis.rule, diagnosis.action) == ("dotnet.test-failed", Action.AGENT)
+
+
 def test_a_cancelled_job_is_ignored() -> None:
     job = Job(id=1, name="test", status="completed", conclusion="cancelled")
     diagnosis = classify(
