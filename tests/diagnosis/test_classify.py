@@ -257,6 +257,20 @@ def test_the_nunit_console_runners_failure_is_a_test_failure_for_the_agent() -> 
     assert (diagnosis.rule, diagnosis.action) == ("dotnet.test-failed", Action.AGENT)
 
 
+def test_doxygen_warnings_a_job_makes_fatal_are_the_codes_documentation() -> None:
+    output = (
+        "/home/runner/work/coilgen/coilgen/include/coilgen/coil.hpp:44: warning: argument 'turns' of command "
+        "@param is not found in the argument list of coilgen::Coil::inductance(double r, int n) const"
+    )
+    command = "doxygen Doxyfile 2>&1 | tee doxygen.log && ! grep -q warning doxygen.log"
+    diagnosis = diagnose_text(job_log(command, output), RULES)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "lint.doxygen-warnings",
+        Owner.CODE,
+        Action.AGENT,
+    )
+
+
 def test_a_cancelled_job_is_ignored() -> None:
     job = Job(id=1, name="test", status="completed", conclusion="cancelled")
     diagnosis = classify(
