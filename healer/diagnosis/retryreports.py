@@ -39,11 +39,11 @@ answer twice on this machine. Read from each runner's documented console output:
   xcpretty shows it, ``✗ testA, …`` then ``✓ testA (0.4 seconds)`` in the same suite;
 - ``go test -count=N`` (the Go documentation's ``-count``): a test with both ``--- FAIL:`` and ``--- PASS:``
   in the same run;
-- a test any runner reports failed and, later in the step, passed (``go test -v``'s ``--- FAIL:`` then
-  ``--- PASS:``, ``dotnet test``'s ``Failed`` then ``Passed``, pytest's verbose ``FAILED`` then ``PASSED``,
-  Cypress's ``(Attempt 1 of 3) title`` then ``✓ title``, its "Test Retries" guide; CTest's ``--repeat
-  until-pass:N``, ``Test #7: name ...***Failed`` then ``Test #7: name ...   Passed``, its manual): a script
-  or the runner ran it again on the same code;
+- a test any runner reports failed and, later in the step, passed: ``go test -v``'s ``--- FAIL:`` then
+  ``--- PASS:``, ``dotnet test``'s ``Failed`` then ``Passed`` (Microsoft.Testing.Platform's ``failed … (1s
+  204ms)`` then ``passed …``), pytest's verbose ``FAILED`` then ``PASSED``, Cypress's ``(Attempt 1 of 3)
+  title`` then ``✓ title``, CTest's ``--repeat until-pass:N`` (``Test #7: name ...***Failed`` then ``…
+  Passed``): a script or the runner ran it again on the same code;
 - a retry wrapper that ran the whole command again (:mod:`healer.diagnosis.retries`): a test that failed on
   one attempt and not on another.
 
@@ -90,7 +90,19 @@ _RSPEC_TRY = re.compile(r"^RSpec::Retry: (?P<try>\d+)(?:st|nd|rd|th) try (?P<whe
 # `go test -count=N` with N of 2 or more runs each test N times on the same code
 GO_COUNT = re.compile(r"(?<!\S)-?-count[= ](?P<times>[2-9]|\d\d+)\b")
 # a test's failed and passed outcomes, as go test -v, dotnet test, pytest -v and Cypress print them
-_OUTCOME_WORDS = ("FAIL", "PASS", "ok ", "ok\t", "Failed ", "Passed ", "Attempt ", "✓", "Test Case ")
+_OUTCOME_WORDS = (
+    "FAIL",
+    "PASS",
+    "ok ",
+    "ok\t",
+    "Failed ",
+    "Passed ",
+    "Attempt ",
+    "✓",
+    "Test Case ",
+    "failed ",
+    "passed ",
+)
 _GO_OUTCOME = re.compile(r"^--- (FAIL|PASS): (\S+) \(")
 # the line go test prints when a package's run ends: `ok  \tpkg\t0.5s`, `FAIL\tpkg\t0.5s`
 _GO_PACKAGE = re.compile(r"^(?:ok|FAIL)\s+(\S+)\s+(?:[\d.]+s|\(cached\))")
@@ -98,11 +110,14 @@ _FAILED_OUTCOME = re.compile(
     r"^Failed (\S+) \[|^(\S+\.py::\S+) FAILED\b|^FAILED (\S+\.py::\S+)|^\(Attempt \d+ of \d+\) (.{1,200})$"
     r"|^Test Case '(.{1,200})' failed \("
     r"|^(?:\d+/\d+ )?Test +#\d+: (\S+) \.+ *\*\*\*(?:Failed|Exception|Timeout)\b"
+    # Microsoft.Testing.Platform's terminal reporter: "failed Ns.ATests.TestA (1s 204ms)"
+    r"|^failed ([\w.`+<>]+(?:\(.{0,200}?\))?) \((?:\d+(?:h|m|s|ms) ?)+\)$"
 )
 _PASSED_OUTCOME = re.compile(
     r"^Passed (\S+) \[|^(\S+\.py::\S+) PASSED\b|^✓ (.{1,200}?)(?: \(\d+(?:\.\d+)?m?s\))?$"
     r"|^Test Case '(.{1,200})' passed \("
     r"|^(?:\d+/\d+ )?Test +#\d+: (\S+) \.+ +Passed\b"
+    r"|^passed ([\w.`+<>]+(?:\(.{0,200}?\))?)(?: \((?:\d+(?:h|m|s|ms) ?)+\))?$"
 )
 # Vitest's reporters: a test case's duration and, when it was retried, `(retry xN)` (its `getTestCaseSuffix`);
 # a test marked passed with a retry count failed first

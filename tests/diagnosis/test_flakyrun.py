@@ -129,6 +129,15 @@ GRADLE = [
     "4 tests completed, 1 failed",
     "> Task :app:test FAILED",
 ]
+TESTING_PLATFORM = [
+    "failed Stagecoach.Tests.DispatcherTests.DeliversInOrderUnderLoad (1s 204ms)",
+    "  Assert.AreEqual failed. Expected:<1>. Actual:<2>.",
+    "Retry attempt 1 of 2",
+    "passed Stagecoach.Tests.DispatcherTests.DeliversInOrderUnderLoad (980ms)",
+    "failed Stagecoach.Tests.TimerWheelTests.FiresWithinTolerance (512ms)",
+    "Test run summary: Failed! - Stagecoach.Tests.dll (net9.0|x64)",
+    "  failed: 1",
+]
 XCPRETTY = [
     "▸ Build Succeeded",
     "SyncTests",
@@ -159,6 +168,11 @@ XCPRETTY = [
         ("go test -count=3 ./raft/...", GO_COUNT, "TestLeaderElection, TestLogReplication"),
         ("pnpm vitest run --retry=2", VITEST, "clock > ticks every second"),
         ("gotestsum --rerun-fails=2 --packages=./...", GOTESTSUM_PACKAGES, "internal/sched"),
+        (
+            "dotnet test --retry-failed-tests 2",
+            TESTING_PLATFORM,
+            "Stagecoach.Tests.DispatcherTests.DeliversInOrderUnderLoad",
+        ),
         (
             "xcodebuild test -scheme App -retry-tests-on-failure -test-iterations 3 | xcpretty",
             XCPRETTY,
