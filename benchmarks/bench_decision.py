@@ -53,6 +53,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh54; all in the test half.
 * ``fresh61`` to ``fresh66``: frozen like those, by six writers at once, after the reports of fresh55 to
   fresh60; all in the test half.
+* ``fresh67`` to ``fresh72``: frozen like those, by six writers at once, after the reports of fresh61 to
+  fresh66; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -168,6 +170,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh64": (FIXTURES / "fresh64" / "logs", FIXTURES / "fresh64" / "labels.json", None),
     "fresh65": (FIXTURES / "fresh65" / "logs", FIXTURES / "fresh65" / "labels.json", None),
     "fresh66": (FIXTURES / "fresh66" / "logs", FIXTURES / "fresh66" / "labels.json", None),
+    "fresh67": (FIXTURES / "fresh67" / "logs", FIXTURES / "fresh67" / "labels.json", None),
+    "fresh68": (FIXTURES / "fresh68" / "logs", FIXTURES / "fresh68" / "labels.json", None),
+    "fresh69": (FIXTURES / "fresh69" / "logs", FIXTURES / "fresh69" / "labels.json", None),
+    "fresh70": (FIXTURES / "fresh70" / "logs", FIXTURES / "fresh70" / "labels.json", None),
+    "fresh71": (FIXTURES / "fresh71" / "logs", FIXTURES / "fresh71" / "labels.json", None),
+    "fresh72": (FIXTURES / "fresh72" / "logs", FIXTURES / "fresh72" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
