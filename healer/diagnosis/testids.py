@@ -207,7 +207,7 @@ def retried_gradle_tests(lines: Iterable[str]) -> frozenset[str]:
 # `✗ testA, <failure message>` or `✓ testA (0.412 seconds)`
 _XCPRETTY_SUITE = re.compile(r"^(?P<suite>[A-Z]\w{0,200})$")
 _XCPRETTY_TEST = re.compile(
-    r"^(?:(?P<failed>[✗✘]) (?P<name>\w{1,200}), |(?P<passed>[✓✔]) (?P<ok>\w{1,200}) \([\d.]+ seconds\)$)"
+    r"^(?:(?P<failed>✗) (?P<name>\w{1,200}), |(?P<passed>✓) (?P<ok>\w{1,200}) \([\d.]+ seconds\)$)"
 )
 
 
@@ -219,7 +219,7 @@ def retried_xcpretty_tests(lines: Iterable[str]) -> frozenset[str]:
     found: set[str] = set()
     suite = ""
     for raw in lines:
-        if "✗" not in raw and "✘" not in raw and "✓" not in raw and "✔" not in raw:
+        if "✗" not in raw and "✓" not in raw:
             if "Tests" in raw and (heading := _XCPRETTY_SUITE.match(clean_line(raw).strip())):
                 suite = heading["suite"]
             continue

@@ -214,17 +214,6 @@ CASES = [
         REPO,
         "conan-permission-denied",
     ),
-    # Bundler's message for a yanked gem, its first sentence wrapped by the terminal that printed it
-    (
-        "bundle install --jobs=3 --retry=3 --deployment",
-        "Your bundle is locked to mimemagic (0.3.5) from rubygems repository https://rubygems.org/ or "
-        "installed locally, but\nthat version can no longer be found in that source. That means the author "
-        "of mimemagic (0.3.5) has removed it. You'll need to update your bundle to a\nversion other than "
-        "mimemagic (0.3.5) that hasn't been removed in order to install.",
-        "ruby.bundler-locked-gem-removed",
-        UPSTREAM,
-        "bundler-removed-gem-wrapped",
-    ),
     # cpanm installing the dependencies: a CPAN release it fetched fails its own tests
     (
         "cpanm --quiet --installdeps .",
