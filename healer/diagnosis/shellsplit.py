@@ -15,6 +15,9 @@ MAX_WORDS = 40
 _JOINERS = re.compile(r"&&|\|\||;|\||\n")
 # words that open a compound command's part (``if …; then make; else …``): the command follows them
 _KEYWORDS = frozenset({"then", "do", "else", "elif", "fi", "done", "{", "}", "(", ")"})
+# a variable assigned a command's output (``changed=$(git diff --shortstat …)``, the Bash manual's "Command
+# Substitution"): the command is what follows ``$(``
+_ASSIGNED_OUTPUT = re.compile(r"^[A-Za-z_]\w*=\$\((?P<first>.*)$")
 
 
 def split_commands(command: str) -> list[list[str]]:
@@ -30,6 +33,11 @@ def split_commands(command: str) -> list[list[str]]:
             words = part.split()
         while words and words[0] in _KEYWORDS:
             words = words[1:]
+        if words and (assigned := _ASSIGNED_OUTPUT.match(words[0])):
+            words = [assigned["first"], *words[1:]] if assigned["first"] else words[1:]
+            if words and words[-1].endswith(")"):
+                words[-1] = words[-1][:-1]
+            words = [word for word in words if word]
         if words:
             out.append(words[:MAX_WORDS])
     return out

@@ -84,6 +84,11 @@ from healer.model import Category
         pytest.param("git diff --exit-code", "format", id="git-diff-exit-code"),
         pytest.param("git diff --exit-code --name-only", "format", id="git-diff-exit-code-names"),
         pytest.param("git diff --name-only origin/main...HEAD", "config", id="git-diff-names-listed"),
+        pytest.param(
+            "changed=$(git diff --shortstat origin/main...HEAD | awk '{print $4+$6}')",
+            "config",
+            id="git-diff-stats-assigned",
+        ),
     ],
 )
 def test_the_table_knows_the_tool_and_its_subcommand(command: str, category: str) -> None:
@@ -228,3 +233,13 @@ def test_a_double_bracket_test_is_one_command_whatever_operators_it_holds(
 ) -> None:
     # inside `[[ … ]]` bash reads && and || as the test's operators and | as part of a =~ pattern
     assert split_commands(line) == commands
+
+
+def test_a_variable_assigned_a_commands_output_runs_that_command() -> None:
+    # `name=$(command …)` runs the command (the Bash manual's "Command Substitution")
+    assert split_commands("n=$(git diff --shortstat origin/main)") == [
+        ["git", "diff", "--shortstat", "origin/main"]
+    ]
+    assert split_commands("v=$(make version)") == [["make", "version"]]
+    # a plain assignment before a command is the command's environment, not a substitution
+    assert split_commands("CI=1 make test") == [["CI=1", "make", "test"]]
