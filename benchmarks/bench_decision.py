@@ -55,6 +55,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh60; all in the test half.
 * ``fresh67`` to ``fresh72``: frozen like those, by six writers at once, after the reports of fresh61 to
   fresh66; all in the test half.
+* ``fresh73`` to ``fresh78``: frozen like those, by six writers at once, after the reports of fresh67 to
+  fresh72; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -176,6 +178,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh70": (FIXTURES / "fresh70" / "logs", FIXTURES / "fresh70" / "labels.json", None),
     "fresh71": (FIXTURES / "fresh71" / "logs", FIXTURES / "fresh71" / "labels.json", None),
     "fresh72": (FIXTURES / "fresh72" / "logs", FIXTURES / "fresh72" / "labels.json", None),
+    "fresh73": (FIXTURES / "fresh73" / "logs", FIXTURES / "fresh73" / "labels.json", None),
+    "fresh74": (FIXTURES / "fresh74" / "logs", FIXTURES / "fresh74" / "labels.json", None),
+    "fresh75": (FIXTURES / "fresh75" / "logs", FIXTURES / "fresh75" / "labels.json", None),
+    "fresh76": (FIXTURES / "fresh76" / "logs", FIXTURES / "fresh76" / "labels.json", None),
+    "fresh77": (FIXTURES / "fresh77" / "logs", FIXTURES / "fresh77" / "labels.json", None),
+    "fresh78": (FIXTURES / "fresh78" / "logs", FIXTURES / "fresh78" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
