@@ -57,6 +57,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh66; all in the test half.
 * ``fresh73`` to ``fresh78``: frozen like those, by six writers at once, after the reports of fresh67 to
   fresh72; all in the test half.
+* ``fresh79`` to ``fresh84``: frozen like those, by six writers at once, after all the round's readings;
+  all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -184,6 +186,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh76": (FIXTURES / "fresh76" / "logs", FIXTURES / "fresh76" / "labels.json", None),
     "fresh77": (FIXTURES / "fresh77" / "logs", FIXTURES / "fresh77" / "labels.json", None),
     "fresh78": (FIXTURES / "fresh78" / "logs", FIXTURES / "fresh78" / "labels.json", None),
+    "fresh79": (FIXTURES / "fresh79" / "logs", FIXTURES / "fresh79" / "labels.json", None),
+    "fresh80": (FIXTURES / "fresh80" / "logs", FIXTURES / "fresh80" / "labels.json", None),
+    "fresh81": (FIXTURES / "fresh81" / "logs", FIXTURES / "fresh81" / "labels.json", None),
+    "fresh82": (FIXTURES / "fresh82" / "logs", FIXTURES / "fresh82" / "labels.json", None),
+    "fresh83": (FIXTURES / "fresh83" / "logs", FIXTURES / "fresh83" / "labels.json", None),
+    "fresh84": (FIXTURES / "fresh84" / "logs", FIXTURES / "fresh84" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
