@@ -62,21 +62,25 @@ _SUMMARIES = ("fallback.", "derived.", "none", "jvm.maven-goal-failed", "jvm.gra
 _CODE_REPORTS = frozenset({Category.BUILD, Category.LINT, Category.FORMAT, Category.TYPECHECK})
 
 
-def empty_secrets(header: Sequence[str], step_lines: Sequence[str] = ()) -> tuple[str, ...]:
-    """The secret-named inputs and variables a step's header shows empty, in order; and any other the step's
-    output itself says is empty or not set (``PAYGATE_SANDBOX_KEY is empty``)."""
+def empty_secrets(header: Sequence[str], unset: Sequence[str] = ()) -> tuple[str, ...]:
+    """The secret-named inputs and variables a step's header shows empty, in order; and any other that one of
+    ``unset`` (the step's own words that a variable is empty or not set, :func:`unset_in`) names
+    (``PAYGATE_SANDBOX_KEY is empty``)."""
     names = []
     for line in header:
         found = _EMPTY.match(line.rstrip())
-        if found and (
-            _SECRET_NAME.search(found.group("name")) or _said_unset(found.group("name"), step_lines)
-        ):
+        if found and (_SECRET_NAME.search(found.group("name")) or _names(found.group("name"), unset)):
             names.append(found.group("name"))
     return tuple(dict.fromkeys(names))
 
 
-def _said_unset(name: str, step_lines: Sequence[str]) -> bool:
-    return any(name in line and (m := _UNSET.search(line)) and name in m.group(0) for line in step_lines)
+def unset_in(step_lines: Sequence[str]) -> list[str]:
+    """The step's own words that a secret-named variable is empty or not set (``PAYWIRE_KEY is not set``)."""
+    return [found.group(0) for line in step_lines if (found := _UNSET.search(line))]
+
+
+def _names(name: str, unset: Sequence[str]) -> bool:
+    return any(name in said for said in unset)
 
 
 def secret_source(log_lines: Sequence[str]) -> str | None:
@@ -111,13 +115,14 @@ def without_its_secrets(
         return diagnosis  # a compiler's or a linter's own report
     if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
         return diagnosis
-    names = empty_secrets(header, step_lines)
+    unset = unset_in(step_lines)
+    names = empty_secrets(header, unset)
     travis = not names and _travis_gave_none(log_lines)
     none = not names and (travis or secret_source(log_lines) == "None")
     if not names and not none:
         return diagnosis
-    told = any(_said_unset(name, step_lines) for name in names)
-    refused = told or any(CREDENTIAL.search(line) or (none and _UNSET.search(line)) for line in step_lines)
+    told = any(_names(name, unset) for name in names)
+    refused = told or bool(none and unset) or any(CREDENTIAL.search(line) for line in step_lines)
     if none:
         if not refused:
             return diagnosis  # no secret was missed that the output names
