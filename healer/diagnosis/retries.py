@@ -205,16 +205,16 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
     environments."""
     if len(_environments(lines)) > 1:
         return [list(lines)]
-    starts = [
-        n
-        for n, raw in enumerate(lines)
-        if ("session starts" in raw or "PHPUnit " in raw or "RUN " in raw or "Test project " in raw)
-        and _RUN_HEADER.match(clean_line(raw).strip())
-    ]
+    starts: list[int] = []
+    headers: set[str] = set()  # each run's header as the runner printed it
+    for n, raw in enumerate(lines):
+        hinted = "session starts" in raw or "PHPUnit " in raw or "RUN " in raw or "Test project " in raw
+        if hinted and _RUN_HEADER.match(header := clean_line(raw).strip()):
+            starts.append(n)
+            headers.add(header)
     if len(starts) >= 2:
         runs = [list(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
         sizes = {_suite_size(run) for run in runs}
-        headers = {clean_line(lines[n]).strip() for n in starts}
         return runs if len(sizes) == 1 and None not in sizes and len(headers) == 1 else [list(lines)]
     runs = _go_runs(lines)
     return runs if len(runs) > 1 else _runs_ended_by_totals(lines)
