@@ -19,10 +19,11 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
 A script may also run the same suite again itself, with no wrapper to say so (``phpunit || phpunit``, a
 ``for`` loop around ``pytest``): then the runner's own header opens each run, pytest's ``test session
 starts``, PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``) and
-Vitest's `` RUN  v2.1.8 /path``, CTest's ``Test project /path/build``, and the runs are attempts only when
-each header is the same and each run names the same size of suite (pytest's ``collected N items``, PHPUnit's
-``Tests: N, Assertions: …``, Vitest's ``Tests  1 failed | 611 passed (612)``, CTest's ``99% tests passed, 1
-tests failed out of 88``): two suites run one after the other (unit, then integration; a Debug and a Release
+Vitest's `` RUN  v2.1.8 /path``, CTest's ``Test project /path/build``, cargo-nextest's ``Starting 512 tests
+across 9 binaries``, and the runs are attempts only when each header is the same and each run names the same
+size of suite (pytest's ``collected N items``, PHPUnit's ``Tests: N, Assertions: …``, Vitest's ``Tests  1
+failed | 611 passed (612)``, CTest's ``99% tests passed, 1 tests failed out of 88``, nextest's header): two
+suites run one after the other (unit, then integration; a Debug and a Release
 build) are not. ``go
 test`` prints no header but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a package
 that reports again opens the next run, when the runs tested the same packages. RSpec, VSTest (``dotnet
@@ -33,7 +34,9 @@ with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 err
 ``Executed 71 tests, with 1 failure (0 unexpected) in …``; ExUnit's ``212 tests, 1 failure`` and rebar3
 EUnit's ``88 tests, 1 failures``; Rust's libtest, each test binary's ``test result: FAILED. 211 passed; 1
 failed; 0 ignored; 0 measured; 0 filtered out; …``; Surefire's ``Tests run: 412, Failures: 1, Errors: 0,
-Skipped: 0`` under its "Results:" (``mvn verify || mvn verify``); pytest's last
+Skipped: 0`` under its "Results:" (``mvn verify || mvn verify``); PHPUnit's ``Tests: 1190, Assertions:
+3522, Failures: 1.`` after its failures; Automake's test harness (``make check || make check``), its
+summary's ``# TOTAL: 27`` after each ``FAIL: tests/x`` line; pytest's last
 line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left out its header): those end the runs, again only
 when every run names the same total. Mocha lists a run's failures after its totals, indented (``  1)
 Suite``, then the test's title and a colon, then the error): the run ends after them, and each is read as
@@ -82,13 +85,17 @@ _RUN_HEADER = re.compile(
     r"|^RUN\s+v\d+\.\d+\S*\s+\S"
     # CTest's first line of a run, its build directory
     r"|^Test project \S"
+    # cargo-nextest's first line of a run: "Starting 512 tests across 9 binaries (3 tests skipped)"
+    r"|^Starting \d+ tests? across \d+ binar(?:y|ies)\b"
 )
+_HEADER_WORDS = ("session starts", "PHPUnit ", "RUN ", "Test project ", "Starting ")
 _SUITE_SIZE = re.compile(
     r"\bcollected (\d+) items?\b|^Tests: (\d+), Assertions: "
     # Vitest's totals: "Tests  1 failed | 611 passed (612)"
     r"|^Tests\s+\d.*\((\d+)\)$"
     # CTest's totals: "99% tests passed, 1 tests failed out of 88"
     r"|^\d+% tests passed, \d+ tests? failed out of (\d+)$"
+    r"|^Starting (\d+) tests? across \d+ binar(?:y|ies)\b"
 )
 # a run's totals where the runner prints them after its failures, and the size of the suite they name
 _RUN_END = re.compile(
@@ -112,6 +119,10 @@ _RUN_END = re.compile(
     # "[ERROR] Tests run: 412, Failures: 1, Errors: 0, Skipped: 0"
     r"|^\[(?:ERROR|WARNING|INFO)\] Tests run: (?P<surefire>\d+), Failures: \d+, Errors: \d+, Skipped: \d+"
     r"(?:, Flakes: \d+)?$"
+    # PHPUnit's totals after its failures: "Tests: 1190, Assertions: 3522, Failures: 1."
+    r"|^Tests: (?P<phpunit>\d+), Assertions: \d+, "
+    # Automake's parallel test harness, the first line of its summary: "# TOTAL: 27"
+    r"|^# TOTAL: (?P<automake>\d+)$"
 )
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
@@ -208,7 +219,7 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
     starts: list[int] = []
     headers: set[str] = set()  # each run's header as the runner printed it
     for n, raw in enumerate(lines):
-        hinted = "session starts" in raw or "PHPUnit " in raw or "RUN " in raw or "Test project " in raw
+        hinted = any(word in raw for word in _HEADER_WORDS)
         if hinted and _RUN_HEADER.match(header := clean_line(raw).strip()):
             starts.append(n)
             headers.add(header)
@@ -238,6 +249,8 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
             or "runs," in raw
             or "tests," in raw
             or "Tests run:" in raw
+            or "Assertions:" in raw
+            or "TOTAL:" in raw
         ) and _RUN_END.match(clean_line(raw).strip())
         n += 1
         if found:
@@ -294,7 +307,7 @@ def _go_runs(lines: Sequence[str]) -> list[list[str]]:
 
 def _suite_size(run: Iterable[str]) -> int | None:
     for raw in run:
-        if "collected " in raw or "Tests" in raw or "out of " in raw:
+        if "collected " in raw or "Tests" in raw or "out of " in raw or "Starting " in raw:
             found = _SUITE_SIZE.search(clean_line(raw).strip())
             if found:
                 return int(next(filter(None, found.groups())))

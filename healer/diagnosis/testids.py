@@ -29,6 +29,12 @@ order the log first names them, without duplicates. The runners and the lines re
 - CTest's list after ``The following tests FAILED:``: a tab, then `` 88 - ipc_roundtrip (Failed)`` (or
   ``Timeout``, ``SEGFAULT``, ``Not Run``, …: the test's final status, after any ``--repeat``) →
   ``ipc_roundtrip``
+- cargo-nextest: ``FAIL [   0.511s] my-crate net::tests::accept`` (the binary's id, then the test) →
+  ``net::tests::accept``
+- clojure.test (``lein test``, ``clojure -X:test``): ``FAIL in (drains-under-load) (queue_test.clj:40)``
+  (also ``ERROR in``) → ``drains-under-load``
+- Automake's parallel test harness (``make check``): ``FAIL: tests/test_pool`` (also ``ERROR:`` and
+  ``XPASS:``; a TAP test adds its number and description) → ``tests/test_pool``
 
 Test ids are untrusted text (a PR names its own tests): callers show them in code spans and never run them.
 """
@@ -77,6 +83,14 @@ _MINITEST = re.compile(r"^(?P<id>[A-Z][\w:]{0,200}#test\w{0,200})(?: \[[^\]]{1,3
 GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)(?: \(\d+ ms\)|, where .*)?$")
 # Karma's line for a failed test: the browser, its version, its platform, the suites and the test, "FAILED"
 _KARMA = re.compile(r"^[A-Z][\w ]{1,40}? \d+(?:\.\d+)+ \([^)]{1,80}\) (?P<id>\S.{0,300}?) FAILED$")
+# cargo-nextest's line for a failed test: its time, the test binary's id, the test's name
+_NEXTEST = re.compile(r"^\s*FAIL \[\s*[\d.]+s\] \S+ (?P<id>\S+)$")
+# clojure.test's report of a failed or erring test: the test's name, then its file and line
+_CLOJURE = re.compile(
+    r"^(?:FAIL|ERROR) in \((?P<id>[^()\s]{1,200}(?: [^()\s]{1,200})*)\) \([^()]{1,300}:\d+\)$"
+)
+# Automake's harness: a test's result and its path in the build tree (a TAP test adds its number and name)
+_AUTOMAKE = re.compile(r"^(?:FAIL|ERROR|XPASS): (?P<id>[\w.+-]+/[\w./+-]+)(?: \d+ .*)?$")
 # VSTest's console logger: each failed test with its duration ("  Failed Ns.ATest.TestA [312 ms]", "[< 1 ms]")
 _VSTEST = re.compile(r"^\s*Failed (?P<id>[\w.$`+<>]+(?:\(.{0,200}?\))?) \[(?:< ?)?\d[\d.,]* ?(?:ms|s|m|h)\]$")
 _SUREFIRE3 = re.compile(
@@ -239,7 +253,10 @@ def _gradle_id(match: re.Match[str]) -> str:
 
 
 # the runners' one-line reports of a failed test whose `id` group is the test's id, tried in this order
-_ID_SHAPES = (_SUREFIRE3, _VSTEST, _KARMA, GTEST_FAILED, _MINITEST, _CTEST_LISTED)
+_ID_SHAPES = (
+    *(_SUREFIRE3, _VSTEST, _KARMA, GTEST_FAILED, _MINITEST, _CTEST_LISTED),
+    *(_NEXTEST, _CLOJURE, _AUTOMAKE),
+)
 
 
 def _one_line_id(line: str) -> str | None:

@@ -272,6 +272,19 @@ def test_ctests_list_of_failed_tests_names_each_with_its_final_status() -> None:
     assert failing_test_ids(["  3 - remove the old cache (done)", "\t  4 - slow_soak (Disabled)"]) == ()
 
 
+def test_nextest_clojure_test_and_automake_name_their_failed_tests() -> None:
+    # cargo-nextest: the test binary's id, then the test; its closing list repeats the same test once
+    failed = "        FAIL [   0.511s] cobalt-rs::bin/server net::tests::accept"
+    summary = "     Summary [  14.812s] 512 tests run: 511 passed, 1 failed"
+    assert failing_test_ids([failed, summary, failed]) == ("net::tests::accept",)
+    # clojure.test's report (`lein test`), a nested `testing` context's test too
+    clojure = ["FAIL in (drains-under-load) (queue_test.clj:40)", "ERROR in (parse-all) (parser_test.clj:7)"]
+    assert failing_test_ids(clojure) == ("drains-under-load", "parse-all")
+    # Automake's harness: a script test and a TAP test's numbered case; not a bare word after "ERROR:"
+    automake = ["PASS: tests/test_parser", "FAIL: tests/test_pool", "XPASS: t/io.tap 3 - reads the header"]
+    assert failing_test_ids([*automake, "ERROR: Could not find a version"]) == ("tests/test_pool", "t/io.tap")
+
+
 def test_retried_xcpretty_tests_failed_and_then_passed_in_the_same_suite() -> None:
     # xcodebuild -retry-tests-on-failure through xcpretty: each suite's name, then its tests' marks
     lines = [
