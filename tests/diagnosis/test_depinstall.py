@@ -138,6 +138,25 @@ CASES = [
         PLATFORM,
         "composer-header-is-not-shellcheck",
     ),
+    (
+        "bundle install --jobs=3 --retry=3",
+        "Fetching source index from https://rubygems.org/\n"
+        "Could not fetch specs from https://rubygems.org/ due to underlying error <timed out "
+        "(https://rubygems.org/specs.4.8.gz)>",
+        "ruby.bundler-network",
+        PLATFORM,
+        "bundler-rubygems-timed-out",
+    ),
+    (
+        "yarn install --immutable",
+        "➤ YN0035: │ @babel/parser@npm:7.27.5: The remote server failed to provide the requested resource\n"
+        "➤ YN0035: │   Response Code: 500 (Internal Server Error)\n"
+        "➤ YN0035: │   Request Method: GET\n"
+        "➤ YN0035: │   Request URL: https://registry.yarnpkg.com/@babel%2fparser",
+        "network.http-5xx",
+        PLATFORM,
+        "yarn-berry-response-500",
+    ),
     # a private registry that refused the job's credentials
     (
         "pnpm install --frozen-lockfile",

@@ -212,6 +212,33 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="testcontainers-no-docker",
         ),
         pytest.param(
+            "test",
+            "mvn -B verify -Pintegration",
+            "[main] ERROR tc.postgres:16-alpine - Failed to pull image: postgres:16-alpine. "
+            "Please check output of `docker pull postgres:16-alpine`\n"
+            "com.github.dockerjava.api.exception.InternalServerErrorException: Status 500: "
+            '{"message":"received unexpected HTTP status: 503 Service Unavailable"}\n'
+            "[ERROR] com.example.StoreIT -- Time elapsed: 121.4 s <<< ERROR!\n"
+            "[ERROR] Tests run: 14, Failures: 0, Errors: 14, Skipped: 0",
+            "network.container-image-pull",
+            PLATFORM,
+            id="testcontainers-registry-503",
+        ),
+        pytest.param(
+            "test",
+            "./gradlew integrationTest",
+            "RepositoryIT > initializationError FAILED\n"
+            "    org.testcontainers.containers.ContainerFetchException: Can't get Docker image: "
+            "RemoteDockerImage(imageName=pg)\n"
+            "        Caused by: com.github.dockerjava.api.exception.InternalServerErrorException: "
+            'Status 500: {"message":"Get https://registry-1.docker.io/v2/: net/http: request canceled while '
+            'waiting for connection (Client.Timeout exceeded while awaiting headers)"}\n\n'
+            "1 test completed, 1 failed",
+            "network.container-image-pull",
+            PLATFORM,
+            id="testcontainers-registry-timeout",
+        ),
+        pytest.param(
             "e2e",
             "npx playwright install chromium",
             "Error: Request to "
