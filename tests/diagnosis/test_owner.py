@@ -397,6 +397,34 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="sonar-token-missing",
         ),
         pytest.param(
+            "mvn -B verify sonar:sonar",
+            "[ERROR] Failed to execute goal org.sonarsource.scanner.maven:sonar-maven-plugin:5.0.0.4389:"
+            "sonar (default-cli) on project mullion: Error status returned by url "
+            "[https://api.sonarcloud.io/analysis/jres?os=linux&arch=x86_64]: 401 -> [Help 1]",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="sonar-bootstrap-401",
+        ),
+        pytest.param(
+            "./gradlew sonar",
+            "Failed to query JRE metadata: GET https://api.sonarcloud.io/analysis/jres?os=linux&arch=x86_64 "
+            "failed with HTTP 403 Forbidden. Please check the property sonar.token or the environment "
+            "variable SONAR_TOKEN.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="sonar-jre-metadata-403",
+        ),
+        pytest.param(
+            "./gradlew jib --image=registry-1.docker.io/acme/api:pr",
+            "> com.google.cloud.tools.jib.plugins.common.BuildStepsExecutionException: Build image failed, "
+            "perhaps you should make sure your credentials for 'registry-1.docker.io/acme/api' are set up "
+            "correctly. See https://github.com/GoogleContainerTools/jib/blob/master/docs/faq.md#what-should-"
+            "i-do-when-the-registry-responds-with-unauthorized for help",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="jib-credentials",
+        ),
+        pytest.param(
             "docker push ghcr.io/acme/notifier:1.4.0",
             "The push refers to repository [ghcr.io/acme/notifier]\nreceived unexpected HTTP status: 500 "
             "Internal Server Error",
