@@ -233,6 +233,8 @@ def test_travis_stopping_a_silent_pytest_inside_a_test_names_the_test_that_hangs
         "port=443): Read timed out. (read timeout=15)\")': /packages/scipy.whl",
         # rsync's --progress for a file it has not finished
         "     60,289,477  95%  139.97kB/s    0:30:59",
+        # curl's --progress-bar, as Homebrew downloads a bottle
+        "#####                                                                      7.9%",
     ],
 )
 def test_a_download_still_in_progress_when_the_limit_comes_is_the_networks(progress: str) -> None:
@@ -248,4 +250,8 @@ def test_a_limit_after_a_finished_download_stays_as_it_was() -> None:
     # rsync's line for a file it finished, then the step went on to other work
     synced = "    74,963,889 100%  614.88kB/s    0:01:59 (xfr#5, to-chk=169/396)"
     diagnosis = diagnose_log(limited_log("./scripts/mirror.sh", "receiving incremental file list", synced))
+    assert diagnosis.owner is not Owner.PLATFORM
+    # curl's bar at 100.0%: Homebrew had the bottle, and the time went to what came after
+    bar = "######################################################################## 100.0%"
+    diagnosis = diagnose_log(limited_log("brew install gettext", "==> Downloading https://ghcr.io/v2/x", bar))
     assert diagnosis.owner is not Owner.PLATFORM
