@@ -121,7 +121,9 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\bdo[- _]?not[- _]?merge\b|\bdnm\b|\bwip\b|\bwork[- _]in[- _]progress\b"
             # a draft pull request is a state of the pull request (GitHub Docs, "About pull requests": draft
             # pull requests), and its head branch's name is the author's to change
-            r"|\bdraft[- _]?(?:pr|pull[- _]?request|check|status)\b|\bbranch[- _]?nam(?:e|ing)\b",
+            r"|\bdraft[- _]?(?:pr|pull[- _]?request|check|status)\b|\bbranch[- _]?nam(?:e|ing)\b"
+            # the branch it targets, the author's to change (GitHub Docs, "Changing the base branch of a PR")
+            r"|\b(?:check|verify|require|ensure|enforce|validate)[- _](?:the )?(?:base|target)[- _]branch\b",
         ),
         ("release", r"\b(?:release|publish|pypi|npmjs|crates\.io|rubygems|maven central|sonatype)\b"),
         ("deploy", r"\b(?:deploy\w*|gh-pages|github pages|pages)\b"),

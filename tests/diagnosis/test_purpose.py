@@ -216,6 +216,12 @@ def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
             "step name: Check for blocking labels",
             id="check-labels",
         ),
+        pytest.param(
+            "Check base branch", "x", None, "pr-policy", "step name: Check base branch", id="base-branch"
+        ),
+        pytest.param(
+            None, "verify-target-branch", None, "pr-policy", "job name: verify-target-branch", id="target"
+        ),
         # a site's news pages are the code's build
         pytest.param(None, "build-news-site", None, "build", "job name: build-news-site", id="news-site"),
         pytest.param(
@@ -238,6 +244,11 @@ def test_names_are_weaker_priors(
 ) -> None:
     said = step_purpose(header="Run ./ci.sh", command="./ci.sh", step=step, job=job, workflow=workflow)
     assert (said.purpose, said.strength, said.source) == (purpose, "name", source)
+
+
+def test_comparing_with_the_base_branch_is_not_a_policy_on_the_pull_requests_target() -> None:
+    said = step_purpose(header="Run ./ci.sh", command="./ci.sh", step="Compare with base branch", job="test")
+    assert said.purpose != "pr-policy"
 
 
 def test_the_command_wins_over_the_names() -> None:
