@@ -38,11 +38,12 @@ connection), the code's too.
 When no test was named and the step's last output is a download still in progress, the time went to the
 network: curl's progress meter (its manual, "PROGRESS METER": ``% Total % Received % Xferd Average Speed
 Time Time Time Current``, then a row of figures) or its bar (``--progress-bar``, as Homebrew downloads:
-``#####     7.9%``, short of 100.0%), wget's dot and bar progress (its manual, ``--progress``),
-pip's download bar (``━━━━━━╸━━━━ 14.1/41.2 MB``) or its retry of a connection that broke (``WARNING:
-Retrying (Retry(total=3, …)) after connection broken by 'ReadTimeoutError(…)'``), rsync's ``--progress`` line
-for a file not yet done (its manual: ``782448  63%  110.64kB/s    0:00:04``; a done file's line adds
-``(xfr#5, to-chk=169/396)``). Then the platform's, re-run.
+``#####     7.9%``, short of 100.0%), apt's acquire progress (``0% [Connecting to ppa.launchpadcontent.net
+(185.125.190.80)]``, ``0% [Waiting for headers]``, ``45% [3 Packages 1,234 kB/5,678 kB 22%]``), wget's dot
+and bar progress (its manual, ``--progress``), pip's download bar (``━━━━━━╸━━━━ 14.1/41.2 MB``) or its
+retry of a connection that broke (``WARNING: Retrying (Retry(total=3, …)) after connection broken by
+'ReadTimeoutError(…)'``), rsync's ``--progress`` line for a file not yet done (its manual: ``782448  63%
+110.64kB/s    0:00:04``; a done file's line adds ``(xfr#5, to-chk=169/396)``). Then the platform's, re-run.
 
 Pure: a diagnosis and the failing step's lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -75,7 +76,7 @@ _JEST_OPEN = re.compile(r"^Jest did not exit one second after the test run has c
 _GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
 _TAP_STARTED = re.compile(r"^(?P<depth>\s*)# Subtest: (?P<name>\S.*?)\s*$")
 _TAP_DONE = re.compile(r"^(?P<depth>\s*)(?:not )?ok \d+ - (?P<name>\S.*?)(?:\s+#\s.*)?$")
-# a download in progress: a row of curl's progress meter or its bar short of 100%, wget's dot or bar
+# a download in progress: a row of curl's progress meter or its bar short of 100%, apt's, wget's dot or bar
 # progress, pip's bar or its retry, rsync's progress for a file it has not finished
 _DOWNLOADING = re.compile(
     r"^\d{1,3}\s+[\d.]+[kMGT]?\s+\d{1,3}\s+[\d.]+[kMGT]?\s+\d{1,3}\s+[\d.]+[kMGT]?\s+[\d.]+[kMGT]?\s+[\d.]+[kMGT]?"
@@ -86,6 +87,8 @@ _DOWNLOADING = re.compile(
     r"|^WARNING: Retrying \(Retry\(total=\d+.{0,200}\)\) after connection broken by "
     r"|^[\d,.]+[KMG]?\s+\d{1,3}%\s+[\d.]+[kMG]?B/s\s+\d+:\d\d:\d\d$"
     r"|^#{0,200}\s+(?!100\.0%)\d{1,3}\.\d%$"
+    r"|^\d{1,3}% \[(?:Connecting to \S|Waiting for headers\]"
+    r"|\d+ \S.{0,200} [\d.,]+ ?[kMG]?B/[\d.,]+ ?[kMG]?B \d{1,3}%\])"
 )
 # Travis CI's words when it stops a job at its own limit, after the step's last output
 _TRAVIS_LIMIT = re.compile(

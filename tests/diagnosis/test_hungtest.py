@@ -235,6 +235,10 @@ def test_travis_stopping_a_silent_pytest_inside_a_test_names_the_test_that_hangs
         "     60,289,477  95%  139.97kB/s    0:30:59",
         # curl's --progress-bar, as Homebrew downloads a bottle
         "#####                                                                      7.9%",
+        # apt's acquire progress: connecting to a mirror, waiting for its answer, part way through a file
+        "0% [Connecting to ppa.launchpadcontent.net (185.125.190.80)]",
+        "0% [Waiting for headers]",
+        "45% [3 Packages 1,234 kB/5,678 kB 22%]",
     ],
 )
 def test_a_download_still_in_progress_when_the_limit_comes_is_the_networks(progress: str) -> None:
