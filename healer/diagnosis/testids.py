@@ -29,6 +29,10 @@ order the log first names them, without duplicates. The runners and the lines re
 - CTest's list after ``The following tests FAILED:``: a tab, then `` 88 - ipc_roundtrip (Failed)`` (or
   ``Timeout``, ``SEGFAULT``, ``Not Run``, …: the test's final status, after any ``--repeat``) →
   ``ipc_roundtrip``
+- unittest's verbose run (``-v``, nose too): ``test_a (pkg.mod.TestX) ... FAIL`` (also ``ERROR``; 3.11+
+  prints ``(pkg.mod.TestX.test_a)``) → ``pkg.mod.TestX.test_a``
+- ScalaTest (under sbt's ``[info]``): ``- should refresh after the TTL *** FAILED ***`` → ``should refresh
+  after the TTL``
 - cargo-nextest: ``FAIL [   0.511s] my-crate net::tests::accept`` (the binary's id, then the test) →
   ``net::tests::accept``
 - clojure.test (``lein test``, ``clojure -X:test``): ``FAIL in (drains-under-load) (queue_test.clj:40)``
@@ -83,6 +87,10 @@ _MINITEST = re.compile(r"^(?P<id>[A-Z][\w:]{0,200}#test\w{0,200})(?: \[[^\]]{1,3
 GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<id>[\w/]+\.[\w/]+)(?: \(\d+ ms\)|, where .*)?$")
 # Karma's line for a failed test: the browser, its version, its platform, the suites and the test, "FAILED"
 _KARMA = re.compile(r"^[A-Z][\w ]{1,40}? \d+(?:\.\d+)+ \([^)]{1,80}\) (?P<id>\S.{0,300}?) FAILED$")
+# unittest's verbose line for a test that failed: its name, where it is, its outcome
+_UNITTEST_VERBOSE = re.compile(r"^(?P<name>\w+) \((?P<where>[\w.$]+)\) \.\.\. (?:FAIL|ERROR)$")
+# ScalaTest's reporter: a failed test's name (sbt prefixes each line with "[info] ")
+_SCALATEST = re.compile(r"^(?:\[info\] )?- (?P<id>\S.{0,300}?) \*\*\* FAILED \*\*\*$")
 # cargo-nextest's line for a failed test: its time, the test binary's id, the test's name
 _NEXTEST = re.compile(r"^\s*FAIL \[\s*[\d.]+s\] \S+ (?P<id>\S+)$")
 # clojure.test's report of a failed or erring test: the test's name, then its file and line
@@ -255,14 +263,14 @@ def _gradle_id(match: re.Match[str]) -> str:
 # the runners' one-line reports of a failed test whose `id` group is the test's id, tried in this order
 _ID_SHAPES = (
     *(_SUREFIRE3, _VSTEST, _KARMA, GTEST_FAILED, _MINITEST, _CTEST_LISTED),
-    *(_NEXTEST, _CLOJURE, _AUTOMAKE),
+    *(_NEXTEST, _CLOJURE, _AUTOMAKE, _SCALATEST),
 )
 
 
 def _one_line_id(line: str) -> str | None:
     if match := _PYTEST_SUMMARY.match(line) or _PYTEST_VERBOSE.match(line):
         return match.group("id")
-    if match := _UNITTEST.match(line):
+    if match := _UNITTEST.match(line) or _UNITTEST_VERBOSE.match(line):
         name, where = match.group("name"), match.group("where")
         # Python 3.11+ prints the full id in the parentheses; older ones print the class only.
         return where if where.endswith("." + name) else f"{where}.{name}"

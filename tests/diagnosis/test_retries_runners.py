@@ -1,5 +1,6 @@
 """A suite run again by the step's own script, told apart by more runners' output: cargo-nextest's header,
-PHPUnit's totals, Automake's test harness summary, and clojure.test's failures under `travis_retry`."""
+PHPUnit's totals, Automake's test harness summary, and clojure.test's and ScalaTest's failures under
+`travis_retry`."""
 
 from __future__ import annotations
 
@@ -138,3 +139,34 @@ def test_clojure_tests_that_move_between_travis_retry_attempts_are_history() -> 
     ]
     diagnosis = diagnose_log(job_log("travis_retry lein test", lines), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def sbt_attempt(failed: str) -> list[str]:
+    """One `sbt test` attempt that failed one ScalaTest test: its suite, the failure, sbt's error."""
+    return [
+        "[info] RateCacheSpec:",
+        "[info] - should serve a cached rate",
+        f"[info] - {failed} *** FAILED ***",
+        "[info]   1 was not equal to 2 (RateCacheSpec.scala:41)",
+        "[info] *** 1 TEST FAILED ***",
+        "[error] (Test / test) sbt.TestsFailedException: Tests unsuccessful",
+    ]
+
+
+def test_scalatest_failures_that_move_between_travis_retry_attempts_are_history() -> None:
+    retry = 'The command "sbt ++2.13.5 test" failed. Retrying, {} of 3.'
+    lines = [
+        *sbt_attempt("should refresh after the TTL"),
+        retry.format(2),
+        *sbt_attempt("should fire jobs in submission order"),
+        retry.format(3),
+        *sbt_attempt("should refresh after the TTL"),
+    ]
+    command = "travis_retry sbt ++2.13.5 test"
+    assert diagnose_log(job_log(command, lines), job="test").action is Action.RERUN
+    same = [
+        *sbt_attempt("should refresh after the TTL"),
+        retry.format(2),
+        *sbt_attempt("should refresh after the TTL"),
+    ]
+    assert diagnose_log(job_log(command, same), job="test").owner is Owner.CODE

@@ -285,6 +285,29 @@ def test_nextest_clojure_test_and_automake_name_their_failed_tests() -> None:
     assert failing_test_ids([*automake, "ERROR: Could not find a version"]) == ("tests/test_pool", "t/io.tap")
 
 
+def test_unittests_verbose_lines_and_scalatests_reporter_name_their_failed_tests() -> None:
+    # unittest -v (and nose): before 3.11 the class in parentheses, from 3.11 the test's full id; "ok" passed
+    verbose = [
+        "test_merge (tests.test_ranges.RangeTest) ... FAIL",
+        "test_expiry (tests.test_cache.CacheTest.test_expiry) ... ERROR",
+        "test_split (tests.test_ranges.RangeTest) ... ok",
+    ]
+    assert failing_test_ids(verbose) == (
+        "tests.test_ranges.RangeTest.test_merge",
+        "tests.test_cache.CacheTest.test_expiry",
+    )
+    # the same test in unittest's report after the run is one test
+    assert failing_test_ids([verbose[0], "FAIL: test_merge (tests.test_ranges.RangeTest)"]) == (
+        "tests.test_ranges.RangeTest.test_merge",
+    )
+    scalatest = [
+        "RateCacheSpec:",
+        "[info] - should refresh after the TTL *** FAILED ***",
+        "[info] - should evict",
+    ]
+    assert failing_test_ids(scalatest) == ("should refresh after the TTL",)
+
+
 def test_retried_xcpretty_tests_failed_and_then_passed_in_the_same_suite() -> None:
     # xcodebuild -retry-tests-on-failure through xcpretty: each suite's name, then its tests' marks
     lines = [
