@@ -271,6 +271,33 @@ def test_doxygen_warnings_a_job_makes_fatal_are_the_codes_documentation() -> Non
     )
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # a passing test whose name says a token is missing, then the test that failed
+        (
+            "./gradlew test",
+            "JournalBufferTest > closes shard when token is missing() PASSED\n"
+            "DurationParserTest > parses seconds() FAILED\n"
+            "    java.lang.IllegalArgumentException at DurationParserTest.java:31\n"
+            "3 tests completed, 1 failed",
+        ),
+        # the text a widget test expected, quoted in its failure
+        (
+            "flutter test",
+            "══╡ EXCEPTION CAUGHT BY FLUTTER TEST FRAMEWORK ╞══\n"
+            "Expected: exactly one matching candidate\n"
+            '  Actual: _TextWidgetFinder:<Found 0 widgets with text "Password is required": []>\n'
+            "00:03 +11 -1: Some tests failed.",
+        ),
+    ],
+)
+def test_a_tests_own_words_of_a_missing_secret_are_not_the_repositorys(command: str, output: str) -> None:
+    diagnosis = diagnose_text(job_log(command, output), RULES)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert diagnosis.rule != "config.missing-input"
+
+
 def test_a_cancelled_job_is_ignored() -> None:
     job = Job(id=1, name="test", status="completed", conclusion="cancelled")
     diagnosis = classify(
