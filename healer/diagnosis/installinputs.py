@@ -17,7 +17,10 @@ import what no manifest lists). The same holds for an image the registry does no
 one that needs a login): the Dockerfile's ``FROM``, a Compose or Bake file, a workflow or a script names it,
 and an unchanged name pulls the same nothing on the base branch, and for a dependency audit's findings (npm
 audit, pip-audit, cargo audit): it reads the lock file against an advisory database, and with the lock file
-unchanged the base branch has the same findings, from a new advisory.
+unchanged the base branch has the same findings, from a new advisory. An audit's findings are read from the
+log as upstream's (a new advisory, which a maintainer weighs), so this is the one failure the changes turn
+the other way: a pull request that changed a manifest or lock file the audit reads may have added the
+dependency advised against, and its finding is the pull request's to mend.
 """
 
 from __future__ import annotations
@@ -143,7 +146,9 @@ def named_in(command: str) -> frozenset[str]:
 def applies(diagnosis: Diagnosis) -> bool:
     """Whether the pull request's changed files could tell whose ``diagnosis`` is: a dependency failure of an
     install step, an image the registry does not serve, or a dependency audit's findings, read as the code's
-    and headed for the agent or a fix rule."""
+    and headed for the agent or a fix rule; or an audit's findings read as upstream's and escalated."""
+    if diagnosis.rule in AUDIT_RULES and diagnosis.owner is Owner.UPSTREAM:
+        return diagnosis.action is Action.ESCALATE
     if diagnosis.owner is not Owner.CODE or diagnosis.action not in HEALED:
         return False
     install = diagnosis.category is Category.DEPENDENCY and diagnosis.purpose == INSTALL_PURPOSE
@@ -152,11 +157,19 @@ def applies(diagnosis: Diagnosis) -> bool:
 
 def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream and escalated when it :func:`applies` and the pull request changed
-    files (``changed``, every one of them) none of which the step reads; else ``diagnosis`` unchanged."""
+    files (``changed``, every one of them) none of which the step reads; an audit's findings read as
+    upstream's given to the code when it changed one; else ``diagnosis`` unchanged."""
     if not applies(diagnosis) or not changed:
         return diagnosis
     named = named_in(diagnosis.command or "")
-    if any(read_by_install(path) or path.lstrip("/") in named for path in changed):
+    read = [path for path in changed if read_by_install(path) or path.lstrip("/") in named]
+    if diagnosis.owner is Owner.UPSTREAM:
+        if not read:
+            return diagnosis
+        said = f"the pull request changed {shown(read)}, read by the audit"
+        said += ": it may add the dependency the advisory names"
+        return reassigned(diagnosis, Owner.CODE, said, "agent", action=Action.AGENT, stage="changes")
+    if read:
         return diagnosis
     if diagnosis.rule in IMAGE_RULES:
         what = "a Dockerfile, Compose or Bake file, workflow or script that names the image"

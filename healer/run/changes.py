@@ -5,6 +5,8 @@ its failure depends only on files the pull request may not have touched: an inst
 :mod:`healer.diagnosis.installinputs`), an image the registry does not serve, a per-file checker's findings
 (:mod:`healer.diagnosis.checkfindings`). One request lists the pull request's files. When none of them is
 such a file, its base branch fails the same way, so the failure is upstream's and escalated, not healed.
+A dependency audit's findings, read from the log as upstream's (a new advisory), are the pull request's when
+it changed a manifest or lock file the audit reads.
 No request is made when no check is such a failure; a listing that cannot be read, or that holds more files
 than one page, leaves every diagnosis as it was and says so.
 """
@@ -15,7 +17,7 @@ from dataclasses import replace
 
 from healer.diagnosis.bychanges import applies, by_changes
 from healer.github import GitHubError
-from healer.model import PullRequest
+from healer.model import Owner, PullRequest
 from healer.run.context import RunContext
 from healer.run.planning import Diagnosed
 from healer.text.spans import code
@@ -43,7 +45,11 @@ def check_changes(ctx: RunContext, pr: PullRequest, diagnosed: Diagnosed) -> Dia
     for name in checks:
         lines = diagnosed.evidence[name].log.text.splitlines() if name in diagnosed.evidence else []
         diagnoses[name] = by_changes(diagnoses[name], changed.paths, lines)
-        if diagnoses[name] is not diagnosed.diagnoses[name]:
+        if diagnoses[name] is diagnosed.diagnoses[name]:
+            continue
+        if diagnoses[name].owner is Owner.CODE:
+            ctx.say(f"{name!r}: the pull request changed a file this audit reads: its own findings, healed")
+        else:
             ctx.say(
                 f"{name!r}: the pull request changed none of the files this failure depends on "
                 f"({len(changed.paths)} changed): upstream's, escalated rather than healed"

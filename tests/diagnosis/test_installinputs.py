@@ -203,11 +203,32 @@ NPM_AUDIT = (
 )
 
 
-def test_an_audits_findings_on_an_unchanged_lock_file_are_a_new_advisorys() -> None:
+def test_an_audits_findings_are_a_new_advisorys_unless_the_pull_request_changed_what_it_reads() -> None:
+    # from the log alone: an advisory published against a dependency, a maintainer's call
     diagnosis = diagnose_log(job_log("npm audit --audit-level=high", NPM_AUDIT), job="audit")
-    assert diagnosis.rule == "dependency.audit" and applies(diagnosis)
-    given = untouched_install(diagnosis, ["src/App.tsx"])
-    assert (given.owner, given.action) == (Owner.UPSTREAM, Action.ESCALATE)
-    assert dict(given.decided_by)["changes"].endswith("its base branch audits the same")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "dependency.audit",
+        Owner.UPSTREAM,
+        Action.ESCALATE,
+    )
+    assert applies(diagnosis)
+    # the base branch audits the same lock file: as it was
+    assert untouched_install(diagnosis, ["src/App.tsx"]) is diagnosis
     # the pull request changed the lock file: the findings may be its own new dependency's
-    assert untouched_install(diagnosis, ["src/App.tsx", "package-lock.json"]) is diagnosis
+    given = untouched_install(diagnosis, ["src/App.tsx", "package-lock.json"])
+    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    assert "package-lock.json, read by the audit" in dict(given.decided_by)["changes"]
+
+
+def test_the_vulnerability_counts_npm_prints_after_an_install_are_not_an_audit() -> None:
+    output = (
+        "added 812 packages, and audited 813 packages in 14s\n\n"
+        "5 vulnerabilities (3 moderate, 2 high)\n\n"
+        "To address all issues, run:\n  npm audit fix\n\n"
+        "> app@1.4.0 build\n> node scripts/bundle.mjs\n\n"
+        "TypeError: Cannot read properties of undefined (reading 'map')\n"
+        "    at bundle (/home/runner/work/app/app/scripts/bundle.mjs:22:31)"
+    )
+    diagnosis = diagnose_log(job_log("npm ci && npm run build", output), job="build")
+    assert diagnosis.rule != "dependency.audit"
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)

@@ -425,6 +425,25 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="jib-credentials",
         ),
         pytest.param(
+            "govulncheck ./...",
+            "Vulnerability #1: GO-2026-3371\n    Request smuggling in golang.org/x/net/http2\n"
+            "  Module: golang.org/x/net\n    Found in: golang.org/x/net@v0.33.0\n"
+            "    Fixed in: golang.org/x/net@v0.36.0\n\n"
+            "Your code is affected by 1 vulnerability from 1 module.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="govulncheck-advisory",
+        ),
+        pytest.param(
+            "dotnet build -warnaserror",
+            "/home/runner/work/app/app/src/Web/Web.csproj : error NU1903: Warning As Error: Package "
+            "'System.Text.Json' 8.0.4 has a known high severity vulnerability, "
+            "https://github.com/advisories/GHSA-8g4q-xg66-9fp4",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="nuget-audit-advisory",
+        ),
+        pytest.param(
             "docker push ghcr.io/acme/notifier:1.4.0",
             "The push refers to repository [ghcr.io/acme/notifier]\nreceived unexpected HTTP status: 500 "
             "Internal Server Error",

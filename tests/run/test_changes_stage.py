@@ -96,3 +96,23 @@ def test_a_listing_it_cannot_read_or_trust_changes_nothing_and_says_so() -> None
     cut = Context(FakeGitHub(ChangedFiles(tuple(f"src/m{n}.ts" for n in range(100)), complete=False)))
     assert check_changes(cut, PULL, before) is before  # type: ignore[arg-type]
     assert "more files than one page lists" in cut.said[0]
+
+
+def test_an_audit_the_pull_request_fed_a_lock_file_is_its_own_to_heal() -> None:
+    audit = (
+        "npm audit --audit-level=high",
+        "# npm audit report\n\nsemver  <7.5.2\n\n1 high severity vulnerability",
+    )
+    ctx = Context(FakeGitHub(ChangedFiles(("src/App.tsx", "package-lock.json"), complete=True)))
+    before = diagnosed(audit=audit)
+    assert before.diagnoses["audit"].owner is Owner.UPSTREAM  # from the log: a new advisory
+
+    after = check_changes(ctx, PULL, before)  # type: ignore[arg-type]
+
+    assert (after.diagnoses["audit"].owner, after.diagnoses["audit"].action) == (Owner.CODE, Action.AGENT)
+    assert ctx.said == ["'audit': the pull request changed a file this audit reads: its own findings, healed"]
+    # with the lock file unchanged the base branch audits the same: still upstream's, and nothing said
+    ctx = Context(FakeGitHub(ChangedFiles(("src/App.tsx",), complete=True)))
+    unchanged = check_changes(ctx, PULL, before)  # type: ignore[arg-type]
+    assert unchanged.diagnoses["audit"] is before.diagnoses["audit"]
+    assert ctx.said == [] and ctx.gh.requests == 1
