@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reassigned
-from healer.diagnosis.retries import differed_across_attempts
+from healer.diagnosis.retries import differed_across_attempts, passed_in_another_run
 from healer.diagnosis.retryreports import GO_COUNT, passed_on_retry
 from healer.diagnosis.testids import (
     GTEST_FAILED,
@@ -69,7 +69,8 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
        - Gradle's test-retry plugin with ``failOnPassedAfterRetry``: ``ATest > a() FAILED``, then ``ATest >
          a() PASSED`` later in the same task's output (its README: each execution is reported on the console);
        - a retry wrapper (nick-fields/retry, ``travis_retry``) that ran the whole command again, each attempt
-         failing other tests and none failing them all (:mod:`healer.diagnosis.retries`).
+         failing other tests and none failing them all (:mod:`healer.diagnosis.retries`);
+       - a script that ran the same suite again, one run failing tests and another passing them all.
     2. **Every failing test is one its authors marked flaky**: the ``flaky`` plugin reports only tests marked
        ``@flaky`` (its README), and pytest shows a failing test's source with its ``@flaky`` or
        ``@pytest.mark.flaky`` marker. The repository said so, as with its ``flaky-tests:`` list: history.
@@ -93,6 +94,8 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
             f"failed, and no test failed on every one of {tries} attempts of the same command",
             shown=last,
         )
+    if runs := passed_in_another_run(lines, diagnosis.command or ""):
+        return _flaky(diagnosis, f"failed in one of {runs} runs of the same suite and passed in another")
     if diagnosis.test_ids and (every := _every_one_passed(diagnosis, lines)):
         return every
     if _raced(lines):

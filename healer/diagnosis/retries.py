@@ -35,15 +35,15 @@ with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 err
 EUnit's ``88 tests, 1 failures``; Rust's libtest, each test binary's ``test result: FAILED. 211 passed; 1
 failed; 0 ignored; 0 measured; 0 filtered out; …``; Surefire's ``Tests run: 412, Failures: 1, Errors: 0,
 Skipped: 0`` under its "Results:" (``mvn verify || mvn verify``); PHPUnit's ``Tests: 1190, Assertions:
-3522, Failures: 1.`` after its failures; Automake's test harness (``make check || make check``), its
-summary's ``# TOTAL: 27`` after each ``FAIL: tests/x`` line; pytest's last
-line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left out its header): those end the runs, again only
-when every run names the same total. Mocha lists a run's failures after its totals, indented (``  1)
-Suite``, then the test's title and a colon, then the error): the run ends after them, and each is read as
-the suite and the test's title together.
+3522, Failures: 1.`` after its failures; unittest's ``Ran 151 tests in 3.902s``; Automake's summary's ``#
+TOTAL: 27`` (``make check || make check``); pytest's last line, ``1 failed, 169 passed in 22.31s``, where
+``-q`` left out its header): those end the runs, again only when every run names the same total. Mocha
+lists a run's failures after its totals, indented (``  1) Suite``, then the test's title and a colon, then
+the error): the run ends after them, and each is read as the suite and the test's title together.
 
-Tests that failed on one attempt and not on another failed on the same code: the tests' history. A test that
-failed on every attempt failed the same way each time: the code's. Runners that retry a single test
+Tests that failed on one attempt and not on another failed on the same code: the tests' history, and so
+are tests of one run when another run of the same suite passed them all. A test that failed on every
+attempt failed the same way each time: the code's. Runners that retry a single test
 themselves (pytest-rerunfailures, jest's ``retryTimes``, Cypress, rspec-retry, minitest-retry, gotestsum's
 ``--rerun-fails``) report a test as failed only when every retry of it failed, so their failing tests are
 the code's; only a run failed for tests that passed on a retry (Playwright's ``failOnFlakyTests``, Surefire's
@@ -119,6 +119,8 @@ _RUN_END = re.compile(
     # "[ERROR] Tests run: 412, Failures: 1, Errors: 0, Skipped: 0"
     r"|^\[(?:ERROR|WARNING|INFO)\] Tests run: (?P<surefire>\d+), Failures: \d+, Errors: \d+, Skipped: \d+"
     r"(?:, Flakes: \d+)?$"
+    # unittest's line after its failures: "Ran 151 tests in 3.902s" (then "OK" or "FAILED (failures=1)")
+    r"|^Ran (?P<unittest>\d+) tests? in [\d.]+s$"
     # PHPUnit's totals after its failures: "Tests: 1190, Assertions: 3522, Failures: 1."
     r"|^Tests: (?P<phpunit>\d+), Assertions: \d+, "
     # Automake's parallel test harness, the first line of its summary: "# TOTAL: 27"
@@ -251,6 +253,7 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
             or "Tests run:" in raw
             or "Assertions:" in raw
             or "TOTAL:" in raw
+            or "Ran " in raw
         ) and _RUN_END.match(clean_line(raw).strip())
         n += 1
         if found:
@@ -369,3 +372,33 @@ def differed_across_attempts(lines: Iterable[str], command: str = "") -> tuple[i
         return None
     common = set(failed[0]).intersection(*failed[1:])
     return None if common else (len(failed), failed[-1])
+
+
+# a run's totals that count a failure or an error; a run whose totals count none passed
+_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failed|Failures|Errors): *[1-9]|FAIL")
+# runners whose totals cannot say a run passed: unittest, Automake and mocha put it on later lines, libtest
+# on each binary's
+_NO_VERDICT = frozenset({"unittest", "automake", "mocha", "libtest"})
+
+
+def passed_in_another_run(lines: Iterable[str], command: str = "") -> int | None:
+    """How many runs of the same suite the step made (:func:`runs_of_one_suite`, or a wrapper's attempts)
+    when one of them failed tests and another passed them all on the same code (its totals count no failure
+    nor error, e.g. ``455 passed in 7.55s``); None otherwise."""
+    lines = list(lines)
+    parts = attempts(lines, command)
+    if len(parts) < 2:
+        parts = runs_of_one_suite(lines)
+    if len(parts) < 2:
+        return None
+    passed = [_passed(part) for part in parts]
+    failed = any(failing_test_ids(part) or _titles(part) for part in parts)
+    return len(parts) if any(passed) and failed else None
+
+
+def _passed(run: Sequence[str]) -> bool:
+    """Whether the run's last totals line says it passed: it counts no failure or error."""
+    for raw in reversed(run):
+        if found := _RUN_END.match(line := clean_line(raw).strip()):
+            return found.lastgroup not in _NO_VERDICT and not _FAILURES.search(line)
+    return False

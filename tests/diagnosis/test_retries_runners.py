@@ -170,3 +170,57 @@ def test_scalatest_failures_that_move_between_travis_retry_attempts_are_history(
         *sbt_attempt("should refresh after the TTL"),
     ]
     assert diagnose_log(job_log(command, same), job="test").owner is Owner.CODE
+
+
+def pytest_run(failed: str | None) -> list[str]:
+    """One `pytest -q` run of a 455-test suite: its header, and a failure or none, then its last line."""
+    lines = [
+        "============================= test session starts ==============================",
+        "collected 455 items",
+    ]
+    if failed:
+        lines += [
+            f"FAILED {failed} - AssertionError: assert 'k' not in cache",
+            "1 failed, 454 passed in 8.12s",
+        ]
+    return [*lines, "455 passed in 7.55s"] if not failed else lines
+
+
+def test_a_suite_that_passed_in_another_run_of_the_same_step_is_history() -> None:
+    failed = "tests/test_cache_ttl.py::test_entry_expires_after_ttl"
+    command = 'fail=0; for i in 1 2 3; do pytest -p randomly || fail=$((fail+1)); done; test "$fail" -eq 0'
+    lines = [*pytest_run(None), *pytest_run(failed), *pytest_run(None)]
+    diagnosis = diagnose_log(job_log(command, lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert "passed in another" in dict(diagnosis.decided_by)["history"]
+    # every run failing the same test is the code's; one run alone says nothing of another
+    assert (
+        diagnose_log(job_log(command, [*pytest_run(failed), *pytest_run(failed)]), job="test").owner
+        is Owner.CODE
+    )
+    assert diagnose_log(job_log("pytest", pytest_run(failed)), job="test").owner is Owner.CODE
+
+
+def test_unittest_run_twice_by_the_script_is_cut_after_each_runs_ran_line() -> None:
+    def run(name: str, where: str) -> list[str]:
+        return [
+            f"{name} ({where}) ... FAIL",
+            "=" * 70,
+            f"FAIL: {name} ({where})",
+            "-" * 70,
+            "AssertionError: False is not true",
+            "Ran 151 tests in 3.902s",
+            "",
+            "FAILED (failures=1)",
+        ]
+
+    lines = [
+        *run("test_lock_released", "tests.test_lock.LockTest"),
+        *run("test_cleanup", "tests.test_spool.SpoolTest"),
+    ]
+    assert failed_per_attempt(lines) == [
+        ("tests.test_lock.LockTest.test_lock_released",),
+        ("tests.test_spool.SpoolTest.test_cleanup",),
+    ]
+    diagnosis = diagnose_log(job_log("nosetests -v || nosetests -v", lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
