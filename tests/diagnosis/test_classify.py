@@ -282,6 +282,13 @@ def test_doxygen_warnings_a_job_makes_fatal_are_the_codes_documentation() -> Non
             "    java.lang.IllegalArgumentException at DurationParserTest.java:31\n"
             "3 tests completed, 1 failed",
         ),
+        # a compiler's warning that names a module of the code
+        (
+            "mix compile --warnings-as-errors",
+            "    warning: Wattle.Tokens.verify!/2 is undefined or private. Did you mean:\n"
+            "    └─ lib/wattle/plug/auth.ex:25:19: Wattle.Plug.Auth.call/2\n"
+            "Compilation failed due to warnings while using the --warnings-as-errors option",
+        ),
         # the text a widget test expected, quoted in its failure
         (
             "flutter test",

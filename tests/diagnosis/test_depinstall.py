@@ -157,6 +157,16 @@ CASES = [
         PLATFORM,
         "yarn-berry-response-500",
     ),
+    (
+        "sudo apt-get update && sudo apt-get install -y g++-9",
+        "Hit:1 http://archive.ubuntu.com/ubuntu noble InRelease\n"
+        "Err:5 http://ppa.launchpadcontent.net/ubuntu-toolchain-r/test/ubuntu noble InRelease\n"
+        "  503  Service Unavailable [IP: 185.125.190.80 80]\n"
+        "Reading package lists...\nE: Unable to locate package g++-9",
+        "network.http-5xx",
+        PLATFORM,
+        "apt-index-503",
+    ),
     # a private registry that refused the job's credentials
     (
         "pnpm install --frozen-lockfile",
