@@ -59,6 +59,10 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh72; all in the test half.
 * ``fresh79`` to ``fresh84``: frozen like those, by six writers at once, after all the round's readings;
   all in the test half.
+* ``fresh85`` to ``fresh90``: frozen like those, by six writers at once, after the reports of fresh79 to
+  fresh84; all in the test half.
+* ``fresh91`` to ``fresh96``: frozen like those, by six writers at once, after the reports of fresh85 to
+  fresh90; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -192,6 +196,18 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh82": (FIXTURES / "fresh82" / "logs", FIXTURES / "fresh82" / "labels.json", None),
     "fresh83": (FIXTURES / "fresh83" / "logs", FIXTURES / "fresh83" / "labels.json", None),
     "fresh84": (FIXTURES / "fresh84" / "logs", FIXTURES / "fresh84" / "labels.json", None),
+    "fresh85": (FIXTURES / "fresh85" / "logs", FIXTURES / "fresh85" / "labels.json", None),
+    "fresh86": (FIXTURES / "fresh86" / "logs", FIXTURES / "fresh86" / "labels.json", None),
+    "fresh87": (FIXTURES / "fresh87" / "logs", FIXTURES / "fresh87" / "labels.json", None),
+    "fresh88": (FIXTURES / "fresh88" / "logs", FIXTURES / "fresh88" / "labels.json", None),
+    "fresh89": (FIXTURES / "fresh89" / "logs", FIXTURES / "fresh89" / "labels.json", None),
+    "fresh90": (FIXTURES / "fresh90" / "logs", FIXTURES / "fresh90" / "labels.json", None),
+    "fresh91": (FIXTURES / "fresh91" / "logs", FIXTURES / "fresh91" / "labels.json", None),
+    "fresh92": (FIXTURES / "fresh92" / "logs", FIXTURES / "fresh92" / "labels.json", None),
+    "fresh93": (FIXTURES / "fresh93" / "logs", FIXTURES / "fresh93" / "labels.json", None),
+    "fresh94": (FIXTURES / "fresh94" / "logs", FIXTURES / "fresh94" / "labels.json", None),
+    "fresh95": (FIXTURES / "fresh95" / "logs", FIXTURES / "fresh95" / "labels.json", None),
+    "fresh96": (FIXTURES / "fresh96" / "logs", FIXTURES / "fresh96" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
