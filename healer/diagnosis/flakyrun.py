@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from healer.diagnosis.basecheck import checks_out_the_base
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reassigned
 from healer.diagnosis.retries import differed_across_attempts, passed_in_another_run
@@ -86,6 +87,9 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.TEST:
         return diagnosis
     lines = list(step_lines)
+    # a script that checked out its base branch ran its next run on other code (healer.diagnosis.basecheck)
+    if checks_out_the_base(f"{diagnosis.command or ''}\n" + "\n".join(lines)):
+        return diagnosis
     if differed := differed_across_attempts(lines, diagnosis.command or ""):
         tries, last = differed
         # a runner that printed no ids is known by its failures' titles, shown but not kept as ids

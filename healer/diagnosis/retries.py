@@ -98,7 +98,7 @@ _SUITE_SIZE = re.compile(
     r"|^Starting (\d+) tests? across \d+ binar(?:y|ies)\b"
 )
 # a run's totals where the runner prints them after its failures, and the size of the suite they name
-_RUN_END = re.compile(
+RUN_END = re.compile(
     r"^(?P<rspec>\d+) examples?, \d+ failures?\b"
     r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
     r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
@@ -177,7 +177,7 @@ def attempts(lines: Iterable[str], command: str = "") -> list[list[str]]:
             out.append([raw])
         else:
             out[-1].append(raw)
-            found = mix_failed and "tests," in line and _RUN_END.match(line)
+            found = mix_failed and "tests," in line and RUN_END.match(line)
             ended = ended or bool(found and found.lastgroup == "exunit")
     if len(out) > 1 and all(_CLOSING.match(clean_line(raw).strip()) for raw in out[-1]):
         out.pop()
@@ -234,7 +234,7 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
 
 
 def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
-    """The runs of a runner that prints its totals at each run's end (:data:`_RUN_END`), cut after each
+    """The runs of a runner that prints its totals at each run's end (:data:`RUN_END`), cut after each
     run's totals and what RSpec prints after them, when two or more runs name the same total; one part, the
     whole step, otherwise."""
     cuts: list[int] = []
@@ -254,10 +254,10 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
             or "Assertions:" in raw
             or "TOTAL:" in raw
             or "Ran " in raw
-        ) and _RUN_END.match(clean_line(raw).strip())
+        ) and RUN_END.match(clean_line(raw).strip())
         n += 1
         if found:
-            # each runner's totals are one named group of _RUN_END: the one that matched names the runner
+            # each runner's totals are one named group of RUN_END: the one that matched names the runner
             runner, total = found.lastgroup, found[found.lastgroup or 0]
             counts = (
                 _PYTEST_COUNTS if runner == "pytest" else _LIBTEST_COUNTS if runner == "libtest" else None
@@ -399,6 +399,6 @@ def passed_in_another_run(lines: Iterable[str], command: str = "") -> int | None
 def _passed(run: Sequence[str]) -> bool:
     """Whether the run's last totals line says it passed: it counts no failure or error."""
     for raw in reversed(run):
-        if found := _RUN_END.match(line := clean_line(raw).strip()):
+        if found := RUN_END.match(line := clean_line(raw).strip()):
             return found.lastgroup not in _NO_VERDICT and not _FAILURES.search(line)
     return False

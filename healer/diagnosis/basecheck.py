@@ -1,0 +1,113 @@
+"""A step that ran its failure again on the base branch and saw it fail the same way: upstream's.
+
+Some workflows check, when their tests fail, whether the base branch fails too: the step's script checks out
+the base (``git checkout origin/main``; ``git fetch origin main`` then ``git checkout FETCH_HEAD``; ``git
+worktree add ../base origin/main``) and runs the failing command again. When a decisive line of the failure
+shows again after that checkout, the base branch fails the same way without the pull request: a broken base
+branch, upstream's and escalated to whoever keeps it green, as the healer's own look at the base branch's
+latest run finds it (:mod:`healer.run.trunk`).
+
+The checkout must be the step's own: in its script, or a command its output echoes (``$ git checkout …``,
+``+ git checkout …``), of a branch name or of what a fetch of one left in ``FETCH_HEAD``, never the pull
+request's own ref. The run on the base is told from the run before it by the echoed checkout or what git
+prints as it checks out (``HEAD is now at 1fe9897 …``, ``Switched to branch 'main'``, the fetch's ``*
+branch main -> FETCH_HEAD``), or else by the first run's totals (:data:`healer.diagnosis.retries.RUN_END`);
+a step that only runs on the base after another failed (``if: failure()``) checks the run of the steps
+before it. A run on the base that passes, or fails on other lines, leaves the failure the pull request's.
+
+Pure: a diagnosis, the failing step's header and its output in, a diagnosis out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from healer.diagnosis.logs import clean_line
+from healer.diagnosis.owner import reassigned
+from healer.diagnosis.retries import RUN_END
+from healer.model import Action, Category, Diagnosis, Owner
+
+# the branch names a base branch has, or the variable or expression a workflow names it by
+_NAME = r"(?:main|master|develop|development|trunk|\$\{?\w*BASE\w*\}?|\$\{\{ ?github\.base_ref ?\}\})"
+_BRANCH = _NAME + r"(?![\w/.-])"
+_CHECKOUT = re.compile(
+    rf"\bgit (?:checkout|switch)(?: -[-\w]+)* (?:origin|upstream)/{_BRANCH}"
+    rf"|\bgit worktree add (?:-\S+ )*\S+ (?:origin/|upstream/)?{_BRANCH}"
+    # a fetch of the base branch, then its FETCH_HEAD checked out (in the same script)
+    r"|\bgit checkout(?: -[-\w]+)* FETCH_HEAD\b"
+)
+_FETCHED = re.compile(rf"\bgit fetch\b[^\n|;&]{{0,200}}? (?:origin|upstream) {_BRANCH}")
+# what git prints as it checks out the base branch, or fetches it
+_GIT_SAYS = re.compile(
+    rf"^(?:HEAD is now at [0-9a-f]{{7,40}} |Switched to (?:a new )?branch '{_NAME}'"
+    rf"|Note: switching to '(?:origin/)?{_NAME}'|\* branch\s+{_NAME}\s+-> FETCH_HEAD$)"
+)
+# lines that end any failure, the same whichever code failed: not evidence that the same thing failed
+_ANY_FAILURE = re.compile(
+    r"Process completed with exit code|exited with \d+|^make(?:\[\d+\])?: \*\*\*"
+    r"|^(?:npm|pnpm|yarn) (?:ERR!|error)|^(?:FAIL|FAILED|ERROR|error|Error)[:!]?$"
+    r"|^error: (?:test failed|could not compile|aborting)|^Tests? failed"
+)
+# a duration a runner prints beside a test or a file ("(0.42s)", "41ms", "in 0.39s"): not part of what failed
+_DURATION = re.compile(r"\(?\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds)\b\)?")
+_CATEGORIES = frozenset({Category.TEST, Category.BUILD, Category.LINT, Category.TYPECHECK, Category.FORMAT})
+
+
+def failed_on_the_base(
+    diagnosis: Diagnosis, header: Sequence[str], lines: Sequence[str], earlier: Sequence[str] = ()
+) -> Diagnosis:
+    """``diagnosis`` given to upstream when the step checked out its base branch and a decisive line of the
+    failure shows both before and after that (see the module doc); else unchanged. ``earlier``: the log's
+    lines before the step, where a step that runs on failure (``if: failure()``) finds the run it checks."""
+    if diagnosis.owner is not Owner.CODE or diagnosis.category not in _CATEGORIES or not diagnosis.decisive:
+        return diagnosis
+    script = "\n".join(clean_line(line) for line in header) + "\n" + (diagnosis.command or "")
+    cleaned = [clean_line(line).strip() for line in lines]
+    if not checks_out_the_base(script + "\n" + "\n".join(cleaned)):
+        return diagnosis
+    split = _base_run_starts(cleaned)
+    first = (diagnosis.command or "").strip().split("\n", 1)[0]
+    if split is None and (_CHECKOUT.search(first) or _FETCHED.search(first)):
+        split = 0  # the script begins on the base: the whole step runs there, the steps before on the PR
+    if split is None:
+        return diagnosis
+    before = {_DURATION.sub("", clean_line(line)).strip() for line in (*earlier, *cleaned[:split])}
+    after = {_DURATION.sub("", line).strip() for line in cleaned[split:]}
+    # a run's totals are no cause: two runs of different failures may count the same
+    causes = [d.strip() for d in diagnosis.decisive]
+    decisive = [_DURATION.sub("", d) for d in causes if not _ANY_FAILURE.search(d) and not RUN_END.match(d)]
+    same = [line for line in decisive if line and line in before and line in after]
+    # a failing test named on both sides, whatever else its lines hold (a runner's counts differ by run)
+    same += [t for t in diagnosis.test_ids if _named(t, before) and _named(t, after)]
+    if not same:
+        return diagnosis
+    said = f"the step checked out its base branch and failed the same way there ({same[0][:120]})"
+    return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
+
+
+def _named(test_id: str, lines: set[str]) -> bool:
+    return any(test_id in line for line in lines)
+
+
+def checks_out_the_base(text: str) -> bool:
+    """Whether ``text`` (the step's script and output) checks out a base branch; a ``FETCH_HEAD`` only when
+    a fetch of a base branch filled it."""
+    if "git " not in text:
+        return False
+    for found in _CHECKOUT.finditer(text):
+        if "FETCH_HEAD" not in found.group(0) or _FETCHED.search(text):
+            return True
+    return False
+
+
+def _base_run_starts(cleaned: Sequence[str]) -> int | None:
+    """The index of the output's first line of the run on the base branch: the echoed checkout or git's
+    words as it checks out; else the line after the first run's totals; None when neither shows."""
+    for n, line in enumerate(cleaned):
+        if (_CHECKOUT.search(line) and not line.startswith("##[")) or _GIT_SAYS.match(line):
+            return n + 1
+    for n, line in enumerate(cleaned[:-1]):
+        if RUN_END.match(line):
+            return n + 1
+    return None

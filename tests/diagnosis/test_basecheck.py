@@ -1,0 +1,62 @@
+"""A step that checks its failure against the base branch: the same failure there is upstream's (a broken
+base branch), another failure or none leaves it the pull request's."""
+
+from __future__ import annotations
+
+from joblogs import diagnose_log, job_log, stamped
+
+from healer.model import Action, Owner
+
+FAILED = "FAILED tests/test_ingest.py::test_ingest_handles_bom - KeyError: 'station_id'"
+OTHER = "FAILED tests/test_ingest.py::test_ingest_skips_blank_rows - AssertionError: assert 3 == 2"
+ON_FAILURE = "pytest -q tests/t.py || (git checkout -q origin/main && pytest -q tests/t.py; exit 1)"
+
+
+def run(*failed: str, passed: int = 2) -> list[str]:
+    """One `pytest -q` run of tests/test_ingest.py: the failures, then its last line."""
+    if not failed:
+        return [".." * passed, f"{passed} passed in 0.39s"]
+    return [*failed, f"{len(failed)} failed, {passed} passed in 0.41s"]
+
+
+def test_the_same_failure_on_the_base_branch_is_upstreams() -> None:
+    diagnosis = diagnose_log(job_log(ON_FAILURE, [*run(FAILED), *run(FAILED)]), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "checked out its base branch" in dict(diagnosis.decided_by)["history"]
+
+
+def test_a_base_branch_that_passes_or_fails_otherwise_leaves_the_failure_the_pull_requests() -> None:
+    passes = diagnose_log(job_log(ON_FAILURE, [*run(FAILED), *run(passed=3)]), job="test")
+    assert (passes.owner, passes.action) == (Owner.CODE, Action.AGENT)
+    other = diagnose_log(job_log(ON_FAILURE, [*run(FAILED), *run(OTHER)]), job="test")
+    assert other.owner is Owner.CODE
+    # the same failure twice with no checkout of the base branch is a retry, not a look at the base
+    retried = diagnose_log(job_log("pytest -q || pytest -q", [*run(FAILED), *run(FAILED)]), job="test")
+    assert retried.owner is Owner.CODE
+
+
+def test_a_step_that_runs_on_failure_checks_the_run_of_the_steps_before_it() -> None:
+    script = [
+        "git fetch --depth=1 origin main",
+        "git checkout FETCH_HEAD -- .",
+        "pytest -q tests/test_ingest.py",
+    ]
+    lines = [
+        "##[group]Run pytest -q",
+        "pytest -q",
+        "##[endgroup]",
+        *run(FAILED),
+        "##[error]Process completed with exit code 1.",
+        f"##[group]Run {script[0]}",
+        *script,
+        "##[endgroup]",
+        "From https://github.com/acme/ingest",
+        " * branch            main       -> FETCH_HEAD",
+        *run(FAILED),
+        "##[error]Process completed with exit code 1.",
+    ]
+    diagnosis = diagnose_log(stamped(lines), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    # a FETCH_HEAD that holds a pull request's ref, not a base branch, is no look at the base
+    theirs = [line.replace("origin main", "origin pull/12/head") for line in lines]
+    assert diagnose_log(stamped(theirs), job="test").owner is Owner.CODE
