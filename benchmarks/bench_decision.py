@@ -63,6 +63,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh84; all in the test half.
 * ``fresh91`` to ``fresh96``: frozen like those, by six writers at once, after the reports of fresh85 to
   fresh90; all in the test half.
+* ``fresh97`` to ``fresh102``: frozen like those, by six writers at once, after the reports of fresh91 to
+  fresh96; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -208,6 +210,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh94": (FIXTURES / "fresh94" / "logs", FIXTURES / "fresh94" / "labels.json", None),
     "fresh95": (FIXTURES / "fresh95" / "logs", FIXTURES / "fresh95" / "labels.json", None),
     "fresh96": (FIXTURES / "fresh96" / "logs", FIXTURES / "fresh96" / "labels.json", None),
+    "fresh97": (FIXTURES / "fresh97" / "logs", FIXTURES / "fresh97" / "labels.json", None),
+    "fresh98": (FIXTURES / "fresh98" / "logs", FIXTURES / "fresh98" / "labels.json", None),
+    "fresh99": (FIXTURES / "fresh99" / "logs", FIXTURES / "fresh99" / "labels.json", None),
+    "fresh100": (FIXTURES / "fresh100" / "logs", FIXTURES / "fresh100" / "labels.json", None),
+    "fresh101": (FIXTURES / "fresh101" / "logs", FIXTURES / "fresh101" / "labels.json", None),
+    "fresh102": (FIXTURES / "fresh102" / "logs", FIXTURES / "fresh102" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
