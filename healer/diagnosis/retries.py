@@ -325,9 +325,7 @@ def failed_per_attempt(lines: Iterable[str], command: str = "") -> list[tuple[st
     lines = list(lines)
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None
-    parts = attempts(lines, command)
-    if len(parts) < 2:
-        parts = runs_of_one_suite(lines)
+    parts = _runs(lines, command)
     if len(parts) < 2:
         return None
     ids = [failing_test_ids(part) for part in parts]
@@ -335,6 +333,12 @@ def failed_per_attempt(lines: Iterable[str], command: str = "") -> list[tuple[st
         return None  # test ids in one attempt and titles in another name the same test differently
     failed = ids if all(ids) else [_titles(part) for part in parts]
     return None if any(not found or len(found) >= MAX_TEST_IDS for found in failed) else failed
+
+
+def _runs(lines: Sequence[str], command: str) -> list[list[str]]:
+    """The step's attempts (a wrapper's, a runner's re-run of its failures), else its runs of one suite."""
+    parts = attempts(lines, command)
+    return parts if len(parts) > 1 else runs_of_one_suite(lines)
 
 
 def _titles(lines: Iterable[str]) -> tuple[str, ...]:
@@ -385,10 +389,7 @@ def passed_in_another_run(lines: Iterable[str], command: str = "") -> int | None
     """How many runs of the same suite the step made (:func:`runs_of_one_suite`, or a wrapper's attempts)
     when one of them failed tests and another passed them all on the same code (its totals count no failure
     nor error, e.g. ``455 passed in 7.55s``); None otherwise."""
-    lines = list(lines)
-    parts = attempts(lines, command)
-    if len(parts) < 2:
-        parts = runs_of_one_suite(lines)
+    parts = _runs(list(lines), command)
     if len(parts) < 2:
         return None
     passed = [_passed(part) for part in parts]
