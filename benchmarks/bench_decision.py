@@ -65,6 +65,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh90; all in the test half.
 * ``fresh97`` to ``fresh102``: frozen like those, by six writers at once, after the reports of fresh91 to
   fresh96; all in the test half.
+* ``fresh103`` to ``fresh108``: frozen like those, by six writers at once, after all the round's readings;
+  all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -216,6 +218,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh100": (FIXTURES / "fresh100" / "logs", FIXTURES / "fresh100" / "labels.json", None),
     "fresh101": (FIXTURES / "fresh101" / "logs", FIXTURES / "fresh101" / "labels.json", None),
     "fresh102": (FIXTURES / "fresh102" / "logs", FIXTURES / "fresh102" / "labels.json", None),
+    "fresh103": (FIXTURES / "fresh103" / "logs", FIXTURES / "fresh103" / "labels.json", None),
+    "fresh104": (FIXTURES / "fresh104" / "logs", FIXTURES / "fresh104" / "labels.json", None),
+    "fresh105": (FIXTURES / "fresh105" / "logs", FIXTURES / "fresh105" / "labels.json", None),
+    "fresh106": (FIXTURES / "fresh106" / "logs", FIXTURES / "fresh106" / "labels.json", None),
+    "fresh107": (FIXTURES / "fresh107" / "logs", FIXTURES / "fresh107" / "labels.json", None),
+    "fresh108": (FIXTURES / "fresh108" / "logs", FIXTURES / "fresh108" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
