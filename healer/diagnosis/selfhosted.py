@@ -8,8 +8,8 @@ machine is the repository's to maintain ("About self-hosted runners", GitHub Doc
 updating its operating system and software), and the same disk, driver or missing tool meets the next run.
 
 So a failure of the machine's state (a full disk, a GPU or driver it cannot serve, no Docker daemon, a command
-it does not have) on a self-hosted runner is escalated to the people who keep it. A runner that lost its
-connection or was shut down stays a re-run: that is an event, not a state.
+or a system package it does not have) on a self-hosted runner is escalated to the people who keep it. A
+runner that lost its connection or was shut down stays a re-run: that is an event, not a state.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -32,6 +32,8 @@ MACHINE_STATE = frozenset(
         "runner.docker-unavailable",
         "config.command-not-found",
         "config.exit-127",
+        # a system package the build looks for (CMake's "Could NOT find OpenSSL", pkg-config's "No package")
+        "cpp.cmake-dependency",
     }
 )
 _SELF_HOSTED = re.compile(r"^Runner name: '(?P<name>[^']{1,200})'$")

@@ -1112,6 +1112,22 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="cmake-no-compiler-on-the-runner",
         ),
         pytest.param(
+            "cmake -S . -B build -G Ninja",
+            'CMake Error: CMake was unable to find a build program corresponding to "Ninja".  '
+            "CMAKE_MAKE_PROGRAM is not set.  You probably need to select a different build tool.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cmake-no-build-program",
+        ),
+        pytest.param(
+            "cmake -B build-arm -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake",
+            "CMake Error at CMakeLists.txt:2 (project):\n  The CMAKE_C_COMPILER:\n\n"
+            "    aarch64-linux-gnu-gcc\n\n  is not a full path and was not found in the PATH.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="cmake-toolchain-compiler-missing",
+        ),
+        pytest.param(
             "cmake -B build -DWITH_CUDA=ON",
             "CMake Error at /usr/share/cmake-3.22/Modules/CMakeDetermineCUDACompiler.cmake:179 (message):\n"
             "  Failed to find nvcc.\n\n"

@@ -89,6 +89,24 @@ def test_a_program_make_cannot_find_on_a_self_hosted_runner_goes_to_its_keepers(
     assert diagnose(SELF_HOSTED, source).owner is not Owner.REPOSITORY
 
 
+def test_a_system_package_cmake_cannot_find_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+    missing = [
+        "-- Checking for module 'gstreamer-1.0'",
+        "--   No package 'gstreamer-1.0' found",
+        "CMake Error at /usr/share/cmake-3.28/Modules/FindPkgConfig.cmake:634 (message):",
+        "  The following required packages were not found:",
+        "-- Configuring incomplete, errors occurred!",
+    ]
+    diagnosis = diagnose(SELF_HOSTED, missing)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+        "cpp.cmake-dependency",
+    )
+    # on a hosted runner the workflow installs what the build needs: not the machine's keepers'
+    assert diagnose(HOSTED, missing).owner is not Owner.REPOSITORY
+
+
 def test_a_docker_socket_the_job_may_not_use_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
     denied = [
         "ERROR: permission denied while trying to connect to the Docker daemon socket at "
