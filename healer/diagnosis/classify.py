@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from healer.diagnosis.aptindex import index_never_fetched
 from healer.diagnosis.basecheck import failed_on_the_base
 from healer.diagnosis.botbump import the_bumps_own
 from healer.diagnosis.capture import failing_steps, split_capture
@@ -178,7 +179,8 @@ def diagnose(
     step = log.failing_step
     header = log.lines[step.start : step.body_start] if step is not None else ()
     said = without_its_secrets(on_the_steps_word(owned, lines), header, lines, log.lines)
-    said = failed_on_the_base(said, header, lines, log.lines[: step.start] if step is not None else ())
+    earlier = log.lines[: step.start] if step is not None else ()
+    said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
     said = on_its_own_machine(said, log.lines)
     said = the_bumps_own(said, log.lines, lines)
     said = passed_when_run_again(said, log.lines, log.failing_lines().stop)
