@@ -65,8 +65,10 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh90; all in the test half.
 * ``fresh97`` to ``fresh102``: frozen like those, by six writers at once, after the reports of fresh91 to
   fresh96; all in the test half.
-* ``fresh103`` to ``fresh108``: frozen like those, by six writers at once, after all the round's readings;
-  all in the test half.
+* ``fresh103`` to ``fresh108``: frozen like those, by six writers at once, after the readings of fresh79 to
+  fresh96's misses; all in the test half.
+* ``fresh109`` to ``fresh114``: frozen like those, by six writers at once, after the reports of fresh97 to
+  fresh108; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -224,6 +226,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh106": (FIXTURES / "fresh106" / "logs", FIXTURES / "fresh106" / "labels.json", None),
     "fresh107": (FIXTURES / "fresh107" / "logs", FIXTURES / "fresh107" / "labels.json", None),
     "fresh108": (FIXTURES / "fresh108" / "logs", FIXTURES / "fresh108" / "labels.json", None),
+    "fresh109": (FIXTURES / "fresh109" / "logs", FIXTURES / "fresh109" / "labels.json", None),
+    "fresh110": (FIXTURES / "fresh110" / "logs", FIXTURES / "fresh110" / "labels.json", None),
+    "fresh111": (FIXTURES / "fresh111" / "logs", FIXTURES / "fresh111" / "labels.json", None),
+    "fresh112": (FIXTURES / "fresh112" / "logs", FIXTURES / "fresh112" / "labels.json", None),
+    "fresh113": (FIXTURES / "fresh113" / "logs", FIXTURES / "fresh113" / "labels.json", None),
+    "fresh114": (FIXTURES / "fresh114" / "logs", FIXTURES / "fresh114" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
