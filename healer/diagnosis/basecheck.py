@@ -63,9 +63,10 @@ def failed_on_the_base(
     if diagnosis.owner is not Owner.CODE or diagnosis.category not in _CATEGORIES or not diagnosis.decisive:
         return diagnosis
     script = "\n".join(clean_line(line) for line in header) + "\n" + (diagnosis.command or "")
-    cleaned = [clean_line(line).strip() for line in lines]
-    if not checks_out_the_base(script + "\n" + "\n".join(cleaned)):
+    echoed = "\n".join(clean_line(raw) for raw in lines if "git " in raw)  # a checkout the output echoes
+    if not checks_out_the_base(f"{script}\n{echoed}"):
         return diagnosis
+    cleaned = [clean_line(line).strip() for line in lines]
     split = _base_run_starts(cleaned)
     first = (diagnosis.command or "").strip().split("\n", 1)[0]
     if split is None and (_CHECKOUT.search(first) or _FETCHED.search(first)):

@@ -88,7 +88,7 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
         return diagnosis
     lines = list(step_lines)
     # a script that checked out its base branch ran its next run on other code (healer.diagnosis.basecheck)
-    if checks_out_the_base(f"{diagnosis.command or ''}\n" + "\n".join(lines)):
+    if checks_out_the_base(f"{diagnosis.command or ''}\n" + "\n".join(raw for raw in lines if "git " in raw)):
         return diagnosis
     if differed := differed_across_attempts(lines, diagnosis.command or ""):
         tries, last = differed
