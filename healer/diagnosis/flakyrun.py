@@ -12,7 +12,7 @@ from dataclasses import replace
 from healer.diagnosis.basecheck import checks_out_the_base
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reassigned
-from healer.diagnosis.retries import differed_across_attempts, passed_in_another_run
+from healer.diagnosis.retries import differed, read_runs
 from healer.diagnosis.retryreports import GO_COUNT, passed_on_retry
 from healer.diagnosis.testids import (
     GTEST_FAILED,
@@ -90,15 +90,16 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     # a script that checked out its base branch ran its next run on other code (healer.diagnosis.basecheck)
     if checks_out_the_base(f"{diagnosis.command or ''}\n" + "\n".join(raw for raw in lines if "git " in raw)):
         return diagnosis
-    if differed := differed_across_attempts(lines, diagnosis.command or ""):
-        tries, last = differed
+    failed, runs = read_runs(lines, diagnosis.command or "")  # the step's runs, cut once for both readings
+    if moving := differed(failed):
+        tries, last = moving
         # a runner that printed no ids is known by its failures' titles, shown but not kept as ids
         return _flaky(
             replace(diagnosis, test_ids=last) if diagnosis.test_ids else diagnosis,
             f"failed, and no test failed on every one of {tries} attempts of the same command",
             shown=last,
         )
-    if runs := passed_in_another_run(lines, diagnosis.command or ""):
+    if runs:
         return _flaky(diagnosis, f"failed in one of {runs} runs of the same suite and passed in another")
     if diagnosis.test_ids and (every := _every_one_passed(diagnosis, lines)):
         return every
@@ -106,7 +107,9 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
         return diagnosis
     if diagnosis.test_ids and _all_marked_flaky(diagnosis.test_ids, lines):
         return _flaky(diagnosis, "failed, and the repository marks every failing test flaky (@flaky)")
-    others = passed_on_retry(lines, diagnosis.test_ids, diagnosis.command or "")
+    # a test that failed on some attempt of a retry wrapper and not on every one
+    moved = set().union(*failed) - set(failed[0]).intersection(*failed[1:]) if failed else set()
+    others = passed_on_retry(lines, diagnosis.test_ids, diagnosis.command or "", sorted(moved))
     if others is None:
         return diagnosis
     # the tests that failed every retry: the ones the runner did not see pass

@@ -322,17 +322,26 @@ def failed_per_attempt(lines: Iterable[str], command: str = "") -> list[tuple[st
     (:func:`runs_of_one_suite`), ran the command two or more times and every attempt failed tests; None
     otherwise (one attempt, an attempt killed at the wrapper's time limit or that failed before any test did,
     or a list of failing tests cut off at :data:`MAX_TEST_IDS`)."""
+    return read_runs(lines, command)[0]
+
+
+def read_runs(lines: Iterable[str], command: str = "") -> tuple[list[tuple[str, ...]] | None, int | None]:
+    """From one cut of the step into its runs: :func:`failed_per_attempt`, and how many runs of the same suite
+    the step made when one failed tests and another passed them all on the same code (its totals count no
+    failure nor error, e.g. ``455 passed in 7.55s``), else None."""
     lines = list(lines)
-    if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
-        return None
     parts = _runs(lines, command)
     if len(parts) < 2:
-        return None
+        return None, None
     ids = [failing_test_ids(part) for part in parts]
+    named = [found or _titles(part) for part, found in zip(parts, ids, strict=True)]  # no ids: titles
+    passed = len(parts) if any(named) and any(_passed(part) for part in parts) else None
+    if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
+        return None, passed
     if any(ids) and not all(ids):
-        return None  # test ids in one attempt and titles in another name the same test differently
-    failed = ids if all(ids) else [_titles(part) for part in parts]
-    return None if any(not found or len(found) >= MAX_TEST_IDS for found in failed) else failed
+        return None, passed  # test ids in one attempt and titles in another name the same test differently
+    failed = None if any(not found or len(found) >= MAX_TEST_IDS for found in named) else named
+    return failed, passed
 
 
 def _runs(lines: Sequence[str], command: str) -> list[list[str]]:
@@ -371,11 +380,14 @@ def differed_across_attempts(lines: Iterable[str], command: str = "") -> tuple[i
     """``(attempts, ids)`` when a retry wrapper ran the command two or more times, every attempt failed
     tests, and no test failed on all of them (``ids``: the last attempt's failing tests); None otherwise
     (:func:`failed_per_attempt`, or a test that failed every time)."""
-    failed = failed_per_attempt(lines, command)
-    if failed is None:
+    return differed(failed_per_attempt(lines, command))
+
+
+def differed(failed: list[tuple[str, ...]] | None) -> tuple[int, tuple[str, ...]] | None:
+    """:func:`differed_across_attempts` of the failing tests of each attempt (:func:`failed_per_attempt`)."""
+    if failed is None or set(failed[0]).intersection(*failed[1:]):
         return None
-    common = set(failed[0]).intersection(*failed[1:])
-    return None if common else (len(failed), failed[-1])
+    return len(failed), failed[-1]
 
 
 # a run's totals that count a failure or an error; a run whose totals count none passed
@@ -383,18 +395,6 @@ _FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failed|F
 # runners whose totals cannot say a run passed: unittest, Automake and mocha put it on later lines, libtest
 # on each binary's
 _NO_VERDICT = frozenset({"unittest", "automake", "mocha", "libtest"})
-
-
-def passed_in_another_run(lines: Iterable[str], command: str = "") -> int | None:
-    """How many runs of the same suite the step made (:func:`runs_of_one_suite`, or a wrapper's attempts)
-    when one of them failed tests and another passed them all on the same code (its totals count no failure
-    nor error, e.g. ``455 passed in 7.55s``); None otherwise."""
-    parts = _runs(list(lines), command)
-    if len(parts) < 2:
-        return None
-    passed = [_passed(part) for part in parts]
-    failed = any(failing_test_ids(part) or _titles(part) for part in parts)
-    return len(parts) if any(passed) and failed else None
 
 
 def _passed(run: Sequence[str]) -> bool:

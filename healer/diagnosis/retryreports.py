@@ -58,7 +58,6 @@ from typing import NamedTuple
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import shown
-from healer.diagnosis.retries import failed_per_attempt
 from healer.diagnosis.testids import (
     FLAKY_VERDICT,
     MAX_TEST_IDS,
@@ -143,10 +142,13 @@ class Retried(NamedTuple):
     differently: bool = False
 
 
-def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = "") -> Retried | None:
+def passed_on_retry(
+    lines: Sequence[str], failed: Sequence[str], command: str = "", moved: Sequence[str] = ()
+) -> Retried | None:
     """The tests of this step that failed and then passed on a retry of the same code; None when no runner
     reported one. ``failed`` are the step's failing test ids
-    (:func:`healer.diagnosis.testids.failing_test_ids`), ``command`` its command line."""
+    (:func:`healer.diagnosis.testids.failing_test_ids`), ``command`` its command line, ``moved`` the tests
+    that failed on some attempt of a retry wrapper and not on every one (:mod:`healer.diagnosis.retries`)."""
     cleaned = [_clean(line) for line in lines if _HINT.search(line)]
     named = (
         _pytest(cleaned, failed, command)
@@ -158,7 +160,7 @@ def passed_on_retry(lines: Sequence[str], failed: Sequence[str], command: str = 
         or _go_count(lines, command)
         or _vitest(cleaned)
         or _passed_after_failing(lines)
-        or _wrapper(lines, command)
+        or list(moved)
     )
     if named:
         return Retried(shown(named), tuple(named))
@@ -395,13 +397,6 @@ def _passed_after_failing(lines: Sequence[str]) -> list[str]:
             if ("", name) in failed:
                 found.setdefault(name)
     return list(found)
-
-
-def _wrapper(lines: Sequence[str], command: str) -> list[str]:
-    failed = failed_per_attempt(lines, command)
-    if failed is None:
-        return []
-    return sorted(set().union(*failed) - set(failed[0]).intersection(*failed[1:]))
 
 
 def _clean(line: str) -> str:
