@@ -88,7 +88,6 @@ _RUN_HEADER = re.compile(
     # cargo-nextest's first line of a run: "Starting 512 tests across 9 binaries (3 tests skipped)"
     r"|^Starting \d+ tests? across \d+ binar(?:y|ies)\b"
 )
-_HEADER_WORDS = ("session starts", "PHPUnit ", "RUN ", "Test project ", "Starting ")
 _SUITE_SIZE = re.compile(
     r"\bcollected (\d+) items?\b|^Tests: (\d+), Assertions: "
     # Vitest's totals: "Tests  1 failed | 611 passed (612)"
@@ -221,7 +220,13 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
     starts: list[int] = []
     headers: set[str] = set()  # each run's header as the runner printed it
     for n, raw in enumerate(lines):
-        hinted = any(word in raw for word in _HEADER_WORDS)
+        hinted = (
+            "session starts" in raw
+            or "PHPUnit " in raw
+            or "RUN " in raw
+            or "Test project " in raw
+            or "Starting " in raw
+        )
         if hinted and _RUN_HEADER.match(header := clean_line(raw).strip()):
             starts.append(n)
             headers.add(header)

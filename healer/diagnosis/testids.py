@@ -262,8 +262,16 @@ def _gradle_id(match: re.Match[str]) -> str:
 
 # the runners' one-line reports of a failed test whose `id` group is the test's id, tried in this order
 _ID_SHAPES = (
-    *(_SUREFIRE3, _VSTEST, _KARMA, GTEST_FAILED, _MINITEST, _CTEST_LISTED),
-    *(_NEXTEST, _CLOJURE, _AUTOMAKE, _SCALATEST),
+    _SUREFIRE3,
+    _VSTEST,
+    _KARMA,
+    GTEST_FAILED,
+    _MINITEST,
+    _CTEST_LISTED,
+    _NEXTEST,
+    _CLOJURE,
+    _AUTOMAKE,
+    _SCALATEST,
 )
 
 
