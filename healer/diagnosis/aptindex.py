@@ -36,7 +36,10 @@ _UNFETCHED = re.compile(
 def index_never_fetched(diagnosis: Diagnosis, lines: Sequence[str], earlier: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to the platform when apt could not locate a package and the log before the
     failing step shows an index apt could not fetch from its mirror (see the module doc); else unchanged."""
-    if diagnosis.owner is not Owner.CODE or diagnosis.category is not Category.DEPENDENCY:
+    # a package with no installation candidate is read as the image's (a release that dropped it) unless
+    # the index it was looked up in was never fetched
+    ours = diagnosis.owner is Owner.CODE or diagnosis.rule == "dependency.system-package-dropped"
+    if not ours or diagnosis.category is not Category.DEPENDENCY:
         return diagnosis
     if not any("Unable to locate" in raw or "no installation" in raw for raw in lines):
         return diagnosis

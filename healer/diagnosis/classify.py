@@ -178,7 +178,7 @@ def diagnose(
     lines = [log.lines[i] for i in log.failing_lines()]
     step = log.failing_step
     header = log.lines[step.start : step.body_start] if step is not None else ()
-    said = without_its_secrets(on_the_steps_word(owned, lines), header, lines, log.lines)
+    said = without_its_secrets(on_the_steps_word(owned, lines, header), header, lines, log.lines)
     earlier = log.lines[: step.start] if step is not None else ()
     said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
     said = on_its_own_machine(said, log.lines)

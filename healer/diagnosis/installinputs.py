@@ -15,12 +15,18 @@ Only a dependency failure of a step whose purpose is installing dependencies, he
 rule, is looked at: an ``ImportError`` in a test step stays the code's whatever files changed (the code may
 import what no manifest lists). The same holds for an image the registry does not serve (a tag it removed,
 one that needs a login): the Dockerfile's ``FROM``, a Compose or Bake file, a workflow or a script names it,
-and an unchanged name pulls the same nothing on the base branch, and for a dependency audit's findings (npm
+and an unchanged name pulls the same nothing on the base branch; for a dependency audit's findings (npm
 audit, pip-audit, cargo audit): it reads the lock file against an advisory database, and with the lock file
-unchanged the base branch has the same findings, from a new advisory. An audit's findings are read from the
-log as upstream's (a new advisory, which a maintainer weighs), so this is the one failure the changes turn
-the other way: a pull request that changed a manifest or lock file the audit reads may have added the
-dependency advised against, and its finding is the pull request's to mend.
+unchanged the base branch has the same findings, from a new advisory; and for a toolchain version the set-up
+read from a version file of the tree (``.nvmrc``, ``.python-version``): with the file and the workflow
+unchanged, the base branch asks for the same version.
+
+Some failures are read from the log as upstream's, and the changes turn them the other way: an audit's
+findings (a new advisory, which a maintainer weighs), a system package the image's release no longer ships
+(apt's "has no installation candidate": the image moved), an R package its repository no longer serves
+(archived on CRAN). A pull request that changed what the step reads (a manifest or lock file, the
+Dockerfile, the workflow, a script, ``DESCRIPTION``) may have added the dependency advised against, named the
+package or moved the image itself: the failure is then its own to mend.
 """
 
 from __future__ import annotations
@@ -40,6 +46,15 @@ IMAGE_RULES = frozenset({"config.docker-image"})
 # a dependency audit (npm audit, pip-audit, cargo audit) reads the lock file against an advisory database:
 # with the lock file and manifests unchanged, what changed is the database (a new advisory), not the code
 AUDIT_RULES = frozenset({"dependency.audit"})
+# a toolchain version the set-up could not find, read from a version file of the tree (.nvmrc, go.mod)
+VERSION_RULES = frozenset({"config.setup-version"})
+# read from the log as upstream's, unless the pull request changed what the step reads: the rule → what the
+# step did, and what the change may have done
+UPSTREAM_UNLESS_CHANGED = {
+    "dependency.audit": ("the audit", "it may add the dependency the advisory names"),
+    "dependency.system-package-dropped": ("the install", "it may name the package or move the image"),
+    "r.package-unavailable": ("the install", "it may add the package"),
+}
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 
 # File names (compared without case) a package manager or a setup action reads, wherever they are in the tree.
@@ -145,20 +160,23 @@ def named_in(command: str) -> frozenset[str]:
 
 def applies(diagnosis: Diagnosis) -> bool:
     """Whether the pull request's changed files could tell whose ``diagnosis`` is: a dependency failure of an
-    install step, an image the registry does not serve, or a dependency audit's findings, read as the code's
-    and headed for the agent or a fix rule; or an audit's findings read as upstream's and escalated."""
-    if diagnosis.rule in AUDIT_RULES and diagnosis.owner is Owner.UPSTREAM:
+    install step, an image the registry does not serve, a dependency audit's findings, or a set-up version
+    read from a file, read as the code's and headed for the agent or a fix rule; or a failure read as
+    upstream's unless the pull request changed what the step reads (an audit's findings, a package the
+    release no longer ships, an R package its repository no longer serves), escalated."""
+    if diagnosis.rule in UPSTREAM_UNLESS_CHANGED and diagnosis.owner is Owner.UPSTREAM:
         return diagnosis.action is Action.ESCALATE
     if diagnosis.owner is not Owner.CODE or diagnosis.action not in HEALED:
         return False
     install = diagnosis.category is Category.DEPENDENCY and diagnosis.purpose == INSTALL_PURPOSE
-    return install or diagnosis.rule in IMAGE_RULES or diagnosis.rule in AUDIT_RULES
+    return install or diagnosis.rule in IMAGE_RULES | AUDIT_RULES | VERSION_RULES
 
 
 def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream and escalated when it :func:`applies` and the pull request changed
-    files (``changed``, every one of them) none of which the step reads; an audit's findings read as
-    upstream's given to the code when it changed one; else ``diagnosis`` unchanged."""
+    files (``changed``, every one of them) none of which the step reads; a failure read as upstream's unless
+    the pull request changed what the step reads given to the code when it changed one; else ``diagnosis``
+    unchanged."""
     if not applies(diagnosis) or not changed:
         return diagnosis
     named = named_in(diagnosis.command or "")
@@ -166,8 +184,8 @@ def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis
     if diagnosis.owner is Owner.UPSTREAM:
         if not read:
             return diagnosis
-        said = f"the pull request changed {shown(read)}, read by the audit"
-        said += ": it may add the dependency the advisory names"
+        step, may = UPSTREAM_UNLESS_CHANGED[diagnosis.rule or ""]
+        said = f"the pull request changed {shown(read)}, read by {step}: {may}"
         return reassigned(diagnosis, Owner.CODE, said, "agent", action=Action.AGENT, stage="changes")
     if read:
         return diagnosis
@@ -177,6 +195,9 @@ def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis
     elif diagnosis.rule in AUDIT_RULES:
         what = "a manifest or lock file the audit reads"
         same = "audits"
+    elif diagnosis.rule in VERSION_RULES:
+        what = "a version file, workflow or script the set-up reads"
+        same = "sets up"
     else:
         what = "a manifest, lock file, toolchain file, workflow or script the install reads"
         same = "installs"

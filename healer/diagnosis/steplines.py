@@ -20,10 +20,13 @@ from healer.diagnosis.raised import (
     syntax_of_another_python,
 )
 from healer.diagnosis.testcauses import failed_on_the_world
+from healer.diagnosis.versionfile import version_from_the_tree
 from healer.model import Diagnosis
 
 
-def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
+def on_the_steps_word(
+    diagnosis: Diagnosis, step_lines: Sequence[str], header: Sequence[str] = ()
+) -> Diagnosis:
     """A test that passed and failed in the step on the same code is flaky
     (:func:`healer.diagnosis.flakyrun.flaky_in_the_log`); tests that all stopped on the network or on a
     credential are not the code's (:func:`healer.diagnosis.testcauses.failed_on_the_world`); a link checker's
@@ -40,10 +43,13 @@ def on_the_steps_word(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
     source that today's build tools cannot build (:func:`healer.diagnosis.depsources.pinned_sdist_broke`),
     and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`); a test the
     harness named as still running when the job's time limit came hangs in the code
-    (:func:`healer.diagnosis.hungtest.hung_at_the_limit`)."""
+    (:func:`healer.diagnosis.hungtest.hung_at_the_limit`); a toolchain version the set-up could not find in a
+    file of the repository's tree is the code's (its ``header``, the step's inputs, says which file:
+    :func:`healer.diagnosis.versionfile.version_from_the_tree`)."""
     lines = list(step_lines)
     said = failed_on_the_world(flaky_in_the_log(hung_at_the_limit(diagnosis, lines), lines), lines)
     said = clash_between_installed(raised_by_the_checkout(checked_links(said, lines), lines), lines)
     said = crashed_action(crashed_plugin(said, lines), lines)
     said = syntax_of_another_node(syntax_of_another_python(said, lines), lines)
-    return withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)
+    said = withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)
+    return version_from_the_tree(said, header, lines)

@@ -5,8 +5,9 @@ its failure depends only on files the pull request may not have touched: an inst
 :mod:`healer.diagnosis.installinputs`), an image the registry does not serve, a per-file checker's findings
 (:mod:`healer.diagnosis.checkfindings`). One request lists the pull request's files. When none of them is
 such a file, its base branch fails the same way, so the failure is upstream's and escalated, not healed.
-A dependency audit's findings, read from the log as upstream's (a new advisory), are the pull request's when
-it changed a manifest or lock file the audit reads.
+A failure read from the log as upstream's (an audit's new advisory, a package the image's release no longer
+ships, an R package its repository no longer serves) is the pull request's when it changed a file the step
+reads.
 No request is made when no check is such a failure; a listing that cannot be read, or that holds more files
 than one page, leaves every diagnosis as it was and says so.
 """
@@ -48,7 +49,7 @@ def check_changes(ctx: RunContext, pr: PullRequest, diagnosed: Diagnosed) -> Dia
         if diagnoses[name] is diagnosed.diagnoses[name]:
             continue
         if diagnoses[name].owner is Owner.CODE:
-            ctx.say(f"{name!r}: the pull request changed a file this audit reads: its own findings, healed")
+            ctx.say(f"{name!r}: the pull request changed a file this step reads: its own failure, healed")
         else:
             ctx.say(
                 f"{name!r}: the pull request changed none of the files this failure depends on "

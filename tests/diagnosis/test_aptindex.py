@@ -18,7 +18,14 @@ UPDATE_FAILED = [
 UPDATE_DONE = ["Hit:1 http://archive.ubuntu.com/ubuntu noble InRelease", "Reading package lists..."]
 
 
-def job(update: list[str]) -> str:
+NOT_LOCATED = ["E: Unable to locate package protobuf-compiler"]
+NO_CANDIDATE = [
+    "Package protobuf-compiler is not available, but is referred to by another package.",
+    "E: Package 'protobuf-compiler' has no installation candidate",
+]
+
+
+def job(update: list[str], said: list[str] = NOT_LOCATED) -> str:
     """Two steps: `apt-get update` (which exits 0 even when an index failed), then the install that fails."""
     return stamped(
         [
@@ -30,7 +37,7 @@ def job(update: list[str]) -> str:
             "sudo apt-get install -y protobuf-compiler",
             "##[endgroup]",
             "Reading package lists...",
-            "E: Unable to locate package protobuf-compiler",
+            *said,
             "##[error]Process completed with exit code 100.",
         ]
     )
@@ -50,3 +57,13 @@ def test_after_an_update_that_fetched_everything_the_package_name_is_the_codes()
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
     # a test report's "500 passed" before is no server's answer
     assert diagnose_log(job(["500 passed in 12.3s"]), job="build").owner is Owner.CODE
+
+
+def test_a_package_with_no_candidate_is_the_images_release_unless_its_index_was_never_fetched() -> None:
+    # the index was fetched and names no version: the image's release dropped it
+    dropped = diagnose_log(job(UPDATE_DONE, NO_CANDIDATE), job="build")
+    assert dropped.rule == "dependency.system-package-dropped"
+    assert (dropped.owner, dropped.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    # the index was never fetched: the mirror's
+    unfetched = diagnose_log(job(UPDATE_FAILED, NO_CANDIDATE), job="build")
+    assert (unfetched.owner, unfetched.action) == (Owner.PLATFORM, Action.RERUN)

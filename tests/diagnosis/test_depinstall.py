@@ -256,6 +256,36 @@ CASES = [
         UPSTREAM,
         "cpanm-dependency-tests-fail",
     ),
+    # a package the release the image runs no longer ships (apt-get's words): the image moved
+    (
+        "sudo apt-get install -y python2 libasound2",
+        "Reading package lists...\nBuilding dependency tree...\nPackage python2 is not available, but is "
+        "referred to by another package.\nThis may mean that the package is missing, has been obsoleted, or\n"
+        "is only available from another source\n\nE: Package 'python2' has no installation candidate",
+        "dependency.system-package-dropped",
+        UPSTREAM,
+        "apt-no-installation-candidate",
+    ),
+    # an R package its repository no longer serves: install.packages' warning, pak's error
+    (
+        'Rscript -e \'install.packages(c("rgeos", "sf"))\'',
+        "Warning message:\npackage ‘rgeos’ is not available for this version of R\n\nA version of this "
+        "package for your version of R might be available elsewhere,\nsee the ideas at\n"
+        "https://cran.r-project.org/doc/manuals/r-patched/R-admin.html#Installing-packages\n"
+        "Error in loadNamespace(x) : there is no package called ‘rgeos’",
+        "r.package-unavailable",
+        UPSTREAM,
+        "r-not-available-for-this-version",
+    ),
+    (
+        "Rscript -e 'pak::local_install_deps()'",
+        "✖ Failed to resolve dependencies.\nError:\n! error in pak subprocess\nCaused by error:\n"
+        "! Could not solve package dependencies:\n* deps::.: Can't install dependency geoshelf\n"
+        "* geoshelf: Can't find package called geoshelf.",
+        "r.package-unavailable",
+        UPSTREAM,
+        "pak-cannot-find-package",
+    ),
     # a certificate the client refused: the same answer on a re-run, for a person
     (
         "pip install -r requirements.txt",
@@ -327,6 +357,22 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             "! Installing . failed. See /home/runner/.cpanm/work/1720288288.1415/build.log for details. "
             "Retry with --force to force install it.",
             id="cpanm-testing-the-project-itself",
+        ),
+        # a package name apt has never heard of: a typo in the pull request's install line
+        pytest.param(
+            "sudo apt-get install -y libpqq-dev",
+            "Reading package lists...\nBuilding dependency tree...\nE: Unable to locate package libpqq-dev",
+            id="apt-misspelt-package",
+        ),
+        # a Suggests package R could not install warns; the failure is the tests'
+        pytest.param(
+            "Rscript -e 'devtools::test()'",
+            "package ‘spatstatlite’ is not available for this version of R\n"
+            "══ Failed tests ════════════════════════════════════════════════\n"
+            "── Failure ('test-area.R:12:3'): area of a unit square is 1 ──\n"
+            "area(unit_square()) not equal to 1.\n1/1 mismatches\n[1] 0 - 1 == -1\n\n"
+            "[ FAIL 1 | WARN 1 | SKIP 0 | PASS 41 ]",
+            id="r-tests-fail-beside-an-unavailable-suggestion",
         ),
         pytest.param(
             "python -m pytest",

@@ -232,3 +232,26 @@ def test_the_vulnerability_counts_npm_prints_after_an_install_are_not_an_audit()
     diagnosis = diagnose_log(job_log("npm ci && npm run build", output), job="build")
     assert diagnosis.rule != "dependency.audit"
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+APT_DROPPED = (
+    "Package python2 is not available, but is referred to by another package.\n"
+    "E: Package 'python2' has no installation candidate"
+)
+R_ARCHIVED = "package ‘rgeos’ is not available for this version of R"
+
+
+def test_a_package_the_release_or_repository_no_longer_serves_is_the_pull_requests_when_it_named_it() -> None:
+    dropped = diagnose_log(job_log("sudo apt-get install -y python2", APT_DROPPED), job="build")
+    assert (dropped.owner, dropped.action) == (Owner.UPSTREAM, Action.ESCALATE) and applies(dropped)
+    assert untouched_install(dropped, ["src/main.c"]) is dropped
+    for named_there in ("Dockerfile", ".github/workflows/ci.yml", "scripts/deps.sh"):
+        given = untouched_install(dropped, ["src/main.c", named_there])
+        assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+        assert "it may name the package or move the image" in dict(given.decided_by)["changes"]
+
+    archived = diagnose_log(job_log("Rscript -e 'remotes::install_deps()'", R_ARCHIVED), job="build")
+    assert (archived.owner, archived.action) == (Owner.UPSTREAM, Action.ESCALATE) and applies(archived)
+    assert untouched_install(archived, ["R/area.R"]) is archived
+    given = untouched_install(archived, ["R/area.R", "DESCRIPTION"])
+    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)

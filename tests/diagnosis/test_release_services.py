@@ -192,6 +192,34 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="template-format-error",
         ),
         pytest.param(
+            "deploy",
+            "aws s3 sync dist/ s3://docs-site --delete",
+            "upload: dist/index.html to s3://docs-site/index.html\n"
+            "upload failed: dist/img/hero.webp to s3://docs-site/img/hero.webp An error occurred (SlowDown) "
+            "when calling the PutObject operation (reached max retries: 4): Please reduce your request rate.",
+            "network.aws-throttled",
+            PLATFORM,
+            id="s3-slowdown",
+        ),
+        pytest.param(
+            "deploy",
+            "aws ecs update-service --cluster web --service api --force-new-deployment",
+            "An error occurred (ThrottlingException) when calling the UpdateService operation (reached max "
+            "retries: 2): Rate exceeded",
+            "network.aws-throttled",
+            PLATFORM,
+            id="ecs-throttling",
+        ),
+        pytest.param(
+            "deploy",
+            "aws s3 sync dist/ s3://docs-site",
+            "upload failed: dist/index.html to s3://docs-site/index.html An error occurred (AccessDenied) "
+            "when calling the PutObject operation: Access Denied",
+            "config.cloud-permission",
+            REPO,
+            id="s3-access-denied-is-no-throttling",
+        ),
+        pytest.param(
             "test",
             "docker pull postgres:15",
             "postgres service is starting, waiting 32 seconds before checking again.\n"

@@ -110,7 +110,7 @@ def test_an_audit_the_pull_request_fed_a_lock_file_is_its_own_to_heal() -> None:
     after = check_changes(ctx, PULL, before)  # type: ignore[arg-type]
 
     assert (after.diagnoses["audit"].owner, after.diagnoses["audit"].action) == (Owner.CODE, Action.AGENT)
-    assert ctx.said == ["'audit': the pull request changed a file this audit reads: its own findings, healed"]
+    assert ctx.said == ["'audit': the pull request changed a file this step reads: its own failure, healed"]
     # with the lock file unchanged the base branch audits the same: still upstream's, and nothing said
     ctx = Context(FakeGitHub(ChangedFiles(("src/App.tsx",), complete=True)))
     unchanged = check_changes(ctx, PULL, before)  # type: ignore[arg-type]
