@@ -69,6 +69,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh96's misses; all in the test half.
 * ``fresh109`` to ``fresh114``: frozen like those, by six writers at once, after the reports of fresh97 to
   fresh108; all in the test half.
+* ``fresh115`` to ``fresh120``: frozen like those, by six writers at once, at the start of the round after
+  fresh114's; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -232,6 +234,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh112": (FIXTURES / "fresh112" / "logs", FIXTURES / "fresh112" / "labels.json", None),
     "fresh113": (FIXTURES / "fresh113" / "logs", FIXTURES / "fresh113" / "labels.json", None),
     "fresh114": (FIXTURES / "fresh114" / "logs", FIXTURES / "fresh114" / "labels.json", None),
+    "fresh115": (FIXTURES / "fresh115" / "logs", FIXTURES / "fresh115" / "labels.json", None),
+    "fresh116": (FIXTURES / "fresh116" / "logs", FIXTURES / "fresh116" / "labels.json", None),
+    "fresh117": (FIXTURES / "fresh117" / "logs", FIXTURES / "fresh117" / "labels.json", None),
+    "fresh118": (FIXTURES / "fresh118" / "logs", FIXTURES / "fresh118" / "labels.json", None),
+    "fresh119": (FIXTURES / "fresh119" / "logs", FIXTURES / "fresh119" / "labels.json", None),
+    "fresh120": (FIXTURES / "fresh120" / "logs", FIXTURES / "fresh120" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
