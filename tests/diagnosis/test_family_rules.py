@@ -204,6 +204,37 @@ def _job_log(command: str, output: str) -> str:
             "1: T1 Title exceeds max length (94>72)",
             id="gitlint-commit-messages",
         ),
+        pytest.param(
+            "ansible-playbook --syntax-check -i inventory/ci site.yml",
+            "ERROR! We were unable to read either as JSON nor YAML, these are the errors we got from each:\n"
+            "Syntax Error while loading YAML.\n  did not find expected key\n\n"
+            "The error appears to be in '/home/runner/work/ops/ops/roles/web/tasks/main.yml': line 12, "
+            "column 5",
+            "config.ansible-syntax",
+            "config",
+            "roles/web/tasks/main.yml': line 12",
+            id="ansible-not-yaml",
+        ),
+        pytest.param(
+            "ansible-playbook --syntax-check -i inventory/ci site.yml",
+            "ERROR! couldn't resolve module/action 'community.general.ufw'. This often indicates a "
+            "misspelling, missing collection, or incorrect module path.\n\n"
+            "The error appears to be in '/home/runner/work/ops/ops/roles/firewall/tasks/main.yml': line 3, "
+            "column 3, but may\nbe elsewhere in the file depending on the exact syntax problem.",
+            "config.ansible-syntax",
+            "config",
+            "couldn't resolve module/action 'community.general.ufw'",
+            id="ansible-unresolved-module",
+        ),
+        pytest.param(
+            "ansible-playbook --syntax-check site.yml",
+            "ERROR! 'apt' is not a valid attribute for a Play\n\n"
+            "The error appears to be in '/home/runner/work/ops/ops/site.yml': line 2, column 3",
+            "config.ansible-syntax",
+            "config",
+            "'apt' is not a valid attribute for a Play",
+            id="ansible-not-a-play-keyword",
+        ),
     ],
 )
 def test_a_family_rule_names_the_failure(

@@ -310,6 +310,27 @@ def diagnose(text: str, job: str):  # noqa: ANN201
         ),
         pytest.param(
             "deploy",
+            "flyctl deploy --remote-only",
+            "#7 [build 4/6] RUN npm ci\n"
+            "#7 0.982 npm error `npm ci` can only install packages when your package.json and "
+            "package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file with "
+            "`npm install` before continuing.\n#7 0.982 npm error Missing: zod@4.1.5 from lock file\n"
+            "Error: failed to fetch an image or build from source: error building: exit code: 1",
+            "js.lockfile",
+            CODE,
+            id="deploy-image-build-lock-out-of-sync",
+        ),
+        pytest.param(
+            "deploy",
+            "kubectl apply --dry-run=server -f deploy/",
+            "error: error parsing deploy/edge-deployment.yaml: error converting YAML to JSON: yaml: line 27: "
+            "did not find expected key",
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="kubectl-not-yaml",
+        ),
+        pytest.param(
+            "deploy",
             "kubectl apply -f k8s/",
             'Error from server (Invalid): error when creating "k8s/svc.yaml": Service "web" is invalid: '
             "spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive",
