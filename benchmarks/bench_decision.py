@@ -71,6 +71,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh108; all in the test half.
 * ``fresh115`` to ``fresh120``: frozen like those, by six writers at once, at the start of the round after
   fresh114's; all in the test half.
+* ``fresh121`` to ``fresh126``: frozen like those, by six writers at once, after the reports of fresh115 to
+  fresh120; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -240,6 +242,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh118": (FIXTURES / "fresh118" / "logs", FIXTURES / "fresh118" / "labels.json", None),
     "fresh119": (FIXTURES / "fresh119" / "logs", FIXTURES / "fresh119" / "labels.json", None),
     "fresh120": (FIXTURES / "fresh120" / "logs", FIXTURES / "fresh120" / "labels.json", None),
+    "fresh121": (FIXTURES / "fresh121" / "logs", FIXTURES / "fresh121" / "labels.json", None),
+    "fresh122": (FIXTURES / "fresh122" / "logs", FIXTURES / "fresh122" / "labels.json", None),
+    "fresh123": (FIXTURES / "fresh123" / "logs", FIXTURES / "fresh123" / "labels.json", None),
+    "fresh124": (FIXTURES / "fresh124" / "logs", FIXTURES / "fresh124" / "labels.json", None),
+    "fresh125": (FIXTURES / "fresh125" / "logs", FIXTURES / "fresh125" / "labels.json", None),
+    "fresh126": (FIXTURES / "fresh126" / "logs", FIXTURES / "fresh126" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
