@@ -106,8 +106,8 @@ _NAME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "pr-policy",
             r"(?<![a-z0-9])pr[- _]?(?:title|lint|label|size|policy|check|body|description|template)"
             r"|pull[- _]?request[- _]?(?:title|labels?|lint|body|description|template)"
-            # the pull request's task list (GitHub Docs, "About task lists": `- [ ]` items in its body)
-            r"|\btask[- _]?lists?\b|\bchecklist\b"
+            # its task list and its milestone (GitHub Docs, "About task lists", "About milestones")
+            r"|\btask[- _]?lists?\b|\bchecklist\b|\bmilestones?\b"
             r"|\b(?:check|lint|validate|verify)[- _]?title\b|\bissue[- _]?link|\blinked[- _]?issues?\b"
             r"|semantic[- _]?(?:pr|pull|title)|conventional[- _]commits?|\brequired?[- _]labels?"
             # the pull request's commits themselves: their messages, fixup! or squash! commits left in

@@ -125,6 +125,9 @@ RUN_END = re.compile(
     # Automake's parallel test harness, the first line of its summary: "# TOTAL: 27"
     r"|^# TOTAL: (?P<automake>\d+)$"
 )
+# words one of RUN_END's totals lines holds, to skip the others without a regular expression
+_TOTALS_WORDS = ("examples", "test result", "otal", "passing", " in ", "runs,", "tests,", "Tests run:")
+_TOTALS_WORDS += ("Assertions:", "TOTAL:", "Ran ")
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
 _LIBTEST_COUNTS = re.compile(r"(\d+) (?:passed|failed|ignored|measured)\b")
@@ -246,28 +249,10 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
     sizes: set[int] = set()
     n = 0
     while n < len(lines):
-        raw = lines[n]
-        found = (
-            "examples" in raw
-            or "test result" in raw
-            or "otal" in raw
-            or "passing" in raw
-            or " in " in raw
-            or "runs," in raw
-            or "tests," in raw
-            or "Tests run:" in raw
-            or "Assertions:" in raw
-            or "TOTAL:" in raw
-            or "Ran " in raw
-        ) and RUN_END.match(clean_line(raw).strip())
+        found = _totals(lines[n])
         n += 1
         if found:
-            # each runner's totals are one named group of RUN_END: the one that matched names the runner
-            runner, total = found.lastgroup, found[found.lastgroup or 0]
-            counts = (
-                _PYTEST_COUNTS if runner == "pytest" else _LIBTEST_COUNTS if runner == "libtest" else None
-            )
-            size = sum(map(int, counts.findall(total))) if counts else int(total)
+            runner, size = found.lastgroup, _totals_size(found)
             while n < len(lines) and (after := _AFTER_END.match(clean_line(lines[n]).strip())):
                 size += int(after["more"] or 0) if runner == "mocha" else 0
                 n += 1
@@ -280,6 +265,19 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
         return [list(lines)]
     bounds = [0, *cuts[:-1], len(lines)]
     return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _totals(raw: str) -> re.Match[str] | None:
+    """A run's totals line (:data:`RUN_END`), its words looked for first."""
+    hinted = any(word in raw for word in _TOTALS_WORDS)
+    return RUN_END.match(clean_line(raw).strip()) if hinted else None
+
+
+def _totals_size(found: re.Match[str]) -> int:
+    """The size of the suite a totals line names: each runner's totals are one named group of RUN_END."""
+    runner, total = found.lastgroup, found[found.lastgroup or 0]
+    counts = _PYTEST_COUNTS if runner == "pytest" else _LIBTEST_COUNTS if runner == "libtest" else None
+    return sum(map(int, counts.findall(total))) if counts else int(total)
 
 
 def _go_runs(lines: Sequence[str]) -> list[list[str]]:
@@ -313,13 +311,15 @@ def _go_runs(lines: Sequence[str]) -> list[list[str]]:
     return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-def _suite_size(run: Iterable[str]) -> int | None:
+def _suite_size(run: Sequence[str]) -> int | None:
+    """The size of the suite a run names after its header (pytest's ``collected N items``), else in its last
+    totals (pytest-xdist's workers collect, so its runs print no ``collected`` line)."""
     for raw in run:
         if "collected " in raw or "Tests" in raw or "out of " in raw or "Starting " in raw:
             found = _SUITE_SIZE.search(clean_line(raw).strip())
             if found:
                 return int(next(filter(None, found.groups())))
-    return None
+    return next((_totals_size(found) for raw in reversed(run) if (found := _totals(raw))), None)
 
 
 def failed_per_attempt(lines: Iterable[str], command: str = "") -> list[tuple[str, ...]] | None:

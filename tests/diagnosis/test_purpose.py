@@ -222,6 +222,7 @@ def test_a_run_steps_verb_and_target(command: str, purpose: str) -> None:
         pytest.param(
             None, "verify-target-branch", None, "pr-policy", "job name: verify-target-branch", id="target"
         ),
+        pytest.param("Check milestone", "x", None, "pr-policy", "step name: Check milestone", id="milestone"),
         # a site's news pages are the code's build
         pytest.param(None, "build-news-site", None, "build", "job name: build-news-site", id="news-site"),
         pytest.param(

@@ -134,6 +134,19 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="golangci-lint-v2-reads-v1-config",
         ),
         pytest.param(
+            "lint",
+            "golangci/golangci-lint-action@v8",
+            "Running [/home/runner/golangci-lint-2.4.0-linux-amd64/golangci-lint config verify] in "
+            "[/home/runner/work/a/a] ...\n"
+            "The command is terminated due to an error: the configuration contains invalid elements\n"
+            'Failed executing command with error: unsupported version of the configuration: "" See '
+            "https://golangci-lint.run/docs/product/migration-guide for migration instructions\n"
+            "##[error]golangci-lint exit with code 3",
+            "go.golangci-lint-v1-config",
+            UPSTREAM,
+            id="golangci-lint-config-verify-of-v1-config",
+        ),
+        pytest.param(
             "deploy",
             "actions/deploy-pages@v4",
             "Current status: deployment_queued\nCurrent status: deployment_queued\n"

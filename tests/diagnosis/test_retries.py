@@ -177,6 +177,19 @@ def test_two_suites_run_one_after_the_other_are_not_attempts() -> None:
     assert differed_across_attempts(lines) is None
 
 
+def test_pytest_xdist_runs_name_their_size_in_their_totals() -> None:
+    # pytest-xdist's workers collect, so no run prints `collected N items`: each run's totals name its size
+    def xdist_run(total: int, failed: str) -> list[str]:
+        run = pytest_run(total, failed)
+        return [run[0], "created: 4/4 workers", *run[2:]]
+
+    lines = [*xdist_run(640, "t.py::test_a"), *xdist_run(640, "t.py::test_b"), *xdist_run(640, "t.py::c")]
+    assert differed_across_attempts(lines) == (3, ("t.py::c",))
+    # suites of other sizes are other suites
+    other = [*xdist_run(640, "t.py::test_a"), *xdist_run(120, "it.py::test_b")]
+    assert differed_across_attempts(other) is None
+
+
 def test_phpunit_run_twice_by_the_script_is_read_by_its_banner_and_totals() -> None:
     def run(name: str) -> list[str]:
         return [
