@@ -126,8 +126,8 @@ RUN_END = re.compile(
     r"|^# TOTAL: (?P<automake>\d+)$"
 )
 # words one of RUN_END's totals lines holds, to skip the others without a regular expression
-_TOTALS_WORDS = ("examples", "test result", "otal", "passing", " in ", "runs,", "tests,", "Tests run:")
-_TOTALS_WORDS += ("Assertions:", "TOTAL:", "Ran ")
+_TOTALS_WORDS: tuple[str, ...] = ("examples", "test result", "otal", "passing", " in ", "runs,", "tests,")
+_TOTALS_WORDS += ("Tests run:", "Assertions:", "TOTAL:", "Ran ")
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
 _LIBTEST_COUNTS = re.compile(r"(\d+) (?:passed|failed|ignored|measured)\b")
