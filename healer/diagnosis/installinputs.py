@@ -74,8 +74,9 @@ NAMES = frozenset(
         "pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "Pipfile.lock", "poetry.lock", "poetry.toml",
         "pdm.lock", "uv.lock", "uv.toml", "pip.conf", "environment.yml", "environment.yaml",
         ".python-version", "tox.ini", "noxfile.py",
-        # Go modules (go.mod, go.sum, go.work, go.work.sum: "Go Modules Reference")
-        "go.mod", "go.sum", "go.work", "go.work.sum",
+        # Go modules (go.mod, go.sum, go.work, go.work.sum: "Go Modules Reference"), actions/setup-go's
+        # .go-version and actions/setup-java's .java-version (their `*-version-file` inputs)
+        "go.mod", "go.sum", "go.work", "go.work.sum", ".go-version", ".java-version",
         # Cargo (Cargo.toml, Cargo.lock, .cargo/config.toml) and rustup's toolchain file
         "Cargo.toml", "Cargo.lock", "rust-toolchain", "rust-toolchain.toml",
         # Bundler (Gemfile, Gemfile.lock, gems.rb, gems.locked), ruby/setup-ruby's .ruby-version

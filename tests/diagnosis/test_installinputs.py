@@ -60,6 +60,8 @@ def install_failure(command: str = "npm ci", output: str = NPM_PEERS):  # noqa: 
         "Manifest.toml",
         "vcpkg.json",
         ".tool-versions",
+        ".go-version",
+        "api/.java-version",
         "flake.lock",
         ".github/workflows/ci.yml",
         ".github/actions/setup/action.yml",
