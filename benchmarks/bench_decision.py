@@ -73,6 +73,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh114's; all in the test half.
 * ``fresh121`` to ``fresh126``: frozen like those, by six writers at once, after the reports of fresh115 to
   fresh120; all in the test half.
+* ``fresh127`` to ``fresh132``: frozen like those, by six writers at once, after the reports of fresh121 to
+  fresh126; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -248,6 +250,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh124": (FIXTURES / "fresh124" / "logs", FIXTURES / "fresh124" / "labels.json", None),
     "fresh125": (FIXTURES / "fresh125" / "logs", FIXTURES / "fresh125" / "labels.json", None),
     "fresh126": (FIXTURES / "fresh126" / "logs", FIXTURES / "fresh126" / "labels.json", None),
+    "fresh127": (FIXTURES / "fresh127" / "logs", FIXTURES / "fresh127" / "labels.json", None),
+    "fresh128": (FIXTURES / "fresh128" / "logs", FIXTURES / "fresh128" / "labels.json", None),
+    "fresh129": (FIXTURES / "fresh129" / "logs", FIXTURES / "fresh129" / "labels.json", None),
+    "fresh130": (FIXTURES / "fresh130" / "logs", FIXTURES / "fresh130" / "labels.json", None),
+    "fresh131": (FIXTURES / "fresh131" / "logs", FIXTURES / "fresh131" / "labels.json", None),
+    "fresh132": (FIXTURES / "fresh132" / "logs", FIXTURES / "fresh132" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
