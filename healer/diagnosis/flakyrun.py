@@ -33,6 +33,8 @@ _RACE = re.compile(r"WARNING: DATA RACE|race detected during execution of test")
 # pytest-repeat's option, and the id it gives the i-th of N repetitions: `test_a[1-3]`, `test_a[param-1-3]`
 _PYTEST_COUNT = re.compile(r"(?<!\S)--count[= ](\d+)\b")
 _REPETITION = re.compile(r"^(?P<key>.+\[(?:.*-)?)\d+-(?P<count>\d+)\]$")
+# what stops pytest before every repetition ran: -x/--exitfirst, --maxfail=N
+_EXITFIRST = re.compile(r"(?<!\S)(?:-x|--exitfirst|--maxfail(?:=|\s+)\d+)(?!\S)|(?<!\S)-\w*x\w*(?!\S)")
 # pytest's header of one failure's traceback (`____ test_a ____`, `____ TestX.test_a[1] ____`), and a marker
 # line of the test's source shown in it (the flaky plugin's `@flaky`, pytest-rerunfailures'
 # `@pytest.mark.flaky`)
@@ -190,6 +192,12 @@ def _every_one_passed(diagnosis: Diagnosis, lines: Sequence[str]) -> Diagnosis |
         passed_keys = {_repetition(test_id, count.group(1)) for test_id in passed_pytest_tests(lines)}
         if all(keys) and set(keys) <= passed_keys:
             return _flaky(diagnosis, "passed in another repetition of the same run (pytest-repeat --count)")
+        # without -v (no repetition said PASSED), a test that failed in fewer than N of its repetitions passed
+        # the others, unless the run could stop at its first failures (-x, --maxfail)
+        times = int(count.group(1))
+        stopped = _EXITFIRST.search(diagnosis.command or "")
+        if all(keys) and not passed_keys and not stopped and all(keys.count(key) < times for key in keys):
+            return _flaky(diagnosis, f"failed in fewer than {times} repetitions of one run (pytest-repeat)")
     verdicts = flaky_plugin_passes(lines)
     names = [test_id.rpartition("::")[2] for test_id in diagnosis.test_ids]
     if verdicts and all(verdicts.get(name, 0) >= 1 for name in names):

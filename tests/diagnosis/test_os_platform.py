@@ -265,6 +265,26 @@ CASES = [
     ),
     (
         "release",
+        "bundle exec fastlane ios beta",
+        "[10:41:08]: Verifying that the certificate and profile are still valid on the Dev Portal...\n"
+        "[10:41:08]: Your certificate 'FJ29D8K3L2.cer' is not valid, please check end date and renew it if "
+        "necessary\n[10:41:08]: fastlane finished with errors",
+        "apple.signing-certificate-expired",
+        REPO,
+        "match-certificate-expired",
+    ),
+    (
+        "release",
+        "bundle exec fastlane ios beta",
+        "[10:14:08]: Certificate 'RN5YQ7X3K2' (stored in your storage) is not available on the Developer "
+        "Portal\n[!] Certificate 'RN5YQ7X3K2' (stored in your storage) is not available on the Developer "
+        "Portal",
+        "apple.signing-certificate-expired",
+        REPO,
+        "match-certificate-revoked",
+    ),
+    (
+        "release",
         'codesign --force --sign "$IDENTITY" build/App.app',
         "build/App.app: errSecInternalComponent",
         KEYCHAIN,

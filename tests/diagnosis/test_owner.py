@@ -587,6 +587,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="compose-file-invalid",
         ),
         pytest.param(
+            "docker compose -f compose.yaml -f compose.ci.yaml up -d --wait",
+            'service "api" depends on undefined service "postgres": invalid compose project',
+            Owner.CODE,
+            Action.AGENT,
+            id="compose-depends-on-undefined-service",
+        ),
+        pytest.param(
             "npx wrangler deploy",
             "✘ [ERROR] A request to the Cloudflare API (/accounts/***/workers/scripts/api) failed.\n\n"
             "  Internal Server Error [code: 10013]",
@@ -926,6 +933,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Owner.UPSTREAM,
             Action.ESCALATE,
             id="rustc-ice",
+        ),
+        pytest.param(
+            "cargo +nightly build --all-features",
+            "   Compiling yew-nightly v0.4.0 (/home/runner/work/y/y)\n"
+            "thread 'rustc' panicked at compiler/rustc_middle/src/ty/instance.rs:612:21:\n"
+            "failed to resolve instance for <T as Trait>::call\n"
+            "error: could not compile `yew-nightly` (lib)",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="rustc-panicked",
         ),
         pytest.param(
             "mypy marigold_etl",
@@ -2212,6 +2229,33 @@ def test_a_pytest_repeat_test_that_failed_every_repetition_is_the_codes() -> Non
     lines.insert(4, "FAILED tests/test_cache.py::test_evict[1-3] - assert 2 == 3")
     diagnosis = diagnose(run_log("pytest -v --count=3 tests/", lines), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+QUIET_REPEATS = [
+    "collected 90 items",
+    "tests/test_pool.py ..F....F.......F..F.......",
+    "=========================== short test summary info ============================",
+    "FAILED tests/test_pool.py::test_checkout[1-3] - assert 3 == 4",
+    "FAILED tests/test_pool.py::test_reuse[2-3] - AssertionError: connection 7 not reused",
+    "FAILED tests/test_pool.py::test_checkout[3-3] - assert 2 == 4",
+    "========================= 3 failed, 87 passed in 9.91s ==========================",
+]
+
+
+def test_without_v_a_repeated_test_that_failed_in_fewer_than_n_repetitions_passed_the_others() -> None:
+    diagnosis = diagnose(run_log("pytest --count=3 tests/", QUIET_REPEATS), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert "fewer than 3 repetitions" in dict(diagnosis.decided_by)["history"]
+    # a test that failed in every repetition failed the same way each time
+    every = [
+        *QUIET_REPEATS[:4],
+        "FAILED tests/test_pool.py::test_checkout[2-3] - assert 3 == 4",
+        *QUIET_REPEATS[4:],
+    ]
+    assert diagnose(run_log("pytest --count=3 tests/", every), job="test").owner is Owner.CODE
+    # -x stops the run at its first failure: the other repetitions may never have run
+    for stop in ("pytest -x --count=3 tests/", "pytest --count=3 --maxfail=2 tests/"):
+        assert diagnose(run_log(stop, QUIET_REPEATS), job="test").owner is Owner.CODE
 
 
 def flaky_report(passes: int) -> list[str]:
