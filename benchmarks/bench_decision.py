@@ -75,6 +75,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh120; all in the test half.
 * ``fresh127`` to ``fresh132``: frozen like those, by six writers at once, after the reports of fresh121 to
   fresh126; all in the test half.
+* ``fresh133`` to ``fresh138``: frozen like those, by six writers at once, after the reports of fresh127 to
+  fresh132; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -256,6 +258,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh130": (FIXTURES / "fresh130" / "logs", FIXTURES / "fresh130" / "labels.json", None),
     "fresh131": (FIXTURES / "fresh131" / "logs", FIXTURES / "fresh131" / "labels.json", None),
     "fresh132": (FIXTURES / "fresh132" / "logs", FIXTURES / "fresh132" / "labels.json", None),
+    "fresh133": (FIXTURES / "fresh133" / "logs", FIXTURES / "fresh133" / "labels.json", None),
+    "fresh134": (FIXTURES / "fresh134" / "logs", FIXTURES / "fresh134" / "labels.json", None),
+    "fresh135": (FIXTURES / "fresh135" / "logs", FIXTURES / "fresh135" / "labels.json", None),
+    "fresh136": (FIXTURES / "fresh136" / "logs", FIXTURES / "fresh136" / "labels.json", None),
+    "fresh137": (FIXTURES / "fresh137" / "logs", FIXTURES / "fresh137" / "labels.json", None),
+    "fresh138": (FIXTURES / "fresh138" / "logs", FIXTURES / "fresh138" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
