@@ -278,6 +278,14 @@ CASES = [
         "r-not-available-for-this-version",
     ),
     (
+        "Rscript -e 'install.packages(\"rgeos\")'",
+        "Warning message:\npackage 'rgeos' is not available (for R version 3.6.3)\n"
+        "Error in library(rgeos) : there is no package called 'rgeos'",
+        "r.package-unavailable",
+        UPSTREAM,
+        "r-3-not-available",
+    ),
+    (
         "Rscript -e 'pak::local_install_deps()'",
         "✖ Failed to resolve dependencies.\nError:\n! error in pak subprocess\nCaused by error:\n"
         "! Could not solve package dependencies:\n* deps::.: Can't install dependency geoshelf\n"
