@@ -53,6 +53,8 @@ _TRAVIS_LINES = 400
 _UNSET = re.compile(
     r"\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b.{0,40}"
     r"\b(?:(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined|required)|must be set)\b"
+    # the same said first ("Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a Sauce Connect tunnel")
+    r"|\b(?:Missing|No)\b.{0,40}\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
 )
 # the set-up section is the log's first lines; a step's output may print anything
 _SETUP_LINES = 80

@@ -396,3 +396,20 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
 def test_the_codes_own_failures_stay_the_codes(command: str, output: str) -> None:
     diagnosis = diagnose(command, output)
     assert diagnosis.owner is Owner.CODE and diagnosis.action in (Action.AGENT, Action.FIX)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "You are trying to install in deployment mode after changing\nyour Gemfile. Run `bundle install` "
+        "elsewhere and add the\nupdated Gemfile.lock to version control.",
+        "The dependencies in your gemfile changed, but the lockfile can't be updated because frozen mode is "
+        "set\n\nYou have added to the Gemfile:\n* pagy (~> 9.3)\n\nRun `bundle install` elsewhere and add "
+        "the updated Gemfile.lock to version control.",
+    ],
+)
+def test_a_gemfile_changed_without_its_lock_file_is_the_codes(said: str) -> None:
+    # ruby/setup-ruby's bundler-cache runs the frozen install in the set-up step
+    diagnosis = diagnose_log(job_log("ruby/setup-ruby@v1", ["##[group]bundle install", *said.splitlines()]))
+    assert diagnosis.rule == "ruby.bundler"
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)

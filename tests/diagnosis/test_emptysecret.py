@@ -124,7 +124,11 @@ def test_an_empty_variable_the_output_says_is_empty_is_the_missing_secret() -> N
     assert diagnose("pytest -v tests/", {"PAYGATE_SANDBOX_KEY": ""}, quiet).owner is not Owner.REPOSITORY
 
 
-def travis_browser_tests(*, removed: bool) -> str:
+def travis_browser_tests(
+    *,
+    removed: bool,
+    said: str = "Error: SAUCE_USERNAME and SAUCE_ACCESS_KEY must be set to run the browser tests",
+) -> str:
     """A Travis CI pull-request build whose browser tests need Sauce Labs' key; ``removed``: Travis said it
     removed the repository's encrypted variables before the commands."""
     lines = ["$ nvm install 18", "Now using node v18.20.4 (npm v10.7.0)"]
@@ -136,7 +140,7 @@ def travis_browser_tests(*, removed: bool) -> str:
     lines += [
         "travis_time:start:9ebb83ff\r\x1b[0K$ npm run test:browser",
         "> karma start karma.sauce.js --single-run",
-        "Error: SAUCE_USERNAME and SAUCE_ACCESS_KEY must be set to run the browser tests on Sauce Labs",
+        said,
         "    at module.exports (/home/travis/build/acme/app/karma.sauce.js:6:11)",
         "travis_time:end:9ebb83ff:start=1,finish=2,duration=1\r\x1b[0K"
         '\x1b[31;1mThe command "npm run test:browser" exited with 1.\x1b[0m',
@@ -152,3 +156,7 @@ def test_a_travis_build_without_its_encrypted_variables_whose_output_misses_one_
     assert "Travis removed its encrypted variables" in dict(diagnosis.decided_by)["evidence"]
     # with its variables, the same words name no withheld secret
     assert diagnose_log(travis_browser_tests(removed=False), job="browser").owner is not Owner.REPOSITORY
+    # the missing variable said first
+    missing = "ERROR [launcher.sauce]: Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a tunnel"
+    diagnosis = diagnose_log(travis_browser_tests(removed=True, said=missing), job="browser")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)

@@ -335,6 +335,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
         ),
         pytest.param(
             "deploy",
+            "helm lint charts/lapwing --strict && helm upgrade --install lapwing charts/lapwing",
+            "==> Linting charts/lapwing\n[ERROR] templates/deployment.yaml: unable to parse YAML: error "
+            "converting YAML to JSON: yaml: line 34: did not find expected key\n\n"
+            "Error: 1 chart(s) linted, 1 chart(s) failed",
+            "kubernetes.helm-lint",
+            CODE,
+            id="deploy-helm-lint-of-the-chart",
+        ),
+        pytest.param(
+            "deploy",
             "kubectl apply --dry-run=server -f deploy/",
             "error: error parsing deploy/edge-deployment.yaml: error converting YAML to JSON: yaml: line 27: "
             "did not find expected key",
