@@ -77,6 +77,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh126; all in the test half.
 * ``fresh133`` to ``fresh138``: frozen like those, by six writers at once, after the reports of fresh127 to
   fresh132; all in the test half.
+* ``fresh139`` to ``fresh144``: frozen like those, by six writers at once, after the reports of fresh133 to
+  fresh138; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -264,6 +266,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh136": (FIXTURES / "fresh136" / "logs", FIXTURES / "fresh136" / "labels.json", None),
     "fresh137": (FIXTURES / "fresh137" / "logs", FIXTURES / "fresh137" / "labels.json", None),
     "fresh138": (FIXTURES / "fresh138" / "logs", FIXTURES / "fresh138" / "labels.json", None),
+    "fresh139": (FIXTURES / "fresh139" / "logs", FIXTURES / "fresh139" / "labels.json", None),
+    "fresh140": (FIXTURES / "fresh140" / "logs", FIXTURES / "fresh140" / "labels.json", None),
+    "fresh141": (FIXTURES / "fresh141" / "logs", FIXTURES / "fresh141" / "labels.json", None),
+    "fresh142": (FIXTURES / "fresh142" / "logs", FIXTURES / "fresh142" / "labels.json", None),
+    "fresh143": (FIXTURES / "fresh143" / "logs", FIXTURES / "fresh143" / "labels.json", None),
+    "fresh144": (FIXTURES / "fresh144" / "logs", FIXTURES / "fresh144" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
