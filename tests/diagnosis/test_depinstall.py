@@ -286,6 +286,14 @@ CASES = [
         "r-3-not-available",
     ),
     (
+        "Rscript -e 'remotes::install_deps(dependencies = TRUE)'",
+        "Error: Failed to install 'unknown package' from CRAN:\n"
+        "  package ‘rgeos’ is not available for this version of R\nExecution halted",
+        "r.package-unavailable",
+        UPSTREAM,
+        "remotes-not-available",
+    ),
+    (
         "Rscript -e 'pak::local_install_deps()'",
         "✖ Failed to resolve dependencies.\nError:\n! error in pak subprocess\nCaused by error:\n"
         "! Could not solve package dependencies:\n* deps::.: Can't install dependency geoshelf\n"
