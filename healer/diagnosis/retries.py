@@ -125,9 +125,6 @@ RUN_END = re.compile(
     # Automake's parallel test harness, the first line of its summary: "# TOTAL: 27"
     r"|^# TOTAL: (?P<automake>\d+)$"
 )
-# words one of RUN_END's totals lines holds, to skip the others without a regular expression
-_TOTALS_WORDS: tuple[str, ...] = ("examples", "test result", "otal", "passing", " in ", "runs,", "tests,")
-_TOTALS_WORDS += ("Tests run:", "Assertions:", "TOTAL:", "Ran ")
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
 _LIBTEST_COUNTS = re.compile(r"(\d+) (?:passed|failed|ignored|measured)\b")
@@ -268,8 +265,11 @@ def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
 
 
 def _totals(raw: str) -> re.Match[str] | None:
-    """A run's totals line (:data:`RUN_END`), its words looked for first."""
-    hinted = any(word in raw for word in _TOTALS_WORDS)
+    """A run's totals line (:data:`RUN_END`), its words looked for first, without a regular expression (a
+    chain of ``in`` tests: cheaper per line than ``any()`` over a tuple of them)."""
+    hinted = "examples" in raw or "test result" in raw or "otal" in raw or "passing" in raw or " in " in raw
+    hinted = hinted or "runs," in raw or "tests," in raw or "Tests run:" in raw or "Assertions:" in raw
+    hinted = hinted or "TOTAL:" in raw or "Ran " in raw
     return RUN_END.match(clean_line(raw).strip()) if hinted else None
 
 
