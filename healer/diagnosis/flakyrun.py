@@ -33,8 +33,9 @@ _RACE = re.compile(r"WARNING: DATA RACE|race detected during execution of test")
 # pytest-repeat's option, and the id it gives the i-th of N repetitions: `test_a[1-3]`, `test_a[param-1-3]`
 _PYTEST_COUNT = re.compile(r"(?<!\S)--count[= ](\d+)\b")
 _REPETITION = re.compile(r"^(?P<key>.+\[(?:.*-)?)\d+-(?P<count>\d+)\]$")
-# what stops pytest before every repetition ran: -x/--exitfirst, --maxfail=N
-_EXITFIRST = re.compile(r"(?<!\S)(?:-x|--exitfirst|--maxfail(?:=|\s+)\d+)(?!\S)|(?<!\S)-\w*x\w*(?!\S)")
+# what stops pytest before every repetition ran: -x (alone or among short options: -vx), --exitfirst,
+# --maxfail=N
+_EXITFIRST = re.compile(r"(?<!\S)(?:-\w*x\w*|--exitfirst|--maxfail(?:=|\s+)\d+)(?!\S)")
 # pytest's header of one failure's traceback (`____ test_a ____`, `____ TestX.test_a[1] ____`), and a marker
 # line of the test's source shown in it (the flaky plugin's `@flaky`, pytest-rerunfailures'
 # `@pytest.mark.flaky`)
