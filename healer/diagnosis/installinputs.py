@@ -56,6 +56,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "r.package-unavailable": ("the install", "it may add the package"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
+_READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures
 
 # File names (compared without case) a package manager or a setup action reads, wherever they are in the tree.
 # fmt: off
@@ -170,7 +171,7 @@ def applies(diagnosis: Diagnosis) -> bool:
     if diagnosis.owner is not Owner.CODE or diagnosis.action not in HEALED:
         return False
     install = diagnosis.category is Category.DEPENDENCY and diagnosis.purpose == INSTALL_PURPOSE
-    return install or diagnosis.rule in IMAGE_RULES | AUDIT_RULES | VERSION_RULES
+    return install or diagnosis.rule in _READ_AS_CODE
 
 
 def untouched_install(diagnosis: Diagnosis, changed: Sequence[str]) -> Diagnosis:
