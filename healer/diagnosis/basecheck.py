@@ -11,7 +11,7 @@ The checkout must be the step's own: in its script, or a command its output echo
 ``+ git checkout …``), of a branch name or of what a fetch of one left in ``FETCH_HEAD``, never the pull
 request's own ref. The run on the base is told from the run before it by the echoed checkout or what git
 prints as it checks out (``HEAD is now at 1fe9897 …``, ``Switched to branch 'main'``, the fetch's ``*
-branch main -> FETCH_HEAD``), or else by the first run's totals (:data:`healer.diagnosis.retries.RUN_END`);
+branch main -> FETCH_HEAD``), or else by the first run's totals (:data:`healer.diagnosis.runtotals.RUN_END`);
 a step that only runs on the base after another failed (``if: failure()``) checks the run of the steps
 before it. A run on the base that passes, or fails on other lines, leaves the failure the pull request's.
 
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reassigned
-from healer.diagnosis.retries import RUN_END
+from healer.diagnosis.runtotals import RUN_END
 from healer.model import Action, Category, Diagnosis, Owner
 
 # the branch names a base branch has, or the variable or expression a workflow names it by

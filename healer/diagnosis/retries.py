@@ -18,28 +18,16 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
 
 A script may also run the same suite again itself, with no wrapper to say so (``phpunit || phpunit``, a
 ``for`` loop around ``pytest``): then the runner's own header opens each run, pytest's ``test session
-starts``, PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``) and
-Vitest's `` RUN  v2.1.8 /path``, CTest's ``Test project /path/build``, cargo-nextest's ``Starting 512 tests
-across 9 binaries``, and the runs are attempts only when each header is the same and each run names the same
-size of suite (pytest's ``collected N items``, PHPUnit's ``Tests: N, Assertions: …``, Vitest's ``Tests  1
-failed | 611 passed (612)``, CTest's ``99% tests passed, 1 tests failed out of 88``, nextest's header): two
-suites run one after the other (unit, then integration; a Debug and a Release
-build) are not. ``go
-test`` prints no header but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a package
-that reports again opens the next run, when the runs tested the same packages. RSpec, VSTest (``dotnet
-test``) and Jest print no header either, but end each run with its totals after its failures (RSpec's ``143
-examples, 1 failure``, then its "Failed examples:" list; VSTest's ``Failed!  - Failed: 1, Passed: 211,
-Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211 total``; mocha's ``11 passing (3s)``
-with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1 failures, 0 errors``; XCTest's
-``Executed 71 tests, with 1 failure (0 unexpected) in …``; ExUnit's ``212 tests, 1 failure`` and rebar3
-EUnit's ``88 tests, 1 failures``; Rust's libtest, each test binary's ``test result: FAILED. 211 passed; 1
-failed; 0 ignored; 0 measured; 0 filtered out; …``; Surefire's ``Tests run: 412, Failures: 1, Errors: 0,
-Skipped: 0`` under its "Results:" (``mvn verify || mvn verify``); PHPUnit's ``Tests: 1190, Assertions:
-3522, Failures: 1.`` after its failures; unittest's ``Ran 151 tests in 3.902s``; Automake's summary's ``#
-TOTAL: 27`` (``make check || make check``); pytest's last line, ``1 failed, 169 passed in 22.31s``, where
-``-q`` left out its header): those end the runs, again only when every run names the same total. Mocha
-lists a run's failures after its totals, indented (``  1) Suite``, then the test's title and a colon, then
-the error): the run ends after them, and each is read as the suite and the test's title together.
+starts``, PHPUnit's version banner (``PHPUnit 11.4.4 by Sebastian Bergmann and contributors.``) and Vitest's
+`` RUN  v2.1.8 /path``, CTest's ``Test project /path/build``, cargo-nextest's ``Starting 512 tests across 9
+binaries``, and the runs are attempts only when each header is the same and each run names the same size of
+suite (pytest's ``collected N items``, PHPUnit's ``Tests: N, Assertions: …``, Vitest's ``Tests  1 failed | 611
+passed (612)``, CTest's ``99% tests passed, 1 tests failed out of 88``, nextest's header): two suites run one
+after the other (unit, then integration; a Debug and a Release build) are not. ``go test`` prints no header
+but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a package that reports again opens
+the next run, when the runs tested the same packages. Runners that print no header end each run with their
+totals after their failures (:mod:`healer.diagnosis.runtotals`): those end the runs, again only when every run
+names the same total.
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history, and so
 are tests of one run when another run of the same suite passed them all. A test that failed on every
@@ -58,6 +46,14 @@ import re
 from collections.abc import Iterable, Sequence
 
 from healer.diagnosis.logs import clean_line
+from healer.diagnosis.runtotals import (
+    AFTER_END,
+    RUN_END,
+    run_passed,
+    runs_ended_by_totals,
+    totals,
+    totals_size,
+)
 from healer.diagnosis.testids import MAX_TEST_IDS, failing_test_ids
 
 # nick-fields/retry's reason for an attempt it killed at its time limit: that attempt's tests did not all run
@@ -96,43 +92,6 @@ _SUITE_SIZE = re.compile(
     r"|^\d+% tests passed, \d+ tests? failed out of (\d+)$"
     r"|^Starting (\d+) tests? across \d+ binar(?:y|ies)\b"
 )
-# a run's totals where the runner prints them after its failures, and the size of the suite they name
-RUN_END = re.compile(
-    r"^(?P<rspec>\d+) examples?, \d+ failures?\b"
-    r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
-    r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
-    r"|^(?P<mocha>\d+) passing \(\d[^)]*\)$"
-    # XCTest's totals: "Executed 71 tests, with 1 failure (0 unexpected) in 3.118 (3.131) seconds"
-    r"|^Executed (?P<xctest>\d+) tests?, with \d+ failures? \(\d+ unexpected\) in "
-    # ExUnit's totals ("1 doctest, 212 tests, 1 failure, 3 excluded"), rebar3 EUnit's ("88 tests, 1 failures")
-    r"|^(?:\d+ (?:doctests?|propert(?:y|ies)), )*(?P<exunit>\d+) tests?, \d+ failures?"
-    r"(?:, \d+ (?:excluded|skipped|invalid))*$"
-    # Minitest's totals: "212 runs, 530 assertions, 1 failures, 0 errors, 0 skips"
-    r"|^(?P<minitest>\d+) runs, \d+ assertions, \d+ failures, \d+ errors(?:, \d+ skips)?$"
-    # pytest's last line, its counts (`-q` prints no header): "1 failed, 169 passed in 22.31s"
-    r"|^=*\s*(?P<pytest>\d+ (?:failed|passed|error)[^=]*?) in [\d.]+s(?: \([\d:]+\))?\s*=*$"
-    # Rust's libtest (`cargo test`), each test binary's last line: "test result: FAILED. 211 passed; 1 failed;
-    # 0 ignored; 0 measured; 0 filtered out; finished in 5.12s"
-    r"|^test result: (?:FAILED|ok)\. (?P<libtest>\d+ passed; \d+ failed; \d+ ignored; \d+ measured);"
-    # Surefire's and Failsafe's totals under "Results:" (a test class's line adds ", Time elapsed: …"):
-    # "[ERROR] Tests run: 412, Failures: 1, Errors: 0, Skipped: 0"
-    r"|^\[(?:ERROR|WARNING|INFO)\] Tests run: (?P<surefire>\d+), Failures: \d+, Errors: \d+, Skipped: \d+"
-    r"(?:, Flakes: \d+)?$"
-    # unittest's line after its failures: "Ran 151 tests in 3.902s" (then "OK" or "FAILED (failures=1)")
-    r"|^Ran (?P<unittest>\d+) tests? in [\d.]+s$"
-    # PHPUnit's totals after its failures: "Tests: 1190, Assertions: 3522, Failures: 1."
-    r"|^Tests: (?P<phpunit>\d+), Assertions: \d+, "
-    # Automake's parallel test harness, the first line of its summary: "# TOTAL: 27"
-    r"|^# TOTAL: (?P<automake>\d+)$"
-)
-# the counts of pytest's last line that are tests it ran
-_PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
-_LIBTEST_COUNTS = re.compile(r"(\d+) (?:passed|failed|ignored|measured)\b")
-# what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed;
-# and the rest of mocha's totals
-_AFTER_END = re.compile(
-    r"^(?:|Failed examples:|rspec \S+ # .*|Randomized with seed \d+|(?P<more>\d+) (?:pending|failing))$"
-)
 _GO_PACKAGE = re.compile(
     r"^(?:ok|FAIL|\?)\s+(?P<pkg>[\w.-]+(?:/[\w.-]+)+)\s+"
     r"(?:[\d.]+s\b|\(cached\)|\[(?:build failed|setup failed|no test files)\])"
@@ -166,7 +125,7 @@ def attempts(lines: Iterable[str], command: str = "") -> list[list[str]]:
     mix_failed, ended = _mix_reruns_failures(command, lines), False
     for raw in lines:
         line = clean_line(raw).strip()
-        after = ended and _AFTER_END.match(line)  # still among ExUnit's totals and its seed
+        after = ended and AFTER_END.match(line)  # still among ExUnit's totals and its seed
         if ended and not after:
             out.append([])  # the first line after them opens the re-run
         ended = bool(after)
@@ -235,49 +194,7 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
         sizes = {_suite_size(run) for run in runs}
         return runs if len(sizes) == 1 and None not in sizes and len(headers) == 1 else [list(lines)]
     runs = _go_runs(lines)
-    return runs if len(runs) > 1 else _runs_ended_by_totals(lines)
-
-
-def _runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
-    """The runs of a runner that prints its totals at each run's end (:data:`RUN_END`), cut after each
-    run's totals and what RSpec prints after them, when two or more runs name the same total; one part, the
-    whole step, otherwise."""
-    cuts: list[int] = []
-    sizes: set[int] = set()
-    n = 0
-    while n < len(lines):
-        found = _totals(lines[n])
-        n += 1
-        if found:
-            runner, size = found.lastgroup, _totals_size(found)
-            while n < len(lines) and (after := _AFTER_END.match(clean_line(lines[n]).strip())):
-                size += int(after["more"] or 0) if runner == "mocha" else 0
-                n += 1
-            # mocha's failure details follow its totals, each line indented
-            while runner == "mocha" and n < len(lines) and clean_line(lines[n])[:1] in ("", " "):
-                n += 1
-            sizes.add(size)
-            cuts.append(n)
-    if len(cuts) < 2 or len(sizes) != 1:
-        return [list(lines)]
-    bounds = [0, *cuts[:-1], len(lines)]
-    return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
-
-
-def _totals(raw: str) -> re.Match[str] | None:
-    """A run's totals line (:data:`RUN_END`), its words looked for first, without a regular expression (a
-    chain of ``in`` tests: cheaper per line than ``any()`` over a tuple of them)."""
-    hinted = "examples" in raw or "test result" in raw or "otal" in raw or "passing" in raw or " in " in raw
-    hinted = hinted or "runs," in raw or "tests," in raw or "Tests run:" in raw or "Assertions:" in raw
-    hinted = hinted or "TOTAL:" in raw or "Ran " in raw
-    return RUN_END.match(clean_line(raw).strip()) if hinted else None
-
-
-def _totals_size(found: re.Match[str]) -> int:
-    """The size of the suite a totals line names: each runner's totals are one named group of RUN_END."""
-    runner, total = found.lastgroup, found[found.lastgroup or 0]
-    counts = _PYTEST_COUNTS if runner == "pytest" else _LIBTEST_COUNTS if runner == "libtest" else None
-    return sum(map(int, counts.findall(total))) if counts else int(total)
+    return runs if len(runs) > 1 else runs_ended_by_totals(lines)
 
 
 def _go_runs(lines: Sequence[str]) -> list[list[str]]:
@@ -319,7 +236,7 @@ def _suite_size(run: Sequence[str]) -> int | None:
             found = _SUITE_SIZE.search(clean_line(raw).strip())
             if found:
                 return int(next(filter(None, found.groups())))
-    return next((_totals_size(found) for raw in reversed(run) if (found := _totals(raw))), None)
+    return next((totals_size(found) for raw in reversed(run) if (found := totals(raw))), None)
 
 
 def failed_per_attempt(lines: Iterable[str], command: str = "") -> list[tuple[str, ...]] | None:
@@ -340,7 +257,7 @@ def read_runs(lines: Iterable[str], command: str = "") -> tuple[list[tuple[str, 
         return None, None
     ids = [failing_test_ids(part) for part in parts]
     named = [found or _titles(part) for part, found in zip(parts, ids, strict=True)]  # no ids: titles
-    passed = len(parts) if any(named) and any(_passed(part) for part in parts) else None
+    passed = len(parts) if any(named) and any(run_passed(part) for part in parts) else None
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None, passed
     if any(ids) and not all(ids):
@@ -393,18 +310,3 @@ def differed(failed: list[tuple[str, ...]] | None) -> tuple[int, tuple[str, ...]
     if failed is None or set(failed[0]).intersection(*failed[1:]):
         return None
     return len(failed), failed[-1]
-
-
-# a run's totals that count a failure or an error; a run whose totals count none passed
-_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failed|Failures|Errors): *[1-9]|FAIL")
-# runners whose totals cannot say a run passed: unittest, Automake and mocha put it on later lines, libtest
-# on each binary's
-_NO_VERDICT = frozenset({"unittest", "automake", "mocha", "libtest"})
-
-
-def _passed(run: Sequence[str]) -> bool:
-    """Whether the run's last totals line says it passed: it counts no failure or error."""
-    for raw in reversed(run):
-        if found := RUN_END.match(line := clean_line(raw).strip()):
-            return found.lastgroup not in _NO_VERDICT and not _FAILURES.search(line)
-    return False
