@@ -103,7 +103,9 @@ _GO_PACKAGE = re.compile(
 _TITLE = re.compile(
     r"^\s*(?:\d{1,4}\) (?P<numbered>\S.{0,300}?)|✖ (?P<crossed>\S.{0,300}?)(?: Error: .*)?"
     # pytest's progress line of a test file with a failure or an error in it (`tests/test_pool.py ..F`)
-    r"|(?P<file>\S+\.py) [.sxX]*[FE][.sxXFE]*(?: +\[ *\d+%\])?)\s*$"
+    r"|(?P<file>\S+\.py) [.sxX]*[FE][.sxXFE]*(?: +\[ *\d+%\])?"
+    # pytest's heading of each failure's section, the test's name between rules (`____ test_pool_drains ____`)
+    r"|_{3,} (?P<section>\S.{0,300}?) _{3,})\s*$"
 )
 # a numbered entry that is not a test's title (minitest's `1) Failure:`, PHPUnit's `1) There was 1 error:`)
 _NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
@@ -278,10 +280,10 @@ def _titles(lines: Iterable[str]) -> tuple[str, ...]:
     found: dict[str, None] = {}
     lines = list(lines)
     for n, raw in enumerate(lines):
-        if ")" not in raw and "✖" not in raw and ".py " not in raw:
+        if ")" not in raw and "✖" not in raw and ".py " not in raw and "___ " not in raw:
             continue
         match = _TITLE.match(clean_line(raw))
-        title = match and (match.group("numbered") or match.group("crossed") or match.group("file"))
+        title = match and (match["numbered"] or match["crossed"] or match["file"] or match["section"])
         if title and not _NOT_A_TITLE.match(title):
             found.setdefault(_with_mocha_title(lines, n, title), None)
     return tuple(found)[:MAX_TEST_IDS]

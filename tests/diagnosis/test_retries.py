@@ -424,6 +424,22 @@ def test_pytest_q_run_again_by_a_loop_is_cut_after_each_runs_last_line() -> None
     assert differed_across_attempts([*run("tests/a.py::t"), *run("tests/it/b.py::t", passed=20)]) is None
 
 
+def test_pytest_runs_without_a_summary_are_told_apart_by_their_failures_section_headings() -> None:
+    # pytest before 6 prints no short summary unless asked (-r): each failure's section heading names it
+    def run(test: str) -> list[str]:
+        return ["....F....", "=" * 20 + " FAILURES " + "=" * 20, f"{'_' * 12} {test} {'_' * 12}"] + [
+            "E       assert 0.052 <= 0.05",
+            "tests/test_sensor.py:71: AssertionError",
+            "1 failed, 205 passed in 4.81s",
+        ]
+
+    lines = [*run("test_gate_closes"), *run("TestSensor.test_poll_jitter[fast]")]
+    assert differed_across_attempts(lines) == (2, ("TestSensor.test_poll_jitter[fast]",))
+    assert differed_across_attempts([*run("test_gate_closes"), *run("test_gate_closes")]) is None
+    # a traceback's own separator (`_ _ _ _`) is no heading
+    assert differed_across_attempts([*run("test_a"), "_ _ _ _ _ _ _ _", *run("test_a")]) is None
+
+
 def test_one_suite_run_by_tox_in_two_environments_is_not_two_attempts() -> None:
     # `tox -e py39,py312`: the same suite on two Pythons, a test failing on each of them only
     lines = [
