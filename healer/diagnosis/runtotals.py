@@ -3,7 +3,8 @@ the suite it names.
 
 RSpec, VSTest (``dotnet test``), Jest and others print no header at the start of a run, but end each run with
 its totals after its failures (RSpec's ``143 examples, 1 failure``, then its "Failed examples:" list; VSTest's
-``Failed!  - Failed: 1, Passed: 211, Skipped: 0, Total: 212``; Jest's ``Tests: 1 failed, 210 passed, 211
+``Failed!  - Failed: 1, Passed: 211, Skipped: 0, Total: 212``, before .NET 5 ``Total tests: 212`` over its
+counts; Jest's ``Tests: 1 failed, 210 passed, 211
 total``; mocha's ``11 passing (3s)`` with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1
 failures, 0 errors``; XCTest's ``Executed 71 tests, with 1 failure (0 unexpected) in …``; ExUnit's ``212
 tests, 1 failure`` and rebar3 EUnit's ``88 tests, 1 failures``; Rust's libtest, each test binary's ``test
@@ -29,6 +30,9 @@ from healer.diagnosis.logs import clean_line
 RUN_END = re.compile(
     r"^(?P<rspec>\d+) examples?, \d+ failures?\b"
     r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
+    # VSTest's totals before .NET 5: "Total tests: 96" over "Passed: 95" and "Failed: 1" (SDK 3.x), or one
+    # line, "Total tests: 96. Passed: 95. Failed: 1. Skipped: 0." (SDK 2.x)
+    r"|^Total tests: (?P<vstest_legacy>\d+)(?:\. Passed: \d+\. Failed: \d+\. Skipped: \d+\.)?$"
     r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
     r"|^(?P<mocha>\d+) passing \(\d[^)]*\)$"
     # XCTest's totals: "Executed 71 tests, with 1 failure (0 unexpected) in 3.118 (3.131) seconds"
@@ -60,7 +64,9 @@ _LIBTEST_COUNTS = re.compile(r"(\d+) (?:passed|failed|ignored|measured)\b")
 # what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed;
 # and the rest of mocha's totals
 AFTER_END = re.compile(
-    r"^(?:|Failed examples:|rspec \S+ # .*|Randomized with seed \d+|(?P<more>\d+) (?:pending|failing))$"
+    r"^(?:|Failed examples:|rspec \S+ # .*|Randomized with seed \d+|(?P<more>\d+) (?:pending|failing)"
+    # and the counts VSTest before .NET 5 prints under its totals, then its time
+    r"|(?:Passed|Failed|Skipped): \d+|Total time: \d[\d.:]* \w+)$"
 )
 
 
@@ -108,9 +114,9 @@ def totals_size(found: re.Match[str]) -> int:
 
 # a run's totals that count a failure or an error; a run whose totals count none passed
 _FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failed|Failures|Errors): *[1-9]|FAIL")
-# runners whose totals cannot say a run passed: unittest, Automake and mocha put it on later lines, libtest
-# on each binary's
-_NO_VERDICT = frozenset({"unittest", "automake", "mocha", "libtest"})
+# runners whose totals cannot say a run passed: unittest, Automake, mocha and VSTest before .NET 5 put it on
+# later lines, libtest on each binary's
+_NO_VERDICT = frozenset({"unittest", "automake", "mocha", "libtest", "vstest_legacy"})
 
 
 def run_passed(run: Sequence[str]) -> bool:

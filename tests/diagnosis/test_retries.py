@@ -354,6 +354,24 @@ def test_dotnet_test_run_again_by_a_script_is_read_by_its_totals() -> None:
     assert differed_across_attempts([*run(clipboard, autosave), *run(autosave)]) is None
 
 
+def test_dotnet_test_before_net5_run_again_by_a_loop_is_cut_after_its_totals_and_counts() -> None:
+    # `for i in 1 2 3; do dotnet test && exit 0; done` on SDK 3.1: "Total tests: N" over its counts
+    def run(failed: str, legacy_one_line: bool = False) -> list[str]:
+        lines = ["  Passed Notify.Tests.SmsTests.StoresKeys [79 ms]", f"  Failed {failed} [2929 ms]"]
+        lines += ["  Error Message:", "   Assert.Equal() Failure", "Test Run Failed."]
+        if legacy_one_line:
+            return [*lines, "Total tests: 96. Passed: 95. Failed: 1. Skipped: 0."]
+        return [*lines, "Total tests: 96", "     Passed: 95", "     Failed: 1", " Total time: 2.9 Seconds"]
+
+    queue, backoff = "Notify.Tests.QueueTests.DequeuesInOrder", "Notify.Tests.RetryTests.BackoffDoubles"
+    assert differed_across_attempts([*run(queue), "attempt 1 failed", *run(backoff)]) == (2, (backoff,))
+    assert differed_across_attempts([*run(queue, True), *run(backoff, True)]) == (2, (backoff,))
+    assert differed_across_attempts([*run(queue), *run(queue)]) is None
+    # another suite's size is another suite
+    other = [line.replace("96", "12") for line in run(backoff)]
+    assert differed_across_attempts([*run(queue), *other]) is None
+
+
 def test_jest_run_twice_by_the_script_is_read_by_its_totals() -> None:
     def run(test: str) -> list[str]:
         return [
