@@ -8,6 +8,9 @@ A retry wrapper re-runs the failing command on the same checkout and says so bet
 - Travis CI's ``travis_retry`` (travis-build's ``travis_retry.bash``, also copied into other CI scripts):
   ``The command "…" failed. Retrying, N of M.`` before each further attempt, then ``The command "…" failed
   M times.``;
+- Microsoft.Testing.Platform's Retry extension (``dotnet test -- --retry-failed-tests N``), which runs the
+  tests that failed again: ``Tests suite failed, total failed tests: 1, exit code: 2, attempt: 1/3`` after
+  each attempt, then ``Tests suite failed in all 3 attempts``;
 - a runner's own re-run of what failed, in the same step (``rspec || rspec --only-failures``, ``pytest ||
   pytest --lf``): RSpec's ``Run options: include {:last_run_status=>"failed"}`` and pytest's
   ``run-last-failure: rerun previous N failures`` open the re-run. Mix's ``mix test --failed`` ("runs only
@@ -61,7 +64,8 @@ _TIMED_OUT = re.compile(r"(?:Attempt \d+|Final attempt) failed\.(?: Reason:)? Ti
 # the line a wrapper prints between two attempts (timestamps and ``##[warning]`` are cut before matching)
 _BETWEEN = re.compile(
     r"^(?:##\[(?:warning|error)\])?(?:Attempt \d+ failed\. Reason: "
-    r'|The command ".{1,1000}" failed\. Retrying, \d+ of \d+\.$)'
+    r'|The command ".{1,1000}" failed\. Retrying, \d+ of \d+\.$'
+    r"|Tests suite failed, total failed tests: \d+, exit code: \d+, attempt: \d+/\d+$)"
 )
 # the first line of a runner's own re-run of the tests that failed before: RSpec's `--only-failures` ("Run
 # options: include {:last_run_status=>\"failed\"}") and pytest's `--last-failed` ("run-last-failure: rerun
@@ -105,15 +109,19 @@ _TITLE = re.compile(
     # pytest's progress line of a test file with a failure or an error in it (`tests/test_pool.py ..F`)
     r"|(?P<file>\S+\.py) [.sxX]*[FE][.sxXFE]*(?: +\[ *\d+%\])?"
     # pytest's heading of each failure's section, the test's name between rules (`____ test_pool_drains ____`)
-    r"|_{3,} (?P<section>\S.{0,300}?) _{3,})\s*$"
+    r"|_{3,} (?P<section>\S.{0,300}?) _{3,}"
+    # Microsoft.Testing.Platform's terminal reporter: "failed Ns.ATests.TestA (1s 204ms)"
+    r"|failed (?P<mtp>[\w.`+<>]+(?:\(.{0,200}?\))?) \((?:\d+(?:h|m|s|ms) ?)+\))\s*$"
 )
 # a numbered entry that is not a test's title (minitest's `1) Failure:`, PHPUnit's `1) There was 1 error:`)
 _NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
 
 # what a wrapper and the runner print after the last attempt: blank lines, `Final attempt failed. …`, the
-# runner's `##[error]…`, Travis's `The command "…" failed N times.`
+# runner's `##[error]…`, Travis's `The command "…" failed N times.`, Microsoft.Testing.Platform's `Tests suite
+# failed in all N attempts`
 _CLOSING = re.compile(
-    r'^(?:$|(?:Error: )?Final attempt failed\.|##\[|The command ".{1,1000}" failed \d+ times\.$)'
+    r'^(?:$|(?:Error: )?Final attempt failed\.|##\[|The command ".{1,1000}" failed \d+ times\.$'
+    r"|Tests suite failed in all \d+ attempts$)"
 )
 
 
@@ -131,7 +139,7 @@ def attempts(lines: Iterable[str], command: str = "") -> list[list[str]]:
         if ended and not after:
             out.append([])  # the first line after them opens the re-run
         ended = bool(after)
-        if ("Attempt " in line or "Retrying, " in line) and _BETWEEN.match(line):
+        if ("Attempt " in line or "Retrying, " in line or "attempt: " in line) and _BETWEEN.match(line):
             out.append([])
         elif ("Run options" in line or "run-last-failure" in line) and _RERUN_HEADER.match(line):
             out.append([raw])
@@ -283,7 +291,9 @@ def _titles(lines: Iterable[str]) -> tuple[str, ...]:
         if ")" not in raw and "✖" not in raw and ".py " not in raw and "___ " not in raw:
             continue
         match = _TITLE.match(clean_line(raw))
-        title = match and (match["numbered"] or match["crossed"] or match["file"] or match["section"])
+        title = match and (
+            match["numbered"] or match["crossed"] or match["file"] or match["section"] or match["mtp"]
+        )
         if title and not _NOT_A_TITLE.match(title):
             found.setdefault(_with_mocha_title(lines, n, title), None)
     return tuple(found)[:MAX_TEST_IDS]

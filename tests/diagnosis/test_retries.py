@@ -372,6 +372,25 @@ def test_dotnet_test_before_net5_run_again_by_a_loop_is_cut_after_its_totals_and
     assert differed_across_attempts([*run(queue), *other]) is None
 
 
+def test_microsoft_testing_platforms_retry_extension_cuts_its_attempts() -> None:
+    # `dotnet test -- --retry-failed-tests 2`: the extension's line after each attempt, then its verdict
+    def attempt(n: int, test: str) -> list[str]:
+        return [
+            "Running tests from /src/tests/bin/Debug/net9.0/Shearwater.Tests.dll (net9.0|x64)",
+            f"failed {test} (2s 301ms)",
+            "  Assert.Equal() Failure: Values differ",
+            f"Tests suite failed, total failed tests: 1, exit code: 2, attempt: {n}/3",
+        ]
+
+    queue, presence = "QueueTests.DrainsBeforeShutdown", "PresenceTests.ExpiresIdleClients(client: 7)"
+    closing = ["Tests suite failed in all 3 attempts", "##[error]Process completed with exit code 2."]
+    lines = [*attempt(1, queue), *attempt(2, queue), *attempt(3, presence), *closing]
+    assert len(attempts(lines)) == 3
+    assert differed_across_attempts(lines) == (3, (presence,))
+    # the same test failed on every attempt: the code's
+    assert differed_across_attempts([*attempt(1, queue), *attempt(2, queue), *closing]) is None
+
+
 def test_jest_run_twice_by_the_script_is_read_by_its_totals() -> None:
     def run(test: str) -> list[str]:
         return [
