@@ -44,6 +44,8 @@ _PYTEST_SECTION = re.compile(r"^_{3,} (?:\w+\.)*(?P<name>\w+)(?:\[.*\])? _{3,}$"
 _BAZEL_TARGET = re.compile(
     r"^//\S+\s+(?:FAILED in (?:(?P<failed>\d+) out of (?P<runs>\d+) in )?[\d.]+s|TIMEOUT\b|INCOMPLETE\b)"
 )
+# a target Bazel's test summary marks flaky: it failed, then passed on a retry (`--flaky_test_attempts`)
+_BAZEL_FLAKY = re.compile(r"^(?P<target>//\S+)\s+FLAKY, failed in \d+ out of \d+ in [\d.]+s$")
 _GTEST_ITERATION = re.compile(r"^Repeating all tests \(iteration \d+\) \. \. \.$")
 _GTEST_RAN = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.")
 _FLAKY_MARK = re.compile(r"^\s*@(?:pytest\.mark\.)?flaky\b")
@@ -79,7 +81,8 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
        ``@flaky`` (its README), and pytest shows a failing test's source with its ``@flaky`` or
        ``@pytest.mark.flaky`` marker. The repository said so, as with its ``flaky-tests:`` list: history.
     3. **Another test of the step failed and then passed on a retry, or a test failed a different way on
-       each retry** (a runner's own retry report, :func:`healer.diagnosis.retryreports.passed_on_retry`):
+       each retry** (a runner's own retry report, :func:`healer.diagnosis.retryreports.passed_on_retry`, and
+       a target Bazel's summary calls ``FLAKY``):
        the run shows the suite does not give the same answer twice on this machine. The failing tests are
        re-run first (``rerun_first``): a needless re-run costs minutes, a needless agent run a bogus fix pull
        request. When the same commit fails again after that re-run, the failure is the code's and goes to
@@ -112,7 +115,9 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
         return _flaky(diagnosis, "failed, and the repository marks every failing test flaky (@flaky)")
     # a test that failed on some attempt of a retry wrapper and not on every one
     moved = set().union(*failed) - set(failed[0]).intersection(*failed[1:]) if failed else set()
-    others = passed_on_retry(lines, diagnosis.test_ids, diagnosis.command or "", sorted(moved))
+    others = passed_on_retry(
+        lines, diagnosis.test_ids, diagnosis.command or "", sorted(moved) or _bazel_flaky(lines)
+    )
     if others is None:
         return diagnosis
     # the tests that failed every retry: the ones the runner did not see pass
@@ -221,6 +226,14 @@ def _bazel_failed_some_runs(lines: Sequence[str]) -> bool:
             return False
         some = True
     return some
+
+
+def _bazel_flaky(lines: Sequence[str]) -> list[str]:
+    """The targets Bazel's test summary calls ``FLAKY, failed in 1 out of 2 in 8.4s``: each failed and then
+    passed on a retry of the same build (the Bazel command-line reference, ``--flaky_test_attempts``)."""
+    return [
+        m["target"] for raw in lines if "FLAKY" in raw and (m := _BAZEL_FLAKY.match(clean_line(raw).strip()))
+    ]
 
 
 def _passed_in_another_iteration(test_ids: Sequence[str], lines: Sequence[str]) -> bool:

@@ -653,6 +653,18 @@ def test_a_bazel_target_that_failed_in_some_of_its_runs_is_flaky() -> None:
         assert diagnose_log(job_log(command, mixed), job="test").owner is Owner.CODE
 
 
+def test_a_target_bazel_calls_flaky_beside_a_failing_one_is_rerun_first() -> None:
+    # --flaky_test_attempts=3: one target failed, then passed on a retry; another failed all three
+    command = "bazel test //... --flaky_test_attempts=3 --test_output=errors"
+    flaky = "//raft:election_test                    FLAKY, failed in 1 out of 2 in 8.4s"
+    failed = "//services/ledger:ledger_test          FAILED in 3 out of 3 in 14.2s"
+    diagnosis = diagnose_log(job_log(command, bazel_summary(flaky, failed)), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == (Owner.HISTORY, Action.RERUN, True)
+    assert "//raft:election_test failed and then passed on a retry" in dict(diagnosis.decided_by)["history"]
+    # without the flaky target, the target that failed every attempt is the code's
+    assert diagnose_log(job_log(command, bazel_summary(failed)), job="test").owner is Owner.CODE
+
+
 def flaky_report(first: str, last: str) -> list[str]:
     return [
         "===Flaky Test Report===",
