@@ -235,6 +235,30 @@ def _job_log(command: str, output: str) -> str:
             "'apt' is not a valid attribute for a Play",
             id="ansible-not-a-play-keyword",
         ),
+        pytest.param(
+            "bin/rails zeitwerk:check",
+            "Hold on, I am eager loading the application.\n"
+            "expected file /home/runner/work/app/app/app/models/api_key.rb to define constant ApiKey, "
+            "but didn't",
+            "ruby.zeitwerk-name",
+            "build",
+            "to define constant ApiKey, but didn't",
+            id="zeitwerk-file-and-constant-differ",
+        ),
+        pytest.param(
+            "cargo build --locked",
+            "    Updating git repository `https://github.com/acme/proto-rs`\n"
+            "warning: spurious network error (2 tries remaining): unexpected http status code: 502; "
+            "class=Http (34)\n"
+            "error: failed to get `proto` as a dependency of package "
+            "`app v0.2.0 (/home/runner/work/app/app)`\n"
+            "Caused by:\n  failed to load source for dependency `proto`\n"
+            "Caused by:\n  unexpected http status code: 502; class=Http (34)",
+            "rust.cargo-network",
+            "transient",
+            "unexpected http status code: 502; class=Http (34)",
+            id="cargo-git-dependency-host-502",
+        ),
     ],
 )
 def test_a_family_rule_names_the_failure(
