@@ -157,6 +157,17 @@ CASES = [
         REPO,
         "choco-not-found",
     ),
+    (
+        "windows",
+        "choco install nsis -y --no-progress",
+        "Installing the following packages:\nnsis\n"
+        "[NuGet] Not able to contact source 'https://community.chocolatey.org/api/v2/'. Error was The remote "
+        "server returned an error: (503) Server Unavailable. Service Unavailable\n"
+        "nsis not installed. The package was not found with the source(s) listed.",
+        "windows.choco-source-unavailable",
+        PLATFORM,
+        "choco-source-503",
+    ),
     # macOS: Homebrew
     (
         "macos",
