@@ -121,6 +121,23 @@ def test_a_docker_socket_the_job_may_not_use_on_a_self_hosted_runner_goes_to_its
     )
 
 
+def test_a_docker_daemon_that_is_not_running_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+    stopped = [
+        "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?"
+    ]
+    diagnosis = diagnose(SELF_HOSTED, stopped)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+        "runner.docker-unavailable",
+    )
+    # a hosted machine is replaced after the job: re-run
+    assert (diagnose(HOSTED, stopped).owner, diagnose(HOSTED, stopped).action) == (
+        Owner.PLATFORM,
+        Action.RERUN,
+    )
+
+
 def test_docker_without_the_gpu_runtime_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
     no_runtime = [
         'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
