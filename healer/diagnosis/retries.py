@@ -49,6 +49,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from healer.diagnosis.logs import clean_line
+from healer.diagnosis.retryloop import loop_attempts
 from healer.diagnosis.runtotals import (
     AFTER_END,
     RUN_END,
@@ -277,8 +278,11 @@ def read_runs(lines: Iterable[str], command: str = "") -> tuple[list[tuple[str, 
 
 
 def _runs(lines: Sequence[str], command: str) -> list[list[str]]:
-    """The step's attempts (a wrapper's, a runner's re-run of its failures), else its runs of one suite."""
+    """The step's attempts (a wrapper's, a runner's re-run of its failures, the passes of the script's own
+    retry loop), else its runs of one suite."""
     parts = attempts(lines, command)
+    if len(parts) < 2:
+        parts = loop_attempts(lines, command, lambda part: bool(failing_test_ids(part) or _titles(part)))
     return parts if len(parts) > 1 else runs_of_one_suite(lines)
 
 
