@@ -32,6 +32,7 @@ from healer.diagnosis.firstfailure import first_failure, scan_scope
 from healer.diagnosis.flakyrun import passed_when_run_again
 from healer.diagnosis.logs import JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
+from healer.diagnosis.newlint import new_in_this_toolchain
 from healer.diagnosis.owner import assign_owner
 from healer.diagnosis.prerelease import upstream_when_unreleased
 from healer.diagnosis.purpose import step_purpose
@@ -181,6 +182,7 @@ def diagnose(
     said = without_its_secrets(on_the_steps_word(owned, lines, header), header, lines, log.lines)
     earlier = log.lines[: step.start] if step is not None else ()
     said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
+    said = new_in_this_toolchain(said, lines, earlier)
     said = on_its_own_machine(said, log.lines)
     said = the_bumps_own(said, log.lines, lines)
     said = passed_when_run_again(said, log.lines, log.failing_lines().stop)
