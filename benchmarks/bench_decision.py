@@ -79,6 +79,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh132; all in the test half.
 * ``fresh139`` to ``fresh144``: frozen like those, by six writers at once, after the reports of fresh133 to
   fresh138; all in the test half.
+* ``fresh145`` to ``fresh150``: frozen like those, by six writers at once, at the start of the round after
+  fresh144's; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -272,6 +274,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh142": (FIXTURES / "fresh142" / "logs", FIXTURES / "fresh142" / "labels.json", None),
     "fresh143": (FIXTURES / "fresh143" / "logs", FIXTURES / "fresh143" / "labels.json", None),
     "fresh144": (FIXTURES / "fresh144" / "logs", FIXTURES / "fresh144" / "labels.json", None),
+    "fresh145": (FIXTURES / "fresh145" / "logs", FIXTURES / "fresh145" / "labels.json", None),
+    "fresh146": (FIXTURES / "fresh146" / "logs", FIXTURES / "fresh146" / "labels.json", None),
+    "fresh147": (FIXTURES / "fresh147" / "logs", FIXTURES / "fresh147" / "labels.json", None),
+    "fresh148": (FIXTURES / "fresh148" / "logs", FIXTURES / "fresh148" / "labels.json", None),
+    "fresh149": (FIXTURES / "fresh149" / "logs", FIXTURES / "fresh149" / "labels.json", None),
+    "fresh150": (FIXTURES / "fresh150" / "logs", FIXTURES / "fresh150" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
