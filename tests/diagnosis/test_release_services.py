@@ -534,6 +534,20 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="maven-409",
         ),
         pytest.param(
+            "publish",
+            "pypa/gh-action-pypi-publish@release/v1",
+            "Checking dist/acme-1.4.0.tar.gz: PASSED\n"
+            "##[error]Trusted publishing exchange failure: \n"
+            "Token request failed: the server refused the request for the following reasons:\n\n"
+            "* `invalid-publisher`: valid token, but no corresponding publisher (Publisher with matching "
+            "claims was not found)\n\n"
+            "This generally indicates a trusted publisher configuration error, but could\n"
+            "also indicate an internal error on GitHub or PyPI's part.",
+            "config.pypi-trusted-publisher",
+            REPO,
+            id="pypi-no-trusted-publisher",
+        ),
+        pytest.param(
             "sign",
             "cosign sign --yes ghcr.io/acme/x@${DIGEST}",
             "Non-interactive mode detected, using device flow.\n"
