@@ -148,6 +148,16 @@ CASES = [
         "bundler-rubygems-timed-out",
     ),
     (
+        "bundle install --jobs=3 --retry=3 --deployment",
+        "Fetching gem metadata from https://rubygems.org/.........\n"
+        "Retrying download gem from https://rubygems.org/ due to error (2/4): Gem::Net::OpenTimeout Failed "
+        "to open TCP connection to rubygems.org:443 (execution expired)\n"
+        "Gem::Net::OpenTimeout: Failed to open TCP connection to rubygems.org:443 (execution expired)",
+        "ruby.bundler-network",
+        PLATFORM,
+        "bundler-retried-download-open-timeout",
+    ),
+    (
         "yarn install --immutable",
         "➤ YN0035: │ @babel/parser@npm:7.27.5: The remote server failed to provide the requested resource\n"
         "➤ YN0035: │   Response Code: 500 (Internal Server Error)\n"
