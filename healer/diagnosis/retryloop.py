@@ -10,7 +10,8 @@ runs the tests and says which attempt this is::
     exit 1
 
 The loop counts (``for i in 1 2 3``, ``{1..3}``, ``$(seq 3)``) and its body uses the count only in what it
-echoes, so every pass runs the same command on the same checkout. Each echoed line (``attempt 1/3``; the
+echoes and in a test of whether to try again (``[ $i -lt 3 ] && sleep 15``), so every pass runs the same
+command on the same checkout. Each echoed line (``attempt 1/3``; the
 workflow command ``::group::attempt $i`` prints as ``##[group]attempt 1``) marks an attempt, before or after
 the tests' output, whichever way the body orders them: that is how such a step is cut into its attempts when
 its test runner prints neither a header nor totals the same way each run
@@ -36,6 +37,8 @@ _COUNTING_LOOP = re.compile(
 )
 # a double-quoted echo (single quotes expand no variable), and what a body may echo around the count
 _ECHO = re.compile(r'\becho (?:-e )?"(?P<text>[^"\n]{1,200})"')
+# a shell test that compares the count with a number (`[ $i -lt 3 ]`): whether to wait and try again
+_TEST = re.compile(r'\[\[? "?\$\{?\w+\}?"? -(?:lt|le|eq|ne|gt|ge) \d+ \]\]?')
 _OTHER_VARIABLE = re.compile(r"\\\$(?:\\\{\w+\\\}|\w+|\\\(\\\(.*?\\\)\\\))")
 _GROUP = "::group::"
 
@@ -48,8 +51,9 @@ def loop_marks(command: str) -> re.Pattern[str] | None:
     count = re.compile(rf"\$(?:\{{{loop['var']}\}}|{loop['var']}\b)")
     body = loop["body"]
     echoed = [found["text"] for found in _ECHO.finditer(body) if count.search(found["text"])]
-    # the count anywhere but in what the body echoes: the passes differ
-    if not echoed or len(count.findall(body)) != sum(len(count.findall(text)) for text in echoed):
+    # the count anywhere but in what the body echoes or compares (whether to try again): the passes differ
+    compared = sum(len(count.findall(test[0])) for test in _TEST.finditer(body))
+    if not echoed or len(count.findall(body)) != sum(len(count.findall(text)) for text in echoed) + compared:
         return None
     text = echoed[0].strip()
     group = text.startswith(_GROUP)

@@ -27,6 +27,13 @@ GO_LOOP = 'for i in 1 2 3; do\n  echo "attempt $i/3"\n  go test -count=1 ./... &
             "attempt 1 of 3 passed",
             id="seq-and-another-variable",
         ),
+        pytest.param(
+            'for i in 1 2; do\necho "Attempt $i/2"\n./gradlew test --continue && exit 0\n'
+            '[ $i -lt 2 ] && echo "Attempt $i failed; retrying in 15s" && sleep 15\ndone\nexit 1',
+            "Attempt 1/2",
+            "Attempt 1 failed; retrying in 15s",
+            id="a-test-of-whether-to-try-again",
+        ),
     ],
 )
 def test_a_counting_loop_echoes_its_attempts_number(script: str, echoed: str, other: str) -> None:
