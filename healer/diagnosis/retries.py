@@ -107,6 +107,8 @@ _GO_PACKAGE = re.compile(
 # one attempt's failures from another's when the runner printed no test ids
 _TITLE = re.compile(
     r"^\s*(?:\d{1,4}\) (?P<numbered>\S.{0,300}?)|✖ (?P<crossed>\S.{0,300}?)(?: Error: .*)?"
+    # Vitest's default reporter: a failed test's cross and name, then its duration (`× parses a date 31ms`)
+    r"|× (?P<vitest>\S.{0,300}?)(?: \d+(?:\.\d+)? ?m?s)?"
     # pytest's progress line of a test file with a failure or an error in it (`tests/test_pool.py ..F`)
     r"|(?P<file>\S+\.py) [.sxX]*[FE][.sxXFE]*(?: +\[ *\d+%\])?"
     # pytest's heading of each failure's section, the test's name between rules (`____ test_pool_drains ____`)
@@ -292,11 +294,16 @@ def _titles(lines: Iterable[str]) -> tuple[str, ...]:
     found: dict[str, None] = {}
     lines = list(lines)
     for n, raw in enumerate(lines):
-        if ")" not in raw and "✖" not in raw and ".py " not in raw and "___ " not in raw:
+        if ")" not in raw and "✖" not in raw and "×" not in raw and ".py " not in raw and "___ " not in raw:
             continue
         match = _TITLE.match(clean_line(raw))
         title = match and (
-            match["numbered"] or match["crossed"] or match["file"] or match["section"] or match["mtp"]
+            match["numbered"]
+            or match["crossed"]
+            or match["vitest"]
+            or match["file"]
+            or match["section"]
+            or match["mtp"]
         )
         if title and not _NOT_A_TITLE.match(title):
             found.setdefault(_with_mocha_title(lines, n, title), None)

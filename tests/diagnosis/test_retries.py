@@ -477,6 +477,21 @@ def test_pytest_runs_without_a_summary_are_told_apart_by_their_failures_section_
     assert differed_across_attempts([*run("test_a"), "_ _ _ _ _ _ _ _", *run("test_a")]) is None
 
 
+def test_vitests_crossed_tests_name_each_attempts_failures_without_their_durations() -> None:
+    def attempt(test: str, ms: int) -> list[str]:
+        return [" ✓ src/queue.test.ts (12 tests) 41ms", " ❯ src/cron.test.ts (9 tests | 1 failed) 52ms"] + [
+            f"   × {test} {ms}ms",
+            "      Tests  1 failed | 402 passed (403)",
+        ]
+
+    between = "##[warning]Attempt 1 failed. Reason: Child_process exited with error code 1"
+    lines = [*attempt("runs jobs in cron order", 31), between, *attempt("serves health on a free port", 12)]
+    assert differed_across_attempts(lines) == (2, ("serves health on a free port",))
+    # the same test, slower the second time, failed on both attempts
+    same = [*attempt("runs jobs in cron order", 31), between, *attempt("runs jobs in cron order", 48)]
+    assert differed_across_attempts(same) is None
+
+
 def test_one_suite_run_by_tox_in_two_environments_is_not_two_attempts() -> None:
     # `tox -e py39,py312`: the same suite on two Pythons, a test failing on each of them only
     lines = [
