@@ -4,17 +4,17 @@ the suite it names.
 RSpec, VSTest (``dotnet test``), Jest and others print no header at the start of a run, but end each run with
 its totals after its failures (RSpec's ``143 examples, 1 failure``, then its "Failed examples:" list; VSTest's
 ``Failed!  - Failed: 1, Passed: 211, Skipped: 0, Total: 212``, before .NET 5 ``Total tests: 212`` over its
-counts; Jest's ``Tests: 1 failed, 210 passed, 211
-total``; mocha's ``11 passing (3s)`` with its ``1 failing``; Minitest's ``212 runs, 530 assertions, 1
-failures, 0 errors``; XCTest's ``Executed 71 tests, with 1 failure (0 unexpected) in …``; ExUnit's ``212
-tests, 1 failure`` and rebar3 EUnit's ``88 tests, 1 failures``; Rust's libtest, each test binary's ``test
-result: FAILED. 211 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; …``; Surefire's ``Tests run: 412,
-Failures: 1, Errors: 0, Skipped: 0`` under its "Results:" (``mvn verify || mvn verify``); PHPUnit's ``Tests:
-1190, Assertions: 3522, Failures: 1.`` after its failures; unittest's ``Ran 151 tests in 3.902s``; Automake's
-summary's ``# TOTAL: 27`` (``make check || make check``); pytest's last line, ``1 failed, 169 passed in
-22.31s``, where ``-q`` left out its header): those end the runs, again only when every run names the same
-total. Mocha lists a run's failures after its totals, indented (``  1) Suite``, then the test's title and a
-colon, then the error): the run ends after them, and each is read as the suite and the test's title together.
+counts; Jest's ``Tests: 1 failed, 210 passed, 211 total``; mocha's ``11 passing (3s)`` with its ``1 failing``;
+Minitest's ``212 runs, 530 assertions, 1 failures, 0 errors``; XCTest's ``Executed 71 tests, with 1 failure (0
+unexpected) in …``; ExUnit's ``212 tests, 1 failure`` and rebar3 EUnit's ``88 tests, 1 failures``; Rust's
+libtest, each test binary's ``test result: FAILED. 211 passed; 1 failed; 0 ignored; 0 measured; 0 filtered
+out; …``; Surefire's ``Tests run: 412, Failures: 1, Errors: 0, Skipped: 0`` under its "Results:" (``mvn verify
+|| mvn verify``); PHPUnit's ``Tests: 1190, Assertions: 3522, Failures: 1.`` after its failures; unittest's
+``Ran 151 tests in 3.902s``; Automake's summary's ``# TOTAL: 27`` (``make check || make check``); Karma's
+``TOTAL: 1 FAILED, 611 SUCCESS``; pytest's last line, ``1 failed, 169 passed in 22.31s``, where ``-q`` left
+out its header): those end the runs, again only when every run names the same total. Mocha lists a run's
+failures after its totals, indented (``  1) Suite``, then the test's title and a colon, then the error): the
+run ends after them, and each is read as the suite and the test's title together.
 
 Pure: lines in, runs and counts out.
 """
@@ -57,10 +57,13 @@ RUN_END = re.compile(
     r"|^Tests: (?P<phpunit>\d+), Assertions: \d+, "
     # Automake's parallel test harness, the first line of its summary: "# TOTAL: 27"
     r"|^# TOTAL: (?P<automake>\d+)$"
+    # Karma's reporters at the run's end: "TOTAL: 1 FAILED, 611 SUCCESS" (or "TOTAL: 612 SUCCESS")
+    r"|^TOTAL: (?P<karma>(?:\d+ FAILED, )?\d+ SUCCESS)$"
 )
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
 _LIBTEST_COUNTS = re.compile(r"(\d+) (?:passed|failed|ignored|measured)\b")
+_KARMA_COUNTS = re.compile(r"(\d+) (?:FAILED|SUCCESS)\b")
 # what RSpec prints after its totals and before the next run: its failed examples' re-run commands, the seed;
 # and the rest of mocha's totals
 AFTER_END = re.compile(
@@ -108,7 +111,7 @@ def totals(raw: str) -> re.Match[str] | None:
 def totals_size(found: re.Match[str]) -> int:
     """The size of the suite a totals line names: each runner's totals are one named group of RUN_END."""
     runner, total = found.lastgroup, found[found.lastgroup or 0]
-    counts = _PYTEST_COUNTS if runner == "pytest" else _LIBTEST_COUNTS if runner == "libtest" else None
+    counts = {"pytest": _PYTEST_COUNTS, "libtest": _LIBTEST_COUNTS, "karma": _KARMA_COUNTS}.get(runner or "")
     return sum(map(int, counts.findall(total))) if counts else int(total)
 
 

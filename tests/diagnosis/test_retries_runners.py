@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from joblogs import diagnose_log, job_log
 
-from healer.diagnosis.retries import failed_per_attempt, runs_of_one_suite
+from healer.diagnosis.retries import differed_across_attempts, failed_per_attempt, runs_of_one_suite
 from healer.model import Action, Category, Owner
 
 
@@ -224,3 +224,21 @@ def test_unittest_run_twice_by_the_script_is_cut_after_each_runs_ran_line() -> N
     ]
     diagnosis = diagnose_log(job_log("nosetests -v || nosetests -v", lines), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_karma_run_again_by_the_script_is_cut_after_its_total() -> None:
+    # `npm run test:ci || npm run test:ci` around `karma start --single-run`
+    def run(test: str, failed: int = 1) -> list[str]:
+        browser = "Chrome Headless 121.0.6167.85 (Linux x86_64)"
+        return [
+            "> karma start --single-run --browsers ChromeHeadless",
+            f"{browser}: Executed 64 of 612 SUCCESS (0 secs / 0.256 secs)",
+            f"{browser} {test} FAILED",
+            "\tExpected 12 to equal 10.",
+            f"{browser}: Executed 612 of 612 ({failed} FAILED) (9.842 secs / 9.1 secs)",
+            f"TOTAL: {failed} FAILED, {612 - failed} SUCCESS",
+        ]
+
+    lines = [*run("Tooltip positions after scroll"), *run("Autosave debounces keystrokes")]
+    assert differed_across_attempts(lines) == (2, ("Autosave debounces keystrokes",))
+    assert differed_across_attempts([*run("Tooltip positions"), *run("Tooltip positions")]) is None
