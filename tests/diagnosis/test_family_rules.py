@@ -267,3 +267,19 @@ def test_a_family_rule_names_the_failure(
     diagnosis = diagnose_text(_job_log(command, output), RULES)
     assert (diagnosis.rule, diagnosis.category.value) == (rule, category)
     assert any(shown in line for line in diagnosis.excerpt)
+
+
+def test_a_lookup_of_a_service_of_the_jobs_own_network_is_not_the_internets_dns() -> None:
+    public = (
+        'go: downloading x: Get "https://proxy.golang.org/x": dial tcp: lookup proxy.golang.org on '
+        "127.0.0.53:53: server misbehaving"
+    )
+    assert diagnose_text(_job_log("go mod download", public), RULES).rule == "network.dns"
+    # Docker's embedded DNS server on a user-defined network answers for the job's own containers
+    compose = (
+        "tests-1  | error: app did not become healthy: dial tcp: lookup app on 127.0.0.11:53: no such host"
+    )
+    assert (
+        diagnose_text(_job_log("docker compose up --exit-code-from tests", compose), RULES).rule
+        != "network.dns"
+    )
