@@ -233,6 +233,17 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="s3-access-denied-is-no-throttling",
         ),
         pytest.param(
+            "infra",
+            "terraform init -input=false",
+            "Initializing the backend...\n\nError: Failed to get existing workspaces: Unable to list objects "
+            'in S3 bucket "acme-tfstate" with prefix "env:/": operation error S3: ListObjectsV2, https '
+            "response error StatusCode: 403, RequestID: 5D265A044C48D917, HostID: 126f4c26, api error "
+            "AccessDenied: Access Denied",
+            "config.cloud-permission",
+            REPO,
+            id="terraform-s3-backend-access-denied",
+        ),
+        pytest.param(
             "test",
             "docker pull postgres:15",
             "postgres service is starting, waiting 32 seconds before checking again.\n"
