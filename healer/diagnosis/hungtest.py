@@ -12,9 +12,7 @@ warning:
   ``FAIL`` or ``TIMEOUT`` lines naming the test when it ends.
 - pytest in verbose mode writes a test's node id when the test starts and its outcome on the same line when
   it ends (``tests/test_a.py::test_b PASSED [ 85%]``): a step whose output ends in a node id with no outcome
-  stopped inside that test. Without ``-v`` it writes a file's name, then a character as each of its tests
-  ends, then the run's percentage when the file is done (``tests/test_a.py ...  [ 85%]``): a step whose
-  output ends in a file's line with no percentage stopped inside one of that file's tests.
+  stopped inside that test.
 - ``go test -v`` writes ``=== RUN   TestName`` when a test starts (``=== CONT`` when a parallel one resumes)
   and ``--- PASS: TestName (0.38s)`` (``FAIL``, ``SKIP``) when it ends (the ``testing`` package's
   documentation): a test started with no result had not ended. A parent whose subtest is still running is
@@ -71,9 +69,6 @@ _NEXTEST_DONE = re.compile(
 _HINT = re.compile(r"has been running for over|SLOW \[")
 _TRAVIS_RULE = "runner.travis-time-limit"
 _PYTEST_STARTED = re.compile(r"^(?P<name>[\w./\\-]+\.py::\S+)$")
-# pytest's progress line for a test file, its outcomes so far and no percentage yet: the file's tests had not
-# all ended
-_PYTEST_FILE_UNFINISHED = re.compile(r"^(?P<name>[\w./\\-]+\.py) [.sxXFE]*$")
 _TIMEOUT_BANNER = re.compile(r"^\+{5,} Timeout \+{5,}$")
 _MAIN_STACK = re.compile(r"^~{3,} Stack of MainThread \(\d+\) ~{3,}$")
 _TEST_FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400}\.py)", line \d+, in (?P<test>test\w*)$')
@@ -177,11 +172,9 @@ def _slow_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
 
 def _pytest_started_last(step_lines: Sequence[str]) -> dict[str, str]:
     """The node id a step's output ends in (by itself, :func:`_last_output`) when pytest (verbose) had started
-    that test and written no outcome for it; without ``-v``, the test file whose progress line it ends in,
-    short of the percentage pytest writes when the file's tests have all ended (``tests/test_a.py ...``)."""
-    last = _last_output(step_lines)
-    found = _PYTEST_STARTED.match(last) or _PYTEST_FILE_UNFINISHED.match(last)
-    return {found.group("name"): last} if found else {}
+    that test and written no outcome for it."""
+    found = _PYTEST_STARTED.match(_last_output(step_lines))
+    return {found.group("name"): found.group("name")} if found else {}
 
 
 def _go_unfinished(step_lines: Sequence[str]) -> dict[str, str]:

@@ -64,18 +64,6 @@ def test_pytest_whose_last_test_ended_leaves_the_time_limit_as_it_was() -> None:
     assert diagnosis.action is not Action.AGENT
 
 
-def test_a_pytest_file_whose_progress_line_has_no_percentage_when_the_limit_comes_hangs() -> None:
-    # without -v: the file's name, a dot as each test ends, the run's percentage when the file is done
-    progress = ("tests/test_render.py ..............                                       [ 61%]",)
-    diagnosis = diagnose_log(limited_log("pytest", *progress, "tests/test_shutdown.py ..."))
-    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
-    assert diagnosis.test_ids == ("tests/test_shutdown.py",)
-    ended = limited_log(
-        "pytest", *progress, "tests/test_shutdown.py ...                                   [100%]"
-    )
-    assert diagnose_log(ended).action is not Action.AGENT
-
-
 def test_a_slow_test_that_finished_leaves_the_time_limit_nobodys() -> None:
     diagnosis = diagnose_log(
         cargo_log(
