@@ -81,6 +81,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh138; all in the test half.
 * ``fresh145`` to ``fresh150``: frozen like those, by six writers at once, at the start of the round after
   fresh144's; all in the test half.
+* ``fresh151`` to ``fresh156``: frozen like those, by six writers at once, after the reports of fresh145 to
+  fresh150; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -280,6 +282,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh148": (FIXTURES / "fresh148" / "logs", FIXTURES / "fresh148" / "labels.json", None),
     "fresh149": (FIXTURES / "fresh149" / "logs", FIXTURES / "fresh149" / "labels.json", None),
     "fresh150": (FIXTURES / "fresh150" / "logs", FIXTURES / "fresh150" / "labels.json", None),
+    "fresh151": (FIXTURES / "fresh151" / "logs", FIXTURES / "fresh151" / "labels.json", None),
+    "fresh152": (FIXTURES / "fresh152" / "logs", FIXTURES / "fresh152" / "labels.json", None),
+    "fresh153": (FIXTURES / "fresh153" / "logs", FIXTURES / "fresh153" / "labels.json", None),
+    "fresh154": (FIXTURES / "fresh154" / "logs", FIXTURES / "fresh154" / "labels.json", None),
+    "fresh155": (FIXTURES / "fresh155" / "logs", FIXTURES / "fresh155" / "labels.json", None),
+    "fresh156": (FIXTURES / "fresh156" / "logs", FIXTURES / "fresh156" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
