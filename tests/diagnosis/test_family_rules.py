@@ -246,6 +246,17 @@ def _job_log(command: str, output: str) -> str:
             id="zeitwerk-file-and-constant-differ",
         ),
         pytest.param(
+            "npx playwright test",
+            "[WebServer] SyntaxError: The requested module './version.mjs' does not provide an export named "
+            "'version'\n"
+            "Error: Process from config.webServer was not able to start. Exit code: 1\n\n"
+            "  Error: connect ECONNREFUSED 127.0.0.1:4173",
+            "js.playwright-webserver",
+            "test",
+            "[WebServer] SyntaxError",
+            id="playwright-web-server-did-not-start",
+        ),
+        pytest.param(
             "cargo build --locked",
             "    Updating git repository `https://github.com/acme/proto-rs`\n"
             "warning: spurious network error (2 tries remaining): unexpected http status code: 502; "
