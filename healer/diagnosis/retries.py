@@ -31,6 +31,8 @@ but one result line a package a run (``ok  pkg 1.2s``, ``FAIL pkg 0.4s``): a pac
 the next run, when the runs tested the same packages. Runners that print no header end each run with their
 totals after their failures (:mod:`healer.diagnosis.runtotals`): those end the runs, again only when every run
 names the same total.
+A counting retry loop in the step's script that echoes each attempt's number is cut at the lines it echoed,
+whatever its runner prints (:mod:`healer.diagnosis.retryloop`).
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history, and so
 are tests of one run when another run of the same suite passed them all. A test that failed on every
