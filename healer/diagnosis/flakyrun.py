@@ -129,8 +129,8 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     )
     if steady and not others.differently:
         # a flaky Bazel target beside a failing one: that target's cases need not have failed on every attempt
-        every = "" if all(name.startswith("//") for name in others.names) else " every retry"
-        history += f", beside {', '.join(steady[:3])}, which failed{every}"
+        how_often = "" if all(name.startswith("//") for name in others.names) else " every retry"
+        history += f", beside {', '.join(steady[:3])}, which failed{how_often}"
     said = reassigned(
         replace(diagnosis, test_ids=steady or diagnosis.test_ids),
         Owner.HISTORY,
