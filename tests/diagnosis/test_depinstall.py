@@ -409,6 +409,17 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             "========================= 1 failed, 40 passed in 3.10s =========================",
             id="pytest-fixture-certificate-expired",
         ),
+        pytest.param(
+            "bundle install",
+            "Retrying download gem from https://rubygems.org/ due to error (2/4): "
+            "Gem::RemoteFetcher::FetchError Net::OpenTimeout: Failed to open TCP connection to "
+            "rubygems.org:443 (execution expired)\n"
+            "Installing pg_ext 0.3.1 with native extensions\n"
+            "Gem::Ext::BuildError: ERROR: Failed to build gem native extension.\n"
+            "ext.c:12:10: error: 'PQ_NEW_FLAG' undeclared (first use in this function)\n"
+            "An error occurred while installing pg_ext (0.3.1), and Bundler cannot continue.",
+            id="bundler-retried-then-a-build-failed",
+        ),
     ],
 )
 def test_the_codes_own_failures_stay_the_codes(command: str, output: str) -> None:
