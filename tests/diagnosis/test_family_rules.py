@@ -294,3 +294,11 @@ def test_a_lookup_of_a_service_of_the_jobs_own_network_is_not_the_internets_dns(
         diagnose_text(_job_log("docker compose up --exit-code-from tests", compose), RULES).rule
         != "network.dns"
     )
+
+
+def test_zeitwerk_naming_an_installed_gems_file_is_not_the_applications_code() -> None:
+    gem = (
+        "expected file /home/runner/work/app/app/vendor/bundle/ruby/3.3.0/gems/concurrent_rails-0.6.0/lib/"
+        "concurrent_rails.rb to define constant ConcurrentRails, but didn't (Zeitwerk::NameError)"
+    )
+    assert diagnose_text(_job_log("bin/rails zeitwerk:check", gem), RULES).rule != "ruby.zeitwerk-name"
