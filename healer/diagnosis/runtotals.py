@@ -32,7 +32,7 @@ RUN_END = re.compile(
     r"|^(?:Failed|Passed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+(?P<vstest>\d+)\b"
     # VSTest's totals before .NET 5: "Total tests: 96" over "Passed: 95" and "Failed: 1" (SDK 3.x), or one
     # line, "Total tests: 96. Passed: 95. Failed: 1. Skipped: 0." (SDK 2.x)
-    r"|^Total tests: (?P<vstest_legacy>\d+)(?:\. Passed: \d+\. Failed: \d+\. Skipped: \d+\.)?$"
+    r"|^Total tests: (?P<vstest_legacy>\d+)(?:\. (?:Passed|Failed|Skipped): \d+)*\.?$"
     r"|^Tests:\s+.*?\b(?P<jest>\d+) total$"
     r"|^(?P<mocha>\d+) passing \(\d[^)]*\)$"
     # XCTest's totals: "Executed 71 tests, with 1 failure (0 unexpected) in 3.118 (3.131) seconds"
