@@ -83,6 +83,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh144's; all in the test half.
 * ``fresh151`` to ``fresh156``: frozen like those, by six writers at once, after the reports of fresh145 to
   fresh150; all in the test half.
+* ``fresh157`` to ``fresh162``: frozen like those, by six writers at once, after the reports of fresh151 to
+  fresh156; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -288,6 +290,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh154": (FIXTURES / "fresh154" / "logs", FIXTURES / "fresh154" / "labels.json", None),
     "fresh155": (FIXTURES / "fresh155" / "logs", FIXTURES / "fresh155" / "labels.json", None),
     "fresh156": (FIXTURES / "fresh156" / "logs", FIXTURES / "fresh156" / "labels.json", None),
+    "fresh157": (FIXTURES / "fresh157" / "logs", FIXTURES / "fresh157" / "labels.json", None),
+    "fresh158": (FIXTURES / "fresh158" / "logs", FIXTURES / "fresh158" / "labels.json", None),
+    "fresh159": (FIXTURES / "fresh159" / "logs", FIXTURES / "fresh159" / "labels.json", None),
+    "fresh160": (FIXTURES / "fresh160" / "logs", FIXTURES / "fresh160" / "labels.json", None),
+    "fresh161": (FIXTURES / "fresh161" / "logs", FIXTURES / "fresh161" / "labels.json", None),
+    "fresh162": (FIXTURES / "fresh162" / "logs", FIXTURES / "fresh162" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
