@@ -334,6 +334,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
         ),
         pytest.param(
             "deploy",
+            "kubectl apply -k overlays/review",
+            'Error from server (BadRequest): Deployment in version "v1" cannot be handled as a Deployment: '
+            "json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers."
+            "ports.containerPort of type int32",
+            "kubernetes.manifest-invalid",
+            CODE,
+            id="kubectl-kustomize-bad-request-without-a-file",
+        ),
+        pytest.param(
+            "deploy",
             "flyctl deploy --remote-only",
             "#7 [build 4/6] RUN npm ci\n"
             "#7 0.982 npm error `npm ci` can only install packages when your package.json and "
