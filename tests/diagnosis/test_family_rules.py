@@ -294,6 +294,13 @@ def test_a_lookup_of_a_service_of_the_jobs_own_network_is_not_the_internets_dns(
         diagnose_text(_job_log("docker compose up --exit-code-from tests", compose), RULES).rule
         != "network.dns"
     )
+    # libpq naming a service container of one label, and a host with a dot
+    libpq = (
+        'psycopg.OperationalError: could not translate host name "db" to address: Temporary failure in name'
+    )
+    assert diagnose_text(_job_log("alembic upgrade head", libpq + " resolution"), RULES).rule != "network.dns"
+    remote = 'could not translate host name "db.acme.example.net" to address: Name or service not known'
+    assert diagnose_text(_job_log("alembic upgrade head", remote), RULES).rule == "network.dns"
 
 
 def test_zeitwerk_naming_an_installed_gems_file_is_not_the_applications_code() -> None:
