@@ -246,6 +246,19 @@ def _job_log(command: str, output: str) -> str:
             id="zeitwerk-file-and-constant-differ",
         ),
         pytest.param(
+            "./gradlew build",
+            "* What went wrong:\nExecution failed for task ':compileJava'.\n"
+            "> Could not resolve all files for configuration ':compileClasspath'.\n"
+            "   > Could not download x-2.17.2.jar (com.acme:x:2.17.2)\n"
+            "      > Could not get resource 'https://repo.maven.apache.org/maven2/x.jar'.\n"
+            "         > Could not GET 'https://repo.maven.apache.org/maven2/x.jar'.\n"
+            "            > Connection reset",
+            "jvm.network",
+            "transient",
+            "> Connection reset",
+            id="gradle-nested-cause-connection-reset",
+        ),
+        pytest.param(
             "npx playwright test",
             "[WebServer] SyntaxError: The requested module './version.mjs' does not provide an export named "
             "'version'\n"
