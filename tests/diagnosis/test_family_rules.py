@@ -246,6 +246,16 @@ def _job_log(command: str, output: str) -> str:
             id="zeitwerk-file-and-constant-differ",
         ),
         pytest.param(
+            "npx astro check && npx wrangler pages deploy dist",
+            "Result (42 files):\n"
+            "src/components/PriceCard.astro:14:23 - error ts(2339): Property 'discount' does not exist on "
+            "type 'Plan'.\n\n- 1 error\n- 0 warnings",
+            "js.tsc",
+            "typecheck",
+            "error ts(2339)",
+            id="astro-check-type-error",
+        ),
+        pytest.param(
             "./gradlew build",
             "* What went wrong:\nExecution failed for task ':compileJava'.\n"
             "> Could not resolve all files for configuration ':compileClasspath'.\n"
