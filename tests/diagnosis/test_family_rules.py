@@ -236,6 +236,16 @@ def _job_log(command: str, output: str) -> str:
             id="ansible-not-a-play-keyword",
         ),
         pytest.param(
+            "ansible-playbook -i inventories/ci site.yml --syntax-check",
+            "[ERROR]: YAML parsing failed: Mapping values are not allowed in this context.\n"
+            "Origin: /home/runner/work/ops/ops/roles/beacon/tasks/main.yml:14:13\n\n"
+            "12 - name: Install beacon unit\n13   ansible.builtin.template:\n14     src: beacon.service.j2",
+            "config.ansible-syntax",
+            "config",
+            "Origin: /home/runner/work/ops/ops/roles/beacon/tasks/main.yml:14:13",
+            id="ansible-core-2-19-yaml-parsing-failed",
+        ),
+        pytest.param(
             "bin/rails zeitwerk:check",
             "Hold on, I am eager loading the application.\n"
             "expected file /home/runner/work/app/app/app/models/api_key.rb to define constant ApiKey, "
