@@ -85,6 +85,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh150; all in the test half.
 * ``fresh157`` to ``fresh162``: frozen like those, by six writers at once, after the reports of fresh151 to
   fresh156; all in the test half.
+* ``fresh163`` to ``fresh168``: frozen like those, by six writers at once, after the reports of fresh157 to
+  fresh162; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -296,6 +298,12 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh160": (FIXTURES / "fresh160" / "logs", FIXTURES / "fresh160" / "labels.json", None),
     "fresh161": (FIXTURES / "fresh161" / "logs", FIXTURES / "fresh161" / "labels.json", None),
     "fresh162": (FIXTURES / "fresh162" / "logs", FIXTURES / "fresh162" / "labels.json", None),
+    "fresh163": (FIXTURES / "fresh163" / "logs", FIXTURES / "fresh163" / "labels.json", None),
+    "fresh164": (FIXTURES / "fresh164" / "logs", FIXTURES / "fresh164" / "labels.json", None),
+    "fresh165": (FIXTURES / "fresh165" / "logs", FIXTURES / "fresh165" / "labels.json", None),
+    "fresh166": (FIXTURES / "fresh166" / "logs", FIXTURES / "fresh166" / "labels.json", None),
+    "fresh167": (FIXTURES / "fresh167" / "logs", FIXTURES / "fresh167" / "labels.json", None),
+    "fresh168": (FIXTURES / "fresh168" / "logs", FIXTURES / "fresh168" / "labels.json", None),
     "logchunks": (
         SHARED / "logchunks-dev" / "logs",
         SHARED / "logchunks-dev" / "labels.json",
