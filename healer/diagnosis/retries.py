@@ -150,7 +150,7 @@ def attempts(lines: Iterable[str], command: str = "") -> list[list[str]]:
             out.append([raw])
         else:
             out[-1].append(raw)
-            found = mix_failed and ("tests," in line or "test," in line) and RUN_END.match(line)
+            found = mix_failed and "tests," in line and RUN_END.match(line)
             ended = ended or bool(found and found.lastgroup == "exunit")
     if len(out) > 1 and all(_CLOSING.match(clean_line(raw).strip()) for raw in out[-1]):
         out.pop()

@@ -103,8 +103,8 @@ def totals(raw: str) -> re.Match[str] | None:
     """A run's totals line (:data:`RUN_END`), its words looked for first, without a regular expression (a
     chain of ``in`` tests: cheaper per line than ``any()`` over a tuple of them)."""
     hinted = "examples" in raw or "test result" in raw or "otal" in raw or "passing" in raw or " in " in raw
-    hinted = hinted or "runs," in raw or "tests," in raw or "test," in raw or "Tests run:" in raw
-    hinted = hinted or "Assertions:" in raw or "TOTAL:" in raw or "Ran " in raw
+    hinted = hinted or "runs," in raw or "tests," in raw or "Tests run:" in raw or "Assertions:" in raw
+    hinted = hinted or "TOTAL:" in raw or "Ran " in raw
     return RUN_END.match(clean_line(raw).strip()) if hinted else None
 
 

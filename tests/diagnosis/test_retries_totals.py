@@ -70,15 +70,6 @@ def test_the_same_test_failing_again_under_mix_test_failed_stays_the_codes() -> 
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
 
 
-def test_a_suite_of_one_test_is_cut_after_its_singular_totals() -> None:
-    # ExUnit's totals for a suite of one test: "1 test, 1 failure"
-    def run(message: str) -> list[str]:
-        return ["  1) test reaps idle sessions (Kirkby.ReaperTest)", f"     {message}", "1 test, 1 failure"]
-
-    lines = [*run("** (ExUnit.TimeoutError) test timed out after 60000ms"), *run("Assertion with == failed")]
-    assert len(runs_of_one_suite(lines)) == 2
-
-
 def test_rebar3_eunit_run_twice_by_the_script_is_cut_after_each_runs_totals() -> None:
     def run(failed: str) -> list[str]:
         return [
