@@ -54,6 +54,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "dependency.audit": ("the audit", "it may add the dependency the advisory names"),
     "dependency.system-package-dropped": ("the install", "it may name the package or move the image"),
     "r.package-unavailable": ("the install", "it may add the package"),
+    "config.docker-image-retired": ("the image's pull", "it may name the retired image"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures

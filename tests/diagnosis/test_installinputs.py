@@ -179,16 +179,19 @@ def test_an_install_that_is_not_headed_for_the_agent_is_left_alone() -> None:
     assert untouched_install(diagnosis, ["src/App.tsx"]) is diagnosis
 
 
-BUILDKIT_NO_TAG = (
-    "#3 [internal] load metadata for docker.io/library/node:16-buster\n"
-    "#3 ERROR: docker.io/library/node:16-buster: not found\n"
-    "ERROR: failed to build: failed to solve: node:16-buster: failed to resolve source metadata for "
-    "docker.io/library/node:16-buster: docker.io/library/node:16-buster: not found"
-)
+def buildkit_no_tag(image: str) -> str:
+    """BuildKit's words when a FROM line names an image the registry does not serve."""
+    ref = f"docker.io/library/{image}" if "/" not in image else f"docker.io/{image}"
+    return (
+        f"#3 [internal] load metadata for {ref}\n"
+        f"#3 ERROR: {ref}: not found\n"
+        f"ERROR: failed to build: failed to solve: {image}: failed to resolve source metadata for "
+        f"{ref}: {ref}: not found"
+    )
 
 
 def test_an_image_the_registry_does_not_serve_is_upstreams_unless_the_pull_request_named_it() -> None:
-    diagnosis = diagnose_log(job_log("docker build -t svc .", BUILDKIT_NO_TAG), job="docker")
+    diagnosis = diagnose_log(job_log("docker build -t svc .", buildkit_no_tag("node:20-bookwrom")), job="docker")
     assert diagnosis.rule == "config.docker-image" and applies(diagnosis)
 
     given = untouched_install(diagnosis, ["src/server.js"])
@@ -196,6 +199,56 @@ def test_an_image_the_registry_does_not_serve_is_upstreams_unless_the_pull_reque
     assert dict(given.decided_by)["changes"].endswith("its base branch pulls the same")
     for named_there in ("Dockerfile", "deploy/compose.yaml", "docker-bake.hcl", ".env"):
         assert untouched_install(diagnosis, ["src/server.js", named_there]) is diagnosis
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "node:16-buster",  # Debian 10, past its long-term support
+        "python:3.8-slim-buster",
+        "ruby:2.7-stretch",
+        "node:14-alpine3.10",  # an Alpine branch whose support ended
+        "openjdk:11-jre-slim",  # the deprecated official image, its tags deleted
+        "bitnami/postgresql:14.9.0",  # Bitnami's docker.io images, moved to bitnamilegacy
+    ],
+)
+def test_an_image_its_publisher_retired_is_upstreams_from_the_log_unless_the_pull_request_named_it(
+    image: str,
+) -> None:
+    diagnosis = diagnose_log(job_log("docker build -t svc .", buildkit_no_tag(image)), job="docker")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "config.docker-image-retired",
+        Owner.UPSTREAM,
+        Action.ESCALATE,
+    )
+    assert untouched_install(diagnosis, ["src/server.js"]) is diagnosis
+    given = untouched_install(diagnosis, ["src/server.js", "Dockerfile"])
+    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    assert "Dockerfile, read by the image's pull" in dict(given.decided_by)["changes"]
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "python:3.12-slim-bookwrom",  # a typo
+        "node:22-bullseye-slim-lts",  # a tag that never existed
+        "node:22-alpine3.21",  # a supported Alpine branch
+        "bitnamilegacy/redis:7.2.4",  # where Bitnami moved its images
+        "eclipse-temurin:11-jre",
+    ],
+)
+def test_an_image_that_names_no_retired_release_stays_the_dockerfiles(image: str) -> None:
+    diagnosis = diagnose_log(job_log("docker build -t svc .", buildkit_no_tag(image)), job="docker")
+    assert diagnosis.rule == "config.docker-image"
+
+
+def test_a_service_containers_retired_image_is_upstreams() -> None:
+    output = (
+        "Error response from daemon: manifest for bitnami/redis:6.2.14-debian-11-r2 not found: "
+        "manifest unknown: manifest unknown"
+    )
+    diagnosis = diagnose_log(job_log("docker compose up -d", output), job="integration")
+    assert (diagnosis.rule, diagnosis.owner) == ("config.docker-image-retired", Owner.UPSTREAM)
 
 
 NPM_AUDIT = (
