@@ -11,9 +11,13 @@ The checkout must be the step's own: in its script, or a command its output echo
 ``+ git checkout …``), of a branch name or of what a fetch of one left in ``FETCH_HEAD``, never the pull
 request's own ref. The run on the base is told from the run before it by the echoed checkout or what git
 prints as it checks out (``HEAD is now at 1fe9897 …``, ``Switched to branch 'main'``, the fetch's ``*
-branch main -> FETCH_HEAD``), or else by the first run's totals (:data:`healer.diagnosis.runtotals.RUN_END`);
-a step that only runs on the base after another failed (``if: failure()``) checks the run of the steps
-before it. A run on the base that passes, or fails on other lines, leaves the failure the pull request's.
+branch main -> FETCH_HEAD``), or by what the script echoes just before a quiet checkout (``echo "--- same
+tests on main ---"`` then ``git checkout -q origin/main``), or else by the first run's totals
+(:data:`healer.diagnosis.runtotals.RUN_END`); a step that only runs on the base after another failed (``if:
+failure()``) checks the run of the steps before it. A run on the base that passes, or fails on other lines,
+leaves the failure the pull request's. A step that checks out its base branch before it runs anything and
+never checks the pull request out again ran wholly on the base: when no step before it failed (or only the
+step was captured), its failure is the base branch's.
 
 Pure: a diagnosis, the failing step's header and its output in, a diagnosis out.
 """
@@ -51,6 +55,8 @@ _ANY_FAILURE = re.compile(
 )
 # a duration a runner prints beside a test or a file ("(0.42s)", "41ms", "in 0.39s"): not part of what failed
 _DURATION = re.compile(r"\(?\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds)\b\)?")
+# a script's echo of a literal text (no variable, no command substitution in it)
+_ECHO = re.compile(r"""^echo (?:-e )?(?:"(?P<a>[^"$`]+)"|'(?P<b>[^']+)'|(?P<c>[^"'$`;&|<>]+))$""")
 _CATEGORIES = frozenset({Category.TEST, Category.BUILD, Category.LINT, Category.TYPECHECK, Category.FORMAT})
 
 
@@ -67,8 +73,11 @@ def failed_on_the_base(
     if not checks_out_the_base(f"{script}\n{echoed}"):
         return diagnosis
     cleaned = [clean_line(line).strip() for line in lines]
-    split = _base_run_starts(cleaned)
+    split = _base_run_starts(cleaned, _marker_before_checkout(header, diagnosis.command or ""))
     first = (diagnosis.command or "").strip().split("\n", 1)[0]
+    if _begins_on_the_base(first) and _wholly_on_the_base(diagnosis.command or "", earlier):
+        said = "the step checked out its base branch first, no step before it failed, and it failed there"
+        return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
     if split is None and (_CHECKOUT.search(first) or _FETCHED.search(first)):
         split = 0  # the script begins on the base: the whole step runs there, the steps before on the PR
     if split is None:
@@ -87,6 +96,26 @@ def failed_on_the_base(
     return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
 
 
+def _begins_on_the_base(first: str) -> bool:
+    """Whether the script's first line checks out a base branch before any command but a fetch runs."""
+    for command in re.split(r"&&|\|\||;", first):
+        if _CHECKOUT.search(command):
+            return True
+        if not _FETCHED.search(command):
+            return False
+    return False
+
+
+def _wholly_on_the_base(command: str, earlier: Sequence[str]) -> bool:
+    """Whether the step ran on its base branch alone: its one checkout, of the whole tree (no pathspec), comes
+    first and none checks the pull request out again, and no step before it failed (``earlier``: the log's
+    lines before the step; none in a capture of the failing step)."""
+    checkouts = re.findall(r"\bgit (?:checkout|switch)\b[^\n;&|]*", command)
+    if len(checkouts) != 1 or " -- " in f"{checkouts[0]} ":
+        return False
+    return not any("##[error]" in line for line in earlier)
+
+
 def _named(test_id: str, lines: set[str]) -> bool:
     return any(test_id in line for line in lines)
 
@@ -102,13 +131,34 @@ def checks_out_the_base(text: str) -> bool:
     return False
 
 
-def _base_run_starts(cleaned: Sequence[str]) -> int | None:
+def _base_run_starts(cleaned: Sequence[str], marker: str | None = None) -> int | None:
     """The index of the output's first line of the run on the base branch: the echoed checkout or git's
-    words as it checks out; else the line after the first run's totals; None when neither shows."""
+    words as it checks out; else the line the script echoes just before its checkout (``marker``); else the
+    line after the first run's totals; None when none shows."""
     for n, line in enumerate(cleaned):
         if (_CHECKOUT.search(line) and not line.startswith("##[")) or _GIT_SAYS.match(line):
             return n + 1
+    if marker:
+        for n, line in enumerate(cleaned[:-1]):
+            if line == marker:
+                return n + 1
     for n, line in enumerate(cleaned[:-1]):
         if RUN_END.match(line):
             return n + 1
+    return None
+
+
+def _marker_before_checkout(header: Sequence[str], command: str) -> str | None:
+    """The text the script echoes last before it checks out the base branch (``echo "--- on main ---"``
+    then ``git checkout -q origin/main``, which prints nothing), a literal one only; None when no echo comes
+    before the checkout."""
+    script = command.splitlines() or [clean_line(line) for line in header]
+    marker = None
+    for line in script:
+        if _CHECKOUT.search(line):
+            return marker
+        echo = _ECHO.match(line.strip())
+        if echo:
+            marker = (echo.group("a") or echo.group("b") or echo.group("c")).strip()
+            marker = "##[group]" + marker[len("::group::") :] if marker.startswith("::group::") else marker
     return None

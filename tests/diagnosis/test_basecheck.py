@@ -60,3 +60,51 @@ def test_a_step_that_runs_on_failure_checks_the_run_of_the_steps_before_it() -> 
     # a FETCH_HEAD that holds a pull request's ref, not a base branch, is no look at the base
     theirs = [line.replace("origin main", "origin pull/12/head") for line in lines]
     assert diagnose_log(stamped(theirs), job="test").owner is Owner.CODE
+
+
+def go_run(test: str) -> list[str]:
+    """One failing `go test` of a package: Go prints no totals a run could be cut at."""
+    return [
+        f"--- FAIL: {test} (0.00s)",
+        f"    {test.lower()}_test.go:38: got 1450, want 1500",
+        "FAIL",
+        "FAIL\tacme/billing\t0.011s",
+    ]
+
+
+def test_a_quiet_checkout_of_the_base_is_found_by_what_the_script_echoes_before_it() -> None:
+    script = "\n".join(
+        [
+            "go test ./... || true",
+            'echo "--- same tests on main ---"',
+            "git checkout -q origin/main",
+            "go test ./...",
+        ]
+    )
+    marked = [*go_run("TestProrate"), "--- same tests on main ---"]
+    same = diagnose_log(job_log(script, [*marked, *go_run("TestProrate")]), job="test")
+    assert (same.owner, same.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    other = diagnose_log(job_log(script, [*marked, *go_run("TestRefund")]), job="test")
+    assert other.owner is Owner.CODE
+    # an echo of a variable is no marker (its text is not the script's), and without one the runs are one
+    unknown = script.replace('"--- same tests on main ---"', '"--- same tests on $BASE ---"')
+    assert diagnose_log(job_log(unknown, [*marked, *go_run("TestProrate")]), job="test").owner is Owner.CODE
+
+
+def test_a_step_that_ran_wholly_on_the_base_branch_and_failed_is_upstreams() -> None:
+    script = "git fetch origin main --depth=1 && git checkout FETCH_HEAD && pytest -q tests/t.py"
+    output = [
+        " * branch            main       -> FETCH_HEAD",
+        "HEAD is now at b1cdafd Merge pull request #545",
+        *run(FAILED),
+    ]
+    diagnosis = diagnose_log(job_log(script, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "checked out its base branch first" in dict(diagnosis.decided_by)["history"]
+    # the pull request checked out again, a checkout of some files, a pull request's ref: not the base alone
+    for other in (
+        script.replace("&& pytest", "&& git checkout - && pytest"),
+        script.replace("git checkout FETCH_HEAD", "git checkout FETCH_HEAD -- tests/fixtures"),
+        script.replace("origin main", "origin pull/12/head"),
+    ):
+        assert diagnose_log(job_log(other, output), job="test").owner is Owner.CODE, other
