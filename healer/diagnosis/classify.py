@@ -11,12 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from healer.diagnosis.aptindex import index_never_fetched
-from healer.diagnosis.basecheck import failed_on_the_base
-from healer.diagnosis.botbump import the_bumps_own
 from healer.diagnosis.capture import failing_steps, split_capture
 from healer.diagnosis.derive import script_command
-from healer.diagnosis.emptysecret import without_its_secrets
 from healer.diagnosis.excerpt import (
     MAX_DECISIVE,
     MAX_EXCERPT_BYTES,
@@ -29,12 +25,9 @@ from healer.diagnosis.excerpt import (
 )
 from healer.diagnosis.finder import find_evidence
 from healer.diagnosis.firstfailure import first_failure, scan_scope
-from healer.diagnosis.flakyrun import passed_when_run_again
 from healer.diagnosis.logs import JobLog, parse_log
 from healer.diagnosis.matching import GENERIC_EXIT, Found, rank_rules
-from healer.diagnosis.newlint import new_in_this_toolchain
 from healer.diagnosis.owner import assign_owner
-from healer.diagnosis.prerelease import upstream_when_unreleased
 from healer.diagnosis.purpose import step_purpose
 from healer.diagnosis.rulefree import derived_for_unknown, rule_free_diagnosis
 from healer.diagnosis.rules import RuleSet
@@ -48,8 +41,7 @@ from healer.diagnosis.scope import (
     step_is_known,
 )
 from healer.diagnosis.scripts import with_echoed_scripts
-from healer.diagnosis.selfhosted import on_its_own_machine
-from healer.diagnosis.steplines import on_the_steps_word
+from healer.diagnosis.secondlook import second_looks
 from healer.diagnosis.testcauses import judged_by_the_tests
 from healer.diagnosis.testids import failing_test_ids
 from healer.diagnosis.triage import timed_out
@@ -179,14 +171,16 @@ def diagnose(
     lines = [log.lines[i] for i in log.failing_lines()]
     step = log.failing_step
     header = log.lines[step.start : step.body_start] if step is not None else ()
-    said = without_its_secrets(on_the_steps_word(owned, lines, header), header, lines, log.lines)
-    earlier = log.lines[: step.start] if step is not None else ()
-    said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
-    said = new_in_this_toolchain(said, lines, earlier)
-    said = on_its_own_machine(said, log.lines)
-    said = the_bumps_own(said, log.lines, lines)
-    said = passed_when_run_again(said, log.lines, log.failing_lines().stop)
-    return upstream_when_unreleased(said, log.lines, names=(job_name, workflow, step_name))
+    return second_looks(
+        owned,
+        every=log.lines,
+        header=header,
+        lines=lines,
+        earlier=log.lines[: step.start] if step is not None else (),
+        step_end=log.failing_lines().stop,
+        names=(job_name, workflow, step_name),
+        ended_at=log.ended_at,
+    )
 
 
 def _read(

@@ -120,6 +120,8 @@ class JobLog:
     actions_format: bool = False
     # another CI's phase that prepares the job (Travis's ``before_install``, ``install``, ``before_script``)
     phase: str | None = None
+    # the runner's timestamp on the log's last stamped line (``2026-12-02T08:45:38``, UTC): when the job ended
+    ended_at: str | None = None
 
     @property
     def command(self) -> str | None:
@@ -312,7 +314,20 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
         truncated=truncated,
         actions_format=markers,
         phase=span.phase if span is not None else None,
+        ended_at=_last_stamp(text),
     )
+
+
+_STAMP = re.compile(r"(?:^|\t)\ufeff?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?Z ")
+
+
+def _last_stamp(text: str, lines: int = 50) -> str | None:
+    """The timestamp of the last of the log's final ``lines`` lines that has one; None without."""
+    for raw in reversed(text[-200 * lines :].split("\n")[-lines:]):
+        found = _STAMP.search(raw[:700])
+        if found:
+            return found.group(1)
+    return None
 
 
 def _parse_int(text: str) -> int | None:

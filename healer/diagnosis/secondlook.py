@@ -1,0 +1,53 @@
+"""The second looks: what the failing step's lines, the steps before it and the whole log say after the
+reading and the owner table have spoken, each able to give the failure to another owner.
+
+In order: the step's own word (:mod:`~healer.diagnosis.steplines`), a secret the job had empty
+(:mod:`~healer.diagnosis.emptysecret`), a run on the base branch (:mod:`~healer.diagnosis.basecheck`), an
+apt index never fetched (:mod:`~healer.diagnosis.aptindex`), a lint new in the installed toolchain
+(:mod:`~healer.diagnosis.newlint`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a
+dependency bot's own bump (:mod:`~healer.diagnosis.botbump`), a test that passed when run again
+(:mod:`~healer.diagnosis.flakyrun`), a Terraform lock left behind (:mod:`~healer.diagnosis.statelock`),
+and a pre-release of the toolchain or a dependency (:mod:`~healer.diagnosis.prerelease`).
+
+Pure: a diagnosis and the log's lines in, a diagnosis out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from healer.diagnosis.aptindex import index_never_fetched
+from healer.diagnosis.basecheck import failed_on_the_base
+from healer.diagnosis.botbump import the_bumps_own
+from healer.diagnosis.emptysecret import without_its_secrets
+from healer.diagnosis.flakyrun import passed_when_run_again
+from healer.diagnosis.newlint import new_in_this_toolchain
+from healer.diagnosis.prerelease import upstream_when_unreleased
+from healer.diagnosis.selfhosted import on_its_own_machine
+from healer.diagnosis.statelock import stale_lock
+from healer.diagnosis.steplines import on_the_steps_word
+from healer.model import Diagnosis
+
+
+def second_looks(
+    owned: Diagnosis,
+    *,
+    every: Sequence[str],
+    header: Sequence[str],
+    lines: Sequence[str],
+    earlier: Sequence[str],
+    step_end: int,
+    names: tuple[str | None, ...],
+    ended_at: str | None = None,
+) -> Diagnosis:
+    """``owned`` after each second look: ``every`` line of the log, the failing step's ``header`` and output
+    ``lines``, the log's lines ``earlier`` than the step, the index where the step's output ends
+    (``step_end``), the job's, workflow's and step's ``names``, and when the job ended (``ended_at``)."""
+    said = without_its_secrets(on_the_steps_word(owned, lines, header), header, lines, every)
+    said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
+    said = new_in_this_toolchain(said, lines, earlier)
+    said = on_its_own_machine(said, every)
+    said = the_bumps_own(said, every, lines)
+    said = passed_when_run_again(said, every, step_end)
+    said = stale_lock(said, lines, ended_at)
+    return upstream_when_unreleased(said, every, names=names)
