@@ -191,7 +191,8 @@ def buildkit_no_tag(image: str) -> str:
 
 
 def test_an_image_the_registry_does_not_serve_is_upstreams_unless_the_pull_request_named_it() -> None:
-    diagnosis = diagnose_log(job_log("docker build -t svc .", buildkit_no_tag("node:20-bookwrom")), job="docker")
+    log = job_log("docker build -t svc .", buildkit_no_tag("node:20-bookwrom"))
+    diagnosis = diagnose_log(log, job="docker")
     assert diagnosis.rule == "config.docker-image" and applies(diagnosis)
 
     given = untouched_install(diagnosis, ["src/server.js"])

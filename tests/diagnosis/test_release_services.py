@@ -290,6 +290,31 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             PLATFORM,
             id="testcontainers-registry-timeout",
         ),
+        # Go (1.14 and later) quotes the URL, and the daemon's JSON escapes those quotes
+        pytest.param(
+            "test",
+            "mvn -B verify",
+            "Caused by: com.github.dockerjava.api.exception.InternalServerErrorException: Status 500: "
+            '{"message":"Get \\"https://registry-1.docker.io/v2/library/postgres/manifests/16-alpine\\": '
+            'received unexpected HTTP status: 503 Service Unavailable"}\n'
+            "[ERROR] Tests run: 9, Failures: 0, Errors: 9, Skipped: 0",
+            "network.container-image-pull",
+            PLATFORM,
+            id="testcontainers-registry-quoted-503",
+        ),
+        pytest.param(
+            "test",
+            "./gradlew test",
+            "    org.testcontainers.containers.ContainerFetchException: Can't get Docker image: "
+            "RemoteDockerImage(imageName=postgres:16-alpine)\n"
+            "        Caused by: com.github.dockerjava.api.exception.InternalServerErrorException: "
+            'Status 500: {"message":"Get \\"https://registry-1.docker.io/v2/\\": dial tcp: lookup '
+            'registry-1.docker.io on 127.0.0.53:53: read udp 127.0.0.1:48211->127.0.0.53:53: i/o timeout"}\n'
+            "1 test completed, 1 failed",
+            "network.container-image-pull",
+            PLATFORM,
+            id="testcontainers-registry-dns-timeout",
+        ),
         pytest.param(
             "e2e",
             "npx playwright install chromium",

@@ -107,18 +107,21 @@ def test_a_system_package_cmake_cannot_find_on_a_self_hosted_runner_goes_to_its_
     assert diagnose(HOSTED, missing).owner is not Owner.REPOSITORY
 
 
-def test_a_docker_socket_the_job_may_not_use_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+def test_a_docker_socket_the_job_may_not_use_goes_to_the_runners_keepers() -> None:
     denied = [
         "ERROR: permission denied while trying to connect to the Docker daemon socket at "
         'unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.47/info": dial unix '
         "/var/run/docker.sock: connect: permission denied"
     ]
-    diagnosis = diagnose(SELF_HOSTED, denied)
-    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
-        Owner.REPOSITORY,
-        Action.ESCALATE,
-        "runner.docker-unavailable",
-    )
+    # a hosted runner's user is in the docker group: whatever the log says of the machine, it is one the
+    # repository's keepers set up, and a re-run meets the same socket
+    for runner in (SELF_HOSTED, HOSTED):
+        diagnosis = diagnose(runner, denied)
+        assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            "config.docker-socket-permission",
+        )
 
 
 def test_a_docker_daemon_that_is_not_running_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
