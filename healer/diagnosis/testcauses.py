@@ -15,7 +15,9 @@ and the server that timed out or hung up is one the job or the test itself start
 under a top-level domain no public resolver answers (RFC 2606's ``.test``, ``.example``, ``.invalid``,
 ``.localhost``; RFC 6762's ``.local``): no network resolves it, the test meant it to be stubbed or served
 by the job. So is a name of one label that did not resolve (``getaddrinfo EAI_AGAIN postgres``): only the
-job's own network names such a host (a service container's alias).
+job's own network names such a host (a service container's alias). An HTTP refusal from such an address
+(``GET http://127.0.0.1:41377/user: 401 Unauthorized``) is the answer of a server the test started, not the
+job's missing secret; a database the job runs there refusing the tests' login still is the job's.
 
 Each framework's report, as its documentation shows it:
 
@@ -151,6 +153,17 @@ def _never_out(cause: str) -> bool:
     return bool(name) and "." not in name
 
 
+# an HTTP server's refusal (RFC 9110's 401 and 403), which a server the test started may give as its fixture
+_HTTP_REFUSAL = re.compile(r"\b40[13]\b|\bUnauthori[sz]ed\b|\bForbidden\b|\bBad credentials\b")
+
+
+def _served_by_the_test(cause: str) -> bool:
+    """Whether ``cause`` is an HTTP refusal from an address that never leaves the machine: a server the test
+    started answered, not a service the job's secret is for (a database the job runs refusing its login is
+    still the job's credential)."""
+    return bool(_HTTP_REFUSAL.search(cause)) and _never_out(cause)
+
+
 # a credential was refused or missing: HTTP 401/403 (RFC 9110), the SDKs' authentication errors, a secret
 # said to be empty
 CREDENTIAL = re.compile(
@@ -284,7 +297,7 @@ def failed_on_the_world(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diag
         return diagnosis
     if all(NETWORK.search(c) and not CREDENTIAL.search(c) and not _never_out(c) for c in causes):
         owner, kind, action, said = Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, "the network"
-    elif all(CREDENTIAL.search(c) for c in causes):
+    elif all(CREDENTIAL.search(c) and not _served_by_the_test(c) for c in causes):
         owner, kind, action, said = Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, "a credential"
     else:
         return diagnosis

@@ -152,6 +152,23 @@ Tests:       2 failed, 10 passed, 12 total
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
 
 
+def test_a_credential_refused_by_the_tests_own_server_is_the_codes() -> None:
+    # Go's httptest server listens on the loopback: its 401 is the test's fixture answering, no job secret
+    output = "\n".join(
+        [
+            "--- FAIL: TestClient_TokenRefresh (0.01s)",
+            "    client_test.go:93: unexpected error: GET http://127.0.0.1:41377/user: 401 Unauthorized",
+            "FAIL",
+            "FAIL\tacme/ghclient\t0.044s",
+        ]
+    )
+    diagnosis = diagnose("go test ./...", output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    # the same refusal from a host out there is the job's credential
+    remote = diagnose("go test ./...", output.replace("127.0.0.1:41377", "api.github.com"))
+    assert (remote.owner, remote.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
 @pytest.mark.parametrize(
     ("command", "output"),
     [
