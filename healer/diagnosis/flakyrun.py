@@ -56,6 +56,12 @@ _RERUNS_FAILURES = (
     ("pytest", re.compile(r"(?<!\S)(?:--lf|--last-failed)(?!\S)")),
     ("rspec", re.compile(r"(?<!\S)--only-failures(?!\S)")),
     ("mix test", re.compile(r"(?<!\S)--failed(?!\S)")),
+    # Jest's `--onlyFailures` ("Run tests that failed in the previous execution", its CLI reference), given to
+    # jest itself or through a package script (`npm test -- --onlyFailures`)
+    *(
+        (runner, re.compile(r"(?<!\S)--onlyFailures(?!\S)"))
+        for runner in ("jest", "npm test", "yarn test", "pnpm test")
+    ),
 )
 
 

@@ -741,3 +741,23 @@ def test_failures_a_later_travis_command_re_ran_and_saw_pass_are_the_tests_histo
 def test_failures_not_seen_to_pass_later_stay_the_codes(again: str, code: int) -> None:
     diagnosis = diagnose_log(travis_log("pytest", PYTEST_FAILED, again, code))
     assert (diagnosis.owner, diagnosis.action) == CODE
+
+
+JEST_FAILED = [
+    "FAIL src/jobs/digest.test.js",
+    "  ● digest › sends at 08:00 local",
+    "",
+    "    expect(received).toBe(expected) // Object.is equality",
+    "",
+    "Tests:       1 failed, 96 passed, 97 total",
+]
+
+
+@pytest.mark.parametrize("first", ["npm test", "npx jest --ci"])
+def test_jest_failures_a_later_only_failures_run_saw_pass_are_the_tests_history(first: str) -> None:
+    again = f"{first} {'-- ' if first.startswith('npm') else ''}--onlyFailures"
+    diagnosis = diagnose_log(travis_log(first, JEST_FAILED, again, 0))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    assert "--onlyFailures` re-ran the failures" in dict(diagnosis.decided_by)["history"]
+    # the same re-run failing again keeps them the code's
+    assert diagnose_log(travis_log(first, JEST_FAILED, again, 1)).owner is Owner.CODE
