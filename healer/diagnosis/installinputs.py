@@ -55,6 +55,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "dependency.system-package-dropped": ("the install", "it may name the package or move the image"),
     "r.package-unavailable": ("the install", "it may add the package"),
     "config.docker-image-retired": ("the image's pull", "it may name the retired image"),
+    "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures
@@ -108,8 +109,8 @@ NAMES = frozenset(
         "vcpkg.json", "vcpkg-configuration.json",
         # version managers and Nix (asdf's .tool-versions, mise's mise.toml, a flake and its lock)
         ".tool-versions", ".mise.toml", "mise.toml", "flake.nix", "flake.lock", "shell.nix", "default.nix",
-        # the files that hold a project's commands (make, just, Task)
-        "Makefile", "GNUmakefile", "makefile", "justfile", "Taskfile.yml", "Taskfile.yaml",
+        # the files that hold a project's commands (make, just, Task) and its build definition (CMake)
+        "Makefile", "GNUmakefile", "makefile", "justfile", "Taskfile.yml", "Taskfile.yaml", "CMakeLists.txt",
         # the files that name an image or its build arguments beside the Dockerfile: Buildx Bake's files, and
         # the `.env` file Compose substitutes variables from
         "docker-bake.hcl", "docker-bake.json", "docker-bake.override.hcl", ".env",
@@ -121,7 +122,7 @@ NAMES = frozenset(
 # files, scripts, make fragments.
 SHAPES = re.compile(
     r"(?:^|/)(?:requirements|constraints)[^/]*\.(?:txt|in)$"
-    r"|\.(?:csproj|fsproj|vbproj|gemspec|cabal|podspec|mk|sh|bash|ps1|bat|cmd)$"
+    r"|\.(?:csproj|fsproj|vbproj|gemspec|cabal|podspec|mk|cmake|sh|bash|ps1|bat|cmd)$"
     r"|(?:^|/)(?:Dockerfile|Containerfile)[^/]*$|\.dockerfile$"
     r"|(?:^|/)(?:docker-)?compose[^/]*\.ya?ml$",
     re.IGNORECASE,

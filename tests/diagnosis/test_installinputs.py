@@ -69,6 +69,8 @@ def install_failure(command: str = "npm ci", output: str = NPM_PEERS):  # noqa: 
         "compose.yaml",
         "scripts/bootstrap.sh",
         "Makefile",
+        "CMakeLists.txt",
+        "cmake/Warnings.cmake",
         "vendor/github.com/x/y/z.go",
         "./package.json",
     ],
@@ -311,3 +313,28 @@ def test_a_package_the_release_or_repository_no_longer_serves_is_the_pull_reques
     assert untouched_install(archived, ["R/area.R"]) is archived
     given = untouched_install(archived, ["R/area.R", "DESCRIPTION"])
     assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+
+
+CMAKE_4 = (
+    "-- The C compiler identification is GNU 13.3.0\n"
+    "CMake Error at third_party/zlib/CMakeLists.txt:1 (cmake_minimum_required):\n"
+    "  Compatibility with CMake < 3.5 has been removed from CMake.\n\n"
+    "  Update the VERSION argument <min> value.  Or, use the <min>...<max> syntax\n"
+    "  to tell CMake that the project requires at least <min> but has been updated\n"
+    "  to work with policies introduced by <max> or earlier.\n\n"
+    "  Or, add -DCMAKE_POLICY_VERSION_MINIMUM=3.5 to try configuring anyway.\n\n"
+    "-- Configuring incomplete, errors occurred!"
+)
+
+
+def test_cmake_4_refusing_an_old_minimum_is_upstreams_unless_the_pull_request_changed_a_cmakelists() -> None:
+    diagnosis = diagnose_log(job_log("cmake -S . -B build", CMAKE_4), job="build")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "cpp.cmake-policy-removed",
+        Owner.UPSTREAM,
+        Action.ESCALATE,
+    )
+    assert untouched_install(diagnosis, ["src/main.c"]) is diagnosis
+    for changed in ("third_party/zlib/CMakeLists.txt", "cmake/Warnings.cmake"):
+        given = untouched_install(diagnosis, ["src/main.c", changed])
+        assert (given.owner, given.action) == (Owner.CODE, Action.AGENT), changed
