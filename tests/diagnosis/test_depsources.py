@@ -29,8 +29,10 @@ RUST = [
     "error: could not compile `time` (lib) due to 1 previous error",
 ]
 CMAKE = [
-    "CMake Error at build/_deps/tinyobj-src/CMakeLists.txt:1 (cmake_minimum_required):",
-    "  Compatibility with CMake < 3.5 has been removed from CMake.",
+    "CMake Error at build/_deps/tinyobj-src/CMakeLists.txt:40 (add_library):",
+    "  Cannot find source file:",
+    "",
+    "    tiny_obj_loader.cc",
     "-- Configuring incomplete, errors occurred!",
 ]
 GO = [

@@ -338,3 +338,10 @@ def test_cmake_4_refusing_an_old_minimum_is_upstreams_unless_the_pull_request_ch
     for changed in ("third_party/zlib/CMakeLists.txt", "cmake/Warnings.cmake"):
         given = untouched_install(diagnosis, ["src/main.c", changed])
         assert (given.owner, given.action) == (Owner.CODE, Action.AGENT), changed
+
+
+def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
+    also = "CMake Error at CMakeLists.txt:12 (add_executable):\n  Cannot find source file:\n\n    src/main.cc"
+    diagnosis = diagnose_log(job_log("cmake -S . -B build", f"{CMAKE_4}\n{also}"), job="build")
+    assert diagnosis.rule != "cpp.cmake-policy-removed"
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
