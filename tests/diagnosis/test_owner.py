@@ -539,6 +539,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="pyproject-dependency-invalid",
         ),
         pytest.param(
+            "python -m build",
+            "* Getting build dependencies for sdist...\n"
+            "ValueError: Unknown classifier in field `project.classifiers`: "
+            "Programming Language :: Python :: 3.15\n"
+            "ERROR Backend subprocess exited when trying to invoke get_requires_for_build_sdist",
+            Owner.CODE,
+            Action.AGENT,
+            id="pyproject-classifier-unknown",
+        ),
+        pytest.param(
             "towncrier check --compare-with origin/main",
             "Looking at these files:\n----\nsrc/app/cli.py\n----\nNo new newsfragments found on this branch.",
             Owner.METADATA,
