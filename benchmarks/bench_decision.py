@@ -89,6 +89,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh162; all in the test half.
 * ``fresh169`` to ``fresh174``: frozen like those, by six writers at once, at the start of the round after
   fresh168's; all in the test half.
+* ``fresh175`` to ``fresh180``: frozen like those, by six writers at once, begun once fresh169 to fresh174
+  were frozen; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -141,7 +143,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
 }
 # the later held-out sets, fresh2 to fresh{LAST_FRESH}, each frozen in a folder of its own
-LAST_FRESH = 174
+LAST_FRESH = 180
 SETS.update(
     {
         f"fresh{n}": (FIXTURES / f"fresh{n}" / "logs", FIXTURES / f"fresh{n}" / "labels.json", None)
