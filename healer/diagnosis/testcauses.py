@@ -170,6 +170,9 @@ CREDENTIAL = re.compile(
     r"\b401\b.{0,30}\bUnauthori[sz]ed\b|\bUnauthori[sz]ed\b.{0,30}\b401\b|\b403\b.{0,30}\bForbidden\b"
     r"|\bBad credentials\b|\b(?:invalid|incorrect) API key\b|\bAPI key not valid\b|\bAuthenticationError\b"
     r"|\bInvalidClientTokenId\b|\bNoCredentialsError\b|\bUnable to locate credentials\b"
+    # the AWS SDK for Java's credential chain with nothing to load (v2's SdkClientException, v1's
+    # AmazonClientException): no AWS secret reached the job
+    r"|\bUnable to load (?:AWS )?credentials from any (?:of the providers|provider) in the chain\b"
     r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|_KEY|APIKEY|PASSWORD|CREDENTIALS)\b.{0,40}"
     r"\b(?:is|was|are) (?:empty|not set|unset|missing)\b"
     # a database refused the login (PostgreSQL's libpq messages, MySQL's ER_ACCESS_DENIED_ERROR 1045)

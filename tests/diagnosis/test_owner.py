@@ -1022,6 +1022,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="composer-authentication",
         ),
         pytest.param(
+            "composer install --no-interaction",
+            "    Failed to download acme/sdk from dist: The 'https://repo.packagist.com/acme/dists/acme/sdk/2.4.0.0/"
+            "ref.zip' URL required authentication (HTTP 401).\n"
+            "You must be using the interactive console to authenticate",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="composer-2-authentication-with-status",
+        ),
+        pytest.param(
             "bundle install",
             "Authentication is required for gems.acme.dev. Please supply credentials for this source.",
             Owner.REPOSITORY,

@@ -525,3 +525,18 @@ def test_a_go_test_v_failure_whose_messages_hold_an_assertion_outranks_the_machi
     )
     diagnosis = diagnose("go test -v ./...", output)
     assert (diagnosis.rule, diagnosis.owner) == ("go.test-failed", Owner.CODE)
+
+
+def test_an_aws_sdk_for_java_with_no_credentials_to_load_is_the_repositorys() -> None:
+    output = "\n".join(
+        [
+            "BucketStoreIT > storesAnObject() FAILED",
+            "    java.lang.IllegalStateException at BucketStoreIT.java:28",
+            "        Caused by: software.amazon.awssdk.core.exception.SdkClientException: "
+            "Unable to load credentials from any of the providers in the chain AwsCredentialsProviderChain()",
+            "",
+            "1 test completed, 1 failed",
+        ]
+    )
+    diagnosis = diagnose("./gradlew integrationTest", output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
