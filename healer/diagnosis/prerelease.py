@@ -10,6 +10,9 @@ agent's fix to a pull request. Read from the job itself:
   (``scientific-python-nightly-wheels``, its documentation);
 - the failing command runs Go's development tree (``gotip``: golang.org/dl's command for the latest
   unreleased Go);
+- a command installs TypeScript's nightly or a pre-release by its npm dist-tag (``typescript@next``,
+  TypeScript's "Nightly Builds"; ``@beta``, ``@rc``), or setup-julia's ``version`` input asks for a Julia not
+  yet released (``nightly``, ``1.12-nightly``, ``pre``: its README);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
   ``pre-release dependencies``, ``nightly upstream``, ``numpy-nightly``;
 - for a dependency that cannot be installed or built there, not the project's own tests: setup-python set up
@@ -51,6 +54,13 @@ _DEV_PYTHON = re.compile(r"(?<![\w.])3\.\d{1,2}-dev\b")
 # what a pre-release interpreter alone gives to upstream: the dependencies it cannot install or build
 _INTERPRETER_KINDS = frozenset({Category.BUILD, Category.DEPENDENCY})
 _GOTIP = re.compile(r"^(?:\S+/)?gotip\s")
+# TypeScript's nightly and pre-release builds by their npm dist-tags (its "Nightly Builds" page: `npm install
+# -D typescript@next`), in a command the log echoes
+_TYPESCRIPT_NEXT = re.compile(r"\btypescript@(?:next|insiders|beta|rc)\b")
+# julia-actions/setup-julia's `version` input for a Julia not yet released (its README: "nightly", a
+# release's `1.12-nightly`, "pre" for the latest pre-release), as the runner lists the step's inputs
+_SETUP_JULIA = "Run julia-actions/setup-julia"
+_JULIA_UNRELEASED = re.compile(r"^version: ['\"]?(?:nightly|pre|\d+\.\d+-nightly)['\"]?$")
 _NAMED = re.compile(
     r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
     r"|\b(?:nightly|pre-?release|dev|development)[-_ ](?:deps|dependencies|wheels)\b"
@@ -75,6 +85,8 @@ def against_unreleased(
     name); None when nothing does."""
     if command and _GOTIP.match(command.strip()):
         return "the step runs Go's development tree (gotip)"
+    if command and (found := _TYPESCRIPT_NEXT.search(command)):
+        return f"the step installs an unreleased TypeScript ({found.group(0)})"
     if command and (
         _RUST_NIGHTLY.search(command)
         or (_CARGO.search(command) and any(name and _NIGHTLY_NAME.search(name) for name in names))
@@ -92,17 +104,23 @@ def against_unreleased(
     for name in names:
         if name and (found := _NAMED.search(name)):
             return f"the job is named for unreleased dependencies ({found.group(0)!r})"
-    in_header = False
+    in_header = julia = False
     for raw in lines:
-        if not ("install" in raw or "##[" in raw):
+        if not ("install" in raw or "##[" in raw or "version:" in raw or "typescript@" in raw):
             continue
         line = clean_line(raw).strip()
         if line.startswith("##[group]Run "):
-            in_header = True
+            in_header, julia = True, line.startswith(f"##[group]{_SETUP_JULIA}@")
         elif line.startswith("##[endgroup]"):
-            in_header = False
-        if (in_header or line.startswith("$ ")) and _PRE_INSTALL.match(line):
+            in_header = julia = False
+        if not (in_header or line.startswith("$ ")):
+            continue
+        if _PRE_INSTALL.match(line):
             return f"a step installs pre-releases ({line[:120]!r})"
+        if found := _TYPESCRIPT_NEXT.search(line):
+            return f"a step installs an unreleased TypeScript ({found.group(0)})"
+        if julia and _JULIA_UNRELEASED.match(line):
+            return f"setup-julia set up a Julia not yet released ({line[:60]!r})"
     return None
 
 

@@ -184,3 +184,54 @@ def test_a_job_named_for_a_projects_nightly_is_run_against_unreleased_versions(j
     assert (diagnose_log(log, job=job).owner, "named") == (Owner.UPSTREAM, "named")
     # a nightly run of the project's own tests is not a run against unreleased dependencies
     assert diagnose_log(log, job="nightly-tests").owner is Owner.CODE
+
+
+TSC_FAILED = ["tsconfig.json(5,25): error TS5107: Option 'moduleResolution=node10' is deprecated."]
+
+
+@pytest.mark.parametrize(
+    ("install", "command"),
+    [
+        ("npm ci", "npm install --no-save typescript@next && npx tsc --noEmit"),
+        ("npm install -D typescript@beta", "npx tsc --noEmit"),
+    ],
+)
+def test_a_type_check_against_an_unreleased_typescript_is_upstreams(install: str, command: str) -> None:
+    diagnosis = diagnose_log(two_steps(install, command, TSC_FAILED), job="typecheck")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "an unreleased TypeScript" in dict(diagnosis.decided_by)["evidence"]
+    # the released compiler's finding is the code's
+    released = two_steps("npm ci", "npx tsc --noEmit", TSC_FAILED)
+    assert diagnose_log(released, job="typecheck").owner is Owner.CODE
+
+
+def setup_julia(version: str) -> str:
+    """A job that sets up Julia ``version`` and whose tests then fail."""
+    return stamped(
+        [
+            "##[group]Run julia-actions/setup-julia@v2",
+            "with:",
+            f"  version: {version}",
+            "  arch: x64",
+            "##[endgroup]",
+            "##[group]Run julia-actions/julia-runtest@v1",
+            "with:",
+            "  coverage: true",
+            "##[endgroup]",
+            "Test Summary: | Pass  Fail  Total",
+            "Grid          |   12     1     13",
+            "ERROR: LoadError: Some tests did not pass: 12 passed, 1 failed, 0 errored, 0 broken.",
+            "##[error]Process completed with exit code 1.",
+        ]
+    )
+
+
+@pytest.mark.parametrize("version", ["nightly", "1.13-nightly", "'pre'"])
+def test_tests_on_a_julia_not_yet_released_are_upstreams(version: str) -> None:
+    diagnosis = diagnose_log(setup_julia(version), job="test")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+
+
+@pytest.mark.parametrize("version", ["1.11", "lts", "1"])
+def test_tests_on_a_released_julia_stay_the_codes(version: str) -> None:
+    assert diagnose_log(setup_julia(version), job="test").owner is Owner.CODE
