@@ -55,6 +55,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "dependency.system-package-dropped": ("the install", "it may name the package or move the image"),
     "r.package-unavailable": ("the install", "it may add the package"),
     "config.docker-image-retired": ("the image's pull", "it may name the retired image"),
+    "go.module-version-gone": ("the module download", "it may name the version"),
     "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code

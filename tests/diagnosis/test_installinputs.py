@@ -345,3 +345,37 @@ def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> 
     diagnosis = diagnose_log(job_log("cmake -S . -B build", f"{CMAKE_4}\n{also}"), job="build")
     assert diagnosis.rule != "cpp.cmake-policy-removed"
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "go: github.com/acme/kv@v1.4.2: invalid version: unknown revision v1.4.2",
+        "go: github.com/acme/kv@v1.4.2: reading github.com/acme/kv/go.mod at revision v1.4.2: "
+        "unknown revision v1.4.2",
+        "go: github.com/acme/kv v1.4.2: reading github.com/acme/kv/go.mod at revision v1.4.2: "
+        "unknown revision v1.4.2",
+        "go: github.com/acme/kv@v1.4.2: reading https://proxy.golang.org/github.com/acme/kv/@v/v1.4.2.info: "
+        "410 Gone\n\tserver response: not found: github.com/acme/kv@v1.4.2: invalid version: "
+        "unknown revision v1.4.2",
+    ],
+)
+def test_a_module_version_its_origin_no_longer_serves_is_upstreams_unless_go_mod_changed(output: str) -> None:
+    diagnosis = diagnose_log(job_log("go mod download", output), job="build")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "go.module-version-gone",
+        Owner.UPSTREAM,
+        Action.ESCALATE,
+    )
+    assert untouched_install(diagnosis, ["internal/kv/store.go"]) is diagnosis
+    given = untouched_install(diagnosis, ["internal/kv/store.go", "go.mod"])
+    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_module_the_network_did_not_fetch_is_re_run() -> None:
+    output = (
+        "go: github.com/acme/kv@v1.4.2: reading https://proxy.golang.org/github.com/acme/kv/@v/v1.4.2.mod: "
+        "502 Bad Gateway\ngo: github.com/acme/kv@v1.4.2: unknown revision v1.4.2"
+    )
+    diagnosis = diagnose_log(job_log("go mod download", output), job="build")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)

@@ -182,6 +182,14 @@ def test_conditions_on_step_command_job_and_exit_code() -> None:
     assert not rule.applies_to(**{**ok, "command": None})
 
 
+def test_a_command_the_rule_does_not_blame_vetoes_it() -> None:
+    (rule,) = parse_rules([{**GOOD, "unless_command": r"\bgo get \S+@v\d"}], source="x.yml")
+    where = {"step": ["Run go mod download"], "job": "build", "exit_code": 1}
+    assert rule.applies_to(**where, command="go mod download")
+    assert rule.applies_to(**where, command=None)  # a command not shown vetoes nothing
+    assert not rule.applies_to(**where, command="go get example.com/m@v1.4.2")
+
+
 def test_expressions_with_inline_flags_combine() -> None:
     (rule,) = parse_rules([{**GOOD, "match": ["(?i)connection reset", "^EOF$"], "also": "x"}], source="x.yml")
     assert rule.hits("Connection RESET by peer")

@@ -30,6 +30,9 @@ A rule file holds a mapping with a ``rules:`` list (a repository's ``.github/ci-
 ``step``, ``command``, ``job``
     A regular expression that must be found in the failing step's name (the web UI's name, or the log's
     ``Run …`` header), its command (the echoed ``run:`` script), or the job (check) name.
+``unless_command``
+    A regular expression: the rule does not apply when it is found in the failing step's command (a
+    version the command itself names is the command's, not what the rule blames).
 ``exit_code``
     An integer or a list of integers the failing step's exit code must be one of.
 ``action``

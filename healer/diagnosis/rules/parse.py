@@ -24,6 +24,7 @@ _KEYS = frozenset(
         "also",
         "step",
         "command",
+        "unless_command",
         "job",
         "exit_code",
         "action",
@@ -101,7 +102,8 @@ def parse_rule(
         for key in ("unless", "also")
     )
     conditions = {
-        key: _compile(data[key], key, fail) if key in data else None for key in ("step", "command", "job")
+        key: _compile(data[key], key, fail) if key in data else None
+        for key in ("step", "command", "unless_command", "job")
     }
 
     exit_code: frozenset[int] | None = None
@@ -173,6 +175,7 @@ def parse_rule(
         also=also,
         step=conditions["step"],
         command=conditions["command"],
+        unless_command=conditions["unless_command"],
         job=conditions["job"],
         exit_code=exit_code,
         context=context,

@@ -32,6 +32,7 @@ class Rule:
     also: tuple[re.Pattern[str], ...] = ()
     step: re.Pattern[str] | None = None
     command: re.Pattern[str] | None = None
+    unless_command: re.Pattern[str] | None = None
     job: re.Pattern[str] | None = None
     exit_code: frozenset[int] | None = None
     context: tuple[int, int] = DEFAULT_CONTEXT
@@ -64,6 +65,8 @@ class Rule:
         if self.step is not None and not any(self.step.search(name) for name in step if name):
             return False
         if self.command is not None and (command is None or not self.command.search(command)):
+            return False
+        if self.unless_command is not None and command is not None and self.unless_command.search(command):
             return False
         if self.job is not None and (job is None or not self.job.search(job)):
             return False
