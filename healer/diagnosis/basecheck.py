@@ -11,9 +11,9 @@ The checkout must be the step's own: in its script, or a command its output echo
 ``+ git checkout …``), of a branch name or of what a fetch of one left in ``FETCH_HEAD``, never the pull
 request's own ref. The run on the base is told from the run before it by the echoed checkout or what git
 prints as it checks out (``HEAD is now at 1fe9897 …``, ``Switched to branch 'main'``, the fetch's ``*
-branch main -> FETCH_HEAD``), or by what the script echoes just before a quiet checkout (``echo "--- same
-tests on main ---"`` then ``git checkout -q origin/main``), or else by the first run's totals
-(:data:`healer.diagnosis.runtotals.RUN_END`); a step that only runs on the base after another failed (``if:
+branch main -> FETCH_HEAD``), or else by the first run's totals (:data:`healer.diagnosis.runtotals.RUN_END`),
+or else by what the script echoes just before a quiet checkout (``echo "--- same tests on main ---"`` then
+``git checkout -q origin/main``); a step that only runs on the base after another failed (``if:
 failure()``) checks the run of the steps before it. A run on the base that passes, or fails on other lines,
 leaves the failure the pull request's. A step that checks out its base branch before it runs anything and
 never checks the pull request out again ran wholly on the base: when no step before it failed (or only the
@@ -132,19 +132,19 @@ def checks_out_the_base(text: str) -> bool:
 
 
 def _base_run_starts(cleaned: Sequence[str], marker: str | None = None) -> int | None:
-    """The index of the output's first line of the run on the base branch: the echoed checkout or git's
-    words as it checks out; else the line the script echoes just before its checkout (``marker``); else the
-    line after the first run's totals; None when none shows."""
+    """The index of the output's first line of the second run: the echoed checkout or git's words as it
+    checks out; else the line after the first run's totals; else the line the script echoes just before its
+    checkout (``marker``, for a runner that prints no totals); None when none shows."""
     for n, line in enumerate(cleaned):
         if (_CHECKOUT.search(line) and not line.startswith("##[")) or _GIT_SAYS.match(line):
+            return n + 1
+    for n, line in enumerate(cleaned[:-1]):
+        if RUN_END.match(line):
             return n + 1
     if marker:
         for n, line in enumerate(cleaned[:-1]):
             if line == marker:
                 return n + 1
-    for n, line in enumerate(cleaned[:-1]):
-        if RUN_END.match(line):
-            return n + 1
     return None
 
 
