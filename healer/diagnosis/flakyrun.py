@@ -44,8 +44,6 @@ _PYTEST_SECTION = re.compile(r"^_{3,} (?:\w+\.)*(?P<name>\w+)(?:\[.*\])? _{3,}$"
 _BAZEL_TARGET = re.compile(
     r"^//\S+\s+(?:FAILED in (?:(?P<failed>\d+) out of (?P<runs>\d+) in )?[\d.]+s|TIMEOUT\b|INCOMPLETE\b)"
 )
-# a target Bazel's test summary marks flaky: it failed, then passed on a retry (`--flaky_test_attempts`)
-_BAZEL_FLAKY = re.compile(r"^(?P<target>//\S+)\s+FLAKY, failed in \d+ out of \d+ in [\d.]+s$")
 _GTEST_ITERATION = re.compile(r"^Repeating all tests \(iteration \d+\) \. \. \.$")
 _GTEST_RAN = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.")
 _FLAKY_MARK = re.compile(r"^\s*@(?:pytest\.mark\.)?flaky\b")
@@ -121,9 +119,7 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
         return _flaky(diagnosis, "failed, and the repository marks every failing test flaky (@flaky)")
     # a test that failed on some attempt of a retry wrapper and not on every one
     moved = set().union(*failed) - set(failed[0]).intersection(*failed[1:]) if failed else set()
-    others = passed_on_retry(
-        lines, diagnosis.test_ids, diagnosis.command or "", sorted(moved) or _bazel_flaky(lines)
-    )
+    others = passed_on_retry(lines, diagnosis.test_ids, diagnosis.command or "", sorted(moved))
     if others is None:
         return diagnosis
     # the tests that failed every retry: the ones the runner did not see pass
@@ -234,14 +230,6 @@ def _bazel_failed_some_runs(lines: Sequence[str]) -> bool:
             return False
         some = True
     return some
-
-
-def _bazel_flaky(lines: Sequence[str]) -> list[str]:
-    """The targets Bazel's test summary calls ``FLAKY, failed in 1 out of 2 in 8.4s``: each failed and then
-    passed on a retry of the same build (the Bazel command-line reference, ``--flaky_test_attempts``)."""
-    return [
-        m["target"] for raw in lines if "FLAKY" in raw and (m := _BAZEL_FLAKY.match(clean_line(raw).strip()))
-    ]
 
 
 def _passed_in_another_iteration(test_ids: Sequence[str], lines: Sequence[str]) -> bool:

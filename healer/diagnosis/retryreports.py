@@ -1,7 +1,8 @@
 """What a test runner's own retries report: tests that failed and then passed on a retry, in one step.
 
 A test that failed and then passed on the same code, in the same run, shows the suite does not give the same
-answer twice on this machine. Read from each runner's documented console output:
+answer twice on this machine. Read from each runner's documented console output (tries that failed a
+different way each time, and Bazel's flaky targets, are read by :mod:`healer.diagnosis.retrytries`):
 
 - pytest-rerunfailures (its README, "Re-run all failures" and ``-r R``): a re-run test's ``RERUN`` outcome
   (``tests/t.py::test_a RERUN`` in verbose mode, ``RERUN tests/t.py::test_a`` in the rerun summary); a test
@@ -58,8 +59,15 @@ from typing import NamedTuple
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import shown
+from healer.diagnosis.retrytries import (
+    FLAKY_FAILED,
+    bazel_flaky,
+    flaky_tries,
+    jest_retries,
+    rspec_tries,
+    surefire_runs,
+)
 from healer.diagnosis.testids import (
-    FLAKY_VERDICT,
     MAX_TEST_IDS,
     passed_go_tests,
     retried_gradle_tests,
@@ -122,13 +130,7 @@ _PASSED_OUTCOME = re.compile(
 # a test marked passed with a retry count failed first
 _VITEST_RETRIED = re.compile(r"^✓ (?P<name>.{1,300}?)(?: \d+ ?ms)? \(retry x[1-9]\d*\)(?: \d+ ?ms)?$")
 # Surefire's report of a test it re-ran (rerunFailingTestsCount): the test's name, then each run's outcome
-_SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
-_SUREFIRE_RUN = re.compile(r"^Run \d+: (?P<message>(?!PASS$).+)$")
 _MINITEST_RETRY = re.compile(r"^\[MinitestRetry\] retry '(?P<name>[^']{1,200})' count: (?P<count>\d+),")
-_JEST_RETRY = re.compile(r"^RETRY \d+$")
-_JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
-_RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
-_FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
 _FLAKY_PASSED = re.compile(r"^(?P<name>\S+) passed \d+ out of the required \d+ times\. Success!$")
 
 
@@ -161,13 +163,14 @@ def passed_on_retry(
         or _vitest(cleaned)
         or _passed_after_failing(lines)
         or list(moved)
+        or bazel_flaky(lines)
     )
     if named:
         return Retried(shown(named), tuple(named))
-    passed, varied = _jest_retries(lines)
+    passed, varied = jest_retries(lines)
     if passed:
         return Retried(shown(passed), tuple(passed))
-    varied = varied or _rspec_tries(lines) or _surefire_runs(lines) or _flaky_tries(lines)
+    varied = varied or rspec_tries(lines) or surefire_runs(lines) or flaky_tries(lines)
     if varied:
         return Retried(shown(varied), tuple(varied), differently=True)
     counts = [
@@ -178,95 +181,6 @@ def passed_on_retry(
     if counts:
         return Retried(f"{counts[-1]} flaky test(s)")
     return Retried("a test") if any(_NEXTEST_TRY.match(line) for line in cleaned) else None
-
-
-def _jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(tests Jest retried that did not fail in the end, tests whose tries failed in different ways).
-
-    Jest's default reporter logs a retried test's errors before the file's result (its
-    ``printTestFileHeader``): `` LOGGING RETRY ERRORS  <full name>``, then `` RETRY 1 `` and that try's error,
-    for each try; a test that then failed for good is a ``● a › b`` block of the file's failures. Tries
-    under a ``● title`` block are read the same way. Names are compared as Jest's full name (``a b``)."""
-    if not any("RETRY" in raw for raw in lines):
-        return [], []
-    tries: dict[str, list[str]] = {}  # a test's failed tries: each one's first error line
-    finals: dict[str, str] = {}  # a test's final failure: its first error line
-    title, expect = None, ""
-    for raw in lines:
-        line = _clean(raw)
-        if not line:
-            continue
-        if match := _JEST_LOGGED.match(line):
-            title, expect = match.group("name")[:200], ""
-            tries.setdefault(title, [])
-        elif line.startswith("● "):
-            title, expect = line[2:].replace(" › ", " ")[:200], "block"
-        elif title is None:
-            continue
-        elif _JEST_RETRY.match(line):
-            expect = "retry"
-        elif expect == "block":
-            finals[title], expect = line[:200], ""
-        elif expect == "retry":
-            tries.setdefault(title, []).append(line[:200])
-            expect = ""
-    passed = [title for title in tries if title not in finals]
-    varied = [title for title, seen in tries.items() if title in finals and len({*seen, finals[title]}) > 1]
-    return passed, varied
-
-
-def _rspec_tries(lines: Sequence[str]) -> list[str]:
-    """Examples rspec-retry (``display_try_failure_messages``) shows failing a different way on its tries:
-    ``1st Try error in ./spec/a_spec.rb:14:`` then the error's first line, for each try."""
-    errors: dict[str, set[str]] = {}
-    where = None
-    for raw in lines:
-        if "Try error in" in raw and (match := _RSPEC_TRY_ERROR.match(_clean(raw))):
-            where = match.group("where")
-        elif where is not None and (line := _clean(raw)):
-            errors.setdefault(where, set()).add(line[:200])
-            where = None
-    return [where for where, seen in errors.items() if len(seen) > 1]
-
-
-def _surefire_runs(lines: Sequence[str]) -> list[str]:
-    """Tests Surefire's ``rerunFailingTestsCount`` shows failing a different way on its runs: under the
-    test's name, ``Run 1: ATest.a:44 expected: <1> but was: <2>``, ``Run 2: …`` for each run."""
-    messages: dict[str, set[str]] = {}
-    test = None
-    for raw in lines:
-        if "Run " not in raw and "[ERROR]" not in raw:
-            continue
-        line = _clean(raw)
-        line = line[len("[ERROR]") :].strip() if line.startswith("[ERROR]") else line
-        if match := _SUREFIRE_RUN.match(line):
-            if test is not None:
-                messages.setdefault(test, set()).add(match.group("message")[:200])
-        elif _SUREFIRE_TEST.match(line):
-            test = line
-    return [test for test, seen in messages.items() if len(seen) > 1]
-
-
-def _flaky_tries(lines: Sequence[str]) -> list[str]:
-    """Tests the ``flaky`` plugin re-ran whose failures show different errors: each failure's line (``test_a
-    failed (1 runs remaining out of 2).``, the last one ``test_a failed; it passed 0 out of the required 1
-    times.``), then the error's class and message, indented."""
-    errors: dict[str, set[str]] = {}
-    test: str | None = None
-    said: list[str] = []
-    for raw in [*lines, ""]:
-        line = clean_line(raw)
-        if test is not None and line[:1] in ("\t", " ") and line.strip():
-            said.append(line.strip())
-            continue
-        if test is not None and said:  # a failure shown without its error says nothing of it
-            errors.setdefault(test, set()).add("\n".join(said)[:400])
-        test, said = None, []
-        if "failed" in line and (
-            match := _FLAKY_FAILED.match(line.strip()) or FLAKY_VERDICT.match(line.strip())
-        ):
-            test = match.group("name")
-    return [name for name, seen in errors.items() if len(seen) > 1]
 
 
 def _pytest(lines: Sequence[str], failed: Sequence[str], command: str) -> list[str]:
@@ -340,7 +254,7 @@ def _rspec(lines: Sequence[str], failed: Sequence[str]) -> list[str]:
 
 
 def _flaky_plugin(lines: Sequence[str]) -> list[str]:
-    failed = {m.group("name") for line in lines if (m := _FLAKY_FAILED.match(line))}
+    failed = {m.group("name") for line in lines if (m := FLAKY_FAILED.match(line))}
     return [
         m.group("name") for line in lines if (m := _FLAKY_PASSED.match(line)) and m.group("name") in failed
     ]

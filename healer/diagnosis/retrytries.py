@@ -1,0 +1,138 @@
+"""Tests a runner tried again on the same code whose tries failed a different way, and Bazel's flaky targets.
+
+A test that fails the same way on every try of the same code is a finding; one whose tries fail a different
+way each time (a timeout, then a wrong value, then a refused connection) is not the code failing one check,
+and neither is a target Bazel calls flaky. Each runner's words, as its documentation shows them:
+
+- Jest's ``jest.retryTimes(n, {logErrorsBeforeRetry: true})``: ``LOGGING RETRY ERRORS  <full name>``, then
+  each failed try's error after ``RETRY N`` (its default reporter's ``printTestFileHeader``);
+- rspec-retry's ``display_try_failure_messages``: ``1st Try error in ./spec/a_spec.rb:12:`` then the error;
+- Maven Surefire's ``rerunFailingTestsCount``: under the test's name, ``Run 1: …``, ``Run 2: …``;
+- the ``flaky`` plugin: ``test_a failed (1 runs remaining out of 2).``, each failure's error indented
+  under it;
+- Bazel's test summary (the command-line reference, ``--flaky_test_attempts``): ``//pkg:t  FLAKY, failed in 1
+  out of 2 in 8.4s``, a target that failed and then passed on a retry of the same build.
+
+Pure: lines in, names out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from healer.diagnosis.logs import clean_line
+from healer.diagnosis.testids import FLAKY_VERDICT
+
+_SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
+_SUREFIRE_RUN = re.compile(r"^Run \d+: (?P<message>(?!PASS$).+)$")
+_JEST_RETRY = re.compile(r"^RETRY \d+$")
+_JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
+_RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
+FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
+
+
+# a target Bazel's test summary marks flaky: it failed, then passed on a retry (`--flaky_test_attempts`)
+_BAZEL_FLAKY = re.compile(r"^(?P<target>//\S+)\s+FLAKY, failed in \d+ out of \d+ in [\d.]+s$")
+
+
+def bazel_flaky(lines: Sequence[str]) -> list[str]:
+    """The targets Bazel's test summary calls ``FLAKY, failed in 1 out of 2 in 8.4s``: each failed and then
+    passed on a retry of the same build (the Bazel command-line reference, ``--flaky_test_attempts``)."""
+    return [
+        m["target"] for raw in lines if "FLAKY" in raw and (m := _BAZEL_FLAKY.match(clean_line(raw).strip()))
+    ]
+
+
+def jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(tests Jest retried that did not fail in the end, tests whose tries failed in different ways).
+
+    Jest's default reporter logs a retried test's errors before the file's result (its
+    ``printTestFileHeader``): `` LOGGING RETRY ERRORS  <full name>``, then `` RETRY 1 `` and that try's error,
+    for each try; a test that then failed for good is a ``● a › b`` block of the file's failures. Tries
+    under a ``● title`` block are read the same way. Names are compared as Jest's full name (``a b``)."""
+    if not any("RETRY" in raw for raw in lines):
+        return [], []
+    tries: dict[str, list[str]] = {}  # a test's failed tries: each one's first error line
+    finals: dict[str, str] = {}  # a test's final failure: its first error line
+    title, expect = None, ""
+    for raw in lines:
+        line = _clean(raw)
+        if not line:
+            continue
+        if match := _JEST_LOGGED.match(line):
+            title, expect = match.group("name")[:200], ""
+            tries.setdefault(title, [])
+        elif line.startswith("● "):
+            title, expect = line[2:].replace(" › ", " ")[:200], "block"
+        elif title is None:
+            continue
+        elif _JEST_RETRY.match(line):
+            expect = "retry"
+        elif expect == "block":
+            finals[title], expect = line[:200], ""
+        elif expect == "retry":
+            tries.setdefault(title, []).append(line[:200])
+            expect = ""
+    passed = [title for title in tries if title not in finals]
+    varied = [title for title, seen in tries.items() if title in finals and len({*seen, finals[title]}) > 1]
+    return passed, varied
+
+
+def rspec_tries(lines: Sequence[str]) -> list[str]:
+    """Examples rspec-retry (``display_try_failure_messages``) shows failing a different way on its tries:
+    ``1st Try error in ./spec/a_spec.rb:14:`` then the error's first line, for each try."""
+    errors: dict[str, set[str]] = {}
+    where = None
+    for raw in lines:
+        if "Try error in" in raw and (match := _RSPEC_TRY_ERROR.match(_clean(raw))):
+            where = match.group("where")
+        elif where is not None and (line := _clean(raw)):
+            errors.setdefault(where, set()).add(line[:200])
+            where = None
+    return [where for where, seen in errors.items() if len(seen) > 1]
+
+
+def surefire_runs(lines: Sequence[str]) -> list[str]:
+    """Tests Surefire's ``rerunFailingTestsCount`` shows failing a different way on its runs: under the
+    test's name, ``Run 1: ATest.a:44 expected: <1> but was: <2>``, ``Run 2: …`` for each run."""
+    messages: dict[str, set[str]] = {}
+    test = None
+    for raw in lines:
+        if "Run " not in raw and "[ERROR]" not in raw:
+            continue
+        line = _clean(raw)
+        line = line[len("[ERROR]") :].strip() if line.startswith("[ERROR]") else line
+        if match := _SUREFIRE_RUN.match(line):
+            if test is not None:
+                messages.setdefault(test, set()).add(match.group("message")[:200])
+        elif _SUREFIRE_TEST.match(line):
+            test = line
+    return [test for test, seen in messages.items() if len(seen) > 1]
+
+
+def flaky_tries(lines: Sequence[str]) -> list[str]:
+    """Tests the ``flaky`` plugin re-ran whose failures show different errors: each failure's line (``test_a
+    failed (1 runs remaining out of 2).``, the last one ``test_a failed; it passed 0 out of the required 1
+    times.``), then the error's class and message, indented."""
+    errors: dict[str, set[str]] = {}
+    test: str | None = None
+    said: list[str] = []
+    for raw in [*lines, ""]:
+        line = clean_line(raw)
+        if test is not None and line[:1] in ("\t", " ") and line.strip():
+            said.append(line.strip())
+            continue
+        if test is not None and said:  # a failure shown without its error says nothing of it
+            errors.setdefault(test, set()).add("\n".join(said)[:400])
+        test, said = None, []
+        if "failed" in line and (
+            match := FLAKY_FAILED.match(line.strip()) or FLAKY_VERDICT.match(line.strip())
+        ):
+            test = match.group("name")
+    return [name for name, seen in errors.items() if len(seen) > 1]
+
+
+def _clean(line: str) -> str:
+    line = clean_line(line).strip()
+    return line[len("##[error]") :] if line.startswith("##[error]") else line
