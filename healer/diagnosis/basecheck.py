@@ -17,7 +17,9 @@ or else by what the script echoes just before a quiet checkout (``echo "--- same
 failure()``) checks the run of the steps before it. A run on the base that passes, or fails on other lines,
 leaves the failure the pull request's. A step that checks out its base branch before it runs anything and
 never checks the pull request out again ran wholly on the base: when no step before it failed (or only the
-step was captured), its failure is the base branch's.
+step was captured), its failure is the base branch's. A step before the failing one that checked out the base
+(its script; `git checkout FETCH_HEAD -- .` takes the whole tree) and showed the same failure there, by a
+decisive line, a test id or a failure's title, makes it the base branch's too.
 
 Pure: a diagnosis, the failing step's header and its output in, a diagnosis out.
 """
@@ -29,17 +31,23 @@ from collections.abc import Sequence
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reassigned
+from healer.diagnosis.retries import failure_titles
 from healer.diagnosis.runtotals import RUN_END
 from healer.model import Action, Category, Diagnosis, Owner
 
 # the branch names a base branch has, or the variable or expression a workflow names it by
-_NAME = r"(?:main|master|develop|development|trunk|\$\{?\w*BASE\w*\}?|\$\{\{ ?github\.base_ref ?\}\})"
+_NAME = (
+    r"(?:main|master|develop|development|trunk|\$\{?\w*BASE\w*\}?"
+    r"|\$\{\{ ?github\.(?:base_ref|event\.pull_request\.base\.(?:ref|sha)) ?\}\})"
+)
 _BRANCH = _NAME + r"(?![\w/.-])"
 _CHECKOUT = re.compile(
     rf"\bgit (?:checkout|switch)(?: -[-\w]+)* (?:origin|upstream)/{_BRANCH}"
     rf"|\bgit worktree add (?:-\S+ )*\S+ (?:origin/|upstream/)?{_BRANCH}"
     # a fetch of the base branch, then its FETCH_HEAD checked out (in the same script)
-    r"|\bgit checkout(?: -[-\w]+)* FETCH_HEAD\b"
+    r"|\bgit (?:checkout|switch)(?: -[-\w]+)* FETCH_HEAD\b"
+    # the base's commit by the event's expression (`git checkout ${{ github.event.pull_request.base.sha }}`)
+    r"|\bgit (?:checkout|switch)(?: -[-\w]+)* \$\{\{ ?github\.event\.pull_request\.base\.sha ?\}\}"
 )
 _FETCHED = re.compile(rf"\bgit fetch\b[^\n|;&]{{0,200}}? (?:origin|upstream) {_BRANCH}")
 # what git prints as it checks out the base branch, or fetches it
@@ -71,11 +79,11 @@ def failed_on_the_base(
     script = "\n".join(clean_line(line) for line in header) + "\n" + (diagnosis.command or "")
     echoed = "\n".join(clean_line(raw) for raw in lines if "git " in raw)  # a checkout the output echoes
     if not checks_out_the_base(f"{script}\n{echoed}"):
-        return diagnosis
+        return _same_in_an_earlier_base_step(diagnosis, lines, earlier)
     cleaned = [clean_line(line).strip() for line in lines]
     split = _base_run_starts(cleaned, _marker_before_checkout(header, diagnosis.command or ""))
     first = (diagnosis.command or "").strip().split("\n", 1)[0]
-    if _begins_on_the_base(first) and _wholly_on_the_base(diagnosis.command or "", earlier):
+    if _begins_on_the_base(diagnosis.command or "") and _wholly_on_the_base(diagnosis.command or "", earlier):
         said = "the step checked out its base branch first, no step before it failed, and it failed there"
         return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
     if split is None and (_CHECKOUT.search(first) or _FETCHED.search(first)):
@@ -96,9 +104,11 @@ def failed_on_the_base(
     return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
 
 
-def _begins_on_the_base(first: str) -> bool:
-    """Whether the script's first line checks out a base branch before any command but a fetch runs."""
-    for command in re.split(r"&&|\|\||;", first):
+def _begins_on_the_base(script: str) -> bool:
+    """Whether the script checks out a base branch before any command but a fetch runs."""
+    for command in re.split(r"&&|\|\||;|\n", script):
+        if not command.strip():
+            continue
         if _CHECKOUT.search(command):
             return True
         if not _FETCHED.search(command):
@@ -111,9 +121,48 @@ def _wholly_on_the_base(command: str, earlier: Sequence[str]) -> bool:
     first and none checks the pull request out again, and no step before it failed (``earlier``: the log's
     lines before the step; none in a capture of the failing step)."""
     checkouts = re.findall(r"\bgit (?:checkout|switch)\b[^\n;&|]*", command)
-    if len(checkouts) != 1 or " -- " in f"{checkouts[0]} ":
+    # a pathspec other than the whole tree (`-- .`) checks out some of the base's files, not the base
+    some = " -- " in f"{checkouts[0]} " and not checkouts[0].strip().endswith(" -- .") if checkouts else True
+    if len(checkouts) != 1 or some:
         return False
     return not any("##[error]" in line for line in earlier)
+
+
+def _same_in_an_earlier_base_step(
+    diagnosis: Diagnosis, lines: Sequence[str], earlier: Sequence[str]
+) -> Diagnosis:
+    """``diagnosis`` given to upstream when a step before it checked out the base branch in its script and
+    its output shows a decisive line of this failure, its failing test, or the title of a failure of this
+    step's output (``lines``; a runner that prints no test ids: Vitest's ``× title``, RSpec's ``1) title``);
+    a step that looks at the base first, then the tests of the pull request fail the same way; else
+    unchanged."""
+    if not any("git " in raw for raw in earlier):
+        return diagnosis
+    script: list[str] = []
+    ran: set[str] = set()
+    in_header = on_base = False
+    base_run: list[str] = []
+    for raw in earlier:
+        line = clean_line(raw).strip()
+        if line.startswith("##[group]Run "):
+            in_header, script = True, [line[len("##[group]Run ") :]]
+        elif in_header and line.startswith("##[endgroup]"):
+            in_header, on_base = False, checks_out_the_base("\n".join(script))
+        elif in_header:
+            script.append(line)
+        elif on_base:
+            ran.add(_DURATION.sub("", line).strip())
+            base_run.append(raw)
+    if not ran:
+        return diagnosis
+    causes = [_DURATION.sub("", d.strip()) for d in diagnosis.decisive]
+    same = [c for c in causes if c and not _ANY_FAILURE.search(c) and not RUN_END.match(c) and c in ran]
+    same += [t for t in diagnosis.test_ids if _named(t, ran)]
+    same += sorted(set(failure_titles(lines)) & set(failure_titles(base_run)))
+    if not same:
+        return diagnosis
+    said = f"a step before it checked out the base branch and failed the same way there ({same[0][:120]})"
+    return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
 
 
 def _named(test_id: str, lines: set[str]) -> bool:

@@ -271,7 +271,7 @@ def read_runs(lines: Iterable[str], command: str = "") -> tuple[list[tuple[str, 
     if len(parts) < 2:
         return None, None
     ids = [failing_test_ids(part) for part in parts]
-    named = [found or _titles(part) for part, found in zip(parts, ids, strict=True)]  # no ids: titles
+    named = [found or failure_titles(part) for part, found in zip(parts, ids, strict=True)]  # no ids: titles
     passed = len(parts) if any(named) and any(run_passed(part) for part in parts) else None
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None, passed
@@ -286,11 +286,13 @@ def _runs(lines: Sequence[str], command: str) -> list[list[str]]:
     retry loop), else its runs of one suite."""
     parts = attempts(lines, command)
     if len(parts) < 2:
-        parts = loop_attempts(lines, command, lambda part: bool(failing_test_ids(part) or _titles(part)))
+        parts = loop_attempts(
+            lines, command, lambda part: bool(failing_test_ids(part) or failure_titles(part))
+        )
     return parts if len(parts) > 1 else runs_of_one_suite(lines)
 
 
-def _titles(lines: Iterable[str]) -> tuple[str, ...]:
+def failure_titles(lines: Iterable[str]) -> tuple[str, ...]:
     """The failures' titles of one attempt when the runner printed no test ids (:data:`_TITLE`), in order,
     each once."""
     found: dict[str, None] = {}

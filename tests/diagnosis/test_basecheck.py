@@ -108,3 +108,51 @@ def test_a_step_that_ran_wholly_on_the_base_branch_and_failed_is_upstreams() -> 
         script.replace("origin main", "origin pull/12/head"),
     ):
         assert diagnose_log(job_log(other, output), job="test").owner is Owner.CODE, other
+
+
+VITEST = [
+    " ❯ test/iter.test.ts (14 tests | 1 failed) 11ms",
+    "   × iter > spans are yielded in order 4ms",
+    "     → expected [ [ 1, 3 ], [ 5, 9 ] ] to deeply equal [ [ 5, 9 ], [ 1, 3 ] ]",
+    " Test Files  1 failed (1)",
+    "      Tests  1 failed | 13 passed (14)",
+]
+
+
+def test_a_script_that_fetches_then_switches_to_the_base_ran_wholly_on_it() -> None:
+    for script in (
+        "git fetch --depth=1 origin main\ngit switch --detach FETCH_HEAD\nnpx vitest run",
+        "git fetch --depth=1 origin main && git checkout FETCH_HEAD -- . && npx vitest run",
+    ):
+        output = [" * branch            main       -> FETCH_HEAD", *VITEST]
+        diagnosis = diagnose_log(job_log(script, output), job="test")
+        assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE), script
+
+
+def steps_after_a_base_check(base_run: list[str]) -> str:
+    """A job whose first step looks at the base branch (its output ``base_run``, then passes) and whose next
+    step runs the pull request's tests, which fail."""
+    return stamped(
+        [
+            "##[group]Run git fetch origin main --depth=1",
+            "git fetch origin main --depth=1",
+            "git checkout FETCH_HEAD -- src",
+            'npx vitest run test/iter.test.ts || echo "main fails too"',
+            "##[endgroup]",
+            " * branch            main       -> FETCH_HEAD",
+            *base_run,
+            "##[group]Run npm test",
+            "npm test",
+            "##[endgroup]",
+            *VITEST,
+            "##[error]Process completed with exit code 1.",
+        ]
+    )
+
+
+def test_the_same_failure_in_an_earlier_step_on_the_base_is_upstreams() -> None:
+    diagnosis = diagnose_log(steps_after_a_base_check([*VITEST, "main fails too"]), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert "a step before it checked out the base branch" in dict(diagnosis.decided_by)["history"]
+    passed = [" ✓ test/iter.test.ts (14 tests) 9ms", " Test Files  1 passed (1)"]
+    assert diagnose_log(steps_after_a_base_check(passed), job="test").owner is Owner.CODE
