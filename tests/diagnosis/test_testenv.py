@@ -281,6 +281,14 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
         ),
         pytest.param(
             "pytest",
+            pytest_summary(
+                "FAILED tests/test_auth.py::test_expired_token_raises - requests.exceptions.HTTPError: 401 "
+                "Client Error: UNAUTHORIZED for url: http://localhost:38123/token"
+            ),
+            id="pytest-401-from-the-tests-own-server",
+        ),
+        pytest.param(
+            "pytest",
             "    def test_write_reports_enospc(store):\n"
             '>       assert str(exc.value) == "snapshot store is full: No space left on device"\n'
             "E       AssertionError: assert 'cannot write snapshot: [Errno 28] No space left on device' == "
