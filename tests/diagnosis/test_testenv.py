@@ -233,6 +233,16 @@ CASES = [
     (
         "pytest",
         pytest_summary(
+            "ERROR tests/test_models.py::test_roundtrip[tiny-bert] - huggingface_hub.errors.HfHubHTTPError: "
+            "429 Client Error: Too Many Requests for url: https://huggingface.co/api/models/acme/tiny-bert"
+        ),
+        "python.pytest-network-only",
+        PLATFORM,
+        "pytest-hugging-face-hub-429",
+    ),
+    (
+        "pytest",
+        pytest_summary(
             "ERROR tests/test_db.py::test_insert - psycopg2.OperationalError: connection to "
             'server at "localhost" (127.0.0.1), port 5432 failed: FATAL:  role "root" does not exist'
         ),
