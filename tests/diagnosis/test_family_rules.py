@@ -6,6 +6,7 @@ import pytest
 
 from healer.diagnosis.classify import diagnose_text
 from healer.diagnosis.rules import load_rules
+from healer.model import Action, Owner
 
 RULES = load_rules()
 
@@ -266,6 +267,17 @@ def _job_log(command: str, output: str) -> str:
             id="astro-check-type-error",
         ),
         pytest.param(
+            "npm run build && npx netlify deploy --dir=dist",
+            "> astro build\n\n10:21:03 [build] Building static entrypoints...\n"
+            "[InvalidContentEntryDataError] blog → 2026-10-lights data does not match collection schema.\n"
+            "  pubDate: Required\n\n  Error reference:\n"
+            "    https://docs.astro.build/en/reference/errors/invalid-content-entry-data-error/",
+            "js.astro-build",
+            "build",
+            "[InvalidContentEntryDataError] blog",
+            id="astro-content-entry-invalid",
+        ),
+        pytest.param(
             "./gradlew build",
             "* What went wrong:\nExecution failed for task ':compileJava'.\n"
             "> Could not resolve all files for configuration ':compileClasspath'.\n"
@@ -342,3 +354,13 @@ def test_zeitwerk_naming_an_installed_gems_file_is_not_the_applications_code() -
         "concurrent_rails.rb to define constant ConcurrentRails, but didn't (Zeitwerk::NameError)"
     )
     assert diagnose_text(_job_log("bin/rails zeitwerk:check", gem), RULES).rule != "ruby.zeitwerk-name"
+
+
+def test_astros_build_error_in_a_preview_deploy_step_is_the_codes() -> None:
+    output = (
+        "> astro build\n[ERROR] [GetEntryDeprecationError] Entry talks → spring-2027 was not found.\n"
+        "  Error reference:\n    https://docs.astro.build/en/reference/errors/get-entry-deprecation-error/"
+    )
+    command = "pnpm --filter site build && npx wrangler pages deploy apps/site/dist"
+    diagnosis = diagnose_text(_job_log(command, output), RULES)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == ("js.astro-build", Owner.CODE, Action.AGENT)
