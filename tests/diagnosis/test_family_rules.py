@@ -278,6 +278,19 @@ def _job_log(command: str, output: str) -> str:
             id="astro-content-entry-invalid",
         ),
         pytest.param(
+            "micromamba create -y -f environment.yml",
+            "error    libmamba Could not solve for environment specs\n"
+            "    The following packages are incompatible\n"
+            "    ├─ numpy >=2.1 * is requested and can be installed;\n"
+            "    └─ scipy ==1.10 * is not installable because it requires\n"
+            "       └─ numpy <1.27.0 , which conflicts with any installable versions previously reported;\n"
+            "critical libmamba Could not solve for environment specs",
+            "python.conda-unsatisfiable",
+            "dependency",
+            "which conflicts with any installable versions previously reported",
+            id="libmamba-could-not-solve",
+        ),
+        pytest.param(
             "./gradlew build",
             "* What went wrong:\nExecution failed for task ':compileJava'.\n"
             "> Could not resolve all files for configuration ':compileClasspath'.\n"
