@@ -15,7 +15,7 @@ and the server that timed out or hung up is one the job or the test itself start
 under a top-level domain no public resolver answers (RFC 2606's ``.test``, ``.example``, ``.invalid``,
 ``.localhost``; RFC 6762's ``.local``): no network resolves it, the test meant it to be stubbed or served
 by the job. So is a name of one label that did not resolve (``getaddrinfo EAI_AGAIN postgres``): only the
-job's own network names such a host (a service container's alias). An HTTP refusal from such an address
+job's own network names such a host (a service container's alias). An HTTP refusal from a loopback address
 (``GET http://127.0.0.1:41377/user: 401 Unauthorized``) is the answer of a server the test started, not the
 job's missing secret; a database the job runs there refusing the tests' login still is the job's.
 
