@@ -663,6 +663,15 @@ def test_each_entry_reads_its_tools_words(
             "config.version-file-missing",
             id="pytest-quotes-a-setup-message",
         ),
+        pytest.param(
+            "npx jest",
+            " FAIL  test/client.test.ts\n  ● client › throws AuthError on 401\n\n"
+            "    expect(received).rejects.toThrow()\n\n    Received promise resolved instead of rejected\n"
+            '    Resolved to value: {"message": "Bad credentials", "status": 401}\n\n'
+            "Tests:       1 failed, 40 passed, 41 total",
+            "config.token-permissions",
+            id="jest-asserts-on-a-stubbed-bad-credentials",
+        ),
     ],
 )
 def test_the_codes_own_failures_stay_the_codes(command: str, output: str, rule: str) -> None:
