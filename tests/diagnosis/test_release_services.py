@@ -474,13 +474,25 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             "deploy-preview",
             "npx netlify deploy --build --alias preview",
             "Netlify Build\n\nbuild.command from netlify.toml\n\n$ npm run build\n\n> site@1.0.0 build\n"
-            "> astro build\n\n[InvalidContentEntryDataError] posts → launch data does not match collection "
-            'schema.\n  pubDate: Required\n\n"build.command" failed\n\n  Error message\n'
+            "> eleventy\n\n[11ty] Problem writing Eleventy templates:\n[11ty] posts/launch.md is missing "
+            'its date\n\n"build.command" failed\n\n  Error message\n'
             "  Command failed with exit code 1: npm run build\n\n  Error location\n"
             "  In build.command from netlify.toml:\n  npm run build",
             "deploy.hosted-build-failed",
             CODE,
             id="netlify-build-command",
+        ),
+        pytest.param(
+            "deploy-preview",
+            "npx netlify deploy --build --alias preview",
+            "Netlify Build\n\nbuild.command from netlify.toml\n\n$ npm run build\n\n> site@1.0.0 build\n"
+            "> astro build\n\n[InvalidContentEntryDataError] posts → launch data does not match collection "
+            'schema.\n  pubDate: Required\n\n"build.command" failed\n\n  Error message\n'
+            "  Command failed with exit code 1: npm run build\n\n  Error location\n"
+            "  In build.command from netlify.toml:\n  npm run build",
+            "js.astro-build",
+            CODE,
+            id="netlify-build-command-astros-own-error",
         ),
         pytest.param(
             "preview",
