@@ -291,6 +291,24 @@ def _job_log(command: str, output: str) -> str:
             id="libmamba-could-not-solve",
         ),
         pytest.param(
+            "luarocks install --only-deps rockspec/app-1.0-1.rockspec",
+            "Warning: Failed searching manifest: Failed fetching manifest for https://luarocks.org - Failed "
+            "downloading https://luarocks.org/manifest-5.4 - /home/runner/.cache/luarocks/manifest-5.4\n"
+            "Error: Could not satisfy dependency busted >= 2.2: No results matching query were found.",
+            "network.luarocks-manifest",
+            "transient",
+            "Failed searching manifest",
+            id="luarocks-servers-down",
+        ),
+        pytest.param(
+            "luarocks install --only-deps rockspec/app-1.0-1.rockspec",
+            "Error: Could not satisfy dependency bustd >= 2.2: No results matching query were found.",
+            "lua.luarocks-missing",
+            "dependency",
+            "Could not satisfy dependency bustd",
+            id="luarocks-rock-missing",
+        ),
+        pytest.param(
             "./gradlew build",
             "* What went wrong:\nExecution failed for task ':compileJava'.\n"
             "> Could not resolve all files for configuration ':compileClasspath'.\n"
