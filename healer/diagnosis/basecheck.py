@@ -92,12 +92,7 @@ def failed_on_the_base(
         return diagnosis
     before = {_DURATION.sub("", clean_line(line)).strip() for line in (*earlier, *cleaned[:split])}
     after = {_DURATION.sub("", line).strip() for line in cleaned[split:]}
-    # a run's totals are no cause: two runs of different failures may count the same
-    causes = [d.strip() for d in diagnosis.decisive]
-    decisive = [_DURATION.sub("", d) for d in causes if not _ANY_FAILURE.search(d) and not RUN_END.match(d)]
-    same = [line for line in decisive if line and line in before and line in after]
-    # a failing test named on both sides, whatever else its lines hold (a runner's counts differ by run)
-    same += [t for t in diagnosis.test_ids if _named(t, before) and _named(t, after)]
+    same = _shown_in_each(diagnosis, before, after)
     if not same:
         return diagnosis
     said = f"the step checked out its base branch and failed the same way there ({same[0][:120]})"
@@ -155,14 +150,24 @@ def _same_in_an_earlier_base_step(
             base_run.append(raw)
     if not ran:
         return diagnosis
-    causes = [_DURATION.sub("", d.strip()) for d in diagnosis.decisive]
-    same = [c for c in causes if c and not _ANY_FAILURE.search(c) and not RUN_END.match(c) and c in ran]
-    same += [t for t in diagnosis.test_ids if _named(t, ran)]
+    same = _shown_in_each(diagnosis, ran)
     same += sorted(set(failure_titles(lines)) & set(failure_titles(base_run)))
     if not same:
         return diagnosis
     said = f"a step before it checked out the base branch and failed the same way there ({same[0][:120]})"
     return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
+
+
+def _shown_in_each(diagnosis: Diagnosis, *runs: set[str]) -> list[str]:
+    """The decisive lines of ``diagnosis`` (durations left out) and its failing tests' ids that each of
+    ``runs`` (a run's lines, durations left out) shows."""
+    # a run's totals are no cause: two runs of different failures may count the same
+    causes = [d.strip() for d in diagnosis.decisive]
+    decisive = [_DURATION.sub("", d) for d in causes if not _ANY_FAILURE.search(d) and not RUN_END.match(d)]
+    same = [line for line in decisive if line and all(line in run for run in runs)]
+    # a failing test named in each, whatever else its lines hold (a runner's counts differ by run)
+    same += [t for t in diagnosis.test_ids if all(_named(t, run) for run in runs)]
+    return same
 
 
 def _named(test_id: str, lines: set[str]) -> bool:

@@ -129,9 +129,9 @@ NETWORK = re.compile(
 )
 # a loopback address (RFC 1122's 127.0.0.0/8, RFC 4291's ::1, and the name localhost), as a URL or an error
 # names it, and a host under a top-level domain no public resolver answers (RFC 2606, RFC 6762's .local)
+_LOOPBACK = r"(?<![\w.])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])"
 _NEVER_OUT = re.compile(
-    r"(?<![\w.])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])"
-    r"|(?<![\w.-])(?:[a-z0-9-]+\.)+(?:test|example|invalid|localhost|local)(?![\w.-])",
+    _LOOPBACK + r"|(?<![\w.-])(?:[a-z0-9-]+\.)+(?:test|example|invalid|localhost|local)(?![\w.-])",
     re.IGNORECASE,
 )
 # a name lookup that failed, with the name: Node's getaddrinfo, Go's resolver, curl, Java's; a name of one
@@ -157,14 +157,14 @@ def _never_out(cause: str) -> bool:
 _HTTP_REFUSAL = re.compile(r"\b40[13]\b|\bUnauthori[sz]ed\b|\bForbidden\b|\bBad credentials\b")
 
 
-_LOOPBACK = re.compile(r"(?<![\w.])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])", re.IGNORECASE)
+_IS_LOOPBACK = re.compile(_LOOPBACK, re.IGNORECASE)
 
 
 def _served_by_the_test(cause: str) -> bool:
     """Whether ``cause`` is an HTTP refusal from a loopback address: a server the test started answered, not a
     service the job's secret is for (a database the job runs refusing its login is still the job's
     credential, and a name under a reserved domain, ``api.example``, may stand for a real service)."""
-    return bool(_HTTP_REFUSAL.search(cause)) and bool(_LOOPBACK.search(cause))
+    return bool(_HTTP_REFUSAL.search(cause)) and bool(_IS_LOOPBACK.search(cause))
 
 
 # a credential was refused or missing: HTTP 401/403 (RFC 9110), the SDKs' authentication errors, a secret
