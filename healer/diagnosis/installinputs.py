@@ -57,6 +57,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "config.docker-image-retired": ("the image's pull", "it may name the retired image"),
     "go.module-version-gone": ("the module download", "it may name the version"),
     "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
+    "build.docs-extension-incompatible": ("the docs build", "it may pin the release that removed the name"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures

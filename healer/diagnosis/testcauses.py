@@ -176,6 +176,9 @@ CREDENTIAL = re.compile(
     # the AWS SDK for Java's credential chain with nothing to load (v2's SdkClientException, v1's
     # AmazonClientException): no AWS secret reached the job
     r"|\bUnable to load (?:AWS )?credentials from any (?:of the providers|provider) in the chain\b"
+    # the AWS APIs' codes for a key that does not exist or a secret that does not match it (the S3 error-code
+    # reference), and the AWS SDK for Go v2 with no credentials at all ("no EC2 IMDS role found")
+    r"|\b(?:InvalidAccessKeyId|SignatureDoesNotMatch)\b|\bno EC2 IMDS role found\b"
     r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|_KEY|APIKEY|PASSWORD|CREDENTIALS)\b.{0,40}"
     r"\b(?:is|was|are) (?:empty|not set|unset|missing)\b"
     # a database refused the login (PostgreSQL's libpq messages, MySQL's ER_ACCESS_DENIED_ERROR 1045)

@@ -340,6 +340,22 @@ def test_cmake_4_refusing_an_old_minimum_is_upstreams_unless_the_pull_request_ch
         assert (given.owner, given.action) == (Owner.CODE, Action.AGENT), changed
 
 
+SPHINX_EXTENSION = (
+    "Running Sphinx v8.2.0\n\nExtension error:\n"
+    "Could not import extension sphinx_autodoc_typehints (exception: cannot import name "
+    "'stringify_signature' from 'sphinx.util.inspect' "
+    "(/home/runner/.local/lib/python3.12/site-packages/sphinx/util/inspect.py))"
+)
+
+
+def test_a_sphinx_extension_a_new_release_broke_is_upstreams_unless_the_change_touched_the_pins() -> None:
+    diagnosis = diagnose_log(job_log("sphinx-build -W -b html docs out", SPHINX_EXTENSION), job="docs")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert untouched_install(diagnosis, ["docs/usage.rst"]) is diagnosis
+    given = untouched_install(diagnosis, ["docs/usage.rst", "docs/requirements.txt"])
+    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+
+
 def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
     also = "CMake Error at CMakeLists.txt:12 (add_executable):\n  Cannot find source file:\n\n    src/main.cc"
     diagnosis = diagnose_log(job_log("cmake -S . -B build", f"{CMAKE_4}\n{also}"), job="build")

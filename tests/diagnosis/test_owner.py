@@ -1998,6 +1998,131 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="a-version-managers-failure-is-no-check-of-the-code",
         ),
+        pytest.param(
+            "terraform init -input=false",
+            "Error: Failed to query available provider packages\n"
+            "Could not retrieve the list of available versions for provider hashicorp/azurerm:\n"
+            "could not query provider registry for registry.terraform.io/hashicorp/azurerm:\n"
+            "the request failed after 2 attempts, please try again later: Get\n"
+            '"https://registry.terraform.io/v1/providers/hashicorp/azurerm/versions":\n'
+            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="terraform-registry-retries-spent",
+        ),
+        pytest.param(
+            "terraform plan -input=false",
+            "Error: GET https://api.github.com/repos/acme/api/branches/main/protection: 403 API rate limit "
+            "of 5000 still exceeded until 2026-10-21 11:38:02 +0000 UTC, not making remote request. "
+            "[rate reset in 7m]",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="go-github-rate-limit-still-exceeded",
+        ),
+        pytest.param(
+            "gcloud run deploy api --image europe-docker.pkg.dev/acme/api/api:1a2b3c --region europe-west1",
+            "Deploying container to Cloud Run service [api] in project [acme] region [europe-west1]\n"
+            "ERROR: (gcloud.run.deploy) HTTPError 503: The service is currently unavailable.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gcloud-server-error",
+        ),
+        pytest.param(
+            "sops --decrypt secrets.enc.yaml > secrets.yaml",
+            "Failed to get the data key required to decrypt the SOPS file.\n"
+            "  arn:aws:kms:eu-west-1:111122223333:key/0f0e0d0c: FAILED\n"
+            "    - | Error decrypting key: operation error KMS: Decrypt, get identity: get\n"
+            "      | credentials: failed to refresh cached credentials, no EC2 IMDS role found,\n"
+            "      | operation error ec2imds: GetMetadata",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="aws-sdk-go-v2-without-credentials",
+        ),
+        pytest.param(
+            "packer build -var-file=ci.pkrvars.hcl .",
+            "Build 'amazon-ebs.base' errored after 1 second 12 milliseconds: "
+            "no valid credential sources for  found.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="packer-amazon-without-credentials",
+        ),
+        pytest.param(
+            "mvn -B deploy -P release",
+            "[INFO] Going to upload /home/runner/work/sdk/sdk/target/central-publishing/central-bundle.zip\n"
+            "[ERROR] Unable to upload bundle for deployment: Deployment\n"
+            "java.lang.RuntimeException: Invalid request. Status: 401 Response body: ",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="central-portal-refused-the-token",
+        ),
+        pytest.param(
+            "docker-compose up -d",
+            "/home/runner/work/_temp/5b9c2e44-7f0a-4c1e-9a55-2d6f0e1c3b7a.sh: line 1: docker-compose: "
+            "command not found",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="compose-v1-gone-from-the-hosted-image",
+        ),
+        pytest.param(
+            "docker-compose up -d",
+            "/opt/actions-runner/_work/_temp/5b9c2e44-7f0a.sh: line 1: docker-compose: command not found",
+            Owner.CODE,
+            Action.AGENT,
+            id="compose-missing-on-a-machine-of-ones-own-is-no-image-change",
+        ),
+        pytest.param(
+            "sphinx-build -n -W -b html docs docs/_build/html",
+            "WARNING: failed to reach any of the inventories with the following issues:\n"
+            "intersphinx inventory 'https://docs.aiohttp.org/en/v3.8.1/objects.inv' not fetchable due to "
+            "<class 'requests.exceptions.HTTPError'>: 404 Client Error: Not Found for url: "
+            "https://docs.aiohttp.org/en/v3.8.1/objects.inv\n"
+            "docs/client.rst:14: WARNING: py:class reference target not found: aiohttp.ClientSession\n"
+            "build finished with problems, 2 warnings (with warnings treated as errors).",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="intersphinx-inventory-gone",
+        ),
+        pytest.param(
+            "sphinx-build -W -b html docs docs/_build/html",
+            "intersphinx inventory 'https://docs.aiohttp.org/en/v3.8.1/objects.inv' not fetchable due to "
+            "<class 'requests.exceptions.HTTPError'>: 404 Client Error: Not Found for url: "
+            "https://docs.aiohttp.org/en/v3.8.1/objects.inv\n"
+            "docs/usage.rst:12: WARNING: undefined label: 'install'\n"
+            "build finished with problems, 2 warnings (with warnings treated as errors).",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-documents-own-warning-beside-a-gone-inventory",
+        ),
+        pytest.param(
+            "make -C docs html SPHINXOPTS=-W",
+            "Running Sphinx v8.2.3\n\nExtension error:\nCould not import extension sphinx_autodoc_typehints "
+            "(exception: cannot import name 'stringify_signature' from 'sphinx.util.inspect' "
+            "(/opt/hostedtoolcache/Python/3.12.12/x64/lib/python3.12/site-packages/sphinx/util/inspect.py))\n"
+            "make: *** [Makefile:20: html] Error 2",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="sphinx-extension-against-a-release-that-removed-its-import",
+        ),
+        pytest.param(
+            "make -C docs html SPHINXOPTS=-W",
+            "Running Sphinx v8.2.3\n\nExtension error:\nCould not import extension apiref "
+            "(exception: cannot import name 'render_table' from 'apiref.tables' "
+            "(/home/runner/work/atlas/atlas/docs/_ext/apiref/tables.py))\n"
+            "make: *** [Makefile:20: html] Error 2",
+            Owner.CODE,
+            Action.AGENT,
+            id="sphinx-extension-of-the-repository-missing-its-own-name",
+        ),
+        pytest.param(
+            "actions/checkout@v4",
+            "Retrieving the default branch name\n"
+            "Not Found - https://docs.github.com/rest/repos/repos#get-a-repository\n"
+            "Waiting 13 seconds before trying again\n"
+            "##[error]Not Found - https://docs.github.com/rest/repos/repos#get-a-repository",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="checkout-of-a-repository-the-token-cannot-read",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -2499,3 +2624,18 @@ def test_travis_retry_attempts_that_failed_other_tests_are_flaky() -> None:
     ]
     diagnosis = diagnose(run_log("travis_retry pytest tests", lines), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        "##[error]Container operations are only supported on Linux runners",
+        "##[error]The job has exceeded the maximum execution time while awaiting a runner for 24h0m0s",
+    ],
+)
+def test_a_job_the_runner_could_not_take_as_written_is_the_repositorys(annotation: str) -> None:
+    text = "\n".join(
+        ["Requested labels: self-hosted, macOS", "Waiting for a runner to pick up this job...", annotation]
+    )
+    diagnosis = diagnose(text, job="unit-tests")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)

@@ -542,3 +542,35 @@ def test_an_aws_sdk_for_java_with_no_credentials_to_load_is_the_repositorys() ->
     )
     diagnosis = diagnose("./gradlew integrationTest", output)
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_an_aws_key_that_does_not_exist_under_every_go_test_is_the_repositorys() -> None:
+    refused = (
+        "https response error StatusCode: 403, RequestID: 22A2E8868E510BD9, api error InvalidAccessKeyId: "
+        "The AWS Access Key Id you provided does not exist in our records."
+    )
+    output = "\n".join(
+        [
+            "--- FAIL: TestS3RoundTrip (0.48s)",
+            f"    s3_test.go:41: put object: operation error S3: PutObject, {refused}",
+            "--- FAIL: TestS3List (0.21s)",
+            f"    s3_test.go:77: list objects: operation error S3: ListObjectsV2, {refused}",
+            "FAIL",
+            "FAIL\tgithub.com/acme/archive/storage/s3\t0.934s",
+        ]
+    )
+    diagnosis = diagnose("go test ./...", output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_test_that_asserts_on_an_aws_refusal_is_still_the_codes() -> None:
+    output = "\n".join(
+        [
+            "--- FAIL: TestMapsInvalidAccessKeyIdToAuthError (0.00s)",
+            "    errors_test.go:19: got ErrThrottled for InvalidAccessKeyId, want ErrAuth",
+            "FAIL",
+            "FAIL\tgithub.com/acme/archive/storage/s3\t0.012s",
+        ]
+    )
+    diagnosis = diagnose("go test ./...", output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
