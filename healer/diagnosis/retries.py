@@ -32,7 +32,10 @@ the next run, when the runs tested the same packages. Runners that print no head
 totals after their failures (:mod:`healer.diagnosis.runtotals`): those end the runs, again only when every run
 names the same total.
 A counting retry loop in the step's script that echoes each attempt's number is cut at the lines it echoed,
-whatever its runner prints (:mod:`healer.diagnosis.retryloop`).
+whatever its runner prints (:mod:`healer.diagnosis.retryloop`). A script that runs the same command again
+when it fails (``go test ./... || go test ./...``, in the step's script or a recipe ``make`` echoes) says
+itself that its two runs are attempts of one suite on the same code: their sizes and packages need not
+agree (a run cut short by a crash names fewer), but there must be two runs.
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history, and so
 are tests of one run when another run of the same suite passed them all. A test that failed on every
@@ -183,12 +186,24 @@ def _environments(lines: Sequence[str]) -> set[str]:
     return found
 
 
-def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
+# a shell line that runs one command and, when it fails, the same command again: `A || A`
+_OR_AGAIN = re.compile(r"^(?:\$ )?(?P<once>[^|;&\n]{3,500}?) \|\| (?P=once)$")
+
+
+def runs_again(command: str, lines: Sequence[str] = ()) -> bool:
+    """Whether the step's script (``command``), or a recipe ``make`` echoed among its first ``lines``, runs
+    one command and the same command again when it fails (``pytest -q || pytest -q``)."""
+    said = [*command.splitlines(), *(clean_line(raw) for raw in lines[:5] if " || " in raw)]
+    return any(" || " in line and _OR_AGAIN.match(line.strip()) for line in said)
+
+
+def runs_of_one_suite(lines: Sequence[str], again: bool = False) -> list[list[str]]:
     """The step's lines cut into runs of one suite when a test runner ran it two or more times: at a runner's
     header (:data:`_RUN_HEADER`) when every run names the same size of suite, or, for ``go test``, after a
     run's last package result when the next result names a package again and every run tested the same
     packages; one part, the whole step, otherwise, and when tox or nox ran the suite in two or more
-    environments."""
+    environments. ``again``: the script runs its command a second time when it fails (:func:`runs_again`),
+    so two runs are its attempts whatever their sizes."""
     if len(_environments(lines)) > 1:
         return [list(lines)]
     starts: list[int] = []
@@ -207,12 +222,13 @@ def runs_of_one_suite(lines: Sequence[str]) -> list[list[str]]:
     if len(starts) >= 2:
         runs = [list(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
         sizes = {_suite_size(run) for run in runs}
-        return runs if len(sizes) == 1 and None not in sizes and len(headers) == 1 else [list(lines)]
-    runs = _go_runs(lines)
-    return runs if len(runs) > 1 else runs_ended_by_totals(lines)
+        same = len(sizes) == 1 and None not in sizes or again and len(runs) == 2
+        return runs if same and len(headers) == 1 else [list(lines)]
+    runs = _go_runs(lines, again)
+    return runs if len(runs) > 1 else runs_ended_by_totals(lines, again)
 
 
-def _go_runs(lines: Sequence[str]) -> list[list[str]]:
+def _go_runs(lines: Sequence[str], again: bool = False) -> list[list[str]]:
     """``go test``'s runs of the same packages: each package's result line (``ok  pkg 1.2s``, ``FAIL pkg
     0.4s``, the Go documentation's ``go test`` output) once a run; or a run of only the packages that failed
     in the run before it (a script re-running what failed, as RSpec's ``--only-failures`` does)."""
@@ -236,8 +252,8 @@ def _go_runs(lines: Sequence[str]) -> list[list[str]]:
         last = n
     # the same packages each run (go test prints one result line a package), or the last run's failed ones;
     # else other suites one by one
-    again = (run == packages[0] or run <= failed[i] for i, run in enumerate(packages[1:]))
-    if not cuts or not all(again):
+    repeated = (run == packages[0] or run <= failed[i] for i, run in enumerate(packages[1:]))
+    if not cuts or not (all(repeated) or again and len(cuts) == 1):
         return [list(lines)]
     bounds = [0, *cuts, len(lines)]
     return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
@@ -289,7 +305,7 @@ def _runs(lines: Sequence[str], command: str) -> list[list[str]]:
         parts = loop_attempts(
             lines, command, lambda part: bool(failing_test_ids(part) or failure_titles(part))
         )
-    return parts if len(parts) > 1 else runs_of_one_suite(lines)
+    return parts if len(parts) > 1 else runs_of_one_suite(lines, runs_again(command, lines))
 
 
 def failure_titles(lines: Iterable[str]) -> tuple[str, ...]:

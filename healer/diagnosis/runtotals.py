@@ -73,10 +73,11 @@ AFTER_END = re.compile(
 )
 
 
-def runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
+def runs_ended_by_totals(lines: Sequence[str], again: bool = False) -> list[list[str]]:
     """The runs of a runner that prints its totals at each run's end (:data:`RUN_END`), cut after each
-    run's totals and what RSpec prints after them, when two or more runs name the same total; one part, the
-    whole step, otherwise."""
+    run's totals and what RSpec prints after them, when two or more runs name the same total, or when the
+    script runs its command again on failure (``again``) and there are two runs; one part, the whole step,
+    otherwise."""
     cuts: list[int] = []
     sizes: set[int] = set()
     n = 0
@@ -93,7 +94,7 @@ def runs_ended_by_totals(lines: Sequence[str]) -> list[list[str]]:
                 n += 1
             sizes.add(size)
             cuts.append(n)
-    if len(cuts) < 2 or len(sizes) != 1:
+    if len(cuts) < 2 or len(sizes) != 1 and not (again and len(cuts) == 2):
         return [list(lines)]
     bounds = [0, *cuts[:-1], len(lines)]
     return [list(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]

@@ -156,3 +156,48 @@ def test_maven_run_again_by_the_script_is_cut_after_surefires_totals() -> None:
     # the same test failing in both runs is the code's; two modules' suites of other sizes are not attempts
     assert failed_per_attempt([*surefire_run(first), *surefire_run(first)]) == [(first,), (first,)]
     assert len(runs_of_one_suite([*surefire_run(first, 412), *surefire_run(second, 88)])) == 1
+
+
+def go_run(failed: str, *packages: str) -> list[str]:
+    """One `go test ./...` run without -v: a result line for each package, the failing test's lines first."""
+    lines = []
+    for package in packages:
+        if package == "internal/app":
+            lines += [f"--- FAIL: {failed} (0.31s)", f"    app_test.go:41: {failed}: deadline", "FAIL"]
+            lines.append(f"FAIL\tgithub.com/acme/bulbul/{package}\t1.204s")
+        else:
+            lines.append(f"ok  \tgithub.com/acme/bulbul/{package}\t0.512s")
+    return [*lines, "FAIL"]
+
+
+GO_AGAIN = "go test -race -count=1 ./... || go test -race -count=1 ./..."
+
+
+def test_a_script_that_runs_go_test_again_on_failure_runs_it_twice_whatever_each_run_printed() -> None:
+    # the second run crashed before it reported every package: its packages differ from the first run's
+    first = go_run("TestDebounce", "internal/range", "internal/app", "internal/ui")
+    second = go_run("TestShutdownOrder", "internal/range", "internal/app")
+    output = [*first, *second]
+    assert failed_per_attempt(output, "go test -race -count=1 ./...") is None
+    assert len(failed_per_attempt(output, GO_AGAIN) or []) == 2
+    diagnosis = diagnose_log(job_log(GO_AGAIN, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+
+
+def test_a_test_that_failed_both_runs_of_a_script_that_runs_again_is_the_codes() -> None:
+    output = [
+        *go_run("TestDebounce", "internal/range", "internal/app", "internal/ui"),
+        *go_run("TestDebounce", "internal/range", "internal/app"),
+    ]
+    diagnosis = diagnose_log(job_log(GO_AGAIN, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_two_suites_one_after_the_other_are_no_second_try() -> None:
+    output = [
+        *go_run("TestDebounce", "internal/range", "internal/app", "internal/ui"),
+        *go_run("TestShutdownOrder", "internal/range", "internal/app"),
+    ]
+    two = "go test ./... && go test -tags integration ./..."
+    diagnosis = diagnose_log(job_log(two, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
