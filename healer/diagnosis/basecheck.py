@@ -41,13 +41,16 @@ _NAME = (
     r"|\$\{\{ ?github\.(?:base_ref|event\.pull_request\.base\.(?:ref|sha)) ?\}\})"
 )
 _BRANCH = _NAME + r"(?![\w/.-])"
+# a checkout's options, with the name of the local branch it may create there (`git switch -c base FETCH_HEAD`,
+# `git checkout -b base origin/main`: git-switch(1), git-checkout(1))
+_OPTIONS = r"(?: (?:-[bBcC]|--create|--force-create) [\w./-]{1,100}| -[-\w]+)*"
 _CHECKOUT = re.compile(
-    rf"\bgit (?:checkout|switch)(?: -[-\w]+)* (?:origin|upstream)/{_BRANCH}"
+    rf"\bgit (?:checkout|switch){_OPTIONS} (?:origin|upstream)/{_BRANCH}"
     rf"|\bgit worktree add (?:-\S+ )*\S+ (?:origin/|upstream/)?{_BRANCH}"
     # a fetch of the base branch, then its FETCH_HEAD checked out (in the same script)
-    r"|\bgit (?:checkout|switch)(?: -[-\w]+)* FETCH_HEAD\b"
+    rf"|\bgit (?:checkout|switch){_OPTIONS} FETCH_HEAD\b"
     # the base's commit by the event's expression (`git checkout ${{ github.event.pull_request.base.sha }}`)
-    r"|\bgit (?:checkout|switch)(?: -[-\w]+)* \$\{\{ ?github\.event\.pull_request\.base\.sha ?\}\}"
+    rf"|\bgit (?:checkout|switch){_OPTIONS} \$\{{\{{ ?github\.event\.pull_request\.base\.sha ?\}}\}}"
 )
 _FETCHED = re.compile(rf"\bgit fetch\b[^\n|;&]{{0,200}}? (?:origin|upstream) {_BRANCH}")
 # what git prints as it checks out the base branch, or fetches it

@@ -30,7 +30,7 @@ _TIMEOUT = re.compile(
 # Its words for a cancellation by a person, a newer push or a concurrency group.
 _CANCELLED = re.compile(
     r"The operation was canceled|Canceling since a higher priority waiting request|The run was canceled by"
-    r"|The job was canceled because"
+    r"|The job was canceled because|The strategy configuration was canceled because"
 )
 
 TIMEOUT = "timeout"

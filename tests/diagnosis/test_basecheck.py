@@ -123,6 +123,9 @@ def test_a_script_that_fetches_then_switches_to_the_base_ran_wholly_on_it() -> N
     for script in (
         "git fetch --depth=1 origin main\ngit switch --detach FETCH_HEAD\nnpx vitest run",
         "git fetch --depth=1 origin main && git checkout FETCH_HEAD -- . && npx vitest run",
+        # a local branch made there (git-switch(1)'s -c, git-checkout(1)'s -b)
+        "git fetch origin main --depth=1\ngit switch -c base FETCH_HEAD\nnpx vitest run",
+        "git fetch origin main --depth=1 && git checkout -b base origin/main && npx vitest run",
     ):
         output = [" * branch            main       -> FETCH_HEAD", *VITEST]
         diagnosis = diagnose_log(job_log(script, output), job="test")

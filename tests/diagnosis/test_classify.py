@@ -195,6 +195,11 @@ RUNNER_CASES = [
         '##[error]The job was canceled because "test (3.12)" failed.', Category.CANCELLED, id="fail-fast"
     ),
     pytest.param(
+        '##[error]The strategy configuration was canceled because "test.ubuntu-latest_3_11" failed',
+        Category.CANCELLED,
+        id="fail-fast-of-a-matrix",
+    ),
+    pytest.param(
         "##[error]The job running on runner GitHub Actions 2 has exceeded the maximum execution time of "
         "360 minutes.",
         Category.TIMEOUT,

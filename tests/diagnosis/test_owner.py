@@ -2123,6 +2123,23 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="checkout-of-a-repository-the-token-cannot-read",
         ),
+        pytest.param(
+            "conan upload '*' -r artifactory -c",
+            "-------- Checking server existing packages --------\n"
+            "ERROR: pochard/2.1.0: Upload recipe to 'artifactory' failed: 401: Unauthorized. "
+            "[Remote: artifactory]",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="conan-remote-refused-the-login",
+        ),
+        pytest.param(
+            "dvc pull",
+            "ERROR: unexpected error - : An error occurred (AccessDenied) when calling the ListObjectsV2 "
+            "operation: User: arn:aws:iam::111122223333:user/ci is not authorized to perform: s3:ListBucket",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="dvc-remote-refused-the-key",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:

@@ -304,6 +304,18 @@ def diagnose(text: str, job: str):  # noqa: ANN201
         ),
         pytest.param(
             "test",
+            "mvn -B verify",
+            "[ERROR] Failed to pull image: ghcr.io/acme/postgres:16. Please check output of `docker logs`\n"
+            "com.github.dockerjava.api.exception.InternalServerErrorException: Status 500: "
+            '{"message":"Head \\"https://ghcr.io/v2/acme/postgres/manifests/16\\": received unexpected '
+            'HTTP status: 502 Bad Gateway"}\n'
+            "[ERROR] Tests run: 9, Failures: 0, Errors: 9, Skipped: 0",
+            "network.container-image-pull",
+            PLATFORM,
+            id="testcontainers-registry-manifest-head-502",
+        ),
+        pytest.param(
+            "test",
             "./gradlew test",
             "    org.testcontainers.containers.ContainerFetchException: Can't get Docker image: "
             "RemoteDockerImage(imageName=postgres:16-alpine)\n"

@@ -88,6 +88,11 @@ def annotation(message: str) -> Annotation:
             id="concurrency-group",
         ),
         pytest.param(["The operation was canceled."], CANCELLED, id="a-person"),
+        pytest.param(
+            ['The strategy configuration was canceled because "test.ubuntu-latest_3_11" failed'],
+            CANCELLED,
+            id="a-matrix-fail-fast",
+        ),
         pytest.param([], None, id="nothing-said"),
         pytest.param(["Process completed with exit code 1."], None, id="unrelated"),
     ],
