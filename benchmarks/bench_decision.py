@@ -97,6 +97,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh186; all in the test half.
 * ``fresh193`` to ``fresh198``: frozen like those, by six writers at once, at the start of the round after
   fresh192's; all in the test half.
+* ``fresh199`` to ``fresh204``: frozen like those, by six writers at once, after the reports of fresh193 to
+  fresh198; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -149,7 +151,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
 }
 # the later held-out sets, fresh2 to fresh{LAST_FRESH}, each frozen in a folder of its own
-LAST_FRESH = 198
+LAST_FRESH = 204
 SETS.update(
     {
         f"fresh{n}": (FIXTURES / f"fresh{n}" / "logs", FIXTURES / f"fresh{n}" / "labels.json", None)
