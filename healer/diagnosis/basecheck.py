@@ -41,8 +41,8 @@ _NAME = (
     r"|\$\{\{ ?github\.(?:base_ref|event\.pull_request\.base\.(?:ref|sha)) ?\}\})"
 )
 _BRANCH = _NAME + r"(?![\w/.-])"
-# a checkout's options, with the name of the local branch it may create there (`git switch -c base FETCH_HEAD`,
-# `git checkout -b base origin/main`: git-switch(1), git-checkout(1))
+# a checkout's options, with the name of the local branch it may create there (`git switch -c base
+# FETCH_HEAD`, `git checkout -b base origin/main`: git-switch(1), git-checkout(1))
 _OPTIONS = r"(?: (?:-[bBcC]|--create|--force-create) [\w./-]{1,100}| -[-\w]+)*"
 _CHECKOUT = re.compile(
     rf"\bgit (?:checkout|switch){_OPTIONS} (?:origin|upstream)/{_BRANCH}"

@@ -2140,6 +2140,30 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="dvc-remote-refused-the-key",
         ),
+        pytest.param(
+            "bundle exec fastlane ios beta",
+            "[09:02:13]: Enter the passphrase that should be used to encrypt/decrypt your certificates\n"
+            "[09:02:13]: Could not decrypt the repo, please make sure you enter the right password!",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="fastlane-match-passphrase",
+        ),
+        pytest.param(
+            "bundle exec fastlane android deploy",
+            "[!] Google Api Error: Invalid request - The caller does not have permission",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="play-console-service-account-without-permission",
+        ),
+        pytest.param(
+            "docker buildx build --push -t docker.io/acme/exporter:latest .",
+            "ERROR: failed to solve: failed to push docker.io/acme/exporter:latest: push access denied, "
+            "repository does not exist or may require authorization: server message: insufficient_scope: "
+            "authorization failed",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="registry-refused-the-push",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
@@ -2648,6 +2672,7 @@ def test_travis_retry_attempts_that_failed_other_tests_are_flaky() -> None:
     [
         "##[error]Container operations are only supported on Linux runners",
         "##[error]The job has exceeded the maximum execution time while awaiting a runner for 24h0m0s",
+        "##[error]The job was not acquired by Runner of type self-hosted even after multiple attempts",
     ],
 )
 def test_a_job_the_runner_could_not_take_as_written_is_the_repositorys(annotation: str) -> None:
@@ -2656,3 +2681,15 @@ def test_a_job_the_runner_could_not_take_as_written_is_the_repositorys(annotatio
     )
     diagnosis = diagnose(text, job="unit-tests")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_a_job_no_hosted_runner_took_is_githubs_to_re_run() -> None:
+    text = "\n".join(
+        [
+            "Requested labels: ubuntu-latest",
+            "Waiting for a runner to pick up this job...",
+            "##[error]The job was not acquired by Runner of type hosted even after multiple attempts",
+        ]
+    )
+    diagnosis = diagnose(text, job="unit-tests")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
