@@ -58,6 +58,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "go.module-version-gone": ("the module download", "it may name the version"),
     "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
     "build.docs-extension-incompatible": ("the docs build", "it may pin the release that removed the name"),
+    "kubernetes.chart-version-gone": ("the chart's dependency update", "it may name the version"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures
@@ -116,6 +117,9 @@ NAMES = frozenset(
         # the files that name an image or its build arguments beside the Dockerfile: Buildx Bake's files, and
         # the `.env` file Compose substitutes variables from
         "docker-bake.hcl", "docker-bake.json", "docker-bake.override.hcl", ".env",
+        # a Helm chart's dependencies (Chart.yaml's `dependencies`, Chart.lock; Helm 2's requirements.yaml
+        # and requirements.lock)
+        "Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock",
     )
 )
 # fmt: on

@@ -356,6 +356,29 @@ def test_a_sphinx_extension_a_new_release_broke_is_upstreams_unless_the_change_t
     assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
 
 
+CHART_GONE = (
+    "Saving 1 charts\n"
+    "Error: can't get a valid version for 1 subchart(s): \"redis\" (repository "
+    "\"https://charts.bitnami.com/bitnami\", version \"17.3.14\"). Make sure a matching chart version exists "
+    "in the repo, or change the version constraint in Chart.yaml"
+)
+CHART_404 = (
+    "Error: could not download https://charts.bitnami.com/bitnami/postgresql-12.1.2.tgz: failed to fetch "
+    "https://charts.bitnami.com/bitnami/postgresql-12.1.2.tgz : 404 Not Found"
+)
+
+
+@pytest.mark.parametrize("output", [CHART_GONE, CHART_404])
+def test_a_subchart_version_its_repository_no_longer_serves_is_upstreams_unless_the_chart_changed(
+    output: str,
+) -> None:
+    diagnosis = diagnose_log(job_log("helm dependency update charts/api", output), job="lint")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert untouched_install(diagnosis, ["charts/api/templates/deployment.yaml"]) is diagnosis
+    given = untouched_install(diagnosis, ["charts/api/Chart.yaml"])
+    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+
+
 def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
     also = "CMake Error at CMakeLists.txt:12 (add_executable):\n  Cannot find source file:\n\n    src/main.cc"
     diagnosis = diagnose_log(job_log("cmake -S . -B build", f"{CMAKE_4}\n{also}"), job="build")
