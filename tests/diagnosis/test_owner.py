@@ -851,6 +851,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="setup-ruby-version",
         ),
         pytest.param(
+            "erlef/setup-beam@v1",
+            "##[error]Requested Erlang/OTP version (23.3) not found in version list (should you be using "
+            "option 'version-type': 'strict'?)",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="setup-beam-version",
+        ),
+        pytest.param(
             "codecov/codecov-action@v5",
             'error - 2026-10-11 12:01:13,911 -- Commit creating failed: {"message":"Token required because '
             'branch is protected"}',
