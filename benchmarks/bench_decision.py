@@ -99,6 +99,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh192's; all in the test half.
 * ``fresh199`` to ``fresh204``: frozen like those, by six writers at once, after the reports of fresh193 to
   fresh198; all in the test half.
+* ``fresh205`` to ``fresh210``: frozen like those, by six writers at once, after the reports of fresh199 to
+  fresh204; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -151,7 +153,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
 }
 # the later held-out sets, fresh2 to fresh{LAST_FRESH}, each frozen in a folder of its own
-LAST_FRESH = 204
+LAST_FRESH = 210
 SETS.update(
     {
         f"fresh{n}": (FIXTURES / f"fresh{n}" / "logs", FIXTURES / f"fresh{n}" / "labels.json", None)
