@@ -358,8 +358,8 @@ def test_a_sphinx_extension_a_new_release_broke_is_upstreams_unless_the_change_t
 
 CHART_GONE = (
     "Saving 1 charts\n"
-    "Error: can't get a valid version for 1 subchart(s): \"redis\" (repository "
-    "\"https://charts.bitnami.com/bitnami\", version \"17.3.14\"). Make sure a matching chart version exists "
+    'Error: can\'t get a valid version for 1 subchart(s): "redis" (repository '
+    '"https://charts.bitnami.com/bitnami", version "17.3.14"). Make sure a matching chart version exists '
     "in the repo, or change the version constraint in Chart.yaml"
 )
 CHART_404 = (

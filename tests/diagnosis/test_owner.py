@@ -2172,6 +2172,49 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.ESCALATE,
             id="registry-refused-the-push",
         ),
+        pytest.param(
+            "terraform plan -no-color -input=false",
+            "Error: Invalid for_each argument\n\n"
+            '  on main.tf line 12, in resource "aws_route53_record" "this":\n'
+            '  12:   for_each = toset(aws_instance.web[*].id)\n\nThe "for_each" set includes values derived '
+            "from resource attributes that cannot be determined until apply",
+            Owner.CODE,
+            Action.AGENT,
+            id="terraform-for-each-unknown-until-apply",
+        ),
+        pytest.param(
+            "terraform plan -no-color -input=false",
+            "Error: Cycle: azurerm_network_security_rule.api, azurerm_subnet.aks",
+            Owner.CODE,
+            Action.AGENT,
+            id="terraform-cycle",
+        ),
+        pytest.param(
+            "terragrunt run-all plan --terragrunt-non-interactive",
+            "10:22:09.901 STDERR [eu-west-1/app] terraform: Error: Unsupported attribute\n"
+            "10:22:10.004 ERROR  [eu-west-1/app] error occurred:",
+            Owner.CODE,
+            Action.AGENT,
+            id="terragrunt-quoting-terraforms-error",
+        ),
+        pytest.param(
+            "checkov -d infra --quiet",
+            "Passed checks: 118, Failed checks: 3, Skipped checks: 4\n\n"
+            'Check: CKV_AWS_18: "Ensure the S3 bucket has access logging enabled"\n'
+            "\tFAILED for resource: aws_s3_bucket.exports\n\tFile: /infra/exports.tf:1-9",
+            Owner.CODE,
+            Action.AGENT,
+            id="checkov-findings",
+        ),
+        pytest.param(
+            "trivy config --exit-code 1 --severity HIGH,CRITICAL .",
+            "infra/sg.tf (terraform)\n\nTests: 23 (SUCCESSES: 22, FAILURES: 1)\n"
+            "Failures: 1 (HIGH: 0, CRITICAL: 1)\n\n"
+            "AVD-AWS-0107 (CRITICAL): Security group rule allows ingress from public internet.",
+            Owner.CODE,
+            Action.AGENT,
+            id="trivy-config-findings",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
