@@ -2215,6 +2215,23 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.AGENT,
             id="trivy-config-findings",
         ),
+        pytest.param(
+            "semgrep ci",
+            "    ❯❯❱ python.lang.security.audit.subprocess-shell-true.subprocess-shell-true\n"
+            "          Found 'subprocess' function 'run' with 'shell=True'.\n\n"
+            "Ran 326 rules on 412 files: 1 finding.\nHas findings for blocking rules so exiting with code 1",
+            Owner.CODE,
+            Action.AGENT,
+            id="semgrep-blocking-finding",
+        ),
+        pytest.param(
+            "codecov/codecov-action@v5",
+            'error - 2025-11-12 03:49:02,118 -- Upload failed: {"message":"Rate limit reached. Please upload '
+            'with the Codecov repository upload token to resolve issue."}',
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="codecov-tokenless-rate-limit",
+        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
