@@ -2225,6 +2225,33 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="semgrep-blocking-finding",
         ),
         pytest.param(
+            "npx eslint@latest src/",
+            "Oops! Something went wrong! :(\n\nESLint: 9.17.0\n\n"
+            "ESLint couldn't find an eslint.config.(js|mjs|cjs) file.\n\n"
+            "From ESLint v9.0.0, the default configuration file is now eslint.config.js.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="eslint-latest-no-longer-reads-the-eslintrc",
+        ),
+        pytest.param(
+            "npm install -g eslint && eslint src/",
+            "Oops! Something went wrong! :(\n\nESLint: 9.17.0\n\n"
+            "ESLint couldn't find an eslint.config.(js|mjs|cjs) file.\n\n"
+            "From ESLint v9.0.0, the default configuration file is now eslint.config.js.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="eslint-installed-unpinned-no-longer-reads-the-eslintrc",
+        ),
+        pytest.param(
+            "npx eslint src/",
+            "Oops! Something went wrong! :(\n\nESLint: 9.17.0\n\n"
+            "ESLint couldn't find an eslint.config.(js|mjs|cjs) file.\n\n"
+            "From ESLint v9.0.0, the default configuration file is now eslint.config.js.",
+            Owner.CODE,
+            Action.AGENT,
+            id="eslint-of-the-lock-file-without-its-configuration",
+        ),
+        pytest.param(
             "codecov/codecov-action@v5",
             'error - 2025-11-12 03:49:02,118 -- Upload failed: {"message":"Rate limit reached. Please upload '
             'with the Codecov repository upload token to resolve issue."}',
