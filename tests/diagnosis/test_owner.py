@@ -2251,14 +2251,6 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.AGENT,
             id="eslint-of-the-lock-file-without-its-configuration",
         ),
-        pytest.param(
-            "codecov/codecov-action@v5",
-            'error - 2025-11-12 03:49:02,118 -- Upload failed: {"message":"Rate limit reached. Please upload '
-            'with the Codecov repository upload token to resolve issue."}',
-            Owner.REPOSITORY,
-            Action.ESCALATE,
-            id="codecov-tokenless-rate-limit",
-        ),
     ],
 )
 def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, action: Action) -> None:
