@@ -8,7 +8,7 @@ import pytest
 from joblogs import diagnose_log, job_log
 
 from healer.diagnosis.installinputs import applies, named_in, read_by_install, untouched_install
-from healer.model import Action, Category, Owner
+from healer.model import Action, Category, Diagnosis, Owner
 
 NPM_PEERS = (
     "npm error code ERESOLVE\nnpm error ERESOLVE could not resolve\nnpm error\n"
@@ -19,6 +19,18 @@ NPM_PEERS = (
 
 def install_failure(command: str = "npm ci", output: str = NPM_PEERS):  # noqa: ANN201
     return diagnose_log(job_log(command, output), job="build")
+
+
+def upstream_unless_changed(diagnosis: Diagnosis, kept: list[str], *changed: str) -> list[Diagnosis]:
+    """Assert that ``diagnosis`` is upstream's, escalated, and stays so when the pull request changed only
+    ``kept``, and that each of ``changed`` changed beside them makes it the code's again (the changes stage);
+    those re-read diagnoses, in order."""
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    assert untouched_install(diagnosis, kept) is diagnosis
+    given = [untouched_install(diagnosis, [*kept, path]) for path in changed]
+    for path, again in zip(changed, given, strict=True):
+        assert (again.owner, again.action) == (Owner.CODE, Action.AGENT), path
+    return given
 
 
 @pytest.mark.parametrize(
@@ -224,9 +236,7 @@ def test_an_image_its_publisher_retired_is_upstreams_from_the_log_unless_the_pul
         Owner.UPSTREAM,
         Action.ESCALATE,
     )
-    assert untouched_install(diagnosis, ["src/server.js"]) is diagnosis
-    given = untouched_install(diagnosis, ["src/server.js", "Dockerfile"])
-    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    (given,) = upstream_unless_changed(diagnosis, ["src/server.js"], "Dockerfile")
     assert "Dockerfile, read by the image's pull" in dict(given.decided_by)["changes"]
 
 
@@ -270,11 +280,9 @@ def test_an_audits_findings_are_a_new_advisorys_unless_the_pull_request_changed_
         Action.ESCALATE,
     )
     assert applies(diagnosis)
-    # the base branch audits the same lock file: as it was
-    assert untouched_install(diagnosis, ["src/App.tsx"]) is diagnosis
-    # the pull request changed the lock file: the findings may be its own new dependency's
-    given = untouched_install(diagnosis, ["src/App.tsx", "package-lock.json"])
-    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    # the base branch audits the same lock file: as it was; the pull request changed the lock file: the
+    # findings may be its own new dependency's
+    (given,) = upstream_unless_changed(diagnosis, ["src/App.tsx"], "package-lock.json")
     assert "package-lock.json, read by the audit" in dict(given.decided_by)["changes"]
 
 
@@ -301,18 +309,14 @@ R_ARCHIVED = "package ‘rgeos’ is not available for this version of R"
 
 def test_a_package_the_release_or_repository_no_longer_serves_is_the_pull_requests_when_it_named_it() -> None:
     dropped = diagnose_log(job_log("sudo apt-get install -y python2", APT_DROPPED), job="build")
-    assert (dropped.owner, dropped.action) == (Owner.UPSTREAM, Action.ESCALATE) and applies(dropped)
-    assert untouched_install(dropped, ["src/main.c"]) is dropped
-    for named_there in ("Dockerfile", ".github/workflows/ci.yml", "scripts/deps.sh"):
-        given = untouched_install(dropped, ["src/main.c", named_there])
-        assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    assert applies(dropped)
+    named = ("Dockerfile", ".github/workflows/ci.yml", "scripts/deps.sh")
+    for given in upstream_unless_changed(dropped, ["src/main.c"], *named):
         assert "it may name the package or move the image" in dict(given.decided_by)["changes"]
 
     archived = diagnose_log(job_log("Rscript -e 'remotes::install_deps()'", R_ARCHIVED), job="build")
-    assert (archived.owner, archived.action) == (Owner.UPSTREAM, Action.ESCALATE) and applies(archived)
-    assert untouched_install(archived, ["R/area.R"]) is archived
-    given = untouched_install(archived, ["R/area.R", "DESCRIPTION"])
-    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    assert applies(archived)
+    upstream_unless_changed(archived, ["R/area.R"], "DESCRIPTION")
 
 
 CMAKE_4 = (
@@ -334,10 +338,9 @@ def test_cmake_4_refusing_an_old_minimum_is_upstreams_unless_the_pull_request_ch
         Owner.UPSTREAM,
         Action.ESCALATE,
     )
-    assert untouched_install(diagnosis, ["src/main.c"]) is diagnosis
-    for changed in ("third_party/zlib/CMakeLists.txt", "cmake/Warnings.cmake"):
-        given = untouched_install(diagnosis, ["src/main.c", changed])
-        assert (given.owner, given.action) == (Owner.CODE, Action.AGENT), changed
+    upstream_unless_changed(
+        diagnosis, ["src/main.c"], "third_party/zlib/CMakeLists.txt", "cmake/Warnings.cmake"
+    )
 
 
 SPHINX_EXTENSION = (
@@ -350,10 +353,7 @@ SPHINX_EXTENSION = (
 
 def test_a_sphinx_extension_a_new_release_broke_is_upstreams_unless_the_change_touched_the_pins() -> None:
     diagnosis = diagnose_log(job_log("sphinx-build -W -b html docs out", SPHINX_EXTENSION), job="docs")
-    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
-    assert untouched_install(diagnosis, ["docs/usage.rst"]) is diagnosis
-    given = untouched_install(diagnosis, ["docs/usage.rst", "docs/requirements.txt"])
-    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    upstream_unless_changed(diagnosis, ["docs/usage.rst"], "docs/requirements.txt")
 
 
 CHART_GONE = (
@@ -373,10 +373,7 @@ def test_a_subchart_version_its_repository_no_longer_serves_is_upstreams_unless_
     output: str,
 ) -> None:
     diagnosis = diagnose_log(job_log("helm dependency update charts/api", output), job="lint")
-    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
-    assert untouched_install(diagnosis, ["charts/api/templates/deployment.yaml"]) is diagnosis
-    given = untouched_install(diagnosis, ["charts/api/Chart.yaml"])
-    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    upstream_unless_changed(diagnosis, ["charts/api/templates/deployment.yaml"], "charts/api/Chart.yaml")
 
 
 def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
@@ -406,9 +403,7 @@ def test_a_module_version_its_origin_no_longer_serves_is_upstreams_unless_go_mod
         Owner.UPSTREAM,
         Action.ESCALATE,
     )
-    assert untouched_install(diagnosis, ["internal/kv/store.go"]) is diagnosis
-    given = untouched_install(diagnosis, ["internal/kv/store.go", "go.mod"])
-    assert (given.owner, given.action) == (Owner.CODE, Action.AGENT)
+    upstream_unless_changed(diagnosis, ["internal/kv/store.go"], "go.mod")
 
 
 def test_a_module_the_network_did_not_fetch_is_re_run() -> None:
