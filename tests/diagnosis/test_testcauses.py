@@ -578,19 +578,5 @@ def test_a_test_that_asserts_on_an_aws_refusal_is_still_the_codes() -> None:
 
 def test_a_gated_model_refused_under_every_pytest_failure_is_the_repositorys() -> None:
     refused = "huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-67a1c2f0)"
-    output = "\n".join(
-        [
-            "_________________________ test_generate_smoke[llama] _________________________",
-            "    def test_generate_smoke(model):",
-            f"E   {refused}",
-            "_________________________ test_chat_template[llama] _________________________",
-            "    def test_chat_template(model):",
-            f"E   {refused}",
-            "=========================== short test summary info ============================",
-            f"FAILED tests/test_generate.py::test_generate_smoke[llama] - {refused}",
-            f"FAILED tests/test_generate.py::test_chat_template[llama] - {refused}",
-            "========================= 2 failed, 40 passed in 9.10s =========================",
-        ]
-    )
-    diagnosis = diagnose("pytest tests", output)
+    diagnosis = diagnose("pytest tests", pytest_report(refused, refused))
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
