@@ -2142,8 +2142,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "dvc pull",
-            "ERROR: unexpected error - : An error occurred (AccessDenied) when calling the ListObjectsV2 "
-            "operation: User: arn:aws:iam::111122223333:user/ci is not authorized to perform: s3:ListBucket",
+            "ERROR: unexpected error - Access Denied: An error occurred (AccessDenied) when calling the "
+            "ListObjectsV2 operation: Access Denied",
             Owner.REPOSITORY,
             Action.ESCALATE,
             id="dvc-remote-refused-the-key",
