@@ -33,9 +33,10 @@ totals after their failures (:mod:`healer.diagnosis.runtotals`): those end the r
 names the same total.
 A counting retry loop in the step's script that echoes each attempt's number is cut at the lines it echoed,
 whatever its runner prints (:mod:`healer.diagnosis.retryloop`). A script that runs the same command again
-when it fails (``go test ./... || go test ./...``, in the step's script or a recipe ``make`` echoes) says
-itself that its two runs are attempts of one suite on the same code: their sizes and packages need not
-agree (a run cut short by a crash names fewer), but there must be two runs.
+when it fails (``go test ./... || go test ./...``, in the step's script or a recipe ``make`` echoes), or the
+same runner with its option to run only what failed (``jest --ci || jest --ci --onlyFailures``), says itself
+that its two runs are attempts of one suite on the same code: their sizes and packages need not agree (a run
+cut short by a crash names fewer; a re-run of the failures names only them), but there must be two runs.
 
 Tests that failed on one attempt and not on another failed on the same code: the tests' history, and so
 are tests of one run when another run of the same suite passed them all. A test that failed on every
@@ -190,11 +191,41 @@ def _environments(lines: Sequence[str]) -> set[str]:
 _OR_AGAIN = re.compile(r"^(?:\$ )?(?P<once>[^|;&\n]{3,500}?) \|\| (?P=once)$")
 
 
+# a test runner's documented option to run only the tests that failed in its last run: pytest's `--lf` and
+# `--last-failed`, RSpec's `--only-failures`, Jest's `--onlyFailures`, CTest's `--rerun-failed`, Mix's
+# `mix test --failed` (each runner's command-line reference)
+_FAILURES_AGAIN = re.compile(
+    r"(?<!\S)(?:--lf|--last-failed|--only-failures|--onlyFailures|--rerun-failed|--failed)(?![^\s)])"
+)
+
+
 def runs_again(command: str, lines: Sequence[str] = ()) -> bool:
     """Whether the step's script (``command``), or a recipe ``make`` echoed among its first ``lines``, runs
-    one command and the same command again when it fails (``pytest -q || pytest -q``)."""
+    one command and, when it fails, the same command again (``pytest -q || pytest -q``), or the same runner
+    on what failed (``jest --ci || jest --ci --onlyFailures``, ``pytest || pytest --lf -p no:randomly``)."""
     said = [*command.splitlines(), *(clean_line(raw) for raw in lines[:5] if " || " in raw)]
-    return any(" || " in line and _OR_AGAIN.match(line.strip()) for line in said)
+    return any(" || " in line and (_OR_AGAIN.match(line.strip()) or _failures_again(line)) for line in said)
+
+
+def _failures_again(line: str) -> bool:
+    """``A || B`` where ``B`` runs ``A``'s program with its runner's option for the last run's failures: the
+    words before ``B``'s first option (``npm test``, ``bundle exec rspec``) begin ``A``'s."""
+    # the shell's echo (`$ `), or npm's of a package script (`> `)
+    once, _, again = line.strip().removeprefix("$ ").removeprefix("> ").partition(" || ")
+    if not _FAILURES_AGAIN.search(again) or " || " in again:
+        return False
+    first, then = _program(once), _program(again.lstrip("( "))
+    return bool(then) and first[: len(then)] == then
+
+
+def _program(command: str) -> list[str]:
+    """The words of a command before its first option: ``bundle exec rspec`` of ``bundle exec rspec -f d``."""
+    words: list[str] = []
+    for word in command.split():
+        if word.startswith("-") or any(mark in word for mark in "|;&<>"):
+            break
+        words.append(word)
+    return words
 
 
 def runs_of_one_suite(lines: Sequence[str], again: bool = False) -> list[list[str]]:
@@ -292,7 +323,11 @@ def read_runs(lines: Iterable[str], command: str = "") -> tuple[list[tuple[str, 
     if any("Timeout of" in line and _TIMED_OUT.search(line) for line in lines):
         return None, passed
     if any(ids) and not all(ids):
-        return None, passed  # test ids in one attempt and titles in another name the same test differently
+        # test ids in one attempt and titles in another name a test differently: the titles of each, when no
+        # title failed on every attempt (a title that did is no id, to set apart from the tests that moved)
+        named = [failure_titles(part) for part in parts]
+        if not all(named) or set(named[0]).intersection(*named[1:]):
+            return None, passed
     failed = None if any(not found or len(found) >= MAX_TEST_IDS for found in named) else named
     return failed, passed
 

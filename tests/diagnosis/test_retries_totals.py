@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from joblogs import diagnose_log, job_log
 
-from healer.diagnosis.retries import attempts, failed_per_attempt, runs_of_one_suite
+from healer.diagnosis.retries import attempts, failed_per_attempt, runs_again, runs_of_one_suite
 from healer.model import Action, Owner
 
 RERUN = "mix test || mix test --failed"
@@ -201,3 +201,69 @@ def test_two_suites_one_after_the_other_are_no_second_try() -> None:
     two = "go test ./... && go test -tags integration ./..."
     diagnosis = diagnose_log(job_log(two, output), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def jest_run(total: int, *failed: str) -> list[str]:
+    """One Jest run of ``src/sync.test.js``: a ``●`` block for each failing test, then its totals."""
+    lines = ["FAIL src/sync.test.js"]
+    for name in failed:
+        lines += [f"  ● sync › {name}", "", "    expect(received).toBe(expected) // Object.is equality", ""]
+    return [*lines, f"Tests:       {len(failed)} failed, {total - len(failed)} passed, {total} total", ""]
+
+
+# npm's echo of the package script, then Jest's two runs: the whole suite, then only what failed
+JEST_AGAIN = ["> sync@1.0.0 test", "> jest --ci || jest --ci --onlyFailures", ""]
+
+
+def test_a_runners_re_run_of_its_failures_after_it_failed_is_a_second_try_of_the_same_code() -> None:
+    # the re-run names a smaller suite than the first run, so its size does not tell the two runs apart
+    moved = [*JEST_AGAIN, *jest_run(42, "retries after a 503"), *jest_run(8, "closes the socket")]
+    diagnosis = diagnose_log(job_log("npm test", moved), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.HISTORY, Action.RERUN)
+    # the same test failing in the re-run stays the code's
+    same = [*JEST_AGAIN, *jest_run(42, "retries after a 503"), *jest_run(8, "retries after a 503")]
+    diagnosis = diagnose_log(job_log("npm test", same), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_re_run_of_the_failures_is_known_by_the_runners_option_and_program() -> None:
+    assert runs_again("pytest || pytest --lf -p no:randomly")
+    assert runs_again("bundle exec rspec || (bundle exec rspec --only-failures)")
+    assert runs_again("ctest --test-dir build || ctest --test-dir build --rerun-failed --output-on-failure")
+    assert runs_again("npm test", ["> jest --ci || jest --ci --onlyFailures"])
+    # another program after `||`, or no option of a re-run of the failures, is no second try
+    assert not runs_again("pytest || coverage report --lf")
+    assert not runs_again("pytest tests/unit || pytest tests/integration")
+    assert not runs_again("make lint || npx eslint --onlyFailures")
+
+
+def rspec_run(total: int, *failed: str, listed: bool = True) -> list[str]:
+    """One RSpec run: its numbered failures, its totals, and (``listed``) its "Failed examples:" list."""
+    lines = ["Failures:", ""]
+    for n, name in enumerate(failed, 1):
+        lines += [f"  {n}) Pantry {name}", "     Failure/Error: expect(x).to eq(1)", ""]
+    lines += [
+        "Finished in 2.1 seconds (files took 1.2 seconds to load)",
+        f"{total} examples, {len(failed)} failures",
+    ]
+    if listed:
+        lines += ["", "Failed examples:", ""]
+        lines += [f"rspec ./spec/pantry_spec.rb:{10 * n} # Pantry {name}" for n, name in enumerate(failed, 1)]
+    return lines
+
+
+RSPEC_AGAIN = "bundle exec rspec || bundle exec rspec --only-failures"
+RERUN_HEADER = ['Run options: include {:last_run_status=>"failed"}', ""]
+
+
+def test_attempts_named_by_ids_in_one_and_titles_in_another_are_compared_by_their_titles() -> None:
+    # the first run's list of failed examples is missing: its failures are known by their titles alone
+    moved = [*rspec_run(300, "syncs stock", listed=False), *RERUN_HEADER, *rspec_run(2, "ranks names")]
+    assert failed_per_attempt(moved, RSPEC_AGAIN) == [("Pantry syncs stock",), ("Pantry ranks names",)]
+    # a title that failed on both is not told apart from an id that failed once: no reading
+    both = [
+        *rspec_run(300, "syncs stock", "ranks names", listed=False),
+        *RERUN_HEADER,
+        *rspec_run(2, "ranks names"),
+    ]
+    assert failed_per_attempt(both, RSPEC_AGAIN) is None
