@@ -1520,6 +1520,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="lfs-budget",
         ),
         pytest.param(
+            "snyk test --all-projects",
+            "Testing /home/runner/work/app/app...\n\nTest limit reached!\n\n"
+            "You have reached your monthly limit of 200 private tests for your acme org.\n"
+            "To learn more about our plans and increase your tests limit visit https://snyk.io/plans.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="snyk-test-limit",
+        ),
+        pytest.param(
             "./scripts/fetch-tools.sh",
             "Error: Unexpected HTTP response: 503",
             Owner.PLATFORM,
