@@ -1536,6 +1536,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="tool-cache-http-503",
         ),
         pytest.param(
+            "ansible-galaxy collection install -r requirements.yml",
+            "Starting galaxy collection install process\nProcess install dependency map\n"
+            "ERROR! Unknown error when attempting to call Galaxy at "
+            "'https://galaxy.ansible.com/api/v3/collections/community/docker/versions/?limit=100': "
+            "The read operation timed out",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="galaxy-read-timeout",
+        ),
+        pytest.param(
             "go test ./...",
             'go: github.com/klauspost/compress@v1.17.11: Get "https://proxy.golang.org/github.com/klauspost/'
             'compress/@v/v1.17.11.zip": read tcp 10.1.0.45:50122->142.250.72.113:443: wsarecv: An existing '
