@@ -2799,3 +2799,34 @@ def test_a_job_no_hosted_runner_took_is_githubs_to_re_run() -> None:
     )
     diagnosis = diagnose(text, job="unit-tests")
     assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
+
+
+def vitest_output(*, failed: bool) -> list[str]:
+    """Vitest's end of a run whose pool could not start a worker; ``failed`` adds a test that failed."""
+    lines = [" ✓ src/cart.test.ts (12 tests) 48ms"]
+    if failed:
+        lines += [
+            " FAIL  src/price.test.ts > price > rounds half up",
+            "AssertionError: expected 1.01 to be 1.02",
+        ]
+    lines += [
+        "⎯⎯⎯⎯⎯⎯ Unhandled Error ⎯⎯⎯⎯⎯⎯⎯",
+        "Error: [vitest-pool]: Timeout starting forks runner.",
+        " ❯ Timeout.<anonymous> node_modules/vitest/dist/chunks/cli-api.BQ-bjcRi.js:7235:65",
+        "",
+        f" Test Files  {'1 failed | ' if failed else ''}5 passed (14)",
+        f"      Tests  {'1 failed | ' if failed else ''}77 passed (78)",
+        "     Errors  1 error",
+    ]
+    return lines
+
+
+def test_a_vitest_worker_that_did_not_start_in_time_is_the_machines_unless_a_test_failed() -> None:
+    diagnosis = diagnose(run_log("npx vitest run", vitest_output(failed=False)), job="test")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "js.vitest-pool-start",
+        Owner.PLATFORM,
+        Action.RERUN,
+    )
+    diagnosis = diagnose(run_log("npx vitest run", vitest_output(failed=True)), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
