@@ -1529,6 +1529,25 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="snyk-test-limit",
         ),
         pytest.param(
+            "snyk test --severity-threshold=high",
+            "Testing /home/runner/work/app/app...\n\n"
+            "ERROR   Authentication error (SNYK-0005)\n"
+            "        Authentication credentials not recognized, or user access is not provisioned.\n"
+            "        Docs:   https://docs.snyk.io/scan-with-snyk/error-catalog#snyk-0005",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="snyk-authentication",
+        ),
+        pytest.param(
+            "az bicep build --file infra/main.bicep",
+            "ERROR: /home/runner/work/app/app/infra/modules/storage.bicep(21,5) : Error BCP037: The property "
+            '"allowBlobPublicAcess" is not allowed on objects of type "StorageAccountProperties".'
+            ' Permissible properties include "allowBlobPublicAccess".',
+            Owner.CODE,
+            Action.AGENT,
+            id="bicep-compile-error",
+        ),
+        pytest.param(
             "./scripts/fetch-tools.sh",
             "Error: Unexpected HTTP response: 503",
             Owner.PLATFORM,
