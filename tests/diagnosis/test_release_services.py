@@ -327,6 +327,21 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             PLATFORM,
             id="testcontainers-registry-dns-timeout",
         ),
+        # docker-py, under Testcontainers for Python: its APIError quotes the daemon's explanation
+        pytest.param(
+            "test",
+            "pytest tests/integration",
+            "_____________________ ERROR at setup of test_daily_rollup ______________________\n"
+            "E   docker.errors.APIError: 500 Server Error for http+docker://localhost/v1.47/images/create"
+            "?tag=16&fromImage=ghcr.io%2Facme%2Fpostgres: Internal Server Error "
+            '("Head "https://ghcr.io/v2/acme/postgres/manifests/16": received unexpected HTTP status: '
+            '502 Bad Gateway")\n'
+            "ERROR tests/integration/test_rollups.py::test_daily_rollup - docker.errors.APIError: 500\n"
+            "========================= 1 error in 94.12s (0:01:34) =========================",
+            "network.container-image-pull",
+            PLATFORM,
+            id="testcontainers-python-registry-502",
+        ),
         pytest.param(
             "e2e",
             "npx playwright install chromium",
