@@ -39,10 +39,12 @@ read with it. A database that refused the tests' login (PostgreSQL's ``FATAL: ro
 ``password authentication failed for user``, MySQL's error 1045 ``Access denied for user``) is a refused
 credential: the job's service and the tests' settings disagree, which no change to the code under test mends.
 
-An assertion among the causes keeps the tests the code's, and so does an error a test double raised in its
-own words (WebMock, responses, nock), or one whose words the failing code pytest lists already holds (a fake
-transport told to fail with ``ConnectionResetError(104, "Connection reset by peer")``): the test chose that
-failure.
+A Go test's logs and its errors are written alike, so an assertion among its messages under the header is
+its cause, whatever it logged first (a fake server's ``401 Bad credentials``, then ``expected ErrRevoked,
+got <nil>``). An assertion among the causes keeps the tests the code's, and so does an error a test double
+raised in its own words (WebMock, responses, nock), or one whose words the failing code pytest lists already
+holds (a fake transport told to fail with ``ConnectionResetError(104, "Connection reset by peer")``): the
+test chose that failure.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -222,6 +224,12 @@ def failure_causes(rule: str, lines: Sequence[str]) -> list[str] | None:
         caused = next((c for c in under[1:] if _CAUSED_BY.match(c)), None)
         if caused is not None:
             cause += " " + caused.strip()
+        # a Go test writes its logs and its errors alike (`file_test.go:77: …`): a later message of the test
+        # that is an assertion is what failed it, whatever its first message logged
+        if rule == "go.test-failed" and not _ASSERTION.search(cause):
+            cause = next(
+                (m.strip() for m in under[1:] if _GO_MESSAGE.match(m) and _ASSERTION.search(m)), cause
+            )
         causes.append(cause)
     return causes or None
 

@@ -343,6 +343,21 @@ FAIL\tgithub.com/acme/quarry/transport\t0.021s
     assert diagnose("go test ./...", output).owner is Owner.CODE
 
 
+def test_a_go_tests_later_assertion_outranks_the_refusal_it_logged_first() -> None:
+    # the test logs its fake server's 401, then fails on what the code returned: the code's
+    output = """
+--- FAIL: TestRefresh_RevokedInstallation (0.01s)
+    refresh_test.go:77: fake github: POST /app/installations/42/access_tokens -> 401 Bad credentials
+    refresh_test.go:83: expected ErrInstallationRevoked, got <nil>
+FAIL
+FAIL\tgithub.com/acme/broker/internal/broker\t0.214s
+"""
+    assert diagnose("go test ./...", output).owner is Owner.CODE
+    # with no assertion after it, the refusal is what stopped the test: the job's credential
+    refused = output.replace("    refresh_test.go:83: expected ErrInstallationRevoked, got <nil>\n", "")
+    assert diagnose("go test ./...", refused).owner is Owner.REPOSITORY
+
+
 def test_testifys_assertion_under_its_error_trace_keeps_the_test_the_codes() -> None:
     output = """
 --- FAIL: TestPull (0.02s)
