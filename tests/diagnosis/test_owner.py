@@ -1548,6 +1548,24 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="bicep-compile-error",
         ),
         pytest.param(
+            "kustomize build overlays/staging",
+            "Error: accumulating resources: accumulation err='accumulating resources from 'patch-hpa.yaml': "
+            "evalsymlink failure on '/home/runner/work/app/app/overlays/staging/patch-hpa.yaml' : lstat "
+            "/home/runner/work/app/app/overlays/staging/patch-hpa.yaml: no such file or directory': "
+            "must build at directory: not a valid directory",
+            Owner.CODE,
+            Action.AGENT,
+            id="kustomize-missing-resource",
+        ),
+        pytest.param(
+            "helm/chart-releaser-action@v1.6.0",
+            "Error: the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "
+            "Please update the dependencies",
+            Owner.CODE,
+            Action.AGENT,
+            id="helm-chart-lock-stale",
+        ),
+        pytest.param(
             "./scripts/fetch-tools.sh",
             "Error: Unexpected HTTP response: 503",
             Owner.PLATFORM,
