@@ -743,6 +743,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.AGENT,
             id="apt-index-stale",
         ),
+        # the same 404 just after the command refreshed the index: a mirror whose sync is under way
+        pytest.param(
+            "sudo apt-get update && sudo apt-get install -y libgdal-dev",
+            "E: Failed to fetch http://azure.archive.ubuntu.com/ubuntu/pool/universe/g/gdal/"
+            "libgdal34t64_3.8.4%2bdfsg-3ubuntu3.1_amd64.deb  404  Not Found [IP: 40.81.13.82 80]\n"
+            "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="apt-mirror-mid-sync",
+        ),
         pytest.param(
             "sudo apt-get install -y libboost-all-dev",
             "E: Failed to fetch http://archive.ubuntu.com/ubuntu/pool/main/b/boost/libboost-dev.deb  "
