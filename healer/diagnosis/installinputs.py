@@ -59,6 +59,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
     "build.docs-extension-incompatible": ("the docs build", "it may pin the release that removed the name"),
     "kubernetes.chart-version-gone": ("the chart's dependency update", "it may name the version"),
+    "lint.pre-commit-rev-missing": ("pre-commit's hook install", "it may name the rev"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures
@@ -120,6 +121,8 @@ NAMES = frozenset(
         # a Helm chart's dependencies (Chart.yaml's `dependencies`, Chart.lock; Helm 2's requirements.yaml
         # and requirements.lock)
         "Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock",
+        # pre-commit's configuration, whose `repos` pin each hook repository's `rev` (pre-commit.com)
+        ".pre-commit-config.yaml",
     )
 )
 # fmt: on

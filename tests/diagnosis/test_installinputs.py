@@ -376,6 +376,21 @@ def test_a_subchart_version_its_repository_no_longer_serves_is_upstreams_unless_
     upstream_unless_changed(diagnosis, ["charts/api/templates/deployment.yaml"], "charts/api/Chart.yaml")
 
 
+PRE_COMMIT_REV = (
+    "[INFO] Initializing environment for https://github.com/acme/hooks.\n"
+    "An unexpected error has occurred: CalledProcessError: command: ('/usr/bin/git', 'checkout', 'v0.9.1')\n"
+    "return code: 1\nstdout: (none)\nstderr:\n"
+    "    error: pathspec 'v0.9.1' did not match any file(s) known to git\n"
+    "Check the log at /home/runner/.cache/pre-commit/pre-commit.log"
+)
+
+
+def test_a_hook_rev_the_hook_repository_lacks_is_upstreams_unless_the_pre_commit_config_changed() -> None:
+    diagnosis = diagnose_log(job_log("pre-commit run --all-files", PRE_COMMIT_REV), job="lint")
+    assert diagnosis.rule == "lint.pre-commit-rev-missing"
+    upstream_unless_changed(diagnosis, ["src/app.py"], ".pre-commit-config.yaml")
+
+
 def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
     also = "CMake Error at CMakeLists.txt:12 (add_executable):\n  Cannot find source file:\n\n    src/main.cc"
     diagnosis = diagnose_log(job_log("cmake -S . -B build", f"{CMAKE_4}\n{also}"), job="build")
