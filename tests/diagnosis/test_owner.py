@@ -2282,6 +2282,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="trivy-config-findings",
         ),
         pytest.param(
+            "npx cdk synth --all",
+            "[Error at /Platform-dev/Raw/IngestBucket/Resource] AwsSolutions-S1: The S3 Bucket has server "
+            "access logs disabled.\n"
+            "[Warning at /Platform-dev/Raw/Crawler] AwsSolutions-GL1: The Glue crawler uses no security "
+            "configuration with CloudWatch Log encryption enabled.\nFound errors",
+            Owner.CODE,
+            Action.AGENT,
+            id="cdk-nag-findings",
+        ),
+        pytest.param(
             "semgrep ci",
             "    ❯❯❱ python.lang.security.audit.subprocess-shell-true.subprocess-shell-true\n"
             "          Found 'subprocess' function 'run' with 'shell=True'.\n\n"
