@@ -2264,6 +2264,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="terragrunt-quoting-terraforms-error",
         ),
         pytest.param(
+            "nomad job validate jobs/ingest.nomad.hcl",
+            "Error getting job struct: Error parsing job file from jobs/ingest.nomad.hcl:\n"
+            'ingest.nomad.hcl:27,9-13: Unsupported argument; An argument named "cpus" is not expected here. '
+            'Did you mean "cpu"?',
+            Owner.CODE,
+            Action.AGENT,
+            id="nomad-hcl-diagnostic",
+        ),
+        pytest.param(
             "checkov -d infra --quiet",
             "Passed checks: 118, Failed checks: 3, Skipped checks: 4\n\n"
             'Check: CKV_AWS_18: "Ensure the S3 bucket has access logging enabled"\n'
