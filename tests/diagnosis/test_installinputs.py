@@ -225,6 +225,8 @@ def test_an_image_the_registry_does_not_serve_is_upstreams_unless_the_pull_reque
         "node:14-alpine3.10",  # an Alpine branch whose support ended
         "openjdk:11-jre-slim",  # the deprecated official image, its tags deleted
         "bitnami/postgresql:14.9.0",  # Bitnami's docker.io images, moved to bitnamilegacy
+        "nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04",  # a CUDA whose images NVIDIA deleted at end of life
+        "nvidia/cuda:10.2-cudnn7-devel-ubuntu18.04",
     ],
 )
 def test_an_image_its_publisher_retired_is_upstreams_from_the_log_unless_the_pull_request_named_it(
@@ -248,6 +250,8 @@ def test_an_image_its_publisher_retired_is_upstreams_from_the_log_unless_the_pul
         "node:22-alpine3.21",  # a supported Alpine branch
         "bitnamilegacy/redis:7.2.4",  # where Bitnami moved its images
         "eclipse-temurin:11-jre",
+        "nvidia/cuda:12.4.1-cudnn-devel-ubuntu22.04",  # a CUDA still supported
+        "nvidia/cuda:11.8.0-runtime-ubuntu22.04",
     ],
 )
 def test_an_image_that_names_no_retired_release_stays_the_dockerfiles(image: str) -> None:
