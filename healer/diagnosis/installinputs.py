@@ -60,6 +60,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "build.docs-extension-incompatible": ("the docs build", "it may pin the release that removed the name"),
     "kubernetes.chart-version-gone": ("the chart's dependency update", "it may name the version"),
     "lint.pre-commit-rev-missing": ("pre-commit's hook install", "it may name the rev"),
+    "bazel.workspace-disabled": ("Bazel", "it may move the Bazel version or the WORKSPACE"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures
@@ -123,6 +124,9 @@ NAMES = frozenset(
         "Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock",
         # pre-commit's configuration, whose `repos` pin each hook repository's `rev` (pre-commit.com)
         ".pre-commit-config.yaml",
+        # Bazel's version for Bazelisk (.bazelversion, its README), its flags, and the files that declare
+        # its external dependencies (MODULE.bazel for Bzlmod, the WORKSPACE file before it)
+        ".bazelversion", ".bazelrc", "MODULE.bazel", "MODULE.bazel.lock", "WORKSPACE", "WORKSPACE.bazel",
     )
 )
 # fmt: on

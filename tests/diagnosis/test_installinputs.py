@@ -395,6 +395,24 @@ def test_a_hook_rev_the_hook_repository_lacks_is_upstreams_unless_the_pre_commit
     upstream_unless_changed(diagnosis, ["src/app.py"], ".pre-commit-config.yaml")
 
 
+BAZEL_8 = (
+    "Starting local Bazel server (8.4.2) and connecting to it...\n"
+    "ERROR: Skipping '//...': error loading package 'src/codec': Unable to find package for "
+    "@@[unknown repo 'com_google_absl' requested from @@]//absl/strings:strings: The repository "
+    "'@@[unknown repo 'com_google_absl' requested from @@]' could not be resolved: No repository visible as "
+    "'@com_google_absl' from main repository. Was the repository introduced in WORKSPACE? The WORKSPACE file "
+    "is disabled by default in Bazel 8 (late 2024) and will be removed in Bazel 9 (late 2025), please "
+    "migrate to Bzlmod. See https://bazel.build/external/migration.\n"
+    "ERROR: Build did NOT complete successfully"
+)
+
+
+def test_a_bazel_that_no_longer_reads_the_workspace_is_upstreams_unless_the_bazel_files_changed() -> None:
+    diagnosis = diagnose_log(job_log("bazel build //...", BAZEL_8), job="build")
+    assert diagnosis.rule == "bazel.workspace-disabled"
+    upstream_unless_changed(diagnosis, ["src/codec/codec.cc"], ".bazelversion", "MODULE.bazel")
+
+
 def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
     also = "CMake Error at CMakeLists.txt:12 (add_executable):\n  Cannot find source file:\n\n    src/main.cc"
     diagnosis = diagnose_log(job_log("cmake -S . -B build", f"{CMAKE_4}\n{also}"), job="build")
