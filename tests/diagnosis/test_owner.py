@@ -1593,6 +1593,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="galaxy-read-timeout",
         ),
         pytest.param(
+            "az deployment group create -g rg-app -f main.bicep",
+            "ERROR: (ServiceUnavailable) The server is currently unable to receive requests. "
+            "Please retry your request.\nCode: ServiceUnavailable",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="azure-resource-manager-unavailable",
+        ),
+        pytest.param(
             "go test ./...",
             'go: github.com/klauspost/compress@v1.17.11: Get "https://proxy.golang.org/github.com/klauspost/'
             'compress/@v/v1.17.11.zip": read tcp 10.1.0.45:50122->142.250.72.113:443: wsarecv: An existing '
