@@ -1601,6 +1601,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="azure-resource-manager-unavailable",
         ),
         pytest.param(
+            "pulumi preview --stack dev",
+            "error: could not load plugin for aws provider: Could not automatically download and install "
+            "resource plugin 'pulumi-resource-aws' at version v7.7.0: error downloading plugin aws to file: "
+            "failed to download plugin: aws-7.7.0: 503 HTTP error fetching plugin from "
+            "https://get.pulumi.com/releases/plugins/pulumi-resource-aws-v7.7.0-linux-amd64.tar.gz",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="pulumi-plugin-host-503",
+        ),
+        pytest.param(
             "go test ./...",
             'go: github.com/klauspost/compress@v1.17.11: Get "https://proxy.golang.org/github.com/klauspost/'
             'compress/@v/v1.17.11.zip": read tcp 10.1.0.45:50122->142.250.72.113:443: wsarecv: An existing '
