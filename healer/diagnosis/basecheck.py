@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reassigned
 from healer.diagnosis.retries import failure_titles
-from healer.diagnosis.runtotals import RUN_END
+from healer.diagnosis.runtotals import AFTER_END, RUN_END
 from healer.model import Action, Category, Diagnosis, Owner
 
 # the branch names a base branch has, or the variable or expression a workflow names it by
@@ -197,6 +197,9 @@ def _base_run_starts(cleaned: Sequence[str], marker: str | None = None) -> int |
             return n + 1
     for n, line in enumerate(cleaned[:-1]):
         if RUN_END.match(line):
+            # past what the runner prints under its totals (RSpec's failed examples, CTest's failed tests)
+            while n + 1 < len(cleaned) and AFTER_END.match(cleaned[n + 1]):
+                n += 1
             return n + 1
     if marker:
         for n, line in enumerate(cleaned[:-1]):

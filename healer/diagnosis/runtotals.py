@@ -59,6 +59,8 @@ RUN_END = re.compile(
     r"|^# TOTAL: (?P<automake>\d+)$"
     # Karma's reporters at the run's end: "TOTAL: 1 FAILED, 611 SUCCESS" (or "TOTAL: 612 SUCCESS")
     r"|^TOTAL: (?P<karma>(?:\d+ FAILED, )?\d+ SUCCESS)$"
+    # CTest's summary at each run's end: "83% tests passed, 1 tests failed out of 6"
+    r"|^\d+% tests passed, \d+ tests? failed out of (?P<ctest>\d+)$"
 )
 # the counts of pytest's last line that are tests it ran
 _PYTEST_COUNTS = re.compile(r"(\d+) (?:failed|passed|skipped|xfailed|xpassed|errors?)\b")
@@ -69,7 +71,11 @@ _KARMA_COUNTS = re.compile(r"(\d+) (?:FAILED|SUCCESS)\b")
 AFTER_END = re.compile(
     r"^(?:|Failed examples:|rspec \S+ # .*|Randomized with seed \d+|(?P<more>\d+) (?:pending|failing)"
     # and the counts VSTest before .NET 5 prints under its totals, then its time
-    r"|(?:Passed|Failed|Skipped): \d+|Total time: \d[\d.:]* \w+)$"
+    r"|(?:Passed|Failed|Skipped): \d+|Total time: \d[\d.:]* \w+"
+    # and what CTest prints under its summary: its time, the tests that failed, its last word
+    r"|Total Test time \(real\) = +[\d.]+ sec|The following tests FAILED:"
+    r"|\d+ - \S+ \((?:Failed|Timeout|Not Run|SEGFAULT|Subprocess aborted|Exception|Child aborted)\)"
+    r"|Errors while running CTest)$"
 )
 
 
@@ -105,7 +111,7 @@ def totals(raw: str) -> re.Match[str] | None:
     chain of ``in`` tests: cheaper per line than ``any()`` over a tuple of them)."""
     hinted = "examples" in raw or "test result" in raw or "otal" in raw or "passing" in raw or " in " in raw
     hinted = hinted or "runs," in raw or "tests," in raw or "Tests run:" in raw or "Assertions:" in raw
-    hinted = hinted or "TOTAL:" in raw or "Ran " in raw
+    hinted = hinted or "TOTAL:" in raw or "Ran " in raw or "tests passed" in raw
     return RUN_END.match(clean_line(raw).strip()) if hinted else None
 
 
@@ -117,7 +123,9 @@ def totals_size(found: re.Match[str]) -> int:
 
 
 # a run's totals that count a failure or an error; a run whose totals count none passed
-_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failed|Failures|Errors): *[1-9]|FAIL")
+_FAILURES = re.compile(
+    r"\b[1-9]\d* (?:tests? )?(?:failed|failures?|errors?)\b|\b(?:Failed|Failures|Errors): *[1-9]|FAIL"
+)
 # runners whose totals cannot say a run passed: unittest, Automake, mocha and VSTest before .NET 5 put it on
 # later lines, libtest on each binary's
 _NO_VERDICT = frozenset({"unittest", "automake", "mocha", "libtest", "vstest_legacy"})

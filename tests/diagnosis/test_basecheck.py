@@ -159,3 +159,24 @@ def test_the_same_failure_in_an_earlier_step_on_the_base_is_upstreams() -> None:
     assert "a step before it checked out the base branch" in dict(diagnosis.decided_by)["history"]
     passed = [" ✓ test/iter.test.ts (14 tests) 9ms", " Test Files  1 passed (1)"]
     assert diagnose_log(steps_after_a_base_check(passed), job="test").owner is Owner.CODE
+
+
+def ctest_run(total: int, *failed: str) -> list[str]:
+    """One CTest run: its header, a line per failing test, and its summary (CTest's own words)."""
+    lines = ["Test project /home/runner/work/cal/cal/build"]
+    lines += [f"  1/{total} Test #1: {name} ........***Failed    0.02 sec" for name in failed]
+    passed = 100 * (total - len(failed)) // total
+    lines += ["", f"{passed}% tests passed, {len(failed)} tests failed out of {total}", ""]
+    if failed:
+        lines += ["The following tests FAILED:", *(f"\t  1 - {name} (Failed)" for name in failed)]
+    return lines
+
+
+def test_ctests_summary_ends_the_run_before_the_one_on_the_base() -> None:
+    # the script's checkout is quiet and the build between prints nothing git says: CTest's summary ends the
+    # first run, so the run after it is the one on the base
+    script = "ctest --test-dir b || (git checkout -q origin/main && cmake --build b && ctest --test-dir b)"
+    same = diagnose_log(job_log(script, [*ctest_run(6, "tz_test"), *ctest_run(6, "tz_test")]), job="test")
+    assert (same.owner, same.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    passes = diagnose_log(job_log(script, [*ctest_run(6, "tz_test"), *ctest_run(6)]), job="test")
+    assert passes.owner is Owner.CODE
