@@ -10,6 +10,8 @@ agent's fix to a pull request. Read from the job itself:
   (``scientific-python-nightly-wheels``, its documentation);
 - the failing command runs Go's development tree (``gotip``: golang.org/dl's command for the latest
   unreleased Go);
+- the job runs a Node.js not yet released, as ``node --version`` prints it (a nightly or V8-canary build,
+  ``v26.0.0-nightly20261104…``, or a release candidate);
 - a command installs TypeScript's nightly or a pre-release by its npm dist-tag (``typescript@next``,
   TypeScript's "Nightly Builds"; ``@beta``, ``@rc``), or setup-julia's ``version`` input asks for a Julia not
   yet released (``nightly``, ``1.12-nightly``, ``pre``: its README);
@@ -60,6 +62,9 @@ _TYPESCRIPT_NEXT = re.compile(r"\btypescript@(?:next|insiders|beta|rc)\b")
 # julia-actions/setup-julia's `version` input for a Julia not yet released (its README: "nightly", a
 # release's `1.12-nightly`, "pre" for the latest pre-release), as the runner lists the step's inputs
 _SETUP_JULIA = "Run julia-actions/setup-julia"
+# a Node.js not yet released, as `node --version` prints it: its nightly and V8-canary builds
+# ("v26.0.0-nightly20261104359dca457", nodejs.org/download/nightly and /v8-canary) and release candidates
+_NODE_UNRELEASED = re.compile(r"^v\d+\.\d+\.\d+-(?:nightly\d{8}|v8-canary\d{8}|rc\.\d+)[0-9a-f]*$")
 _JULIA_UNRELEASED = re.compile(r"^version: ['\"]?(?:nightly|pre|\d+\.\d+-nightly)['\"]?$")
 _NAMED = re.compile(
     r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
@@ -106,6 +111,9 @@ def against_unreleased(
             return f"the job is named for unreleased dependencies ({found.group(0)!r})"
     in_header = julia = False
     for raw in lines:
+        unreleased = "-nightly" in raw or "-v8-canary" in raw or "-rc." in raw
+        if unreleased and _NODE_UNRELEASED.match(node := clean_line(raw).strip()):
+            return f"the job runs a Node.js not yet released ({node[:60]})"
         if not ("install" in raw or "##[" in raw or "version:" in raw or "typescript@" in raw):
             continue
         line = clean_line(raw).strip()

@@ -235,3 +235,25 @@ def test_tests_on_a_julia_not_yet_released_are_upstreams(version: str) -> None:
 @pytest.mark.parametrize("version", ["1.11", "lts", "1"])
 def test_tests_on_a_released_julia_stay_the_codes(version: str) -> None:
     assert diagnose_log(setup_julia(version), job="test").owner is Owner.CODE
+
+
+JEST_FAILED = [
+    "FAIL test/errors.test.js",
+    "  ● errors › names the missing file",
+    "    expect(received).toMatch(expected)",
+    "Tests:       1 failed, 40 passed, 41 total",
+]
+
+
+@pytest.mark.parametrize(
+    ("version", "owner"),
+    [
+        ("v26.0.0-nightly20261104359dca457", Owner.UPSTREAM),  # a nightly build
+        ("v25.0.0-v8-canary20261030a1b2c3d4e5", Owner.UPSTREAM),  # a V8-canary build
+        ("v26.0.0-rc.1", Owner.UPSTREAM),  # a release candidate
+        ("v24.11.1", Owner.CODE),  # a release
+    ],
+)
+def test_a_test_failure_on_a_node_not_yet_released_is_upstreams(version: str, owner: Owner) -> None:
+    log = two_steps("npm ci", "node --version\nnpm test", [version, *JEST_FAILED])
+    assert diagnose_log(log, job="test").owner is owner
