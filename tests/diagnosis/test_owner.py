@@ -753,6 +753,19 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Action.RERUN,
             id="apt-mirror-mid-sync",
         ),
+        # the same when a tool ran apt-get update in the step (Playwright's --with-deps), as its output shows
+        pytest.param(
+            "npx playwright install --with-deps",
+            "Installing dependencies...\n"
+            "Get:1 http://azure.archive.ubuntu.com/ubuntu noble InRelease [256 kB]\n"
+            "Reading package lists...\n"
+            "E: Failed to fetch http://azure.archive.ubuntu.com/ubuntu/pool/main/libx/libxslt/"
+            "libxslt1.1_1.1.39-0exp1ubuntu0.24.04.1_amd64.deb  404  Not Found [IP: 40.81.13.82 80]\n"
+            "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="apt-mirror-mid-sync-updated-by-a-tool",
+        ),
         pytest.param(
             "sudo apt-get install -y libboost-all-dev",
             "E: Failed to fetch http://archive.ubuntu.com/ubuntu/pool/main/b/boost/libboost-dev.deb  "
