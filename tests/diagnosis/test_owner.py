@@ -2927,3 +2927,28 @@ def test_a_vitest_worker_that_did_not_start_in_time_is_the_machines_unless_a_tes
     )
     diagnosis = diagnose(run_log("npx vitest run", vitest_output(failed=True)), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def cypress_output(*, asserted: bool) -> list[str]:
+    """Cypress's run: the renderer crashes under one spec; ``asserted`` fails another's assertion."""
+    lines = ["  Running:  editor.cy.ts", "  Editor", "    ✓ creates a note (1204ms)", ""]
+    lines += ["We detected that the Chrome Renderer process just crashed.", ""]
+    lines += ["We have failed the current spec but will continue running the next spec.", ""]
+    if asserted:
+        lines += ["  Running:  search.cy.ts", "  1) Search", "       finds a note:", ""]
+        lines += [
+            "     AssertionError: Timed out retrying after 4000ms: expected '<li>' to have text 'Notes'"
+        ]
+    failed = 2 if asserted else 1
+    return [*lines, f"  ✖  {failed} of 12 failed ({100 * failed // 12}%)  02:41  88  86  {failed}  0  0"]
+
+
+def test_a_renderer_that_crashed_under_cypress_is_the_machines_unless_a_spec_asserted() -> None:
+    diagnosis = diagnose(run_log("npx cypress run", cypress_output(asserted=False)), job="e2e")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "browser.renderer-crashed",
+        Owner.PLATFORM,
+        Action.RERUN,
+    )
+    diagnosis = diagnose(run_log("npx cypress run", cypress_output(asserted=True)), job="e2e")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
