@@ -1624,6 +1624,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="pulumi-plugin-host-503",
         ),
         pytest.param(
+            "npx cypress run --record --parallel",
+            "We encountered an unexpected error communicating with our servers.\n\n"
+            'StatusCodeError: 500 - "Internal Server Error"\n\nWe will retry 2 more times in 1 minute...',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="cypress-cloud-500",
+        ),
+        pytest.param(
             "go test ./...",
             'go: github.com/klauspost/compress@v1.17.11: Get "https://proxy.golang.org/github.com/klauspost/'
             'compress/@v/v1.17.11.zip": read tcp 10.1.0.45:50122->142.250.72.113:443: wsarecv: An existing '
