@@ -1632,6 +1632,30 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="cypress-cloud-500",
         ),
         pytest.param(
+            "actions/upload-artifact@v4",
+            "##[error]Failed to CreateArtifact: Failed to make request after 5 attempts: Request timeout: "
+            "/twirp/github.actions.results.api.v1.ArtifactService/CreateArtifact",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="artifact-service-after-retries",
+        ),
+        pytest.param(
+            "actions/github-script@v7",
+            "RequestError [HttpError]: Server Error\n    at /home/runner/work/_actions/actions/github-script/"
+            "v7/dist/index.js:9537:21 {\n  status: 500,\n##[error]Unhandled error: HttpError: Server Error",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="octokit-github-500",
+        ),
+        pytest.param(
+            "actions/stale@v9",
+            "##[error]HttpError: <!DOCTYPE html>\n##[error]<html>\n"
+            "##[error]    <title>Unicorn! &middot; GitHub</title>",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="github-unicorn-page",
+        ),
+        pytest.param(
             "go test ./...",
             'go: github.com/klauspost/compress@v1.17.11: Get "https://proxy.golang.org/github.com/klauspost/'
             'compress/@v/v1.17.11.zip": read tcp 10.1.0.45:50122->142.250.72.113:443: wsarecv: An existing '
