@@ -2984,3 +2984,19 @@ def test_a_renderer_that_crashed_under_cypress_is_the_machines_unless_a_spec_ass
     )
     diagnosis = diagnose(run_log("npx cypress run", cypress_output(asserted=True)), job="e2e")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_static_web_apps_token_the_service_does_not_know_is_the_repositorys_credential() -> None:
+    output = [
+        "Looking for event info",
+        "The content server has rejected the request with: BadRequest",
+        "Reason: No matching Static Web App was found or the api key was invalid.",
+        "",
+        "Exiting",
+    ]
+    diagnosis = diagnose(run_log("Azure/static-web-apps-deploy@v1", output), job="build_and_deploy")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "config.credentials-refused",
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+    )
