@@ -265,6 +265,17 @@ def diagnose(text: str, job: str):  # noqa: ANN201
         ),
         pytest.param(
             "test",
+            "go test ./...",
+            "--- FAIL: TestLedgerRepo (0.01s)\n    ledger_repo_test.go:24:\n"
+            "\tError Trace:\tledger_repo_test.go:24\n\tError:\tReceived unexpected error:\n"
+            "\t\tcreate container: failed to create Docker provider: rootless Docker not found\n"
+            "FAIL\nFAIL\tgithub.com/acme/ledger/internal/store\t6.122s",
+            "runner.docker-unavailable",
+            PLATFORM,
+            id="testcontainers-go-no-docker",
+        ),
+        pytest.param(
+            "test",
             "mvn -B verify -Pintegration",
             "[main] ERROR tc.postgres:16-alpine - Failed to pull image: postgres:16-alpine. "
             "Please check output of `docker pull postgres:16-alpine`\n"
