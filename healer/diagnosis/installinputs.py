@@ -61,6 +61,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "kubernetes.chart-version-gone": ("the chart's dependency update", "it may name the version"),
     "lint.pre-commit-rev-missing": ("pre-commit's hook install", "it may name the rev"),
     "bazel.workspace-disabled": ("Bazel", "it may move the Bazel version or the WORKSPACE"),
+    "dependency.apt-key-expired": ("apt's update", "it may add the repository or its key"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures

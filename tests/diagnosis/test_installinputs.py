@@ -413,6 +413,20 @@ def test_a_bazel_that_no_longer_reads_the_workspace_is_upstreams_unless_the_baze
     upstream_unless_changed(diagnosis, ["src/codec/codec.cc"], ".bazelversion", "MODULE.bazel")
 
 
+APT_KEY_EXPIRED = (
+    "Get:5 https://dl.yarnpkg.com/debian stable InRelease [17.1 kB]\n"
+    "Err:5 https://dl.yarnpkg.com/debian stable InRelease\n"
+    "  The following signatures were invalid: EXPKEYSIG 23E7166788B63E1E Yarn Packaging <yarn@dan.cx>\n"
+    "E: The repository 'https://dl.yarnpkg.com/debian stable InRelease' is not signed."
+)
+
+
+def test_an_apt_repository_whose_key_expired_is_upstreams_unless_the_change_added_it() -> None:
+    diagnosis = diagnose_log(job_log("sudo apt-get update", APT_KEY_EXPIRED), job="build")
+    assert diagnosis.rule == "dependency.apt-key-expired"
+    upstream_unless_changed(diagnosis, ["src/app.ts"], "Dockerfile", ".github/workflows/ci.yml")
+
+
 def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
     also = "CMake Error at CMakeLists.txt:12 (add_executable):\n  Cannot find source file:\n\n    src/main.cc"
     diagnosis = diagnose_log(job_log("cmake -S . -B build", f"{CMAKE_4}\n{also}"), job="build")
