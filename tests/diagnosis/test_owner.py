@@ -1571,6 +1571,18 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="bicep-compile-error",
         ),
         pytest.param(
+            "npm publish --provenance --access public",
+            "npm notice Publishing to https://registry.npmjs.org/ with tag latest and public access\n"
+            "npm error code E422\n"
+            "npm error 422 Unprocessable Entity - PUT https://registry.npmjs.org/@acme%2fsdk - "
+            "Error verifying sigstore provenance bundle: Failed to validate repository information: "
+            'package.json: "repository.url" is "", expected to match "https://github.com/acme/sdk" '
+            "from provenance",
+            Owner.CODE,
+            Action.AGENT,
+            id="npm-provenance-repository-url",
+        ),
+        pytest.param(
             "kustomize build overlays/staging",
             "Error: accumulating resources: accumulation err='accumulating resources from 'patch-hpa.yaml': "
             "evalsymlink failure on '/home/runner/work/app/app/overlays/staging/patch-hpa.yaml' : lstat "
