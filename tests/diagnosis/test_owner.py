@@ -1583,6 +1583,26 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="npm-provenance-repository-url",
         ),
         pytest.param(
+            "mvn -B deploy -P ossrh",
+            "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-deploy-plugin:3.1.4:deploy "
+            "(default-deploy) on project kit: Failed to deploy artifacts: Could not transfer artifact "
+            "io.github.acme:kit:pom:0.9.4 from/to ossrh "
+            "(https://s01.oss.sonatype.org/service/local/staging/deploy/maven2/): status code: 402, "
+            "reason phrase: Payment Required (402) -> [Help 1]",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="ossrh-sunset-maven",
+        ),
+        pytest.param(
+            "./gradlew publish",
+            "> Failed to publish publication 'maven' to repository 'sonatype'\n"
+            "   > Could not PUT 'https://oss.sonatype.org/service/local/staging/deploy/maven2/io/acme/kit/1.0/"
+            "kit-1.0.pom'. Received status code 402 from server: Payment Required",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="ossrh-sunset-gradle",
+        ),
+        pytest.param(
             "kustomize build overlays/staging",
             "Error: accumulating resources: accumulation err='accumulating resources from 'patch-hpa.yaml': "
             "evalsymlink failure on '/home/runner/work/app/app/overlays/staging/patch-hpa.yaml' : lstat "
