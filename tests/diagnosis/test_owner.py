@@ -1688,6 +1688,17 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="github-unicorn-page",
         ),
         pytest.param(
+            "signtool sign /fd SHA256 /tr http://timestamp.acme.test /td SHA256 /f cert.pfx dist\\app.exe",
+            "Done Adding Additional Store\n"
+            "SignTool Error: The specified timestamp server either could not be reached or\n"
+            "        returned an invalid response.\n"
+            "SignTool Error: An error occurred while attempting to sign: dist\\app.exe\n\n"
+            "Number of files successfully Signed: 0\nNumber of errors: 1",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="signtool-timestamp-server",
+        ),
+        pytest.param(
             "go test ./...",
             'go: github.com/klauspost/compress@v1.17.11: Get "https://proxy.golang.org/github.com/klauspost/'
             'compress/@v/v1.17.11.zip": read tcp 10.1.0.45:50122->142.250.72.113:443: wsarecv: An existing '
