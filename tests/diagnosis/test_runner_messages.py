@@ -225,6 +225,25 @@ def test_a_server_error_before_dotnet_install_gives_up_is_the_network() -> None:
     assert (diagnosis.owner, diagnosis.action) == PLATFORM
 
 
+@pytest.mark.parametrize(
+    "curl",
+    [
+        "curl: (56) Recv failure: Connection reset by peer",
+        "curl: (35) OpenSSL SSL_connect: Connection reset by peer in connection to dotnetcli.azureedge.net",
+        "curl: (22) The requested URL returned error: 503",
+    ],
+)
+def test_a_download_curl_could_not_make_before_dotnet_install_gives_up_is_the_network(curl: str) -> None:
+    text = step_log(
+        "actions/setup-dotnet@v4",
+        f"{curl}\ndotnet-install: Failed to download primary link "
+        "https://dotnetcli.azureedge.net/dotnet/Sdk/9.0.101/dotnet-sdk-9.0.101-linux-x64.tar.gz\n"
+        "dotnet_install: Error: Could not find `.NET Core SDK` with version = 9.0.101\n"
+        "##[error]Failed to install dotnet, exit code: 1.",
+    )
+    assert (diagnose(text).owner, diagnose(text).action) == PLATFORM
+
+
 def test_a_post_step_error_after_a_failed_test_does_not_decide() -> None:
     text = post_log(
         "##[error]Path Validation Error: Path(s) specified in the action for caching do(es) not "
