@@ -26,6 +26,7 @@ from healer.diagnosis.testids import FLAKY_VERDICT
 
 _SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
 _SUREFIRE_RUN = re.compile(r"^Run \d+: (?P<message>(?!PASS$).+)$")
+_LEVEL = re.compile(r"^\[(?:ERROR|WARNING|INFO)\]")
 _JEST_RETRY = re.compile(r"^RETRY \d+$")
 _JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
@@ -99,10 +100,10 @@ def surefire_runs(lines: Sequence[str]) -> list[str]:
     messages: dict[str, set[str]] = {}
     test = None
     for raw in lines:
-        if "Run " not in raw and "[ERROR]" not in raw:
+        if "Run " not in raw and "[ERROR]" not in raw and "[WARNING]" not in raw:
             continue
-        line = _clean(raw)
-        line = line[len("[ERROR]") :].strip() if line.startswith("[ERROR]") else line
+        # Surefire names a failing test at ERROR level and a flaky one, under "Flakes:", at WARNING level
+        line = _LEVEL.sub("", _clean(raw)).strip()
         if match := _SUREFIRE_RUN.match(line):
             if test is not None:
                 messages.setdefault(test, set()).add(match.group("message")[:200])

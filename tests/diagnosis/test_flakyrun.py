@@ -8,6 +8,7 @@ from joblogs import CODE, diagnose_log, job_log
 
 from healer.diagnosis.diagnose import to_json
 from healer.diagnosis.retryreports import passed_on_retry
+from healer.diagnosis.retrytries import surefire_runs
 from healer.model import Action, Owner
 
 HISTORY_FIRST = (Owner.HISTORY, Action.RERUN, True)
@@ -575,6 +576,26 @@ def test_a_surefire_rerun_test_that_failed_a_different_way_each_run_is_re_run_fi
     # the same message on every run: it failed the same way each time
     same = output[:4] + [output[3].replace("Run 1", "Run 2"), output[3].replace("Run 1", "Run 3"), output[-1]]
     assert diagnose_log(job_log(command, same), job="test").owner is Owner.CODE
+
+
+def test_a_flaky_tests_runs_under_surefires_flakes_are_not_another_tests() -> None:
+    # Surefire names the flaky test at WARNING level: its runs are its own, not the failing test's above it
+    output = [
+        "[ERROR] Failures: ",
+        "[ERROR] io.acme.CacheTest.expiresAfterTtl",
+        '[ERROR]   Run 1: CacheTest.expiresAfterTtl:48 expected: <null> but was: <"v1">',
+        '[ERROR]   Run 2: CacheTest.expiresAfterTtl:48 expected: <null> but was: <"v1">',
+        "[INFO] ",
+        "[WARNING] Flakes: ",
+        "[WARNING] io.acme.SchedulerTest.firesOnce",
+        "[ERROR]   Run 1: SchedulerTest.firesOnce:71 expected: <1> but was: <2>",
+        "[INFO]   Run 2: PASS",
+        "[ERROR] Tests run: 311, Failures: 1, Errors: 0, Skipped: 4, Flakes: 1",
+    ]
+    assert surefire_runs(output) == []
+    # the failing test's own runs, told apart, still are
+    varied = [*output[:3], output[3].replace('"v1"', '"v2"'), *output[4:]]
+    assert surefire_runs(varied) == ["io.acme.CacheTest.expiresAfterTtl"]
 
 
 def test_jests_logged_retry_errors_of_a_test_that_then_passed_show_the_run_flaky() -> None:
