@@ -389,12 +389,6 @@ PRE_COMMIT_REV = (
 )
 
 
-def test_a_hook_rev_the_hook_repository_lacks_is_upstreams_unless_the_pre_commit_config_changed() -> None:
-    diagnosis = diagnose_log(job_log("pre-commit run --all-files", PRE_COMMIT_REV), job="lint")
-    assert diagnosis.rule == "lint.pre-commit-rev-missing"
-    upstream_unless_changed(diagnosis, ["src/app.py"], ".pre-commit-config.yaml")
-
-
 BAZEL_8 = (
     "Starting local Bazel server (8.4.2) and connecting to it...\n"
     "ERROR: Skipping '//...': error loading package 'src/codec': Unable to find package for "
@@ -407,12 +401,6 @@ BAZEL_8 = (
 )
 
 
-def test_a_bazel_that_no_longer_reads_the_workspace_is_upstreams_unless_the_bazel_files_changed() -> None:
-    diagnosis = diagnose_log(job_log("bazel build //...", BAZEL_8), job="build")
-    assert diagnosis.rule == "bazel.workspace-disabled"
-    upstream_unless_changed(diagnosis, ["src/codec/codec.cc"], ".bazelversion", "MODULE.bazel")
-
-
 APT_KEY_EXPIRED = (
     "Get:5 https://dl.yarnpkg.com/debian stable InRelease [17.1 kB]\n"
     "Err:5 https://dl.yarnpkg.com/debian stable InRelease\n"
@@ -421,10 +409,47 @@ APT_KEY_EXPIRED = (
 )
 
 
-def test_an_apt_repository_whose_key_expired_is_upstreams_unless_the_change_added_it() -> None:
-    diagnosis = diagnose_log(job_log("sudo apt-get update", APT_KEY_EXPIRED), job="build")
-    assert diagnosis.rule == "dependency.apt-key-expired"
-    upstream_unless_changed(diagnosis, ["src/app.ts"], "Dockerfile", ".github/workflows/ci.yml")
+@pytest.mark.parametrize(
+    ("command", "output", "job", "rule", "kept", "changed"),
+    [
+        # a hook rev the hook repository lacks, unless .pre-commit-config.yaml changed
+        pytest.param(
+            "pre-commit run --all-files",
+            PRE_COMMIT_REV,
+            "lint",
+            "lint.pre-commit-rev-missing",
+            "src/app.py",
+            (".pre-commit-config.yaml",),
+            id="pre-commit-rev",
+        ),
+        # a Bazel that no longer reads the WORKSPACE, unless the Bazel files changed
+        pytest.param(
+            "bazel build //...",
+            BAZEL_8,
+            "build",
+            "bazel.workspace-disabled",
+            "src/codec/codec.cc",
+            (".bazelversion", "MODULE.bazel"),
+            id="bazel-workspace",
+        ),
+        # an apt repository whose key expired, unless the change added it
+        pytest.param(
+            "sudo apt-get update",
+            APT_KEY_EXPIRED,
+            "build",
+            "dependency.apt-key-expired",
+            "src/app.ts",
+            ("Dockerfile", ".github/workflows/ci.yml"),
+            id="apt-key-expired",
+        ),
+    ],
+)
+def test_a_tool_or_source_that_moved_on_is_upstreams_unless_the_change_touched_what_it_reads(
+    command: str, output: str, job: str, rule: str, kept: str, changed: tuple[str, ...]
+) -> None:
+    diagnosis = diagnose_log(job_log(command, output), job=job)
+    assert diagnosis.rule == rule
+    upstream_unless_changed(diagnosis, [kept], *changed)
 
 
 def test_another_cmake_error_in_the_checkout_keeps_the_configure_the_codes() -> None:
