@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import yaml
 
@@ -2993,17 +2995,6 @@ def vitest_output(*, failed: bool) -> list[str]:
     return lines
 
 
-def test_a_vitest_worker_that_did_not_start_in_time_is_the_machines_unless_a_test_failed() -> None:
-    diagnosis = diagnose(run_log("npx vitest run", vitest_output(failed=False)), job="test")
-    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
-        "js.vitest-pool-start",
-        Owner.PLATFORM,
-        Action.RERUN,
-    )
-    diagnosis = diagnose(run_log("npx vitest run", vitest_output(failed=True)), job="test")
-    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
-
-
 def cypress_output(*, asserted: bool) -> list[str]:
     """Cypress's run: the renderer crashes under one spec; ``asserted`` fails another's assertion."""
     lines = ["  Running:  editor.cy.ts", "  Editor", "    ✓ creates a note (1204ms)", ""]
@@ -3018,14 +3009,33 @@ def cypress_output(*, asserted: bool) -> list[str]:
     return [*lines, f"  ✖  {failed} of 12 failed ({100 * failed // 12}%)  02:41  88  86  {failed}  0  0"]
 
 
-def test_a_renderer_that_crashed_under_cypress_is_the_machines_unless_a_spec_asserted() -> None:
-    diagnosis = diagnose(run_log("npx cypress run", cypress_output(asserted=False)), job="e2e")
-    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
-        "browser.renderer-crashed",
-        Owner.PLATFORM,
-        Action.RERUN,
-    )
-    diagnosis = diagnose(run_log("npx cypress run", cypress_output(asserted=True)), job="e2e")
+@pytest.mark.parametrize(
+    ("command", "job", "output", "rule"),
+    [
+        # a Vitest worker that did not start in time, unless a test failed beside it
+        pytest.param(
+            "npx vitest run",
+            "test",
+            lambda failed: vitest_output(failed=failed),
+            "js.vitest-pool-start",
+            id="vitest-pool",
+        ),
+        # a renderer that crashed under Cypress, unless a spec asserted
+        pytest.param(
+            "npx cypress run",
+            "e2e",
+            lambda failed: cypress_output(asserted=failed),
+            "browser.renderer-crashed",
+            id="cypress-renderer",
+        ),
+    ],
+)
+def test_a_runner_that_broke_under_the_tests_is_the_machines_unless_a_test_failed(
+    command: str, job: str, output: Callable[[bool], list[str]], rule: str
+) -> None:
+    diagnosis = diagnose(run_log(command, output(False)), job=job)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (rule, Owner.PLATFORM, Action.RERUN)
+    diagnosis = diagnose(run_log(command, output(True)), job=job)
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
 
 
