@@ -75,6 +75,13 @@ def rank_rules(
     return sorted(found, key=lambda f: (not f.rule.repository, f.rule.learned, -f.confidence))
 
 
+def unwrapped(line: str) -> str:
+    """The line as the tool printed it, without the wrapper prefix of the tool that ran it; a line that is
+    only the prefix (its trailing space cut) is the tool's empty line."""
+    inner = _WRAPPER.match(f"{line} ")
+    return line[inner.end() :] if inner else line
+
+
 def _views(line: str) -> tuple[str, ...]:
     """The line as the log shows it and, when a wrapper prefix is present, as the tool printed it."""
     inner = _WRAPPER.match(line)

@@ -9,7 +9,7 @@ different way each time, and Bazel's flaky targets, are read by :mod:`healer.dia
   re-run and not among the failed tests passed on a re-run. Without names: the summary's ``N rerun`` beyond
   ``--reruns K`` re-runs of each failed test;
 - Playwright's list and line reporters (the "Retries" guide): ``N flaky`` in the summary, a test that failed
-  and then passed on a retry;
+  and then passed on a retry, and a failed test whose ``Retry #N`` errors differ;
 - Maven Surefire and Failsafe with ``rerunFailingTestsCount`` ("Rerun Failing Tests"): ``Flakes: N`` in the
   ``Tests run:`` totals, and a failing test whose ``Run 1: …``, ``Run 2: …`` messages differ (it failed a
   different way on each run);
@@ -44,7 +44,7 @@ different way each time, and Bazel's flaky targets, are read by :mod:`healer.dia
   ``--- PASS:``, ``dotnet test``'s ``Failed`` then ``Passed`` (Microsoft.Testing.Platform's ``failed … (1s
   204ms)`` then ``passed …``), pytest's verbose ``FAILED`` then ``PASSED``, Cypress's ``(Attempt 1 of 3)
   title`` then ``✓ title``, CTest's ``--repeat until-pass:N`` (``Test #7: name ...***Failed`` then ``…
-  Passed``): a script or the runner ran it again on the same code;
+  Passed``, or a failed try's output unlike another's): a script or the runner ran it again on the same code;
 - a retry wrapper that ran the whole command again (:mod:`healer.diagnosis.retries`): a test that failed on
   one attempt and not on another.
 
@@ -62,8 +62,10 @@ from healer.diagnosis.owner import shown
 from healer.diagnosis.retrytries import (
     FLAKY_FAILED,
     bazel_flaky,
+    ctest_tries,
     flaky_tries,
     jest_retries,
+    playwright_retries,
     rspec_tries,
     surefire_runs,
 )
@@ -170,7 +172,14 @@ def passed_on_retry(
     passed, varied = jest_retries(lines)
     if passed:
         return Retried(shown(passed), tuple(passed))
-    varied = varied or rspec_tries(lines) or surefire_runs(lines) or flaky_tries(lines)
+    varied = (
+        varied
+        or rspec_tries(lines)
+        or surefire_runs(lines)
+        or flaky_tries(lines)
+        or ctest_tries(lines)
+        or playwright_retries(lines)
+    )
     if varied:
         return Retried(shown(varied), tuple(varied), differently=True)
     counts = [

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 
 from healer.diagnosis.logs import clean_line
+from healer.diagnosis.matching import unwrapped
 from healer.diagnosis.testids import FLAKY_VERDICT
 
 _SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
@@ -32,6 +33,23 @@ _JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
 FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
 
+
+# CTest's result line of a test that failed a try, its start line, and the totals that end its run
+_CTEST_FAILED = re.compile(
+    r"^(?:\d+/\d+ )?Test +#\d+: (?P<name>\S+) \.+ *\*\*\*(?:Failed|Timeout|Exception)\b"
+)
+_CTEST_OTHER = re.compile(r"^(?:\d+/\d+ )?Test +#\d+: |^Start +\d+: |^\d+% tests passed|^The following tests")
+# the lines of a try's output that say what failed: an assertion, an expectation, an error
+_TRY_CAUSE = re.compile(
+    r"Failure\b|[Ee]xpected|[Aa]ctual\b|Which is:|Value of:|REQUIRE|with expansion:|[Ee]rror\b|[Aa]ssert"
+    r"|panicked|[Ee]xception\b|[=!<>]="
+)
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_PLAYWRIGHT_REPORT = re.compile(r"^\d+\) (?P<title>\S.{0,300}?) ─+$")
+_PLAYWRIGHT_RETRY = re.compile(r"^Retry #\d+\b")
+_PLAYWRIGHT_ERROR = re.compile(
+    r"^(?:\w*Error(?: \[\w+\])?: |Test timeout of \d+ms exceeded|Timed out \d+ms\b)"
+)
 
 # a target Bazel's test summary marks flaky: it failed, then passed on a retry (`--flaky_test_attempts`)
 _BAZEL_FLAKY = re.compile(r"^(?P<target>//\S+)\s+FLAKY, failed in \d+ out of \d+ in [\d.]+s$")
@@ -134,6 +152,64 @@ def flaky_tries(lines: Sequence[str]) -> list[str]:
     return [name for name, seen in errors.items() if len(seen) > 1]
 
 
+def ctest_tries(lines: Sequence[str]) -> list[str]:
+    """Tests CTest's ``--repeat until-pass:N`` shows failing a different way on its tries: each failed try's
+    result line (``Test #9: name ....***Failed  1.02 sec``), then that try's output. A try's assertion and
+    error lines (addresses aside) are what it said; two tries differ when neither one's are all among the
+    other's (a try that printed less of the same output says nothing new)."""
+    said: dict[str, list[frozenset[str]]] = {}
+    name: str | None = None
+    causes: set[str] = set()
+    for raw in [*lines, "The following tests"]:
+        line = _clean(raw)
+        if not line or (name is None and "Test" not in line):
+            continue
+        ended = _CTEST_OTHER.match(line)
+        if ended and name is not None:
+            if causes:
+                said.setdefault(name, []).append(frozenset(causes))
+            name, causes = None, set()
+        if match := _CTEST_FAILED.match(line):
+            name = match.group("name")
+        elif name is not None and not ended and _TRY_CAUSE.search(line):
+            causes.add(_ADDRESS.sub("0x…", line)[:200])
+    return [name for name, tries in said.items() if _differ(tries)]
+
+
+def playwright_retries(lines: Sequence[str]) -> list[str]:
+    """Tests Playwright's report shows failing a different way on its retries: under the test's
+    ``1) [chromium] › a.spec.ts:3:5 › title ───`` line its first try's error, then ``Retry #1 ───`` and the
+    next try's. A try's error lines (``Error: …``, ``TimeoutError: …``, ``Test timeout of 30000ms
+    exceeded.``) are what it said; an attachment's ``Error Context: …`` path is not."""
+    if not any("Retry #" in raw for raw in lines):
+        return []
+    said: dict[str, list[frozenset[str]]] = {}
+    title: str | None = None
+    errors: set[str] = set()
+    for raw in [*lines, "1) end ─"]:
+        line = _clean(raw)
+        report = _PLAYWRIGHT_REPORT.match(line)
+        if (report or _PLAYWRIGHT_RETRY.match(line)) and title is not None:
+            if errors:
+                said.setdefault(title, []).append(frozenset(errors))
+            errors = set()
+        if report:
+            title = report.group("title")
+        elif title is not None and _PLAYWRIGHT_ERROR.match(line):
+            errors.add(line[:200])
+    return [title for title, tries in said.items() if _differ(tries)]
+
+
+def _differ(tries: list[frozenset[str]]) -> bool:
+    """Whether two tries said different things: neither one's lines are all among the other's (a line that
+    begins another, or that another begins, is the same line printed longer or cut short)."""
+    return any(not (_among(a, b) or _among(b, a)) for i, a in enumerate(tries) for b in tries[i + 1 :])
+
+
+def _among(some: frozenset[str], others: frozenset[str]) -> bool:
+    return all(any(one.startswith(other) or other.startswith(one) for other in others) for one in some)
+
+
 def _clean(line: str) -> str:
-    line = clean_line(line).strip()
+    line = unwrapped(clean_line(line).strip()).strip()
     return line[len("##[error]") :] if line.startswith("##[error]") else line
