@@ -6,7 +6,8 @@ In order: the step's own word (:mod:`~healer.diagnosis.steplines`), a secret the
 apt index never fetched (:mod:`~healer.diagnosis.aptindex`), a lint new in the installed toolchain
 (:mod:`~healer.diagnosis.newlint`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a
 dependency bot's own bump (:mod:`~healer.diagnosis.botbump`), a test that passed when run again
-(:mod:`~healer.diagnosis.flakyrun`), a Terraform lock left behind (:mod:`~healer.diagnosis.statelock`),
+(:mod:`~healer.diagnosis.flakyrun`), a pull request the job itself lists as changing only prose
+(:mod:`~healer.diagnosis.docsonly`), a Terraform lock left behind (:mod:`~healer.diagnosis.statelock`),
 and a pre-release of the toolchain or a dependency (:mod:`~healer.diagnosis.prerelease`).
 
 Pure: a diagnosis and the log's lines in, a diagnosis out.
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from healer.diagnosis.aptindex import index_never_fetched
 from healer.diagnosis.basecheck import failed_on_the_base
 from healer.diagnosis.botbump import the_bumps_own
+from healer.diagnosis.docsonly import prose_only_in_the_log
 from healer.diagnosis.emptysecret import without_its_secrets
 from healer.diagnosis.flakyrun import passed_when_run_again
 from healer.diagnosis.newlint import new_in_this_toolchain
@@ -48,6 +50,6 @@ def second_looks(
     said = new_in_this_toolchain(said, lines, earlier)
     said = on_its_own_machine(said, every)
     said = the_bumps_own(said, every, lines)
-    said = passed_when_run_again(said, every, step_end)
+    said = prose_only_in_the_log(passed_when_run_again(said, every, step_end), every, lines)
     said = stale_lock(said, lines, ended_at)
     return upstream_when_unreleased(said, every, names=names)

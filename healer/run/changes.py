@@ -3,9 +3,10 @@
 A check headed for the agent or a fix rule is looked at once more, between the diagnosis and the plan, when
 its failure depends only on files the pull request may not have touched: an install (what it reads:
 :mod:`healer.diagnosis.installinputs`), an image the registry does not serve, a toolchain version read from
-a version file of the tree, a per-file checker's findings (:mod:`healer.diagnosis.checkfindings`). One
-request lists the pull request's files. When none of them is such a file, its base branch fails the same
-way, so the failure is upstream's and escalated, not healed.
+a version file of the tree, a per-file checker's findings (:mod:`healer.diagnosis.checkfindings`), or any
+test, build, type check, lint or format, which a pull request of prose only cannot fail
+(:mod:`healer.diagnosis.docsonly`). One request lists the pull request's files. When none of them is such a
+file, its base branch fails the same way, so the failure is upstream's and escalated, not healed.
 A failure read from the log as upstream's (an audit's new advisory, a package the image's release no longer
 ships, an R package its repository no longer serves) is the pull request's when it changed a file the step
 reads.
