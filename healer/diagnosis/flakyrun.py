@@ -23,6 +23,7 @@ from healer.diagnosis.testids import (
     passed_pytest_tests,
     retried_gradle_tests,
 )
+from healer.diagnosis.wallclock import over_its_budget
 from healer.model import Action, Category, Diagnosis, Owner
 
 # what stops `go test -count=N` before its N runs: `-failfast` in the command, and a panic in the output (a
@@ -91,6 +92,8 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
        re-run first (``rerun_first``): a needless re-run costs minutes, a needless agent run a bogus fix pull
        request. When the same commit fails again after that re-run, the failure is the code's and goes to
        the agent (:mod:`healer.run.testhistory`).
+    4. **The one failing test stopped only on a wall-clock budget** (:mod:`healer.diagnosis.wallclock`):
+       re-run first, as in 3.
 
     A data race that Go's race detector reported is not flakiness: the detector reports races that happened
     (the Go documentation, "Data Race Detector"), a bug of the code even when the next run missed it."""
@@ -121,7 +124,7 @@ def flaky_in_the_log(diagnosis: Diagnosis, step_lines: Iterable[str]) -> Diagnos
     moved = set().union(*failed) - set(failed[0]).intersection(*failed[1:]) if failed else set()
     others = passed_on_retry(lines, diagnosis.test_ids, diagnosis.command or "", sorted(moved))
     if others is None:
-        return diagnosis
+        return over_its_budget(diagnosis, lines)
     # the tests that failed every retry: the ones the runner did not see pass
     steady = tuple(t for t in diagnosis.test_ids if not any(_same(t, name) for name in others.names))
     history = (
