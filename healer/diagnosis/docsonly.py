@@ -12,8 +12,9 @@ a test that reads ``CHANGELOG.md``, a docs build or a link checker. So the readi
 tests, builds, type-checks, lints or formats (not one whose purpose is the docs or their links), and only
 when no changed file's name shows in the failing step's output outside the listing of the changed files.
 
-The changed files come from GitHub (the action: :mod:`healer.run.changes`; ``healer diagnose --changed``)
-or, in the log, from what the job printed itself: the output of ``git diff --name-only <base>…`` or ``gh pr
+The changed files come from what the job printed itself (the action leaves a pull request of prose only,
+listed by GitHub, to its broken-trunk check, :mod:`healer.run.trunk`, which compares the failure with the
+base branch's own run): the output of ``git diff --name-only <base>…`` or ``gh pr
 diff --name-only`` (git's documentation: one path a line, relative to the repository's top), unfiltered (no
 pipe, no pathspec after ``--``, no ``--diff-filter``), read up to the first line that is not a path.
 

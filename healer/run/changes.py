@@ -3,10 +3,11 @@
 A check headed for the agent or a fix rule is looked at once more, between the diagnosis and the plan, when
 its failure depends only on files the pull request may not have touched: an install (what it reads:
 :mod:`healer.diagnosis.installinputs`), an image the registry does not serve, a toolchain version read from
-a version file of the tree, a per-file checker's findings (:mod:`healer.diagnosis.checkfindings`), or any
-test, build, type check, lint or format, which a pull request of prose only cannot fail
-(:mod:`healer.diagnosis.docsonly`). One request lists the pull request's files. When none of them is such a
-file, its base branch fails the same way, so the failure is upstream's and escalated, not healed.
+a version file of the tree, a per-file checker's findings (:mod:`healer.diagnosis.checkfindings`). One
+request lists the pull request's files. When none of them is such a file, its base branch fails the same
+way, so the failure is upstream's and escalated, not healed. (A code check of a pull request that changes
+only prose is left to the broken-trunk check, :mod:`healer.run.trunk`, which compares it with the base
+branch's own run and says so in its notice.)
 A failure read from the log as upstream's (an audit's new advisory, a package the image's release no longer
 ships, an R package its repository no longer serves) is the pull request's when it changed a file the step
 reads.
@@ -46,7 +47,9 @@ def check_changes(ctx: RunContext, pr: PullRequest, diagnosed: Diagnosed) -> Dia
         return diagnosed
     diagnoses = dict(diagnosed.diagnoses)
     for name in checks:
-        lines = diagnosed.evidence[name].log.text.splitlines() if name in diagnosed.evidence else []
+        evidence = diagnosed.evidence.get(name)
+        # a log that could not be downloaded leaves only the listing to read
+        lines = evidence.log.text.splitlines() if evidence is not None and evidence.log is not None else []
         diagnoses[name] = by_changes(diagnoses[name], changed.paths, lines)
         if diagnoses[name] is diagnosed.diagnoses[name]:
             continue

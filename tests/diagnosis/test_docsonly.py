@@ -1,5 +1,5 @@
 """A pull request that changes only prose: its code checks' failures are its base branch's, read from the
-changed files GitHub lists or the job printed itself; prose a check reads keeps the failure the code's."""
+changed files the job printed itself; prose a check reads keeps the failure the code's."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_the_listing_is_read_after_the_steps_header_and_up_to_its_first_other_li
     assert listed_changes(lines) == ["README.md", "docs/configuration.md"]
 
 
-def test_changed_files_from_github_decide_the_same_way() -> None:
+def test_a_list_of_changed_files_decides_by_itself() -> None:
     diagnosis = diagnose_log(job_log("pytest -q", PYTEST), job="test")
     assert (diagnosis.owner, diagnosis.action) == CODE
     said = only_prose_changed(diagnosis, ["README.md", "docs/index.rst"], PYTEST)

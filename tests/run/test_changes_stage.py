@@ -1,6 +1,5 @@
-"""The changed-files stage: a failed install the pull request did not change goes to upstream, and so does a
-code check of a pull request that changes only prose, at the cost of one request, and only when a check is
-such a failure; a listing it cannot trust changes nothing."""
+"""The changed-files stage: a failed install the pull request did not change goes to upstream, at the cost of
+one request, and only when a check is such an install; a listing it cannot trust changes nothing."""
 
 from __future__ import annotations
 
@@ -73,29 +72,11 @@ def test_an_install_the_pull_request_did_not_change_is_escalated_as_upstreams() 
     ]
 
 
-NPM_NETWORK = "npm error code ECONNRESET\nnpm error network aborted"
-
-
-def test_no_request_when_no_check_is_one_the_changed_files_could_tell() -> None:
+def test_no_request_when_no_check_is_a_failed_install() -> None:
     ctx = Context(FakeGitHub(ChangedFiles((), complete=True)))
-    before = diagnosed(install=("npm ci", NPM_NETWORK))  # the network's: re-run, whatever the PR changed
+    before = diagnosed(test=("pytest", TEST_FAILURE))
     assert check_changes(ctx, PULL, before) is before  # type: ignore[arg-type]
     assert ctx.gh.requests == 0 and ctx.said == []
-
-
-def test_a_test_failure_of_a_pull_request_that_changes_only_prose_is_escalated_as_upstreams() -> None:
-    ctx = Context(FakeGitHub(ChangedFiles(("README.md", "docs/usage.rst"), complete=True)))
-    before = diagnosed(test=("pytest", TEST_FAILURE))
-    after = check_changes(ctx, PULL, before)  # type: ignore[arg-type]
-    assert (after.diagnoses["test"].owner, after.diagnoses["test"].action) == (
-        Owner.UPSTREAM,
-        Action.ESCALATE,
-    )
-    assert "changes only prose (README.md, usage.rst)" in dict(after.diagnoses["test"].decided_by)["changes"]
-    assert ctx.gh.requests == 1
-    # one source file among them: the failure may be the pull request's own
-    ctx = Context(FakeGitHub(ChangedFiles(("README.md", "src/app.py"), complete=True)))
-    assert check_changes(ctx, PULL, before).diagnoses["test"] is before.diagnoses["test"]  # type: ignore[arg-type]
 
 
 def test_an_install_whose_manifest_the_pull_request_changed_stays_the_codes() -> None:
