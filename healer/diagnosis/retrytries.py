@@ -28,7 +28,9 @@ from healer.diagnosis.testids import FLAKY_VERDICT
 _SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
 _SUREFIRE_RUN = re.compile(r"^Run \d+: (?P<message>(?!PASS$).+)$")
 _LEVEL = re.compile(r"^\[(?:ERROR|WARNING|INFO)\]")
-_JEST_RETRY = re.compile(r"^RETRY \d+$")
+_JEST_RETRY = re.compile(r"^RETRY \d+$", re.IGNORECASE)
+# the lines under a Jest matcher's message that give the values it compared
+_MATCHER_VALUES = ("Expected", "Received")
 _JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
 _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_spec\.rb:\d+):$")
 FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
@@ -69,12 +71,14 @@ def jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
     Jest's default reporter logs a retried test's errors before the file's result (its
     ``printTestFileHeader``): `` LOGGING RETRY ERRORS  <full name>``, then `` RETRY 1 `` and that try's error,
     for each try; a test that then failed for good is a ``● a › b`` block of the file's failures. Tries
-    under a ``● title`` block are read the same way. Names are compared as Jest's full name (``a b``)."""
-    if not any("RETRY" in raw for raw in lines):
+    under a ``● title`` block are read the same way. A try is its error's first line and the matcher's
+    ``Expected:``/``Received:`` values under it. Names are compared as Jest's full name (``a b``)."""
+    if not any("RETRY" in raw or "Retry " in raw for raw in lines):
         return [], []
-    tries: dict[str, list[str]] = {}  # a test's failed tries: each one's first error line
-    finals: dict[str, str] = {}  # a test's final failure: its first error line
+    tries: dict[str, list[list[str]]] = {}  # a test's failed tries: each one's error line and values
+    finals: dict[str, list[str]] = {}  # a test's final failure: its error line and values
     title, expect = None, ""
+    said: list[str] = []  # what the try or failure being read said so far
     for raw in lines:
         line = _clean(raw)
         if not line:
@@ -88,13 +92,21 @@ def jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
             continue
         elif _JEST_RETRY.match(line):
             expect = "retry"
-        elif expect == "block":
-            finals[title], expect = line[:200], ""
-        elif expect == "retry":
-            tries.setdefault(title, []).append(line[:200])
-            expect = ""
+        elif expect in ("block", "retry"):
+            said = [line[:200]]
+            if expect == "block":
+                finals[title] = said
+            else:
+                tries.setdefault(title, []).append(said)
+            expect = "values"
+        elif expect == "values" and line.startswith(_MATCHER_VALUES):
+            said.append(line[:200])  # the matcher's values: a different value is a different failure
     passed = [title for title in tries if title not in finals]
-    varied = [title for title, seen in tries.items() if title in finals and len({*seen, finals[title]}) > 1]
+    varied = [
+        title
+        for title, seen in tries.items()
+        if title in finals and len({tuple(one) for one in [*seen, finals[title]]}) > 1
+    ]
     return passed, varied
 
 

@@ -151,3 +151,23 @@ def test_jests_retry_errors_are_read_under_a_monorepo_tools_line_prefix() -> Non
         for line in output
     ]
     assert jest_retries(same) == ([], [])
+
+
+def jest_block(received: int, retry: int | None = None) -> list[str]:
+    """A ``● title`` block of Jest's failures: the final failure, or (``retry``) one of its logged tries."""
+    return [
+        "  ● poller › stops within 200ms of abort",
+        "",
+        *([f"    Retry {retry}", ""] if retry else []),
+        "    expect(received).toBeLessThan(expected)",
+        "    Expected: < 200",
+        f"    Received:   {received}",
+        "",
+    ]
+
+
+def test_jest_tries_of_the_same_matcher_on_different_values_failed_differently() -> None:
+    output = ["FAIL src/poll.test.js", *jest_block(231), *jest_block(214, retry=1), "Tests:       1 failed"]
+    assert jest_retries(output) == ([], ["poller stops within 200ms of abort"])
+    same = ["FAIL src/poll.test.js", *jest_block(231), *jest_block(231, retry=1), "Tests:       1 failed"]
+    assert jest_retries(same) == ([], [])
