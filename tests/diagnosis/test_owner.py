@@ -1605,6 +1605,23 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="ossrh-sunset-gradle",
         ),
         pytest.param(
+            "curl -sSL https://bootstrap.pypa.io/get-pip.py | python",
+            "ERROR: This script does not work on Python 3.5. The minimum supported Python version is 3.7. "
+            "Please use https://bootstrap.pypa.io/pip/3.5/get-pip.py instead.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="get-pip-python-too-old",
+        ),
+        pytest.param(
+            "docker build -t app .",
+            "#5 0.619 CentOS Linux 8 - AppStream                       0.0  B/s |   0  B     00:00\n"
+            "#5 0.619 Error: Failed to download metadata for repo 'appstream': Cannot prepare internal "
+            "mirrorlist: No URLs in mirrorlist",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="dnf-end-of-life-mirrorlist",
+        ),
+        pytest.param(
             "kustomize build overlays/staging",
             "Error: accumulating resources: accumulation err='accumulating resources from 'patch-hpa.yaml': "
             "evalsymlink failure on '/home/runner/work/app/app/overlays/staging/patch-hpa.yaml' : lstat "
