@@ -1613,6 +1613,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="get-pip-python-too-old",
         ),
         pytest.param(
+            "composer install --no-interaction --prefer-dist",
+            "In GitHubDriver.php line 401:\n"
+            "  GitHub API limit (60 calls/hr) is exhausted, could not fetch "
+            "https://api.github.com/repos/doctrine/instantiator. Create a GitHub OAuth token to go over the API "
+            "rate limit. You can also wait until 2024-03-02 11:04:12 for the rate limit to reset.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="composer-github-api-limit",
+        ),
+        pytest.param(
             "docker build -t app .",
             "#5 0.619 CentOS Linux 8 - AppStream                       0.0  B/s |   0  B     00:00\n"
             "#5 0.619 Error: Failed to download metadata for repo 'appstream': Cannot prepare internal "
