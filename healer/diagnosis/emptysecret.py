@@ -6,7 +6,8 @@ masked as ``***``. GitHub passes no secrets but ``GITHUB_TOKEN`` to a workflow r
 fork, nor Actions secrets to a run Dependabot triggered, and a secret that is not set expands to an empty
 string (GitHub Docs, "Using secrets in GitHub Actions"). So a header line ``  SONAR_TOKEN:`` with nothing
 after it says the step ran without that secret; so does one whose name reads as no secret
-(``PAYGATE_SANDBOX_KEY``) when the step's output itself says that variable is empty or not set.
+(``PAYGATE_SANDBOX_KEY``, ``DATABASE_URL``) when the step's output itself says that variable is empty or
+not set.
 
 The runner also names where the job's secrets came from at the start of its log: ``Secret source: Actions``,
 ``Secret source: Dependabot``, or ``Secret source: None`` for a run given no secrets at all (a fork's pull
@@ -56,6 +57,12 @@ _UNSET = re.compile(
     # the same said first ("Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a Sauce Connect tunnel")
     r"|\b(?:Missing|No)\b.{0,40}\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
 )
+# any variable the output says is not there: it counts only for one the header shows empty
+# (``DATABASE_URL: `` there, "Error: DATABASE_URL is not set" in the output)
+_UNSET_ANY = re.compile(
+    r"\b[A-Z][A-Z0-9_]{2,}\b.{0,40}\b(?:(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined)"
+    r"|must be set)\b"
+)
 # the set-up section is the log's first lines; a step's output may print anything
 _SETUP_LINES = 80
 # rules that read a summary or a name, not a cause line: they do not say the code failed
@@ -76,9 +83,11 @@ def empty_secrets(header: Sequence[str], unset: Sequence[str] = ()) -> tuple[str
     return tuple(dict.fromkeys(names))
 
 
-def unset_in(step_lines: Sequence[str]) -> list[str]:
-    """The step's own words that a secret-named variable is empty or not set (``PAYWIRE_KEY is not set``)."""
-    return [found.group(0) for line in step_lines if (found := _UNSET.search(line))]
+def unset_in(step_lines: Sequence[str], *, any_name: bool = False) -> list[str]:
+    """The step's own words that a secret-named variable (``any_name``: any variable) is empty or not set
+    (``PAYWIRE_KEY is not set``, ``DATABASE_URL is not set``)."""
+    pattern = _UNSET_ANY if any_name else _UNSET
+    return [found.group(0) for line in step_lines if (found := pattern.search(line))]
 
 
 def _names(name: str, unset: Sequence[str]) -> bool:
@@ -118,12 +127,15 @@ def without_its_secrets(
     if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
         return diagnosis
     unset = unset_in(step_lines)
-    names = empty_secrets(header, unset)
+    # a variable the header shows empty and the output says is not set: a secret or a repository variable
+    # the run did not get, whatever its name
+    named = [*unset, *unset_in(step_lines, any_name=True)]
+    names = empty_secrets(header, named)
     travis = not names and _travis_gave_none(log_lines)
     none = not names and (travis or secret_source(log_lines) == "None")
     if not names and not none:
         return diagnosis
-    told = any(_names(name, unset) for name in names)
+    told = any(_names(name, named) for name in names)
     refused = told or bool(none and unset) or any(CREDENTIAL.search(line) for line in step_lines)
     if none:
         if not refused:

@@ -181,8 +181,9 @@ CREDENTIAL = re.compile(
     # the AWS APIs' codes for a key that does not exist or a secret that does not match it (the S3 error-code
     # reference), and the AWS SDK for Go v2 with no credentials at all ("no EC2 IMDS role found")
     r"|\b(?:InvalidAccessKeyId|SignatureDoesNotMatch)\b|\bno EC2 IMDS role found\b"
-    # huggingface_hub's refusal of a gated model to a request without a token that may read it
-    r"|\bGatedRepoError\b"
+    # huggingface_hub's refusal of a gated model to a request without a token that may read it, as its
+    # GatedRepoError and transformers' OSError word it
+    r"|\bGatedRepoError\b|\bCannot access gated repo\b|\bYou are trying to access a gated repo\b"
     r"|\b[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|_KEY|APIKEY|PASSWORD|CREDENTIALS)\b.{0,40}"
     r"\b(?:is|was|are) (?:empty|not set|unset|missing)\b"
     # a database refused the login (PostgreSQL's libpq messages, MySQL's ER_ACCESS_DENIED_ERROR 1045)

@@ -160,3 +160,31 @@ def test_a_travis_build_without_its_encrypted_variables_whose_output_misses_one_
     missing = "ERROR [launcher.sauce]: Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a tunnel"
     diagnosis = diagnose_log(travis_browser_tests(removed=True, said=missing), job="browser")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+def test_any_variable_shown_empty_that_the_output_says_is_not_set_is_the_repositorys() -> None:
+    output = [
+        "TAP version 13",
+        "# Subtest: integration",
+        "  Error: DATABASE_URL is not set; integration tests need the staging database",
+        "not ok 1 - integration",
+        "# fail 1",
+    ]
+    diagnosis = diagnose("npx tap test/integration", {"DATABASE_URL": ""}, output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "DATABASE_URL empty" in dict(diagnosis.decided_by)["evidence"]
+    # set in the header: the output's complaint is the code's own
+    assert diagnose("npx tap test/integration", {"DATABASE_URL": "***"}, output).owner is not Owner.REPOSITORY
+
+
+def test_a_gated_model_refused_to_a_step_without_its_token_is_the_repositorys() -> None:
+    output = [
+        "___ test_card_renders ___",
+        "E   OSError: You are trying to access a gated repo.",
+        "E   401 Client Error. (Request ID: Root=1-6751b2c4-3f2a1b0c4d5e6f7a8b9c0d1e)",
+        "E   Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.2-1B/resolve/main/x.json.",
+        "FAILED tests/test_card.py::test_card - OSError: You are trying to access a gated repo.",
+        "========================= 1 failed, 14 passed in 8.20s =========================",
+    ]
+    diagnosis = diagnose("pytest tests/integration", {"HF_TOKEN": ""}, output)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)

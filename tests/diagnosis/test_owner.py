@@ -1616,8 +1616,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             "composer install --no-interaction --prefer-dist",
             "In GitHubDriver.php line 401:\n"
             "  GitHub API limit (60 calls/hr) is exhausted, could not fetch "
-            "https://api.github.com/repos/doctrine/instantiator. Create a GitHub OAuth token to go over the API "
-            "rate limit. You can also wait until 2024-03-02 11:04:12 for the rate limit to reset.",
+            "https://api.github.com/repos/doctrine/instantiator. Create a GitHub OAuth token to go over the "
+            "API rate limit. You can also wait until 2024-03-02 11:04:12 for the rate limit to reset.",
             Owner.PLATFORM,
             Action.RERUN,
             id="composer-github-api-limit",
