@@ -17,7 +17,11 @@ Each checker's lines, as its README shows them:
 - linkinator: ``[404] https://…``, then ``ERROR: Detected N broken links.``;
 - markdown-link-check: ``[✖] https://… → Status: 0 Error: ETIMEDOUT``, then ``ERROR: N dead links found!``;
 - html-proofer: ``External link https://… failed (status code 404)``, ``… failed: got a time out (response
-  code 0)``, then ``HTML-Proofer found N failures!``.
+  code 0)``, then ``HTML-Proofer found N failures!``;
+- Sphinx's ``linkcheck`` builder: ``(index: line   12) broken    https://… - 404 Client Error: Not Found for
+  url: …``, ``(guide: line 40) timeout   https://… - HTTPSConnectionPool(…): Read timed out.``, and
+  ``rate-limited`` for a server that kept answering 429; its ``ok``, ``redirect`` and ``ignored`` lines are
+  not findings.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -36,6 +40,11 @@ _FINDINGS = (
     re.compile(r"^\s*\[(?P<status>\d{1,3})\]\s+https?://\S+\s*$"),  # linkinator
     re.compile(r"^\s*\[✖\]\s+\S+\s+→\s+Status:\s*(?P<status>\d+)(?P<rest>.*)$"),  # markdown-link-check
     re.compile(r"^\s*External link \S+ failed(?P<rest>.*)$"),  # html-proofer
+    # Sphinx's linkcheck builder: the document and line, the status, the link, then its message
+    re.compile(
+        r"^\s*\([^)]{0,300}?line\s+\d+\)\s+(?P<status>[a-z][a-z-]{1,15})\s+https?://\S+?(?:\s+-\s+|:\s+|\s*$)"
+        r"(?P<rest>.*)$"
+    ),
 )
 # the checkers' own count of their findings
 _COUNT = re.compile(
@@ -44,7 +53,9 @@ _COUNT = re.compile(
 )
 # what a checker's verbose output says of a link that is not a finding: an answer that is not an error, and
 # lychee's own words for a link it did not check or only warned about
-_NOT_A_FINDING = re.compile(r"^(?:[123]\d\d|WARN|EXCLUDED|SKIPPED|UNSUPPORTED|CACHED)$")
+_NOT_A_FINDING = re.compile(
+    r"^(?:[123]\d\d|WARN|EXCLUDED|SKIPPED|UNSUPPORTED|CACHED|ok|redirect|ignored|unchecked|working)$"
+)
 # lychee's summary: its errors, and its timeouts counted apart ("🚫 0 Errors ⏳ 2 Timeouts")
 _LYCHEE_COUNT = re.compile(r"🚫 (?P<errors>\d+) Errors?\b(?:.*?⏳ (?P<timeouts>\d+) Timeouts?\b)?")
 # a busy or failing server (RFC 9110, 15.6; RFC 6585, 4; Cloudflare's 520-524: an origin that did not answer)
@@ -58,6 +69,10 @@ _SLOW = re.compile(
     # the HTTP client under lychee (reqwest over hyper) when the server went quiet or hung up: "operation
     # timed out", hyper's "connection closed before message completed"
     r"|\boperation timed out\b|\bconnection closed before message completed\b"
+    # Python's requests under Sphinx's linkcheck: urllib3's words for a server that did not answer in time
+    r"|\bRead timed out\b|\bConnectTimeoutError\b|\bConnection to \S+ timed out\b"
+    # a network error that names a timeout (a request given up on for time)
+    r"|\bNetwork error: Timeout\b"
     r"|^:? ?(?:429|50[0234])\b"
 )
 
@@ -90,10 +105,11 @@ def link_findings(lines: Sequence[str]) -> str | None:
 def _busy(match: re.Match[str]) -> bool:
     parts = match.groupdict()
     status, rest = parts.get("status") or "", (parts.get("rest") or "").strip()
-    if status == "TIMEOUT" or _BUSY_STATUS.match(status):
+    if status in ("TIMEOUT", "timeout", "rate-limited") or _BUSY_STATUS.match(status):
         return True
-    # no status: an answer that never came (lychee's `[ERROR]`, a socket code), read by its words
-    return status in ("", "0", "ERROR") and bool(_SLOW.search(rest))
+    # no status: an answer that never came (lychee's `[ERROR]`, a socket code, Sphinx's "broken" with the
+    # client's error), read by its words
+    return status in ("", "0", "ERROR", "broken") and bool(_SLOW.search(rest))
 
 
 def checked_links(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:

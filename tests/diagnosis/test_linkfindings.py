@@ -35,6 +35,30 @@ def diagnose(command: str, output: str):  # noqa: ANN201
             "   [404] https://example.com/gone | Rejected status code: Not Found", "broken", id="lychee-404"
         ),
         pytest.param(
+            "(guide/install: line   40) timeout   https://developer.android.com/studio - "
+            "HTTPSConnectionPool(host='developer.android.com', port=443): Read timed out. (read timeout=10)",
+            "busy",
+            id="sphinx-timeout",
+        ),
+        pytest.param(
+            "(index: line    7) broken    https://docs.example.org/api - HTTPSConnectionPool(host="
+            "'docs.example.org', port=443): Max retries exceeded (Caused by ConnectTimeoutError(<conn>))",
+            "busy",
+            id="sphinx-broken-by-a-timeout",
+        ),
+        pytest.param(
+            "(index: line   12) broken    https://example.com/gone - 404 Client Error: Not Found for url: "
+            "https://example.com/gone\n(index: line   14) ok        https://example.com/",
+            "broken",
+            id="sphinx-404",
+        ),
+        pytest.param("(faq: line 3) rate-limited https://api.github.com/x", "busy", id="sphinx-rate-limited"),
+        pytest.param(
+            "   [ERROR] https://www.w3.org/TR/WCAG22/ | Network error: Timeout",
+            "busy",
+            id="lychee-error-timeout",
+        ),
+        pytest.param(
             "   [ERROR] https://gone.invalid/ | Network error: dns error: failed to lookup address",
             "broken",
             id="lychee-host-gone",
