@@ -16,7 +16,10 @@ agent's fix to a pull request. Read from the job itself:
   TypeScript's "Nightly Builds"; ``@beta``, ``@rc``), or setup-julia's ``version`` input asks for a Julia not
   yet released (``nightly``, ``1.12-nightly``, ``pre``: its README);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
-  ``pre-release dependencies``, ``nightly upstream``, ``numpy-nightly``;
+  ``pre-release dependencies``, ``nightly upstream``, ``numpy-nightly``; or it names a toolchain or framework
+  with the channel of its unreleased builds (``rust beta``, ``flutter master``, ``ruby-head``, ``jdk-ea``
+  and ``26-ea``, ``dotnet 10 preview``, ``gotip``, ``node-nightly``, ``django-main``, ``rails-edge``,
+  ``gradle-rc``), never a bare ``nightly`` or ``main`` (a scheduled run, a branch);
 - for a dependency that cannot be installed or built there, not the project's own tests: setup-python set up
   a pre-release interpreter, "Successfully set up CPython (3.14.0-alpha.5)" (its log line for the version it
   installed; ``3.14-dev`` and ``allow-prereleases`` resolve to alphas, betas and release candidates), or the
@@ -66,12 +69,27 @@ _SETUP_JULIA = "Run julia-actions/setup-julia"
 # ("v26.0.0-nightly20261104359dca457", nodejs.org/download/nightly and /v8-canary) and release candidates
 _NODE_UNRELEASED = re.compile(r"^v\d+\.\d+\.\d+-(?:nightly\d{8}|v8-canary\d{8}|rc\.\d+)[0-9a-f]*$")
 _JULIA_UNRELEASED = re.compile(r"^version: ['\"]?(?:nightly|pre|\d+\.\d+-nightly)['\"]?$")
+_TOOLCHAINS = (
+    r"django|rails|elixir|erlang|otp|flutter|dart|ruby|jruby|truffleruby|php|wordpress|gradle|kotlin|jdk|java"
+    r"|openjdk|dotnet|node|nodejs|deno|bun|golang|rust|julia|llvm|clang|gcc|swift|xcode|typescript|ember|angular"
+    r"|react|vue|svelte|laravel|symfony|phoenix|selenium|ghc|zig|nim|crystal|scala|sbt|maven|bazel|pytorch|torch"
+    r"|tensorflow|jax|electron|chrome|firefox|kubernetes|mypy|eslint|webpack|vite|jest|sphinx|pytest"
+)
+_CHANNELS = r"nightly|canary|edge|head|main|master|trunk|tip|beta|rc|ea|early[-_ ]access|insiders|snapshot"
 _NAMED = re.compile(
     r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
     r"|\b(?:nightly|pre-?release|dev|development)[-_ ](?:deps|dependencies|wheels)\b"
     r"|\bnightly[-_ ]upstream\b|\bupstream[-_ ](?:nightly|main|head)\b"
     # a job against one of the projects the Scientific Python nightly wheels publish
     r"|\b(?:numpy|scipy|pandas|matplotlib|scikit-learn|pyarrow|networkx|xarray)[-_ ](?:nightly|dev|main)\b"
+    # a toolchain or framework named with the channel of its unreleased builds, as their projects name them:
+    # Rust's beta and nightly toolchains (rustup), Flutter's beta and master channels, setup-ruby's
+    # `ruby-head`, the JDK's early-access builds (`26-ea`, setup-java), .NET's preview SDKs, Go's `gotip`,
+    # Node.js's nightly and canary builds, a framework's development branch (`django-main`, `rails-edge`,
+    # `elixir main`, WordPress `trunk`), a release candidate (`gradle-rc`)
+    rf"|\b(?:{_TOOLCHAINS})[-_ ]?(?:\d+(?:\.\d+)*[-_ ]?)?(?:{_CHANNELS})\b"
+    rf"|\b(?:{_CHANNELS})[-_ ](?:{_TOOLCHAINS})\b"
+    r"|\bgotip\b|\bgo[-_ ]tip\b|(?<![\w.])\d+(?:\.\d+)?-ea\b|\b\d+(?:\.\d+)? preview\b"
 )
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.DEPENDENCY})
 _RUST_NIGHTLY = re.compile(r"(?<!\S)(?:cargo|rustc|rustup run) ?\+?nightly\b|\brustup run nightly\b")

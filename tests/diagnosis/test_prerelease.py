@@ -54,6 +54,36 @@ def test_a_job_named_for_unreleased_dependencies_is_upstreams(job: str) -> None:
     assert (diagnosis.owner, diagnosis.action) == UPSTREAM
 
 
+@pytest.mark.parametrize(
+    "job",
+    [
+        "test (django-main)",
+        "test (rails-edge)",
+        "nightly (elixir main)",
+        "jdk-ea (26-ea)",
+        "gradle-rc",
+        "Julia nightly - ubuntu-latest",
+        "nightly (dotnet 10 preview)",
+        "clippy (rust beta)",
+        "test (ruby-head)",
+        "build (flutter master)",
+    ],
+)
+def test_a_job_named_for_a_toolchains_unreleased_channel_is_upstreams(job: str) -> None:
+    diagnosis = diagnose_log(two_steps("pip install -e .[test]", "pytest", PYTEST_FAILED), job=job)
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "the job is named for unreleased dependencies" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    "job", ["nightly", "test (main)", "deploy-preview", "test (edge)", "test (3.12, latest)", "release-rc"]
+)
+def test_a_bare_channel_word_names_no_unreleased_toolchain(job: str) -> None:
+    # a scheduled run, a branch, a preview deployment, a browser, a release candidate of the project itself
+    diagnosis = diagnose_log(two_steps("pip install -e .[test]", "pytest", PYTEST_FAILED), job=job)
+    assert (diagnosis.owner, diagnosis.action) == CODE
+
+
 CONFTEST_IMPORT = [
     "ImportError while loading conftest '/home/runner/work/a/a/tests/conftest.py'.",
     "E   ImportError: /opt/hostedtoolcache/Python/3.14.0-alpha.5/x64/lib/python3.14/site-packages/msgspec/"
