@@ -17,9 +17,10 @@ agent's fix to a pull request. Read from the job itself:
   yet released (``nightly``, ``1.12-nightly``, ``pre``: its README);
 - the job's or the workflow's name says it: ``upstream-dev``, ``latest deps``, ``nightly wheels``,
   ``pre-release dependencies``, ``nightly upstream``, ``numpy-nightly``; or it names a toolchain or framework
-  with the channel of its unreleased builds (``rust beta``, ``flutter master``, ``ruby-head``, ``jdk-ea``
-  and ``26-ea``, ``dotnet 10 preview``, ``gotip``, ``node-nightly``, ``django-main``, ``rails-edge``,
-  ``gradle-rc``), never a bare ``nightly`` or ``main`` (a scheduled run, a branch);
+  with the channel of its unreleased builds (``rust beta``, ``clippy (nightly)``, ``flutter master``,
+  ``ruby-head``, ``jdk-ea`` and ``26-ea``, ``dotnet 10 preview``, ``gotip``, ``node-nightly``,
+  ``django-main``, ``rails-edge``, ``gradle-rc``, Fedora's ``rawhide``), never a bare ``nightly`` or ``main``
+  (a scheduled run, a branch);
 - for a dependency that cannot be installed or built there, not the project's own tests: setup-python set up
   a pre-release interpreter, "Successfully set up CPython (3.14.0-alpha.5)" (its log line for the version it
   installed; ``3.14-dev`` and ``allow-prereleases`` resolve to alphas, betas and release candidates), or the
@@ -58,6 +59,9 @@ _PRE_PYTHON = re.compile(
 _DEV_PYTHON = re.compile(r"(?<![\w.])3\.\d{1,2}-dev\b")
 # what a pre-release interpreter alone gives to upstream: the dependencies it cannot install or build
 _INTERPRETER_KINDS = frozenset({Category.BUILD, Category.DEPENDENCY})
+# clippy from a toolchain not yet released: the command's channel, or the job's name
+_CLIPPY_TOOLCHAIN = re.compile(r"(?<!\S)(?:cargo\s+\+|rustup run )(nightly|beta)\b")
+_RUST_CHANNEL = re.compile(r"(?i)\b(?:nightly|beta)\b")
 _GOTIP = re.compile(r"^(?:\S+/)?gotip\s")
 # TypeScript's nightly and pre-release builds by their npm dist-tags (its "Nightly Builds" page: `npm install
 # -D typescript@next`), in a command the log echoes
@@ -74,6 +78,7 @@ _TOOLCHAINS = (
     r"|openjdk|dotnet|node|nodejs|deno|bun|golang|rust|julia|llvm|clang|gcc|swift|xcode|typescript|ember|angular"
     r"|react|vue|svelte|laravel|symfony|phoenix|selenium|ghc|zig|nim|crystal|scala|sbt|maven|bazel|pytorch|torch"
     r"|tensorflow|jax|electron|chrome|firefox|kubernetes|mypy|eslint|webpack|vite|jest|sphinx|pytest"
+    r"|clippy|rustfmt|hackage|cabal"
 )
 _CHANNELS = r"nightly|canary|edge|head|main|master|trunk|tip|beta|rc|ea|early[-_ ]access|insiders|snapshot"
 _NAMED = re.compile(
@@ -88,9 +93,16 @@ _NAMED = re.compile(
     # Node.js's nightly and canary builds, a framework's development branch (`django-main`, `rails-edge`,
     # `elixir main`, WordPress `trunk`), a release candidate (`gradle-rc`)
     rf"|\b(?:{_TOOLCHAINS})[-_ ]?(?:\d+(?:\.\d+)*[-_ ]?)?(?:{_CHANNELS})\b"
+    # Rust's own tools run from a channel's toolchain, as a matrix names the job: "clippy (nightly)"
+    r"|\b(?:clippy|rustfmt) \((?:beta|nightly)\)"
     rf"|\b(?:{_CHANNELS})[-_ ](?:{_TOOLCHAINS})\b"
     r"|\bgotip\b|\bgo[-_ ]tip\b|(?<![\w.])\d+(?:\.\d+)?-ea\b|\b\d+(?:\.\d+)? preview\b"
+    # Fedora's development branch, always unreleased
+    r"|\brawhide\b"
 )
+# clippy from a toolchain not yet released: the command's channel, or the job's name
+_CLIPPY_TOOLCHAIN = re.compile(r"(?<!\S)(?:cargo\s+\+|rustup run )(nightly|beta)\b")
+_RUST_CHANNEL = re.compile(r"(?i)\b(?:nightly|beta)\b")
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.DEPENDENCY})
 _RUST_NIGHTLY = re.compile(r"(?<!\S)(?:cargo|rustc|rustup run) ?\+?nightly\b|\brustup run nightly\b")
 # cargo in a job named for the nightly toolchain (Travis CI's `rust: nightly`, a matrix entry `nightly`)
@@ -155,7 +167,12 @@ def upstream_when_unreleased(
 ) -> Diagnosis:
     """``diagnosis`` given to upstream when it is the code's test, build or type-check failure in a job that
     runs against unreleased versions; otherwise unchanged."""
-    if diagnosis.owner is not Owner.CODE or diagnosis.category not in _KINDS:
+    if diagnosis.owner is not Owner.CODE:
+        return diagnosis
+    if diagnosis.rule == "rust.clippy" and (shown := _unreleased_clippy(diagnosis.command or "", names)):
+        said = f"{shown}: a lint of a toolchain not yet released is upstream's until a person adopts it"
+        return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+    if diagnosis.category not in _KINDS:
         return diagnosis
     shown = against_unreleased(log_lines, command=diagnosis.command, names=names)
     if shown is None and diagnosis.category in _INTERPRETER_KINDS:
@@ -164,6 +181,18 @@ def upstream_when_unreleased(
         return diagnosis
     said = f"{shown}: a failure against versions not yet released is upstream's until they are"
     return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+
+
+def _unreleased_clippy(command: str, names: Sequence[str | None]) -> str | None:
+    """What shows clippy ran from Rust's beta or nightly toolchain (``cargo +nightly clippy``, a job named
+    ``nightly-clippy`` or ``clippy (beta)``): its lints change with each such build (rustup's channels), so a
+    new one firing is the toolchain's news, not the pull request's; None otherwise."""
+    if found := _CLIPPY_TOOLCHAIN.search(command):
+        return f"clippy ran from Rust's {found.group(1)} toolchain"
+    for name in names:
+        if name and (found := _RUST_CHANNEL.search(name)):
+            return f"clippy ran in a job named for Rust's {found.group(0).lower()} channel"
+    return None
 
 
 def pre_release_python(lines: Iterable[str], *, names: Sequence[str | None]) -> str | None:

@@ -4,7 +4,7 @@ type-check failure is upstream's (`healer/diagnosis/prerelease.py`), and what ke
 from __future__ import annotations
 
 import pytest
-from joblogs import CODE, PLATFORM, UPSTREAM, diagnose_log, stamped
+from joblogs import CODE, PLATFORM, UPSTREAM, diagnose_log, job_log, stamped
 
 from healer.model import Owner
 
@@ -287,3 +287,40 @@ JEST_FAILED = [
 def test_a_test_failure_on_a_node_not_yet_released_is_upstreams(version: str, owner: Owner) -> None:
     log = two_steps("npm ci", "node --version\nnpm test", [version, *JEST_FAILED])
     assert diagnose_log(log, job="test").owner is owner
+
+
+CLIPPY_FINDING = [
+    "    Checking cleat v0.4.2 (/home/runner/work/cleat/cleat)",
+    "error: this `if` has identical blocks",
+    "  --> src/align.rs:41:12",
+    "   = note: `-D clippy::if-same-then-else` implied by `-D warnings`",
+    "error: could not compile `cleat` (lib) due to 1 previous error",
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "job"),
+    [
+        ("cargo +nightly clippy --all-targets -- -D warnings", "clippy"),
+        ("cargo clippy --all-targets -- -D warnings", "clippy (beta)"),
+        ("cargo clippy --all-targets -- -D warnings", "nightly-clippy"),
+    ],
+    ids=["plus-nightly", "job-beta", "job-nightly"],
+)
+def test_clippy_from_an_unreleased_rust_toolchain_is_upstreams(command: str, job: str) -> None:
+    diagnosis = diagnose_log(job_log(command, CLIPPY_FINDING, exit_code=101), job=job)
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "clippy ran" in dict(diagnosis.decided_by)["evidence"]
+
+
+def test_clippy_of_the_stable_toolchain_and_miri_on_nightly_stay_the_codes() -> None:
+    stable = diagnose_log(job_log("cargo clippy -- -D warnings", CLIPPY_FINDING, exit_code=101), job="clippy")
+    assert (stable.owner, stable.action) == CODE
+    # Miri runs only on nightly: the undefined behaviour it finds is the code's
+    miri = [
+        "test reader::tests::reads_le ... error: Undefined Behavior: accessing memory with alignment 1, "
+        "but alignment 4 is required",
+        "test result: FAILED. 12 passed; 1 failed",
+    ]
+    ran = diagnose_log(job_log("cargo +nightly miri test", miri), job="miri (nightly miri)")
+    assert (ran.owner, ran.action) == CODE
