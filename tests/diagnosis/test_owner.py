@@ -1623,6 +1623,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="composer-github-api-limit",
         ),
         pytest.param(
+            "npx cdk deploy --all --require-approval never",
+            "forge-service: deploying... [1/1]\n"
+            " ❌ Deployment failed: ThrottlingException: Rate exceeded\n"
+            "    at throttlingException (/home/runner/work/app/app/node_modules/aws-cdk/lib/index.js:454:28)",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="cdk-cloudformation-throttled",
+        ),
+        pytest.param(
             "docker build -t app .",
             "#5 0.619 CentOS Linux 8 - AppStream                       0.0  B/s |   0  B     00:00\n"
             "#5 0.619 Error: Failed to download metadata for repo 'appstream': Cannot prepare internal "
