@@ -7,13 +7,14 @@ shows again after that checkout, the base branch fails the same way without the 
 branch, upstream's and escalated to whoever keeps it green, as the healer's own look at the base branch's
 latest run finds it (:mod:`healer.run.trunk`).
 
-The checkout must be the step's own: in its script, or a command its output echoes (``$ git checkout …``,
-``+ git checkout …``), of a branch name or of what a fetch of one left in ``FETCH_HEAD``, never the pull
-request's own ref. The run on the base is told from the run before it by the echoed checkout or what git
-prints as it checks out (``HEAD is now at 1fe9897 …``, ``Switched to branch 'main'``, the fetch's ``*
-branch main -> FETCH_HEAD``), or else by the first run's totals (:data:`healer.diagnosis.runtotals.RUN_END`),
-or else by what the script echoes just before a quiet checkout (``echo "--- same tests on main ---"`` then
-``git checkout -q origin/main``); a step that only runs on the base after another failed (``if:
+The checkout must be the step's own: in its script, or a command its output echoes (``$ git checkout …``, ``+
+git checkout …``), of a branch name or of what a fetch of one left in ``FETCH_HEAD``, never the pull request's
+own ref. The run on the base is told from the run before it by the echoed checkout or what git prints as it
+checks out (``HEAD is now at 1fe9897 …``, ``Switched to branch 'main'``, the fetch's ``* branch main ->
+FETCH_HEAD``), or else by the first run's totals (:data:`healer.diagnosis.runtotals.RUN_END`), or else by what
+the script echoes just before a quiet checkout (``echo "--- same tests on main ---"`` then ``git checkout -q
+origin/main``), or else, for a script that runs the same command on each side of a quiet checkout, by a
+decisive line that shows exactly twice; a step that only runs on the base after another failed (``if:
 failure()``) checks the run of the steps before it. A run on the base that passes, or fails on other lines,
 leaves the failure the pull request's. A step that checks out its base branch before it runs anything and
 never checks the pull request out again ran wholly on the base: when no step before it failed (or only the
@@ -89,6 +90,8 @@ def failed_on_the_base(
     if _begins_on_the_base(diagnosis.command or "") and _wholly_on_the_base(diagnosis.command or "", earlier):
         said = "the step checked out its base branch first, no step before it failed, and it failed there"
         return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
+    if split is None and _same_command_around_the_checkout(diagnosis.command or ""):
+        split = _after_the_first_of_two(diagnosis, cleaned)
     if split is None and (_CHECKOUT.search(first) or _FETCHED.search(first)):
         split = 0  # the script begins on the base: the whole step runs there, the steps before on the PR
     if split is None:
@@ -205,6 +208,27 @@ def _base_run_starts(cleaned: Sequence[str], marker: str | None = None) -> int |
         for n, line in enumerate(cleaned[:-1]):
             if line == marker:
                 return n + 1
+    return None
+
+
+def _same_command_around_the_checkout(script: str) -> bool:
+    """Whether the script runs a command, checks out its base branch quietly, then runs that command again
+    (``./hack/verify.sh && git checkout -q origin/main && ./hack/verify.sh``)."""
+    commands = [c.strip() for c in re.split(r"&&|\|\||;|\n", script) if c.strip()]
+    at = next((n for n, command in enumerate(commands) if _CHECKOUT.search(command)), None)
+    if at is None:
+        return False
+    ran = {c for c in commands[:at] if not c.startswith(("git ", "echo "))}
+    return any(c in ran for c in commands[at + 1 :])
+
+
+def _after_the_first_of_two(diagnosis: Diagnosis, cleaned: Sequence[str]) -> int | None:
+    """The line after the first of a decisive line's two showings, when it shows exactly twice in the output
+    (once for each run of the same command); None otherwise."""
+    for decisive in diagnosis.decisive:
+        shown = [n for n, line in enumerate(cleaned) if line == decisive.strip()]
+        if len(shown) == 2 and not _ANY_FAILURE.search(decisive):
+            return shown[0] + 1
     return None
 
 

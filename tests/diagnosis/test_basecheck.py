@@ -87,7 +87,15 @@ def test_a_quiet_checkout_of_the_base_is_found_by_what_the_script_echoes_before_
     other = diagnose_log(job_log(script, [*marked, *go_run("TestRefund")]), job="test")
     assert other.owner is Owner.CODE
     # an echo of a variable is no marker (its text is not the script's), and without one the runs are one
-    unknown = script.replace('"--- same tests on main ---"', '"--- same tests on $BASE ---"')
+    # (the second run's command differs from the first: no line shown twice splits them)
+    unknown = "\n".join(
+        [
+            "go test ./... || true",
+            'echo "--- same tests on $BASE ---"',
+            "git checkout -q origin/main",
+            "go test -count=1 ./...",
+        ]
+    )
     assert diagnose_log(job_log(unknown, [*marked, *go_run("TestProrate")]), job="test").owner is Owner.CODE
 
 
@@ -180,3 +188,16 @@ def test_ctests_summary_ends_the_run_before_the_one_on_the_base() -> None:
     assert (same.owner, same.action) == (Owner.UPSTREAM, Action.ESCALATE)
     passes = diagnose_log(job_log(script, [*ctest_run(6, "tz_test"), *ctest_run(6)]), job="test")
     assert passes.owner is Owner.CODE
+
+
+def test_the_same_command_on_each_side_of_a_quiet_checkout_is_split_by_a_line_shown_twice() -> None:
+    script = "./hack/verify.sh; git checkout -q origin/main && ./hack/verify.sh"
+    error = (
+        "Error: no matches for Id ~G_v1_ConfigMap|~X|feature-flags; failed to find unique target for patch "
+        "ConfigMap.v1.[noGrp]/feature-flags.[noNs]"
+    )
+    same = diagnose_log(job_log(script, [error, "verify failed", error, "verify failed"]), job="verify")
+    assert (same.owner, same.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    # shown once: the run on the base failed otherwise, or not at all
+    once = diagnose_log(job_log(script, [error, "verify failed", "ok"]), job="verify")
+    assert once.owner is Owner.CODE
