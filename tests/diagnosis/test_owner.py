@@ -1659,6 +1659,21 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="helm-chart-lock-stale",
         ),
         pytest.param(
+            "helm template web ./chart -f values/preview.yaml",
+            "Error: execution error at (web/templates/deployment.yaml:41:22): database.host is required",
+            Owner.CODE,
+            Action.AGENT,
+            id="helm-required-value",
+        ),
+        pytest.param(
+            "kustomize build overlays/shop",
+            'error: no resource matches strategic merge patch "Deployment.v1.apps/web": no matches for '
+            "Id Deployment.v1.apps/web; failed to find unique target for patch Deployment.v1.apps/web",
+            Owner.CODE,
+            Action.AGENT,
+            id="kustomize-patch-without-target",
+        ),
+        pytest.param(
             "./scripts/fetch-tools.sh",
             "Error: Unexpected HTTP response: 503",
             Owner.PLATFORM,
