@@ -105,6 +105,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   reports of the one before; all in the test half.
 * ``fresh235`` to ``fresh240``: frozen like those, by six writers at once, at the start of the round after
   fresh234's; all in the test half.
+* ``fresh241`` to ``fresh246``: frozen like those, by six writers at once, in the same round after
+  fresh235 to fresh240 were reported; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -157,7 +159,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
 }
 # the later held-out sets, fresh2 to fresh{LAST_FRESH}, each frozen in a folder of its own
-LAST_FRESH = 240
+LAST_FRESH = 246
 SETS.update(
     {
         f"fresh{n}": (FIXTURES / f"fresh{n}" / "logs", FIXTURES / f"fresh{n}" / "labels.json", None)
