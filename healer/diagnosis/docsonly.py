@@ -16,7 +16,10 @@ The changed files come from what the job printed itself (the action leaves a pul
 listed by GitHub, to its broken-trunk check, :mod:`healer.run.trunk`, which compares the failure with the
 base branch's own run): the output of ``git diff --name-only <base>…`` or ``gh pr
 diff --name-only`` (git's documentation: one path a line, relative to the repository's top), unfiltered (no
-pipe, no pathspec after ``--``, no ``--diff-filter``), read up to the first line that is not a path.
+pipe, no pathspec after ``--``, no ``--diff-filter``), read up to the first line that is not a path. A ``git
+diff`` must compare with the base (a range, ``origin/main``, ``FETCH_HEAD``, ``HEAD~1``, the event's base):
+one of the working tree (``git diff --name-only --exit-code`` after generating files) lists what the job
+changed, not the pull request.
 
 Pure: a diagnosis and lines in, a diagnosis out.
 """
@@ -41,7 +44,13 @@ _PURPOSES = frozenset({"", "test", "build", "typecheck", "lint", "format", "chec
 _LISTING = re.compile(
     r"^(?:\+ |\$ )?(?P<args>(?:git|gh pr) diff\b[^|;&`]*?--name-only[^|;&`]*)(?:(?:&&|\|\||;).*)?$"
 )
-_FILTERED = re.compile(r"(?<!\S)(?:--(?:\s|$)|--diff-filter\b|--relative\b)")
+_FILTERED = re.compile(r"(?<!\S)(?:--(?:\s|$)|--diff-filter\b|--relative\b|--exit-code\b|--quiet\b)")
+# what makes a `git diff` compare the pull request with its base, not the working tree with the index (a
+# check that generated files are up to date lists what the job itself changed): a range, or a base ref
+_AGAINST_THE_BASE = re.compile(
+    r"\S\.\.\.?\S|(?<!\S)(?:origin|upstream)/\S|FETCH_HEAD|\bHEAD[~^]|\$\{\{\s*github\.(?:base_ref|event\.)"
+    r"|\$\{?\w*BASE\w*\}?|(?<!\S)(?:main|master)(?!\S)"
+)
 _PATH = re.compile(r"^[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*$")
 
 
@@ -69,8 +78,11 @@ def listed_changes(lines: Sequence[str]) -> list[str]:
         if "--name-only" not in raw:
             continue
         match = _LISTING.match(clean_line(raw).strip())
-        if not match or _FILTERED.search(match.group("args")):
+        args = match.group("args") if match else ""
+        if not match or _FILTERED.search(args):
             continue
+        if args.startswith("git ") and not _AGAINST_THE_BASE.search(args):
+            continue  # the working tree against the index: what the job changed, not the pull request
         start = index + 1
         if _in_a_header(lines, index):  # a line of the step's script: its output follows the header
             start = next((at + 1 for at in range(index, len(lines)) if "##[endgroup]" in lines[at]), start)

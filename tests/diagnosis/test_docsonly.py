@@ -57,8 +57,11 @@ def test_a_test_failure_after_the_jobs_own_listing_of_prose_only_is_upstreams() 
         ),  # filtered
         ("git diff --name-only origin/main...HEAD -- docs\npytest -q", ["docs/usage.md"]),  # a pathspec
         ("pytest -q", []),  # no listing
+        # the working tree against the index: what the job's own generation changed, not the pull request
+        ("python gen_docs.py\ngit diff --name-only\npytest -q", ["docs/usage.md"]),
+        ("python gen_docs.py && git diff --name-only --exit-code\npytest -q", ["docs/usage.md"]),
     ],
-    ids=["source-changed", "piped", "pathspec", "no-listing"],
+    ids=["source-changed", "piped", "pathspec", "no-listing", "working-tree", "exit-code"],
 )
 def test_a_listing_that_names_code_or_may_leave_it_out_keeps_the_failure_the_codes(
     script: str, listed: list[str]
