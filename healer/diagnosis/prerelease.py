@@ -77,10 +77,10 @@ _TOOLCHAINS = (
     r"django|rails|elixir|erlang|otp|flutter|dart|ruby|jruby|truffleruby|php|wordpress|gradle|kotlin|jdk|java"
     r"|openjdk|dotnet|node|nodejs|deno|bun|golang|rust|julia|llvm|clang|gcc|swift|xcode|typescript|ember|angular"
     r"|react|vue|svelte|laravel|symfony|phoenix|selenium|ghc|zig|nim|crystal|scala|sbt|maven|bazel|pytorch|torch"
-    r"|tensorflow|jax|electron|chrome|firefox|kubernetes|mypy|eslint|webpack|vite|jest|sphinx|pytest"
+    r"|tensorflow|jax|electron|kubernetes|mypy|eslint|webpack|vite|jest|sphinx|pytest"
     r"|clippy|rustfmt|hackage|cabal"
 )
-_CHANNELS = r"nightly|canary|edge|head|main|master|trunk|tip|beta|rc|ea|early[-_ ]access|insiders|snapshot"
+_CHANNELS = r"nightly|canary|edge|head|main|master|trunk|tip|beta|rc|ea|early[-_ ]access|insiders"
 _NAMED = re.compile(
     r"(?i)\bupstream[-_ ]?dev\b|\blatest[-_ ](?:deps|dependencies)\b"
     r"|\b(?:nightly|pre-?release|dev|development)[-_ ](?:deps|dependencies|wheels)\b"

@@ -76,10 +76,21 @@ def test_a_job_named_for_a_toolchains_unreleased_channel_is_upstreams(job: str) 
 
 
 @pytest.mark.parametrize(
-    "job", ["nightly", "test (main)", "deploy-preview", "test (edge)", "test (3.12, latest)", "release-rc"]
+    "job",
+    [
+        "nightly",
+        "test (main)",
+        "deploy-preview",
+        "test (edge)",
+        "test (3.12, latest)",
+        "release-rc",
+        "build (maven snapshot)",
+        "e2e (chrome edge)",
+    ],
 )
 def test_a_bare_channel_word_names_no_unreleased_toolchain(job: str) -> None:
-    # a scheduled run, a branch, a preview deployment, a browser, a release candidate of the project itself
+    # a scheduled run, a branch, a preview deployment, a browser, a release candidate or snapshot of the
+    # project itself, two browsers
     diagnosis = diagnose_log(two_steps("pip install -e .[test]", "pytest", PYTEST_FAILED), job=job)
     assert (diagnosis.owner, diagnosis.action) == CODE
 
