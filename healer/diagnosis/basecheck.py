@@ -105,11 +105,14 @@ def failed_on_the_base(
     return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
 
 
+def _commands(script: str) -> list[str]:
+    """The script's commands, split where the shell runs one after another (``&&``, ``||``, ``;``, a line)."""
+    return [command.strip() for command in re.split(r"&&|\|\||;|\n", script) if command.strip()]
+
+
 def _begins_on_the_base(script: str) -> bool:
     """Whether the script checks out a base branch before any command but a fetch runs."""
-    for command in re.split(r"&&|\|\||;|\n", script):
-        if not command.strip():
-            continue
+    for command in _commands(script):
         if _CHECKOUT.search(command):
             return True
         if not _FETCHED.search(command):
@@ -214,7 +217,7 @@ def _base_run_starts(cleaned: Sequence[str], marker: str | None = None) -> int |
 def _same_command_around_the_checkout(script: str) -> bool:
     """Whether the script runs a command, checks out its base branch quietly, then runs that command again
     (``./hack/verify.sh && git checkout -q origin/main && ./hack/verify.sh``)."""
-    commands = [c.strip() for c in re.split(r"&&|\|\||;|\n", script) if c.strip()]
+    commands = _commands(script)
     at = next((n for n, command in enumerate(commands) if _CHECKOUT.search(command)), None)
     if at is None:
         return False

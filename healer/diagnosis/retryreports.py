@@ -60,6 +60,7 @@ from typing import NamedTuple
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import shown
 from healer.diagnosis.retrytries import (
+    CTEST_FAILED,
     FLAKY_FAILED,
     bazel_flaky,
     ctest_tries,
@@ -118,7 +119,7 @@ _GO_PACKAGE = re.compile(r"^(?:ok|FAIL)\s+(\S+)\s+(?:[\d.]+s|\(cached\))")
 _FAILED_OUTCOME = re.compile(
     r"^Failed (\S+) \[|^(\S+\.py::\S+) FAILED\b|^FAILED (\S+\.py::\S+)|^\(Attempt \d+ of \d+\) (.{1,200})$"
     r"|^Test Case '(.{1,200})' failed \("
-    r"|^(?:\d+/\d+ )?Test +#\d+: (\S+) \.+ *\*\*\*(?:Failed|Exception|Timeout)\b"
+    rf"|{CTEST_FAILED}"
     # Microsoft.Testing.Platform's terminal reporter: "failed Ns.ATests.TestA (1s 204ms)"
     r"|^failed ([\w.`+<>]+(?:\(.{0,200}?\))?) \((?:\d+(?:h|m|s|ms) ?)+\)$"
 )

@@ -36,10 +36,10 @@ _RSPEC_TRY_ERROR = re.compile(r"^\d+(?:st|nd|rd|th) Try error in (?P<where>\S+_s
 FLAKY_FAILED = re.compile(r"^(?P<name>\S+) failed \(\d+ runs? remaining out of \d+\)\.$")
 
 
-# CTest's result line of a test that failed a try, its start line, and the totals that end its run
-_CTEST_FAILED = re.compile(
-    r"^(?:\d+/\d+ )?Test +#\d+: (?P<name>\S+) \.+ *\*\*\*(?:Failed|Timeout|Exception)\b"
-)
+# CTest's result line of a test that failed a try (the pattern, for the readers of other runs too), its start
+# line, and the totals that end its run
+CTEST_FAILED = r"^(?:\d+/\d+ )?Test +#\d+: (?P<ctest>\S+) \.+ *\*\*\*(?:Failed|Timeout|Exception)\b"
+_CTEST_FAILED = re.compile(CTEST_FAILED)
 _CTEST_OTHER = re.compile(r"^(?:\d+/\d+ )?Test +#\d+: |^Start +\d+: |^\d+% tests passed|^The following tests")
 # the lines of a try's output that say what failed: an assertion, an expectation, an error
 _TRY_CAUSE = re.compile(
@@ -182,7 +182,7 @@ def ctest_tries(lines: Sequence[str]) -> list[str]:
                 said.setdefault(name, []).append(frozenset(causes))
             name, causes = None, set()
         if match := _CTEST_FAILED.match(line):
-            name = match.group("name")
+            name = match.group("ctest")
         elif name is not None and not ended and _TRY_CAUSE.search(line):
             causes.add(_ADDRESS.sub("0x…", line)[:200])
     return [name for name, tries in said.items() if _differ(tries)]
