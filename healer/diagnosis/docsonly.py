@@ -60,7 +60,7 @@ def prose(path: str) -> bool:
     return PurePosixPath(name).suffix.lower() in _PROSE_SUFFIXES or name.split(".")[0] in _PROSE_NAMES
 
 
-def applies(diagnosis: Diagnosis) -> bool:
+def _applies(diagnosis: Diagnosis) -> bool:
     """Whether a list of changed files could give ``diagnosis`` to upstream: a failure of the code's tests,
     build, types, lint or format, read as the code's and headed for the agent or a fix rule."""
     return (
@@ -94,10 +94,10 @@ def listed_changes(lines: Sequence[str]) -> list[str]:
 
 
 def only_prose_changed(diagnosis: Diagnosis, changed: Sequence[str], step_lines: Sequence[str]) -> Diagnosis:
-    """``diagnosis`` given to upstream and escalated when it :func:`applies`, every ``changed`` file is prose
+    """``diagnosis`` given to upstream and escalated when it :func:`_applies`, every ``changed`` file is prose
     and none of their names shows in the step's lines (other than a line that is one of the paths, as a
     listing of them prints it); else unchanged."""
-    if not changed or not applies(diagnosis) or not all(prose(path) for path in changed):
+    if not changed or not _applies(diagnosis) or not all(prose(path) for path in changed):
         return diagnosis
     names = {PurePosixPath(path).name for path in changed}
     listed = set(changed)
@@ -115,7 +115,7 @@ def only_prose_changed(diagnosis: Diagnosis, changed: Sequence[str], step_lines:
 def prose_only_in_the_log(diagnosis: Diagnosis, every: Sequence[str], step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` read by :func:`only_prose_changed` against the changed files the job listed itself in
     ``every`` line of its log; ``step_lines``, the failing step's output."""
-    if not applies(diagnosis) or not any("--name-only" in raw for raw in every):
+    if not _applies(diagnosis) or not any("--name-only" in raw for raw in every):
         return diagnosis
     return only_prose_changed(diagnosis, listed_changes(every), step_lines)
 
