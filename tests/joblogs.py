@@ -20,6 +20,8 @@ CODE = (Owner.CODE, Action.AGENT)
 REPO = (Owner.REPOSITORY, Action.ESCALATE)
 PLATFORM = (Owner.PLATFORM, Action.RERUN)
 UPSTREAM = (Owner.UPSTREAM, Action.ESCALATE)
+# the tests' history, re-run once before the agent (`rerun_first`)
+HISTORY_FIRST = (Owner.HISTORY, Action.RERUN, True)
 
 
 def stamped(lines: Sequence[str]) -> str:

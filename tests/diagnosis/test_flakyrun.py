@@ -4,14 +4,12 @@ report, from its documentation), and the failures that stay the code's."""
 from __future__ import annotations
 
 import pytest
-from joblogs import CODE, diagnose_log, job_log
+from joblogs import CODE, HISTORY_FIRST, diagnose_log, job_log
 
 from healer.diagnosis.diagnose import to_json
 from healer.diagnosis.retryreports import passed_on_retry
 from healer.diagnosis.retrytries import surefire_runs
 from healer.model import Action, Owner
-
-HISTORY_FIRST = (Owner.HISTORY, Action.RERUN, True)
 
 PYTEST_VERBOSE = [
     "tests/test_cache.py::test_ttl RERUN                                      [ 40%]",

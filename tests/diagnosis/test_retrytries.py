@@ -4,12 +4,11 @@ Playwright's retries, and Jest's logged retry errors under a monorepo tool's lin
 from __future__ import annotations
 
 import pytest
-from joblogs import CODE, diagnose_log, job_log
+from joblogs import CODE, HISTORY_FIRST, diagnose_log, job_log
 
 from healer.diagnosis.retrytries import ctest_tries, jest_retries, playwright_retries
-from healer.model import Action, Owner
+from healer.model import Action
 
-HISTORY_FIRST = (Owner.HISTORY, Action.RERUN, True)
 CTEST = "ctest --test-dir build --output-on-failure --repeat until-pass:3"
 PLAYWRIGHT = "npx playwright test --retries=2"
 

@@ -4,11 +4,9 @@ or a time read only in the code's own loop keeps the failure the code's."""
 from __future__ import annotations
 
 import pytest
-from joblogs import CODE, diagnose_log, job_log
+from joblogs import CODE, HISTORY_FIRST, diagnose_log, job_log
 
-from healer.model import Action, Owner
-
-HISTORY_FIRST = (Owner.HISTORY, Action.RERUN, True)
+from healer.model import Action
 
 JEST = [
     "FAIL src/queue.test.ts",
