@@ -40,9 +40,9 @@ _FINDINGS = (
     re.compile(r"^\s*\[(?P<status>\d{1,3})\]\s+https?://\S+\s*$"),  # linkinator
     re.compile(r"^\s*\[✖\]\s+\S+\s+→\s+Status:\s*(?P<status>\d+)(?P<rest>.*)$"),  # markdown-link-check
     re.compile(r"^\s*External link \S+ failed(?P<rest>.*)$"),  # html-proofer
-    # Sphinx's linkcheck builder: the document and line, the status, the link, then its message
+    # Sphinx's linkcheck builder: the document and line, the status, the link, then " - " and its message
     re.compile(
-        r"^\s*\([^)]{0,300}?line\s+\d+\)\s+(?P<status>[a-z][a-z-]{1,15})\s+https?://\S+?(?:\s+-\s+|:\s+|\s*$)"
+        r"^\s*\([^)]{0,300}?line\s+\d+\)\s+(?P<status>[a-z][a-z-]{1,15})\s+https?://\S+?(?:\s+-\s+|\s*$)"
         r"(?P<rest>.*)$"
     ),
 )
@@ -71,8 +71,6 @@ _SLOW = re.compile(
     r"|\boperation timed out\b|\bconnection closed before message completed\b"
     # Python's requests under Sphinx's linkcheck: urllib3's words for a server that did not answer in time
     r"|\bRead timed out\b|\bConnectTimeoutError\b|\bConnection to \S+ timed out\b"
-    # a network error that names a timeout (a request given up on for time)
-    r"|\bNetwork error: Timeout\b"
     r"|^:? ?(?:429|50[0234])\b"
 )
 

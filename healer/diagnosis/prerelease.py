@@ -78,7 +78,7 @@ _TOOLCHAINS = (
     r"|openjdk|dotnet|node|nodejs|deno|bun|golang|rust|julia|llvm|clang|gcc|swift|xcode|typescript|ember|angular"
     r"|react|vue|svelte|laravel|symfony|phoenix|selenium|ghc|zig|nim|crystal|scala|sbt|maven|bazel|pytorch|torch"
     r"|tensorflow|jax|electron|kubernetes|mypy|eslint|webpack|vite|jest|sphinx|pytest"
-    r"|clippy|rustfmt|hackage|cabal"
+    r"|clippy|rustfmt|cabal"
 )
 _CHANNELS = r"nightly|canary|edge|head|main|master|trunk|tip|beta|rc|ea|early[-_ ]access|insiders"
 _NAMED = re.compile(

@@ -28,7 +28,7 @@ from healer.diagnosis.testids import FLAKY_VERDICT
 _SUREFIRE_TEST = re.compile(r"^[\w$]+(?:\.[\w$]+)+$")
 _SUREFIRE_RUN = re.compile(r"^Run \d+: (?P<message>(?!PASS$).+)$")
 _LEVEL = re.compile(r"^\[(?:ERROR|WARNING|INFO)\]")
-_JEST_RETRY = re.compile(r"^RETRY \d+$", re.IGNORECASE)
+_JEST_RETRY = re.compile(r"^RETRY \d+$")
 # the lines under a Jest matcher's message that give the values it compared
 _MATCHER_VALUES = ("Expected", "Received")
 _JEST_LOGGED = re.compile(r"^LOGGING RETRY ERRORS\s+(?P<name>\S.*)$")
@@ -73,7 +73,7 @@ def jest_retries(lines: Sequence[str]) -> tuple[list[str], list[str]]:
     for each try; a test that then failed for good is a ``● a › b`` block of the file's failures. Tries
     under a ``● title`` block are read the same way. A try is its error's first line and the matcher's
     ``Expected:``/``Received:`` values under it. Names are compared as Jest's full name (``a b``)."""
-    if not any("RETRY" in raw or "Retry " in raw for raw in lines):
+    if not any("RETRY" in raw for raw in lines):
         return [], []
     tries: dict[str, list[list[str]]] = {}  # a test's failed tries: each one's error line and values
     finals: dict[str, list[str]] = {}  # a test's final failure: its error line and values

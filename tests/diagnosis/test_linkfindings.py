@@ -54,11 +54,6 @@ def diagnose(command: str, output: str):  # noqa: ANN201
         ),
         pytest.param("(faq: line 3) rate-limited https://api.github.com/x", "busy", id="sphinx-rate-limited"),
         pytest.param(
-            "   [ERROR] https://www.w3.org/TR/WCAG22/ | Network error: Timeout",
-            "busy",
-            id="lychee-error-timeout",
-        ),
-        pytest.param(
             "   [ERROR] https://gone.invalid/ | Network error: dns error: failed to lookup address",
             "broken",
             id="lychee-host-gone",

@@ -1624,9 +1624,9 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "npx cdk deploy --all --require-approval never",
-            "forge-service: deploying... [1/1]\n"
-            " ❌ Deployment failed: ThrottlingException: Rate exceeded\n"
-            "    at throttlingException (/home/runner/work/app/app/node_modules/aws-cdk/lib/index.js:454:28)",
+            "forge-service: deploying...\n"
+            "Deployment of stack forge-service failed: Throttling: Rate exceeded\n"
+            "Rate exceeded",
             Owner.PLATFORM,
             Action.RERUN,
             id="cdk-cloudformation-throttled",

@@ -157,7 +157,7 @@ def jest_block(received: int, retry: int | None = None) -> list[str]:
     return [
         "  ● poller › stops within 200ms of abort",
         "",
-        *([f"    Retry {retry}", ""] if retry else []),
+        *([f"    RETRY {retry}", ""] if retry else []),
         "    expect(received).toBeLessThan(expected)",
         "    Expected: < 200",
         f"    Received:   {received}",
