@@ -278,6 +278,17 @@ def _job_log(command: str, output: str) -> str:
             id="astro-content-entry-invalid",
         ),
         pytest.param(
+            "npm run build && npx wrangler pages deploy dist",
+            "> astro build\n\n10:41:08 [build] Collecting build info...\n"
+            "10:41:09 [ERROR] [InvalidContentEntryDataError] blog → launch data does not match collection "
+            "schema.\n\n  **pubDate**: Expected type `date`, received `string`\n\n  Error reference:\n"
+            "    https://docs.astro.build/en/reference/errors/invalid-content-entry-data-error/",
+            "js.astro-build",
+            "build",
+            "[InvalidContentEntryDataError] blog",
+            id="astro-error-after-its-loggers-time",
+        ),
+        pytest.param(
             "micromamba create -y -f environment.yml",
             "error    libmamba Could not solve for environment specs\n"
             "    The following packages are incompatible\n"
