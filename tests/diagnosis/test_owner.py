@@ -1906,6 +1906,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="runner-image-brownout",
         ),
         pytest.param(
+            "xcodebuild test -scheme App",
+            "Requested labels: macos-12\nWaiting for a runner to pick up this job...\n"
+            "##[error]The macOS-12 environment is deprecated, consider switching to macOS-13, macOS-14 "
+            "(macos-latest) or macOS-15. For more details, see https://github.com/actions/runner-images/issues/10721",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="runner-image-past-removal",
+        ),
+        pytest.param(
             "mvn -B deploy -P release",
             "[ERROR] Failed to execute goal org.sonatype.central:central-publishing-maven-plugin:0.9.0:"
             "publish (injected-central-publishing) on project lib: Received 401 for "
