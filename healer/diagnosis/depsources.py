@@ -22,7 +22,11 @@ the check. Read:
   downloads, `` - text-show-3.11 (lib) (requires download & build)`` (a package of the project is listed as
   ``(first run)`` or ``(configuration changed)``): a Hackage release that does not build here.
 
-One error in a file of the checkout keeps it the code's.
+One error in a file of the checkout keeps it the code's. So does a dependency's ``compile_error!`` (rustc
+shows the macro's call under the error's location): the standard library's documentation gives the macro to
+a crate for "better error messages for erroneous conditions" of its conditional compilation, the crate's word
+to its user that the features or target it was built with are wrong (getrandom on ``wasm32-unknown-unknown``
+without its ``js`` feature), which the project's manifest decides.
 
 A pinned dependency pip has to build from its source distribution is the same: pip builds it in isolation
 with the newest build tools its ``build-system.requires`` allows (pip's documentation, "Build System
@@ -63,6 +67,10 @@ _TSC = re.compile(r"(?:^|\s)(?P<path>\S+\.[cm]?tsx?)(?:\(\d+,\d+\): | ?:\d+:\d+ 
 _TS_NODE = re.compile(r"^(?P<path>\S+\.[cm]?tsx?) \(\d+,\d+\): .+ \(\d{4,5}\)$")
 _RUST_AT = re.compile(r"^-->\s+(?P<path>\S+):\d+:\d+$")
 _RUST_ERROR = re.compile(r"^error(?:\[E\d{4}\])?: ")
+# rustc's source line of the macro's call, under an error's location (`342 | /         compile_error!("…`)
+_RUST_REFUSAL = re.compile(r"^\d*\s*\|[\s/|]*compile_error!\s*[(\[{]")
+# how many lines under an error's location rustc's snippet takes before its call shows
+_SNIPPET = 4
 _GO = re.compile(r"^(?P<path>\S+\.go):\d+:\d+: ")
 _CMAKE = re.compile(r"^CMake Error at (?P<path>\S+):\d+ ")
 _DEPENDENCY = re.compile(
@@ -103,8 +111,24 @@ def only_in_dependencies(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Dia
         return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
     if diagnosis.category not in _KINDS or not files or not all(_DEPENDENCY.search(p) for p in files):
         return diagnosis
+    if _refused_by_the_crate(step_lines):
+        return diagnosis
     said = f"every error is in a dependency's own files ({files[0][-100:]}), none in the checkout"
     return reread(diagnosis, Owner.UPSTREAM, diagnosis.category, Action.ESCALATE, said)
+
+
+def _refused_by_the_crate(step_lines: Sequence[str]) -> bool:
+    """Whether a Rust error's snippet shows the ``compile_error!`` call that raised it."""
+    under = 0
+    for raw in step_lines:
+        line = clean_line(raw).strip()
+        if _RUST_AT.match(line):
+            under = _SNIPPET
+        elif under:
+            if _RUST_REFUSAL.match(line):
+                return True
+            under -= 1
+    return False
 
 
 # npm's report of a lifecycle script that failed (npm Docs, "scripts": a dependency's `install` script, such

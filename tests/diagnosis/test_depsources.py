@@ -76,6 +76,35 @@ def test_one_error_in_the_checkouts_files_keeps_it_the_codes(
     assert (diagnosis.owner, diagnosis.action) == CODE
 
 
+# getrandom 0.2's refusal of the wasm32-unknown-unknown target without its `js` feature (its lib.rs)
+GETRANDOM = "/home/runner/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/getrandom-0.2.15/src/lib.rs"
+REFUSED = [
+    "   Compiling getrandom v0.2.15",
+    'error: the wasm*-unknown-unknown targets are not supported by default, you may need to enable the "js" '
+    "feature. For more information see: https://docs.rs/getrandom/#webassembly-support",
+    f"   --> {GETRANDOM}:342:9",
+    "    |",
+    '342 | /         compile_error!("the wasm*-unknown-unknown targets are not supported by \\',
+    '343 | |                         default, you may need to enable the \\"js\\" feature. \\',
+    "    | |________________________________________________________________________^",
+    "",
+    "error[E0433]: failed to resolve: use of undeclared crate or module `imp`",
+    f"   --> {GETRANDOM}:398:9",
+    "error: could not compile `getrandom` (lib) due to 2 previous errors",
+]
+
+
+def test_a_crates_compile_error_is_its_word_to_the_project() -> None:
+    diagnosis = diagnose_log(
+        job_log("cargo build --target wasm32-unknown-unknown -p app-wasm", REFUSED), job="wasm"
+    )
+    assert (diagnosis.owner, diagnosis.action) == CODE
+    # the same errors without the macro's call under them are the dependency's own
+    plain = [line for line in REFUSED if "compile_error!" not in line]
+    diagnosis = diagnose_log(job_log("cargo build --target wasm32-unknown-unknown", plain), job="wasm")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+
+
 def sdist_build(error: str) -> list[str]:
     return [
         "Collecting PyYAML==5.4.1",
