@@ -356,6 +356,24 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             ),
             id="pytest-loopback-refused",
         ),
+        # a server answered, on the machine or under a name only the job's network or the test knows: the
+        # test's fake (pytest-httpserver) or the in-process TestClient's `testserver`, not the network
+        pytest.param(
+            "pytest -q tests/test_client.py",
+            pytest_summary(
+                "FAILED tests/test_client.py::test_retry_on_503 - requests.exceptions.HTTPError: 503 Server "
+                "Error: SERVICE UNAVAILABLE for url: http://localhost:41221/v1/items"
+            ),
+            id="pytest-503-from-the-machine",
+        ),
+        pytest.param(
+            "pytest",
+            pytest_summary(
+                "FAILED tests/test_sync.py::test_retries_busy_upstream - requests.exceptions.HTTPError: 503 "
+                "Server Error: Service Unavailable for url: http://testserver/api/sync"
+            ),
+            id="pytest-503-from-the-testserver",
+        ),
         pytest.param(
             "pytest",
             pytest_summary(
