@@ -132,8 +132,11 @@ NETWORK = re.compile(
 # a loopback address (RFC 1122's 127.0.0.0/8, RFC 4291's ::1, and the name localhost), as a URL or an error
 # names it, and a host under a top-level domain no public resolver answers (RFC 2606, RFC 6762's .local)
 _LOOPBACK = r"(?<![\w.])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])"
+# and a URL whose host is a name of one label (`http://testserver/…`, the in-process TestClient's; `http://api:8080/`,
+# a service container's alias): only the job's own network or the test's client knows such a name
 _NEVER_OUT = re.compile(
-    _LOOPBACK + r"|(?<![\w.-])(?:[a-z0-9-]+\.)+(?:test|example|invalid|localhost|local)(?![\w.-])",
+    _LOOPBACK + r"|(?<![\w.-])(?:[a-z0-9-]+\.)+(?:test|example|invalid|localhost|local)(?![\w.-])"
+    r"|\bhttps?://[a-z0-9-]+(?::\d+)?(?:/|$)",
     re.IGNORECASE,
 )
 # a name lookup that failed, with the name: Node's getaddrinfo, Go's resolver, curl, Java's; a name of one

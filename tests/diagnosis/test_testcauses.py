@@ -529,6 +529,22 @@ def test_requests_server_error_under_every_failing_test_is_the_networks() -> Non
     assert diagnose("pytest", output).owner is Owner.PLATFORM
 
 
+def test_a_server_error_from_a_host_of_one_label_is_the_tests_own_server() -> None:
+    # the in-process TestClient's `testserver`, or a service's alias: the server answered on the job's network
+    output = (
+        "________________________ test_get_retries_on_503 ________________________\n"
+        "    def test_get_retries_on_503(client):\n"
+        ">       assert client.tides() == []\n"
+        "E       requests.exceptions.HTTPError: 503 Server Error: Service Unavailable for url: "
+        "http://{host}/api/tides\n"
+        "=========================== short test summary info ============================\n"
+        "========================= 1 failed, 80 passed in 2.10s =========================\n"
+    )
+    for host in ("testserver", "api:8080"):
+        assert diagnose("pytest", output.format(host=host)).owner is Owner.CODE, host
+    assert diagnose("pytest", output.format(host="tides.example.org")).owner is Owner.PLATFORM
+
+
 def test_a_go_test_v_failure_whose_messages_hold_an_assertion_outranks_the_machines_words() -> None:
     output = (
         "=== RUN   TestSegmentWriterReportsDiskFull\n"
