@@ -15,6 +15,9 @@ different way each time, and Bazel's flaky targets, are read by :mod:`healer.dia
   different way on each run);
 - cargo-nextest with ``--retries`` (its "Retries and flaky tests" page): ``TRY 2 PASS``, ``FLAKY 2/3``, or
   ``(N flaky)`` in its summary;
+- Ginkgo with ``--flake-attempts`` (its "Repeating Spec Runs and Managing Flaky Specs"): a spec that passed
+  on a later attempt is counted as ``N Flaked`` in the suite's summary (``FAIL! -- 17 Passed | 1 Failed | 1
+  Flaked | 0 Pending | 0 Skipped``, as cloudfoundry/cf-acceptance-tests#283 quotes it);
 - gotestsum ``--rerun-fails`` (its README, "Re-running failed tests"): it re-runs only the failed tests and
   ends each run with ``DONE …``, the last one ``DONE N runs, …``; a failure of a re-run is ``=== FAIL: pkg
   TestA (re-run 1)``. A test that failed on fewer runs than there were failed on one and passed on another,
@@ -80,17 +83,18 @@ from healer.diagnosis.testids import (
 _HINT = re.compile(
     r"RERUN|rerun|flaky|Flakes: [1-9]|TRY \d+ PASS|FLAKY|DONE |re-run|RSpec::Retry|Success!|runs? remaining"
     r"|MinitestRetry|--- FAIL|--- PASS|RETRY \d|●|Try error|Failed |Passed |FAILED|PASSED|Attempt |✓"
-    r"|Test Case |\(retry x"
+    r"|Test Case |\(retry x| Flaked \|"
 )
 _PYTEST_RERUN = re.compile(r"^(?:RERUN (?P<summary>\S+\.py::\S+)|(?P<verbose>\S+\.py::\S+) RERUN\b)")
 _PYTEST_TOTALS = re.compile(r"\b(?:(?P<failed>\d+) failed\b.*?)?\b(?P<rerun>\d+) rerun\b")
 _PYTEST_ERRORS = re.compile(r"\b(\d+) errors?\b")
 _RERUNS_OPTION = re.compile(r"(?<!\S)--reruns[= ](\d+)\b")
 _PLAYWRIGHT = re.compile(r"^\s*([1-9]\d*) flaky\s*$")
-# Surefire's and Failsafe's totals, and cargo-nextest's summary, with the flaky tests they counted
+# Surefire's and Failsafe's totals, cargo-nextest's summary and Ginkgo's, with the flaky tests they counted
 _COUNTED = re.compile(
     r"Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+, Flakes: ([1-9]\d*)"
     r"|\bSummary \[.*\(([1-9]\d*) flaky\)"
+    r"|^(?:SUCCESS|FAIL)! -- \d+ Passed \| \d+ Failed \| ([1-9]\d*) Flaked \|"
 )
 _NEXTEST_TRY = re.compile(r"^\s*(?:TRY \d+ PASS|FLAKY \d+/\d+) ")
 _GOTESTSUM_DONE = re.compile(r"^DONE (?:(?P<runs>\d+) runs, )?\d+ tests?\b")

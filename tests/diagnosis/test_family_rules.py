@@ -289,6 +289,29 @@ def _job_log(command: str, output: str) -> str:
             id="astro-error-after-its-loggers-time",
         ),
         pytest.param(
+            "make test",
+            "ginkgo -r ./internal/...\nRunning Suite: Webhook Suite\nWill run 31 of 31 specs\n•••••\n"
+            "• [FAILED] [10.003 seconds]\nValidating webhook [It] rejects a shrinking volume\n"
+            "  [FAILED] Timed out after 10.001s.\n  Expected an error to have occurred.  Got:\n"
+            "      <nil>: nil\n\nRan 31 of 31 Specs in 58.221 seconds\n"
+            "FAIL! -- 30 Passed | 1 Failed | 0 Pending | 0 Skipped\nmake: *** [Makefile:71: test] Error 1",
+            "go.test-failed",
+            "test",
+            "• [FAILED] [10.003 seconds]",
+            id="ginkgo-spec-failed",
+        ),
+        pytest.param(
+            "go test ./test/e2e/...",
+            "Summarizing 1 Failure:\n"
+            "  [FAIL] Books Categorizing books [It] can extract the author's last name\n"
+            "  /home/runner/work/lib/lib/books_test.go:27\n\nRan 3 of 3 Specs in 0.002 seconds\n"
+            "FAIL! -- 2 Passed | 1 Failed | 0 Pending | 0 Skipped",
+            "go.test-failed",
+            "test",
+            "[FAIL] Books Categorizing books [It]",
+            id="ginkgo-summary-of-failures",
+        ),
+        pytest.param(
             "micromamba create -y -f environment.yml",
             "error    libmamba Could not solve for environment specs\n"
             "    The following packages are incompatible\n"

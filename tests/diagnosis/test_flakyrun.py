@@ -58,6 +58,23 @@ NEXTEST = [
     "        FAIL [   1.900s] app::io tests::watch",
     "error: test run failed",
 ]
+GINKGO = [
+    "• [FLAKEY TEST - TOOK 2 ATTEMPTS TO PASS] [22.118 seconds]",
+    "Ingress rewrites hosts [It] keeps the host header",
+    "------------------------------",
+    "• [FAILED] [31.402 seconds]",
+    "Ingress rewrites paths [It] strips the prefix",
+    "  [FAILED] Expected",
+    "      <int>: 404",
+    "  to equal",
+    "      <int>: 200",
+    "Summarizing 1 Failure:",
+    "  [FAIL] Ingress rewrites paths [It] strips the prefix",
+    "Ran 19 of 19 Specs in 212.544 seconds",
+    "FAIL! -- 17 Passed | 1 Failed | 1 Flaked | 0 Pending | 0 Skipped",
+    "--- FAIL: TestE2E (212.55s)",
+    "FAIL",
+]
 GOTESTSUM_RERUNS = [
     "DONE 412 tests, 2 failures in 14.903s",
     "DONE 2 runs, 414 tests, 3 failures in 21.337s",
@@ -159,6 +176,7 @@ XCPRETTY = [
         ("npx playwright test --retries=2", PLAYWRIGHT, "1 flaky test(s)"),
         ("mvn -B verify -Dsurefire.rerunFailingTestsCount=2", SUREFIRE, "1 flaky test(s)"),
         ("cargo nextest run --retries 2", NEXTEST, "1 flaky test(s)"),
+        ("ginkgo -r --flake-attempts=2 ./test/e2e", GINKGO, "1 flaky test(s)"),
         ("gotestsum --rerun-fails=2 --packages=./...", GOTESTSUM_RERUNS, "internal/upload TestResume"),
         ("bundle exec rspec", RSPEC_RETRY, "./spec/cache_spec.rb:38"),
         ("pytest", FLAKY_PLUGIN, "test_pool"),
@@ -188,6 +206,12 @@ def test_a_failure_beside_a_test_that_passed_on_a_retry_is_re_run_first(
     assert dict(diagnosis.decided_by)["row"] == (
         f"(history, {diagnosis.category.value}) → rerun once; the agent if the same commit fails again"
     )
+
+
+def test_ginkgos_summary_without_a_flaked_spec_keeps_the_failure_the_codes() -> None:
+    steady = [line.replace("1 Flaked", "0 Flaked") for line in GINKGO if "FLAKEY" not in line]
+    diagnosis = diagnose_log(job_log("ginkgo -r --flake-attempts=2 ./test/e2e", steady), job="test")
+    assert (diagnosis.owner, diagnosis.action) == CODE
 
 
 def test_gotestsum_runs_that_failed_different_tests_show_them_flaky() -> None:
