@@ -312,6 +312,17 @@ def _job_log(command: str, output: str) -> str:
             id="ginkgo-summary-of-failures",
         ),
         pytest.param(
+            "gcloud run deploy web-pr-417 --source ./web --region europe-west1",
+            "Deploying container to Cloud Run service [web-pr-417]\n"
+            "ERROR: (gcloud.run.deploy) Revision 'web-pr-417-00001-qzb' is not ready and cannot serve "
+            "traffic. The user-provided container failed to start and listen on the port defined provided "
+            "by the PORT=8080 environment variable within the allocated timeout.",
+            "deploy.container-not-listening",
+            "build",
+            "The user-provided container failed to start",
+            id="cloud-run-revision-not-listening",
+        ),
+        pytest.param(
             "micromamba create -y -f environment.yml",
             "error    libmamba Could not solve for environment specs\n"
             "    The following packages are incompatible\n"
@@ -429,3 +440,20 @@ def test_astros_build_error_in_a_preview_deploy_step_is_the_codes() -> None:
     command = "pnpm --filter site build && npx wrangler pages deploy apps/site/dist"
     diagnosis = diagnose_text(_job_log(command, output), RULES)
     assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == ("js.astro-build", Owner.CODE, Action.AGENT)
+
+
+def test_a_cloud_run_revision_whose_container_did_not_listen_is_the_codes_not_the_runners() -> None:
+    output = (
+        "ERROR: (gcloud.run.deploy) Revision 'orders-00042-vuk' is not ready and cannot serve traffic. The "
+        "user-provided container failed to start and listen on the port defined provided by the PORT=8080 "
+        "environment variable within the allocated timeout."
+    )
+    diagnosis = diagnose_text(_job_log("gcloud run deploy orders --image $IMAGE", output), RULES)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "deploy.container-not-listening",
+        Owner.CODE,
+        Action.AGENT,
+    )
+    # the runner's own job container that did not start stays the runner's
+    runner = diagnose_text(_job_log("make test", "Error: container failed to start"), RULES)
+    assert runner.rule == "runner.container-failed"
