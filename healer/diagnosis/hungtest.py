@@ -33,7 +33,11 @@ in a test function of the checkout names the test that hung.
 Jest, whose tests all ended, says so when something they started keeps the process alive: "Jest did not
 exit one second after the test run has completed." (its documentation of ``--detectOpenHandles`` and
 ``--forceExit``): a job time limit after it waited on the tests' open handle (a timer, a server, a
-connection), the code's too.
+connection), the code's too. Mocha says so by saying nothing: since its version 4 it no longer forces the
+process to exit once every test has ended (its ``--exit`` option's documentation: the process stays up
+while something the tests started, a server, a socket, a timer, is still running), so a step whose last
+output is Mocha's summary of a run with no failure (``412 passing (38s)``, perhaps ``3 pending``) waited on
+the tests' leftovers until the limit.
 
 When no test was named and the step's last output is a download still in progress, the time went to the
 network: curl's progress meter (its manual, "PROGRESS METER": ``% Total % Received % Xferd Average Speed
@@ -73,6 +77,9 @@ _TIMEOUT_BANNER = re.compile(r"^\+{5,} Timeout \+{5,}$")
 _MAIN_STACK = re.compile(r"^~{3,} Stack of MainThread \(\d+\) ~{3,}$")
 _TEST_FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400}\.py)", line \d+, in (?P<test>test\w*)$')
 _JEST_OPEN = re.compile(r"^Jest did not exit one second after the test run has completed\.?$")
+# Mocha's summary of a run: its passing and pending counts, and its failing count (its spec reporter)
+_MOCHA_PASSING = re.compile(r"^\d+ passing \(\d+(?:ms|s|m|h)\)$")
+_MOCHA_PENDING = re.compile(r"^\d+ pending$")
 _GO_DONE = re.compile(r"^\s*--- (?:PASS|FAIL|SKIP): (?P<name>\S+) \(")
 _TAP_STARTED = re.compile(r"^(?P<depth>\s*)# Subtest: (?P<name>\S.*?)\s*$")
 _TAP_DONE = re.compile(r"^(?P<depth>\s*)(?:not )?ok \d+ - (?P<name>\S.*?)(?:\s+#\s.*)?$")
@@ -118,9 +125,11 @@ def hung_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagno
             _showing(named, tuple(slow.values())[:3]), Owner.CODE, Category.TEST, Action.AGENT, said
         )
     held = _jest_open_handle(step_lines)
+    said = "Jest's tests left something running (an open handle) until the job's time limit"
+    if held is None and (held := _mocha_ended_passing(step_lines)) is not None:
+        said = "Mocha's tests all passed and the process did not exit until the job's time limit"
     if held is None:
         return _downloading_at_the_limit(diagnosis, step_lines)
-    said = "Jest's tests left something running (an open handle) until the job's time limit"
     return reread(_showing(diagnosis, (held,)), Owner.CODE, Category.TEST, Action.AGENT, said)
 
 
@@ -215,6 +224,16 @@ def _tap_unfinished(step_lines: Sequence[str]) -> dict[str, str]:
 def _jest_open_handle(step_lines: Sequence[str]) -> str | None:
     """Jest's line saying its finished tests left something running, when the step shows it."""
     return next((line for raw in step_lines if _JEST_OPEN.match(line := clean_line(raw).strip())), None)
+
+
+def _mocha_ended_passing(step_lines: Sequence[str]) -> str | None:
+    """Mocha's summary of a run with no failure, when it is the step's last output (pending count aside)."""
+    for raw in reversed(step_lines):
+        line = clean_line(raw).strip()
+        if not line or line.startswith("##[") or _TRAVIS_LIMIT.match(line) or _MOCHA_PENDING.match(line):
+            continue
+        return line if _MOCHA_PASSING.match(line) else None
+    return None
 
 
 def _pytest_timeout_stack(step_lines: Sequence[str]) -> dict[str, str]:

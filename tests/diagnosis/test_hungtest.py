@@ -151,6 +151,20 @@ def test_jests_finished_run_that_did_not_exit_by_the_limit_left_a_handle_open() 
     )
 
 
+def test_mochas_passing_run_that_did_not_exit_by_the_limit_left_something_running() -> None:
+    run = ("  sweeper", "    ✓ expires idle sessions (41ms)", "", "  212 passing (3s)", "  2 pending", "")
+    diagnosis = diagnose_log(limited_log("npx mocha", *run))
+    assert (diagnosis.owner, diagnosis.category, diagnosis.action) == (
+        Owner.CODE,
+        Category.TEST,
+        Action.AGENT,
+    )
+    assert "did not exit" in dict(diagnosis.decided_by)["evidence"]
+    # output after the summary: the step went on to something else, and the limit says nothing more
+    later = (*run, "Uploading coverage report...")
+    assert diagnose_log(limited_log("npx mocha", *later)).action is not Action.AGENT
+
+
 def test_pytest_timeouts_stack_of_the_main_thread_names_the_test_that_hung() -> None:
     work = "/home/runner/work/grove/grove"
     dump = (
