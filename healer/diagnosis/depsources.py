@@ -196,6 +196,14 @@ _PIP_INSTALL = re.compile(r"\bpip3? (?:install|wheel)\b")
 _BUILD_ENV = "/pip-build-env-"
 # an error that names a build tool's own module (pip shows only the error when the traceback is short)
 _BUILD_TOOL = re.compile(r"'(?:setuptools|pkg_resources|distutils|Cython)(?:\.[\w.]+)?'")
+# setuptools-rust's refusal to build without a Rust toolchain ("error: can't find Rust compiler", whose hint
+# says an outdated pip may have missed the release's prebuilt wheel), and a package's setup script that needs
+# setuptools-rust where pip is too old to install a package's build requirements first (PEP 518)
+_NEEDS_RUST = re.compile(
+    r"^error: can't find Rust compiler$"
+    r"|^(?:ModuleNotFoundError|ImportError): No module named '?setuptools_rust'?$"
+)
+_COLLECTING = re.compile(r"^Collecting (?P<name>[\w.-]+)")
 # pip's line for a package from the local tree: `Processing /home/runner/work/a/a`, `Obtaining file:///…`
 _LOCAL = re.compile(r"^(?:Processing (?:\.|/|[A-Za-z]:\\)|Obtaining file:)")
 # the project itself: `pip install .`, `-e .`, `.[test]`
@@ -207,16 +215,27 @@ def pinned_sdist_broke(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagn
     because its build script imported what today's build tools lack, or could not build the project because
     those build tools failed inside themselves (every frame of the traceback in pip's isolated build
     environment, ``pip-build-env-…``, or no frame shown and the error naming a build tool's module, such as
-    ``module 'setuptools.dist' has no attribute …``); otherwise unchanged."""
+    ``module 'setuptools.dist' has no attribute …``), or built a requirement it collected from source only
+    to find that release needs a Rust toolchain (a new ``cryptography`` under an old pip or Python, for which
+    it found no wheel); otherwise unchanged."""
     command = diagnosis.command or ""
     if diagnosis.owner is not Owner.CODE or not _PIP_INSTALL.search(command):
         return diagnosis
     # what pip is building: a pinned dependency (`Collecting x==1.0`), or the project itself
     building_what = "the project" if _THE_PROJECT.search(command) else None
-    pinned, building = None, False
+    pinned, building, collected = None, False, None
     frames: list[str] = []
     for raw in step_lines:
         line = clean_line(raw).strip()
+        if found := _COLLECTING.match(line):
+            collected = found.group("name")
+        elif _LOCAL.match(line):
+            collected = None
+        if collected and _NEEDS_RUST.match(line):
+            said = f"pip built the {collected} it collected from source; that release needs a Rust compiler"
+            return reread(
+                diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, f"{said} ({line[:80]})"
+            )
         if match := _PINNED.match(line):
             pinned, building, frames = f"{match.group('name')}=={match.group('version')}", False, []
         elif line.startswith(("Collecting ", "Processing ", "Obtaining ")):

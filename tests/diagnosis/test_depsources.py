@@ -291,6 +291,26 @@ def test_the_build_tools_failing_inside_themselves_on_the_projects_build_are_ups
     assert "failed inside themselves" in dict(diagnosis.decided_by)["evidence"]
 
 
+def test_a_collected_release_that_needs_a_rust_compiler_here_is_upstreams() -> None:
+    # setuptools-rust's own words; the release pip found no wheel of for this old pip or Python
+    rust = [
+        "Collecting cryptography>=3.4 (from paramiko>=2.7->-r requirements.txt (line 3))",
+        "  Downloading cryptography-3.4.tar.gz (544 kB)",
+        "    Preparing wheel metadata: finished with status 'error'",
+        "    running dist_info",
+        "    error: can't find Rust compiler",
+        "ERROR: Command errored out with exit status 1: python setup.py egg_info Check the logs for full "
+        "command output.",
+    ]
+    diagnosis = diagnose_log(job_log("pip install -r requirements.txt", rust), job="test (3.6)")
+    assert (diagnosis.owner, diagnosis.action) == UPSTREAM
+    assert "needs a Rust compiler" in dict(diagnosis.decided_by)["evidence"]
+    # the project's own Rust extension, built from the checkout: not a release pip collected
+    own = ["Processing /home/runner/work/fastfold/fastfold", *rust[2:]]
+    diagnosis = diagnose_log(job_log("pip install .", own), job="test (3.6)")
+    assert (diagnosis.owner, diagnosis.action) != UPSTREAM
+
+
 def test_the_projects_own_build_script_failing_is_the_codes() -> None:
     error = "ModuleNotFoundError: No module named 'pkg_resources'"
     frames = (SETUPTOOLS, "/home/runner/work/bloom/bloom/setup.py")
