@@ -130,6 +130,14 @@ CASES = [
         id="go-note-module-requires",
     ),
     pytest.param(
+        "go install golang.org/x/tools/cmd/goimports@latest",
+        "go: downloading golang.org/x/tools v0.26.0\ngo: golang.org/x/tools/cmd/goimports@latest (in "
+        "golang.org/x/tools@v0.26.0):\n\tgo.mod:3: invalid go version '1.22.0': must match format 1.23",
+        "build.go-toolchain-too-old",
+        REPO,
+        id="go-before-1.21-reads-a-newer-go-line",
+    ),
+    pytest.param(
         "javac --release 21 -d out Main.java",
         "error: invalid source release: 21\nUsage: javac <options> <source files>",
         "jvm.runtime-version",
