@@ -323,6 +323,17 @@ def _job_log(command: str, output: str) -> str:
             id="cloud-run-revision-not-listening",
         ),
         pytest.param(
+            "make -C docs html SPHINXOPTS=-W",
+            "Running Sphinx v4.5.0\n\nSphinx version error:\n"
+            "The sphinxcontrib.applehelp extension used by this project needs at least Sphinx v5.0; it "
+            "therefore cannot be built with this version.\n"
+            "make: *** [Makefile:20: html] Error 2",
+            "build.docs-extension-needs-newer-sphinx",
+            "dependency",
+            "needs at least Sphinx v5.0",
+            id="sphinx-extension-needs-newer-sphinx",
+        ),
+        pytest.param(
             "micromamba create -y -f environment.yml",
             "error    libmamba Could not solve for environment specs\n"
             "    The following packages are incompatible\n"
