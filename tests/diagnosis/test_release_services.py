@@ -147,6 +147,19 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="golangci-lint-config-verify-of-v1-config",
         ),
         pytest.param(
+            "lint",
+            "golangci/golangci-lint-action@v6",
+            "Requested golangci-lint 'latest', using 'v2.2.1', calculation took 121ms\n"
+            "Running [/home/runner/golangci-lint-2.2.1-linux-amd64/golangci-lint run "
+            "--out-format=github-actions] in [/home/runner/work/a/a] ...\n"
+            "  Error: unknown flag: --out-format\n"
+            "  Failed executing command with error: unknown flag: --out-format\n"
+            "##[error]golangci-lint exit with code 3",
+            "go.golangci-lint-v1-config",
+            UPSTREAM,
+            id="golangci-lint-v2-refuses-v1s-out-format",
+        ),
+        pytest.param(
             "deploy",
             "actions/deploy-pages@v4",
             "Current status: deployment_queued\nCurrent status: deployment_queued\n"
