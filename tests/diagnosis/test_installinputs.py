@@ -268,6 +268,28 @@ def test_a_service_containers_retired_image_is_upstreams() -> None:
     assert (diagnosis.rule, diagnosis.owner) == ("config.docker-image-retired", Owner.UPSTREAM)
 
 
+def test_a_retired_image_testcontainers_could_not_pull_is_upstreams_not_the_tests() -> None:
+    output = (
+        "[INFO] Running com.example.catwalk.TopologyIT\n"
+        "ERROR tc.bitnami/kafka:3.6.1 -- Failed to pull image: bitnami/kafka:3.6.1. Please check output of "
+        "`docker pull bitnami/kafka:3.6.1`\n"
+        'com.github.dockerjava.api.exception.NotFoundException: Status 404: {"message":"manifest for '
+        'bitnami/kafka:3.6.1 not found: manifest unknown: manifest unknown"}\n'
+        "[ERROR] Tests run: 1, Failures: 0, Errors: 1, Skipped: 0, Time elapsed: 1.902 s <<< FAILURE! -- in "
+        "com.example.catwalk.TopologyIT\n"
+        "[ERROR] Tests run: 41, Failures: 0, Errors: 1, Skipped: 0"
+    )
+    diagnosis = diagnose_log(job_log("mvn -B verify", output), job="it")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "config.docker-image-retired",
+        Owner.UPSTREAM,
+        Action.ESCALATE,
+    )
+    # an image of a publisher that retired nothing, gone the same way: the tests' rule reads it as before
+    kept = diagnose_log(job_log("mvn -B verify", output.replace("bitnami/", "acme/")), job="it")
+    assert kept.rule != "config.docker-image-retired"
+
+
 NPM_AUDIT = (
     "# npm audit report\n\nsemver  <7.5.2\nSeverity: high\n"
     "semver vulnerable to Regular Expression Denial of Service - https://github.com/advisories/GHSA-c2qf-rxjj-qqgw\n"
