@@ -374,6 +374,23 @@ def test_each_entry_reads_its_tools_words(command: str, output: str, rule: str, 
             ),
             id="pytest-503-from-the-testserver",
         ),
+        # a host under a top-level domain no public resolver answers: the test's stub meant it (RFC 2606)
+        pytest.param(
+            "pytest",
+            pytest_summary(
+                "FAILED tests/test_client_retry.py::test_retries_on_503 - requests.exceptions.HTTPError: 503 "
+                "Server Error: Service Unavailable for url: http://upstream.test/items"
+            ),
+            id="pytest-503-from-a-reserved-domain",
+        ),
+        pytest.param(
+            "pytest",
+            pytest_summary(
+                "FAILED tests/test_feed.py::test_gives_up - requests.exceptions.ConnectionError: "
+                "HTTPConnectionPool(host='feeds.example', port=80): Max retries exceeded with url: /rss"
+            ),
+            id="pytest-connection-error-at-a-reserved-domain",
+        ),
         pytest.param(
             "pytest",
             pytest_summary(
