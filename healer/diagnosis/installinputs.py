@@ -58,10 +58,12 @@ UPSTREAM_UNLESS_CHANGED = {
     "go.module-version-gone": ("the module download", "it may name the version"),
     "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
     "build.docs-extension-incompatible": ("the docs build", "it may pin the release that removed the name"),
+    "build.docs-extension-needs-newer-sphinx": ("the docs build", "it may pin the Sphinx or the extension"),
     "kubernetes.chart-version-gone": ("the chart's dependency update", "it may name the version"),
     "lint.pre-commit-rev-missing": ("pre-commit's hook install", "it may name the rev"),
     "bazel.workspace-disabled": ("Bazel", "it may move the Bazel version or the WORKSPACE"),
     "dependency.apt-key-expired": ("apt's update", "it may add the repository or its key"),
+    "haskell.dependency-resolution": ("cabal's solver", "it may move the bounds or the GHC"),
 }
 HEALED = frozenset({Action.AGENT, Action.FIX})  # the actions that change the code
 _READ_AS_CODE = IMAGE_RULES | AUDIT_RULES | VERSION_RULES  # beside an install step's dependency failures

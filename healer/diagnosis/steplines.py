@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from healer.diagnosis.depsources import only_in_dependencies, pinned_sdist_broke, withdrawn_release
 from healer.diagnosis.flakyrun import flaky_in_the_log
+from healer.diagnosis.ghcbase import base_outside_bounds
 from healer.diagnosis.hungtest import hung_at_the_limit
 from healer.diagnosis.linkfindings import checked_links
 from healer.diagnosis.raised import (
@@ -41,7 +42,9 @@ def on_the_steps_word(
     (:func:`healer.diagnosis.raised.syntax_of_another_python`) or Node.js cannot
     (:func:`healer.diagnosis.raised.syntax_of_another_node`), and a pinned dependency's
     source that today's build tools cannot build (:func:`healer.diagnosis.depsources.pinned_sdist_broke`),
-    and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`); a test the
+    and a release its registry withdrew (:func:`healer.diagnosis.depsources.withdrawn_release`), and cabal's
+    solver refusing the compiler's own base on a dependency's bounds
+    (:func:`healer.diagnosis.ghcbase.base_outside_bounds`); a test the
     harness named as still running when the job's time limit came hangs in the code
     (:func:`healer.diagnosis.hungtest.hung_at_the_limit`); a toolchain version the set-up could not find in a
     file of the repository's tree is the code's (its ``header``, the step's inputs, says which file:
@@ -52,4 +55,5 @@ def on_the_steps_word(
     said = crashed_action(crashed_plugin(said, lines), lines)
     said = syntax_of_another_node(syntax_of_another_python(said, lines), lines)
     said = withdrawn_release(pinned_sdist_broke(only_in_dependencies(said, lines), lines), lines)
+    said = base_outside_bounds(said, lines)
     return version_from_the_tree(said, header, lines)

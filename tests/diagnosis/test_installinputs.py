@@ -382,6 +382,26 @@ def test_a_sphinx_extension_a_new_release_broke_is_upstreams_unless_the_change_t
     upstream_unless_changed(diagnosis, ["docs/usage.rst"], "docs/requirements.txt")
 
 
+def test_an_extension_that_needs_a_newer_sphinx_is_upstreams_unless_the_change_touched_the_pins() -> None:
+    output = (
+        "Running Sphinx v4.5.0\n\nSphinx version error:\nThe sphinxcontrib.applehelp extension used by this "
+        "project needs at least Sphinx v5.0; it therefore cannot be built with this version."
+    )
+    diagnosis = diagnose_log(job_log("make -C docs html", output), job="docs")
+    upstream_unless_changed(diagnosis, ["src/pkg/core.py"], "docs/requirements.txt")
+
+
+def test_ghcs_base_outside_a_dependencys_bounds_is_upstreams_unless_the_change_touched_them() -> None:
+    output = (
+        "Error: cabal: Could not resolve dependencies:\n[__0] trying: redstart-0.5.1 (user goal)\n"
+        "[__1] trying: base-4.12.0.0/installed-4.12.0.0 (dependency of redstart)\n"
+        "[__2] rejecting: aeson-2.2.3.0 (conflict: base==4.12.0.0/installed-4.12.0.0, aeson => "
+        "base>=4.14 && <5)"
+    )
+    diagnosis = diagnose_log(job_log("cabal build --only-dependencies", output), job="build (ghc 8.6)")
+    upstream_unless_changed(diagnosis, ["src/Redstart.hs"], "redstart.cabal", "cabal.project")
+
+
 CHART_GONE = (
     "Saving 1 charts\n"
     'Error: can\'t get a valid version for 1 subchart(s): "redis" (repository '
