@@ -89,3 +89,36 @@ def test_a_time_read_only_in_the_codes_own_loop_is_no_budget() -> None:
         "========================= 1 failed, 12 passed in 0.42s =========================",
     ]
     assert (diagnose_log(job_log("pytest -q", loop), job="test").owner, Action.AGENT) == CODE
+
+
+def hypothesis_flaky(note: str) -> list[str]:
+    return [
+        "tests/test_props.py::test_downsample_preserves_mean FAILED                   [100%]",
+        "=================================== FAILURES ===================================",
+        "________________________ test_downsample_preserves_mean ________________________",
+        "E   hypothesis.errors.FlakyFailure: Hypothesis test_downsample_preserves_mean(a=array(...)) "
+        "produces unreliable results: Falsified on the first call but did not on a subsequent one (1 "
+        "sub-exception)",
+        f"E   {note}",
+        "=========================== short test summary info ============================",
+        "FAILED tests/test_props.py::test_downsample_preserves_mean - hypothesis.errors.FlakyFailure: "
+        "Hypothesis test_downsample_preserves_mean(...) produces unreliable results",
+        "================== 1 failed, 1060 passed in 141.60s (0:02:21) ==================",
+    ]
+
+
+def test_a_hypothesis_deadline_missed_once_and_met_on_replay_is_re_run_first() -> None:
+    note = (
+        "Unreliable test timings! On an initial run, this test took 262.81ms, which exceeded the deadline of "
+        "200.00ms, but on a subsequent run it took 41.07 ms, which did not. If you expect this sort of "
+        "variability in your test timings, consider turning deadlines off for this test by setting "
+        "deadline=None."
+    )
+    diagnosis = diagnose_log(job_log("pytest -v", hypothesis_flaky(note)), job="test")
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rerun_first) == HISTORY_FIRST
+    # a property that answered differently on the same example, with no deadline missed: the code's
+    changed = diagnose_log(job_log("pytest -v", hypothesis_flaky("AssertionError")), job="test")
+    assert (changed.owner, changed.action) == CODE
+    # a note whose first run was within the deadline says no deadline was missed
+    within = note.replace("262.81ms", "12.81ms")
+    assert diagnose_log(job_log("pytest -v", hypothesis_flaky(within)), job="test").action is Action.AGENT
