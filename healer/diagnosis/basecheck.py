@@ -18,7 +18,11 @@ decisive line that shows exactly twice; a step that only runs on the base after 
 failure()``) checks the run of the steps before it. A run on the base that passes, or fails on other lines,
 leaves the failure the pull request's. A step that checks out its base branch before it runs anything and
 never checks the pull request out again ran wholly on the base: when no step before it failed (or only the
-step was captured), its failure is the base branch's. A step before the failing one that checked out the base
+step was captured), its failure is the base branch's; so is one that adds the base as a worktree (``git
+worktree add ../base origin/main``) and runs everything after it in that worktree (``cd ../base && …``). A
+failure's lines name the files of whichever tree failed (``/home/runner/work/app/app/src/a.kt`` and, in the
+worktree, ``/home/runner/work/app/base/src/a.kt``), so the runner's work folder is left out where the two
+runs are compared. A step before the failing one that checked out the base
 (its script; `git checkout FETCH_HEAD -- .` takes the whole tree) and showed the same failure there, by a
 decisive line, a test id or a failure's title, makes it the base branch's too.
 
@@ -48,12 +52,13 @@ _OPTIONS = r"(?: (?:-[bBcC]|--create|--force-create) [\w./-]{1,100}| -[-\w]+)*"
 _CHECKOUT = re.compile(
     rf"\bgit (?:checkout|switch){_OPTIONS} (?:origin|upstream)/{_BRANCH}"
     rf"|\bgit worktree add (?:-\S+ )*\S+ (?:origin/|upstream/)?{_BRANCH}"
-    # a fetch of the base branch, then its FETCH_HEAD checked out (in the same script)
-    rf"|\bgit (?:checkout|switch){_OPTIONS} FETCH_HEAD\b"
+    # a fetch of the base branch, then its FETCH_HEAD checked out, or added as a worktree (in the same script)
+    rf"|\bgit (?:checkout|switch){_OPTIONS} FETCH_HEAD\b|\bgit worktree add (?:-\S+ )*\S+ FETCH_HEAD\b"
     # the base's commit by the event's expression (`git checkout ${{ github.event.pull_request.base.sha }}`)
     rf"|\bgit (?:checkout|switch){_OPTIONS} \$\{{\{{ ?github\.event\.pull_request\.base\.sha ?\}}\}}"
 )
-_FETCHED = re.compile(rf"\bgit fetch\b[^\n|;&]{{0,200}}? (?:origin|upstream) {_BRANCH}")
+# (the branch's name or variable may be quoted: `git fetch origin "$GITHUB_BASE_REF"`)
+_FETCHED = re.compile(rf"\bgit fetch\b[^\n|;&]{{0,200}}? (?:origin|upstream) [\"']?{_BRANCH}")
 # what git prints as it checks out the base branch, or fetches it
 _GIT_SAYS = re.compile(
     rf"^(?:HEAD is now at [0-9a-f]{{7,40}} |Switched to (?:a new )?branch '{_NAME}'"
@@ -64,11 +69,20 @@ _ANY_FAILURE = re.compile(
     r"Process completed with exit code|exited with \d+|^make(?:\[\d+\])?: \*\*\*"
     r"|^(?:npm|pnpm|yarn) (?:ERR!|error)|^(?:FAIL|FAILED|ERROR|error|Error)[:!]?$"
     r"|^error: (?:test failed|could not compile|aborting)|^Tests? failed"
+    # go test's line for a package that failed, whichever of its tests did
+    r"|^FAIL\s+\S+(?:\s+(?:[\d.]+s|\[build failed\]|\[setup failed\]))?\s*$"
 )
 # a duration a runner prints beside a test or a file ("(0.42s)", "41ms", "in 0.39s"): not part of what failed
 _DURATION = re.compile(r"\(?\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds)\b\)?")
 # a script's echo of a literal text (no variable, no command substitution in it)
 _ECHO = re.compile(r"""^echo (?:-e )?(?:"(?P<a>[^"$`]+)"|'(?P<b>[^']+)'|(?P<c>[^"'$`;&|<>]+))$""")
+# a tree under the runner's work folder (GitHub's hosted and container workspaces, Windows' D:\a\, Travis
+# CI's build folder): the checkout, or a worktree beside it
+_WORK_TREE = re.compile(
+    r"(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:\\a|/home/travis/build)[/\\][^/\\\s]+[/\\][^/\\\s]+[/\\]"
+)
+# a worktree added at a path, and what it holds
+_WORKTREE = re.compile(r"\bgit worktree add (?:-\S+ )*(?P<path>\S+) \S+")
 _CATEGORIES = frozenset({Category.TEST, Category.BUILD, Category.LINT, Category.TYPECHECK, Category.FORMAT})
 
 
@@ -87,7 +101,9 @@ def failed_on_the_base(
     cleaned = [clean_line(line).strip() for line in lines]
     split = _base_run_starts(cleaned, _marker_before_checkout(header, diagnosis.command or ""))
     first = (diagnosis.command or "").strip().split("\n", 1)[0]
-    if _begins_on_the_base(diagnosis.command or "") and _wholly_on_the_base(diagnosis.command or "", earlier):
+    command = diagnosis.command or ""
+    wholly = _wholly_on_the_base(command, earlier) or _wholly_in_a_base_worktree(command, earlier)
+    if _begins_on_the_base(command) and wholly:
         said = "the step checked out its base branch first, no step before it failed, and it failed there"
         return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
     if split is None and _same_command_around_the_checkout(diagnosis.command or ""):
@@ -96,8 +112,8 @@ def failed_on_the_base(
         split = 0  # the script begins on the base: the whole step runs there, the steps before on the PR
     if split is None:
         return diagnosis
-    before = {_DURATION.sub("", clean_line(line)).strip() for line in (*earlier, *cleaned[:split])}
-    after = {_DURATION.sub("", line).strip() for line in cleaned[split:]}
+    before = {_compared(clean_line(line)) for line in (*earlier, *cleaned[:split])}
+    after = {_compared(line) for line in cleaned[split:]}
     same = _shown_in_each(diagnosis, before, after)
     if not same:
         return diagnosis
@@ -172,11 +188,30 @@ def _shown_in_each(diagnosis: Diagnosis, *runs: set[str]) -> list[str]:
     ``runs`` (a run's lines, durations left out) shows."""
     # a run's totals are no cause: two runs of different failures may count the same
     causes = [d.strip() for d in diagnosis.decisive]
-    decisive = [_DURATION.sub("", d) for d in causes if not _ANY_FAILURE.search(d) and not RUN_END.match(d)]
+    decisive = [_compared(d) for d in causes if not _ANY_FAILURE.search(d) and not RUN_END.match(d)]
     same = [line for line in decisive if line and all(line in run for run in runs)]
     # a failing test named in each, whatever else its lines hold (a runner's counts differ by run)
     same += [t for t in diagnosis.test_ids if all(_named(t, run) for run in runs)]
     return same
+
+
+def _compared(line: str) -> str:
+    """``line`` as two runs are compared: without durations, and without the runner's work folder."""
+    return _WORK_TREE.sub("", _DURATION.sub("", line)).strip()
+
+
+def _wholly_in_a_base_worktree(command: str, earlier: Sequence[str]) -> bool:
+    """Whether the step added its base branch as a worktree and ran every command after that in it (``git
+    worktree add ../base origin/main`` then ``cd ../base && …``, and no other ``cd`` or checkout), with no
+    step before it failed."""
+    commands = _commands(command)
+    for at, said in enumerate(commands):
+        if (found := _WORKTREE.search(said)) and _CHECKOUT.search(said):
+            rest = commands[at + 1 :]
+            inside = bool(rest) and rest[0] == f"cd {found['path']}"
+            moved = any(c.startswith(("cd ", "git checkout", "git switch")) for c in rest[1:])
+            return inside and not moved and not any("##[error]" in line for line in earlier)
+    return False
 
 
 def _named(test_id: str, lines: set[str]) -> bool:

@@ -201,3 +201,54 @@ def test_the_same_command_on_each_side_of_a_quiet_checkout_is_split_by_a_line_sh
     # shown once: the run on the base failed otherwise, or not at all
     once = diagnose_log(job_log(script, [error, "verify failed", "ok"]), job="verify")
     assert once.owner is Owner.CODE
+
+
+def test_a_fetch_of_the_base_named_by_a_quoted_variable_is_a_look_at_the_base() -> None:
+    script = (
+        'pytest -q tests/t.py || {\n  git fetch --depth=1 origin "$GITHUB_BASE_REF"\n'
+        "  git checkout -q FETCH_HEAD\n  pytest -q tests/t.py\n}"
+    )
+    output = [*run(FAILED), " * branch            main       -> FETCH_HEAD", *run(FAILED)]
+    diagnosis = diagnose_log(job_log(script, output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    # a quoted ref that is not a base branch's
+    other = script.replace('"$GITHUB_BASE_REF"', '"pull/12/head"')
+    assert diagnose_log(job_log(other, output), job="test").owner is Owner.CODE
+
+
+def test_a_step_that_ran_in_a_worktree_of_the_base_alone_failed_on_the_base() -> None:
+    script = (
+        "git fetch origin main --depth=1\ngit worktree add ../base origin/main\n"
+        "cd ../base && go test -run=^$ -bench=. ./... > /tmp/base.txt"
+    )
+    output = [
+        " * branch            main       -> FETCH_HEAD",
+        "Preparing worktree (detached HEAD 94abdff)",
+        "HEAD is now at 6623528 Merge pull request #418 from acme/codec-v2",
+        "# github.com/acme/bench/codec",
+        "codec/frame.go:33:6: Encode redeclared in this block",
+        "FAIL\tgithub.com/acme/bench/codec [build failed]",
+    ]
+    diagnosis = diagnose_log(job_log(script, output), job="bench")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
+    # the commands after the worktree run in the pull request's own checkout: the pull request's
+    beside = script.replace("cd ../base && go test", "go test")
+    assert diagnose_log(job_log(beside, output), job="bench").owner is Owner.CODE
+
+
+def test_the_same_error_in_a_worktree_of_the_base_is_the_same_failure_whatever_its_folder() -> None:
+    error = "e: file://{work}/service/src/Routes.kt:112:9 Unresolved reference 'installTracing'."
+    script = (
+        "./gradlew build || (git fetch --depth=1 origin main && git worktree add ../base FETCH_HEAD && "
+        "cd ../base && ./gradlew build)"
+    )
+    output = [
+        error.format(work="/home/runner/work/gannet/gannet"),
+        "BUILD FAILED in 51s",
+        " * branch            main       -> FETCH_HEAD",
+        "HEAD is now at 7f41ac2 Merge pull request #611",
+        error.format(work="/home/runner/work/gannet/base"),
+        "BUILD FAILED in 49s",
+    ]
+    diagnosis = diagnose_log(job_log(script, output), job="build")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.UPSTREAM, Action.ESCALATE)
