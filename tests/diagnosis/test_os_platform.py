@@ -168,6 +168,28 @@ CASES = [
         PLATFORM,
         "choco-source-503",
     ),
+    (
+        "windows",
+        "choco install ninja nasm -y --no-progress",
+        "Installing the following packages:\nninja;nasm\n"
+        "Error retrieving packages from source 'https://community.chocolatey.org/api/v2/':\n"
+        " The remote server returned an error: (503) Server Unavailable.\n"
+        "ninja not installed. The package was not found with the source(s) listed.",
+        "windows.choco-source-unavailable",
+        PLATFORM,
+        "choco-error-retrieving-packages",
+    ),
+    (
+        "windows",
+        "choco install ninja -y --no-progress --source https://pkgs.example.com/choco",
+        "Installing the following packages:\nninja\n"
+        "Error retrieving packages from source 'https://pkgs.example.com/choco':\n"
+        "The remote server returned an error: (401) Unauthorized.\n"
+        "ninja not installed. The package was not found with the source(s) listed.",
+        "windows.choco-package-missing",
+        REPO,
+        "choco-source-refused-its-login",
+    ),
     # macOS: Homebrew
     (
         "macos",
