@@ -1086,6 +1086,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="nuget-401",
         ),
         pytest.param(
+            "cmake --preset ci && cmake --build --preset ci",
+            "  Response status code does not indicate success: 403 (Forbidden).\n"
+            "error: vcpkg was unable to restore binary caches from NuGet source. Exiting because "
+            "`x-binarysource` was configured with `readwrite` and authentication failed:",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="nuget-403-binary-cache",
+        ),
+        pytest.param(
             "cargo publish",
             "error: no token found, please run `cargo login`",
             Owner.REPOSITORY,
