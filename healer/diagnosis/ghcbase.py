@@ -1,8 +1,9 @@
 """cabal's solver refusing the compiler's own ``base``: the GHC the job installed against a package's bounds.
 
-``base`` ships with GHC and cannot be reinstalled (the Cabal user guide lists it among the packages tied to
-the compiler), so the solver takes the installed one or fails. When it fails on it, cabal says which
-package's bounds refused it, in one of two forms (its solver's log, ``--verbose`` or on failure):
+``base`` ships with GHC, and cabal's solver does not install or upgrade it (the Cabal user guide,
+``allow-boot-library-installs``: by default the solver does not allow ``base``, ``ghc-prim`` and the other
+boot libraries to be installed or upgraded), so the solver takes the installed one or fails. When it fails on
+it, cabal says which package's bounds refused it, in one of two forms (its solver's log on failure):
 
 - ``rejecting: base-4.22.0.0/installed-4.22.0.0 (conflict: yamlette => base>=4.14 && <4.22)``: the package
   on the right excludes the installed ``base``;
