@@ -100,9 +100,6 @@ _NAMED = re.compile(
     # Fedora's development branch, always unreleased
     r"|\brawhide\b"
 )
-# clippy from a toolchain not yet released: the command's channel, or the job's name
-_CLIPPY_TOOLCHAIN = re.compile(r"(?<!\S)(?:cargo\s+\+|rustup run )(nightly|beta)\b")
-_RUST_CHANNEL = re.compile(r"(?i)\b(?:nightly|beta)\b")
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.DEPENDENCY})
 _RUST_NIGHTLY = re.compile(r"(?<!\S)(?:cargo|rustc|rustup run) ?\+?nightly\b|\brustup run nightly\b")
 # cargo in a job named for the nightly toolchain (Travis CI's `rust: nightly`, a matrix entry `nightly`)
