@@ -228,12 +228,8 @@ def _jest_open_handle(step_lines: Sequence[str]) -> str | None:
 
 def _mocha_ended_passing(step_lines: Sequence[str]) -> str | None:
     """Mocha's summary of a run with no failure, when it is the step's last output (pending count aside)."""
-    for raw in reversed(step_lines):
-        line = clean_line(raw).strip()
-        if not line or line.startswith("##[") or _TRAVIS_LIMIT.match(line) or _MOCHA_PENDING.match(line):
-            continue
-        return line if _MOCHA_PASSING.match(line) else None
-    return None
+    last = _last_output([raw for raw in step_lines if not _MOCHA_PENDING.match(clean_line(raw).strip())])
+    return last if _MOCHA_PASSING.match(last) else None
 
 
 def _pytest_timeout_stack(step_lines: Sequence[str]) -> dict[str, str]:
