@@ -102,8 +102,10 @@ def failed_on_the_base(
     split = _base_run_starts(cleaned, _marker_before_checkout(header, diagnosis.command or ""))
     first = (diagnosis.command or "").strip().split("\n", 1)[0]
     command = diagnosis.command or ""
-    wholly = _wholly_on_the_base(command, earlier) or _wholly_in_a_base_worktree(command, earlier)
-    if _begins_on_the_base(command) and wholly:
+    # no step before it failed (``earlier``: the log's lines before the step; none in a capture of the step)
+    alone = not any("##[error]" in line for line in earlier)
+    wholly = _wholly_on_the_base(command) or _wholly_in_a_base_worktree(command)
+    if _begins_on_the_base(command) and wholly and alone:
         said = "the step checked out its base branch first, no step before it failed, and it failed there"
         return reassigned(diagnosis, Owner.UPSTREAM, said, "escalate", action=Action.ESCALATE)
     if split is None and _same_command_around_the_checkout(diagnosis.command or ""):
@@ -136,16 +138,13 @@ def _begins_on_the_base(script: str) -> bool:
     return False
 
 
-def _wholly_on_the_base(command: str, earlier: Sequence[str]) -> bool:
+def _wholly_on_the_base(command: str) -> bool:
     """Whether the step ran on its base branch alone: its one checkout, of the whole tree (no pathspec), comes
-    first and none checks the pull request out again, and no step before it failed (``earlier``: the log's
-    lines before the step; none in a capture of the failing step)."""
+    first and none checks the pull request out again."""
     checkouts = re.findall(r"\bgit (?:checkout|switch)\b[^\n;&|]*", command)
     # a pathspec other than the whole tree (`-- .`) checks out some of the base's files, not the base
     some = " -- " in f"{checkouts[0]} " and not checkouts[0].strip().endswith(" -- .") if checkouts else True
-    if len(checkouts) != 1 or some:
-        return False
-    return not any("##[error]" in line for line in earlier)
+    return len(checkouts) == 1 and not some
 
 
 def _same_in_an_earlier_base_step(
@@ -200,17 +199,16 @@ def _compared(line: str) -> str:
     return _WORK_TREE.sub("", _DURATION.sub("", line)).strip()
 
 
-def _wholly_in_a_base_worktree(command: str, earlier: Sequence[str]) -> bool:
+def _wholly_in_a_base_worktree(command: str) -> bool:
     """Whether the step added its base branch as a worktree and ran every command after that in it (``git
-    worktree add ../base origin/main`` then ``cd ../base && …``, and no other ``cd`` or checkout), with no
-    step before it failed."""
+    worktree add ../base origin/main`` then ``cd ../base && …``, and no other ``cd`` or checkout)."""
     commands = _commands(command)
     for at, said in enumerate(commands):
         if (found := _WORKTREE.search(said)) and _CHECKOUT.search(said):
             rest = commands[at + 1 :]
             inside = bool(rest) and rest[0] == f"cd {found['path']}"
             moved = any(c.startswith(("cd ", "git checkout", "git switch")) for c in rest[1:])
-            return inside and not moved and not any("##[error]" in line for line in earlier)
+            return inside and not moved
     return False
 
 
