@@ -25,8 +25,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-import yaml
-
+from healer.diagnosis import yamltext
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread, shown
 from healer.model import Action, Diagnosis, Owner
@@ -53,7 +52,7 @@ _RUSTC_LINT = re.compile(r"`-D (?!clippy::)(?P<lint>[a-z-]+)` implied by|^error\
 @cache
 def lints_by_release() -> dict[int, frozenset[str]]:
     """The lints each Rust 1.N release's Clippy began to fire, by N (``clippylints.yml``)."""
-    data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
+    data = yamltext.safe_load(TABLE.read_text(encoding="utf-8"))
     return {int(release.split(".")[1]): frozenset(names) for release, names in data["releases"].items()}
 
 

@@ -29,8 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from healer.diagnosis import yamltext
 from healer.diagnosis.purpose import StepPurpose
 from healer.diagnosis.rules import Rule
 from healer.diagnosis.tooltable import split_commands, tool_name
@@ -121,7 +120,7 @@ def parse_endings(data: Any, source: str = "endings.yml") -> tuple[Ending, ...]:
 @lru_cache(maxsize=1)
 def ending_table() -> tuple[Ending, ...]:
     """The shipped exit-code table (read once)."""
-    return parse_endings(yaml.safe_load(ENDINGS.read_text(encoding="utf-8")), ENDINGS.name)
+    return parse_endings(yamltext.safe_load(ENDINGS.read_text(encoding="utf-8")), ENDINGS.name)
 
 
 def ending_of(exit_code: int | None, command: str | None) -> Ending | None:

@@ -22,8 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from healer.diagnosis import yamltext
 from healer.diagnosis.derive import SHELL_BUILTINS, name_hint, script_files
 from healer.diagnosis.tooltable import RUN, Tool, read_command, split_commands, tool_name
 from healer.model import Category, Owner
@@ -269,13 +268,13 @@ def parse_commands(
 @lru_cache(maxsize=1)
 def action_table() -> dict[str, str]:
     """The shipped action table (read once)."""
-    return parse_actions(yaml.safe_load(ACTION_TABLE.read_text(encoding="utf-8")), ACTION_TABLE.name)
+    return parse_actions(yamltext.safe_load(ACTION_TABLE.read_text(encoding="utf-8")), ACTION_TABLE.name)
 
 
 @lru_cache(maxsize=1)
 def command_table() -> tuple[dict[str, Tool], dict[str, dict[str, str]]]:
     """The shipped command table (read once)."""
-    return parse_commands(yaml.safe_load(COMMAND_TABLE.read_text(encoding="utf-8")), COMMAND_TABLE.name)
+    return parse_commands(yamltext.safe_load(COMMAND_TABLE.read_text(encoding="utf-8")), COMMAND_TABLE.name)
 
 
 def action_identity(text: str | None) -> str | None:

@@ -21,8 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from healer.diagnosis import yamltext
 from healer.diagnosis.shellsplit import MAX_WORDS, split_commands
 from healer.model import Category
 
@@ -235,7 +234,7 @@ def parse_table(data: Any, source: str = "tools.yml") -> dict[str, Tool]:
 @lru_cache(maxsize=1)
 def load_table() -> dict[str, Tool]:
     """The shipped table (read once)."""
-    return parse_table(yaml.safe_load(TABLE.read_text(encoding="utf-8")), str(TABLE.name))
+    return parse_table(yamltext.safe_load(TABLE.read_text(encoding="utf-8")), str(TABLE.name))
 
 
 def tool_name(word: str) -> str:

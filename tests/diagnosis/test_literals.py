@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from healer.diagnosis.rules import load_rules
-from healer.diagnosis.rules.literals import required_words
+from healer.diagnosis.rules.literals import any_required_words, required_words
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -39,9 +39,10 @@ def test_no_shipped_rule_loses_a_match_to_the_pre_filter() -> None:
     )
     checked = 0
     for rule in load_rules():
-        for pattern, words in zip(rule._match_block, rule._words, strict=True):
-            if words is None:
-                continue
+        words = rule._derived("words")
+        if words is None:
+            continue
+        for pattern in rule._derived("match_block"):
             for match in pattern.finditer(block):
                 start = block.rfind("\n", 0, match.start()) + 1
                 end = block.find("\n", match.end())
@@ -49,3 +50,39 @@ def test_no_shipped_rule_loses_a_match_to_the_pre_filter() -> None:
                 checked += 1
                 assert any(word in line for word in words), (rule.id, line)
     assert checked > 100
+
+
+@pytest.mark.parametrize(
+    ("patterns", "words"),
+    [
+        pytest.param(
+            [r"^sudo: a terminal is required", r"no askpass"],
+            {"sudo: a terminal is required", "no askpass"},
+            id="union",
+        ),
+        pytest.param([r"(?i)Killed", r"^\S+$"], None, id="one-unknown"),
+        pytest.param([r"error\[E\d+\]"], {"error[e"}, id="one"),
+    ],
+)
+def test_the_required_words_of_a_rules_expressions_are_the_union_of_each_ones(
+    patterns: list[str], words: set[str] | None
+) -> None:
+    found = any_required_words(tuple(re.compile(p) for p in patterns))
+    assert (set(found) if found is not None else None) == words
+
+
+def test_a_rules_alternation_is_compiled_only_once_a_log_holds_its_words() -> None:
+    (rule,) = load_rules(
+        [
+            {
+                "id": "x.compile",
+                "category": "build",
+                "match": [r"^error\[E\d{4}\]: ", r"^error: could not compile"],
+            }
+        ],
+        shipped=False,
+    )
+    assert rule.may_hit("all tests passed\n", "all tests passed\n") is False
+    assert "match_any" not in rule._cache  # ruled out by its words alone, nothing compiled beyond validation
+    text = "error[E0061]: this function takes 2 arguments but 1 argument was supplied\n"
+    assert rule.may_hit(text, text.lower()) is True and rule.hits(text.rstrip())

@@ -38,6 +38,18 @@ def required_words(pattern: re.Pattern[str]) -> frozenset[str] | None:
     return frozenset(words)
 
 
+def any_required_words(patterns: tuple[re.Pattern[str], ...]) -> frozenset[str] | None:
+    """Lower-cased words one of which every match of any of ``patterns`` holds (the union of each one's
+    :func:`required_words`); None when that cannot be told for one of them."""
+    union: set[str] = set()
+    for pattern in patterns:
+        words = required_words(pattern)
+        if words is None:
+            return None
+        union |= words
+    return frozenset(union) if union and len(union) <= MAX_WORDS else None
+
+
 def _sequence(items: list[tuple[Any, Any]]) -> set[str] | None:
     """The best requirement of a sequence: its longest literal run, or a part's own requirement."""
     best: set[str] | None = None

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from healer.diagnosis import yamltext
 from healer.diagnosis.rules.rule import DEFAULT_CONFIDENCE, DEFAULT_CONTEXT, Rule, RuleError
 from healer.model import DEFAULT_ACTIONS, Action, Category, Owner
 
@@ -210,9 +211,9 @@ def parse_rules(data: Any, *, source: str, repository: bool = False, learned: bo
     return rules
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """A safe loader that refuses duplicate keys: YAML keeps the last one silently, which would drop a
-    condition or a list of expressions without a word."""
+class _StrictLoader(yamltext.SafeLoader):  # type: ignore[misc,valid-type]
+    """A safe loader (libyaml's where present, :mod:`healer.diagnosis.yamltext`) that refuses duplicate keys:
+    YAML keeps the last one silently, which would drop a condition or a list of expressions without a word."""
 
 
 def _mapping_without_duplicates(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:

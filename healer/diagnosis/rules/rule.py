@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from healer.diagnosis.rules.literals import required_words
+from healer.diagnosis.rules.literals import any_required_words
 from healer.model import Action, Category, Owner
 
 DEFAULT_CONFIDENCE = 0.8
@@ -42,21 +43,25 @@ class Rule:
     hint: str = ""  # what fixed this failure last time (learned rules; shown fenced in the heal frame)
     learned: bool = False  # from the repository's learned rules: ranked after its own rules
     owner: Owner | None = None  # whose failure it is, when the kind alone does not say (diagnosis.owner)
-    # each list of expressions combined into one alternation, built once
-    _match_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
-    _unless_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
-    _also_any: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
-    _match_block: tuple[re.Pattern[str], ...] = field(default=(), init=False, repr=False, compare=False)
-    # for each of ``_match_block``, the lower-cased words one of which every match holds (None: unknown)
-    _words: tuple[frozenset[str] | None, ...] = field(default=(), init=False, repr=False, compare=False)
+    # what matching derives from the expressions (the words every match holds, one alternation per list, its
+    # block form), built on first use (:meth:`_derived`): every healer process loads all the rules, and a
+    # log holds the words of few of them, so most never need their alternation compiled
+    _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        # frozen dataclass: the derived fields are set once, here
-        object.__setattr__(self, "_match_any", _combined(self.match))
-        object.__setattr__(self, "_unless_any", _combined(self.unless))
-        object.__setattr__(self, "_also_any", _combined(self.also))
-        object.__setattr__(self, "_match_block", _multiline(self._match_any))
-        object.__setattr__(self, "_words", tuple(required_words(p) for p in self._match_block))
+    def _derived(self, name: str) -> Any:
+        """The derived value ``name``, computed once per rule."""
+        if name not in self._cache:
+            if name == "match_any":
+                self._cache[name] = _combined(self.match)
+            elif name == "unless_any":
+                self._cache[name] = _combined(self.unless)
+            elif name == "also_any":
+                self._cache[name] = _combined(self.also)
+            elif name == "match_block":
+                self._cache[name] = _multiline(self._derived("match_any"))
+            else:  # words: the lower-cased words one of which every match of ``match`` holds (None: unknown)
+                self._cache[name] = any_required_words(self.match)
+        return self._cache[name]
 
     def applies_to(
         self, *, step: Sequence[str], command: str | None, job: str | None, exit_code: int | None
@@ -74,31 +79,30 @@ class Rule:
 
     def hits(self, line: str) -> bool:
         """Whether any ``match`` expression is found in the line."""
-        return _search(self._match_any, line)
+        return _search(self._derived("match_any"), line)
 
     def may_hit(self, block: str, lowered: str | None = None) -> bool:
         """False when no ``match`` expression is found in ``block`` (lines joined by newlines), so that no
         line of it can hit: one scan of the block rules a rule out before any line-by-line search.
         ``lowered`` (the block lower-cased, once for all rules) lets an expression whose required words
         (:mod:`healer.diagnosis.rules.literals`) the block does not hold be ruled out without running."""
-        for pattern, words in zip(self._match_block, self._words, strict=True):
-            if lowered is not None and words is not None and not any(word in lowered for word in words):
-                continue
-            if pattern.search(block) is not None:
-                return True
-        return False
+        words = self._derived("words")
+        if lowered is not None and words is not None and not any(word in lowered for word in words):
+            return False
+        return any(pattern.search(block) is not None for pattern in self._derived("match_block"))
 
     def line_may_hit(self, lowered: str) -> bool:
-        """False when the lower-cased line holds none of the words some ``match`` expression requires."""
-        return any(words is None or any(word in lowered for word in words) for words in self._words)
+        """False when the lower-cased line holds none of the words every ``match`` expression requires."""
+        words = self._derived("words")
+        return words is None or any(word in lowered for word in words)
 
     def vetoed(self, line: str) -> bool:
         """Whether any ``unless`` expression is found in the line."""
-        return _search(self._unless_any, line)
+        return _search(self._derived("unless_any"), line)
 
     def supports(self, line: str) -> bool:
         """Whether any ``also`` expression is found in the line."""
-        return _search(self._also_any, line)
+        return _search(self._derived("also_any"), line)
 
 
 def _search(patterns: tuple[re.Pattern[str], ...], line: str) -> bool:
@@ -112,7 +116,13 @@ _LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
 
 def _multiline(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], ...]:
     """The expressions with ``^`` and ``$`` at every line of a block, for :meth:`Rule.may_hit`."""
-    return tuple(re.compile(pattern.pattern, pattern.flags | re.MULTILINE) for pattern in patterns)
+    return tuple(
+        # MULTILINE changes only what ^ and $ match: an expression with neither is its own block form
+        re.compile(pattern.pattern, pattern.flags | re.MULTILINE)
+        if "^" in pattern.pattern or "$" in pattern.pattern
+        else pattern
+        for pattern in patterns
+    )
 
 
 def _combined(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], ...]:
