@@ -224,3 +224,17 @@ def test_long_repetitive_lines_stay_fast(repeat: str) -> None:
         rule.hits(line)
         rule.supports(line)
     assert time.perf_counter() - start < BACKTRACK_BOUND
+
+
+def test_the_shipped_packs_and_tables_read_the_same_with_either_yaml_parser() -> None:
+    # libyaml's parser where PyYAML has it, the pure-Python one where it does not: the same data either way
+    import yaml
+
+    from healer.diagnosis import yamltext
+
+    folder = Path(yamltext.__file__).parent
+    files = sorted([*folder.glob("*.yml"), *(folder / "rules").glob("*.yml")])
+    assert len(files) > 30
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert yamltext.safe_load(text) == yaml.load(text, Loader=yaml.SafeLoader), path.name  # noqa: S506
