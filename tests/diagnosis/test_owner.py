@@ -1660,6 +1660,38 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="kustomize-missing-resource",
         ),
         pytest.param(
+            "kubectl apply -k deploy/overlays/staging --server-side",
+            "error: accumulating resources: accumulation err='accumulating resources from '../../bases/api': "
+            "'/home/runner/work/app/app/deploy/bases/api' must resolve to a file': couldn't make target for "
+            "path '/home/runner/work/app/app/deploy/bases/api': unable to find one of 'kustomization.yaml'",
+            Owner.CODE,
+            Action.AGENT,
+            id="kubectl-kustomize-missing-base",
+        ),
+        pytest.param(
+            "flux build kustomization apps --path ./clusters/staging/apps --dry-run",
+            "✗ kustomize build failed: accumulating resources: accumulation err='accumulating resources from "
+            "'podinfo/release.yaml': MalformedYAMLError: yaml: unmarshal errors:",
+            Owner.CODE,
+            Action.AGENT,
+            id="flux-build-malformed-yaml",
+        ),
+        pytest.param(
+            "kustomize build overlays/prod",
+            "Error: MalformedYAMLError: yaml: line 42: could not find expected ':' in File: publish-job.yaml",
+            Owner.CODE,
+            Action.AGENT,
+            id="kustomize-malformed-yaml",
+        ),
+        pytest.param(
+            "python -m build",
+            "ERROR Failed to parse /home/runner/work/lib/lib/pyproject.toml: Unclosed array (at line 24, "
+            "column 1)",
+            Owner.CODE,
+            Action.AGENT,
+            id="build-pyproject-not-toml",
+        ),
+        pytest.param(
             "helm/chart-releaser-action@v1.6.0",
             "Error: the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "
             "Please update the dependencies",
@@ -1673,6 +1705,18 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             Owner.CODE,
             Action.AGENT,
             id="helm-required-value",
+        ),
+        pytest.param(
+            "argocd app sync web-staging --grpc-web --timeout 300",
+            "FATA[0002] rpc error: code = FailedPrecondition desc = error resolving repo revision: rpc "
+            "error: code = Unknown desc = Manifest generation error (cached): failed to execute helm "
+            "template command: failed to get command args to log: `helm template . --name-template web "
+            "--namespace web-staging --include-crds` failed exit status 1: Error: template: "
+            'web/templates/configmap.yaml:9:30: executing "web/templates/configmap.yaml" at '
+            "<.Values.feature.flags>: nil pointer evaluating interface {}.flags",
+            Owner.CODE,
+            Action.AGENT,
+            id="argocd-helm-template",
         ),
         pytest.param(
             "kustomize build overlays/shop",
