@@ -5,6 +5,7 @@ outermost to the innermost, each as ``  File "PATH", line N, in NAME`` (with its
 has one), and last the exception as ``NAME: MESSAGE`` (the Python documentation, "traceback — Print or
 retrieve a stack traceback" and the tutorial's "Errors and Exceptions"; a chained exception prints the same
 shape again after "During handling of the above exception …"). The innermost frame is where it was raised.
+A Node.js program's uncaught error is read the same way from its stack (:mod:`healer.diagnosis.thrown`).
 
 When that frame is a file of the checkout (the workspace the runner checked the repository out into, or a
 relative path), not an installed package or the standard library, the code the pull request carries raised
@@ -26,7 +27,8 @@ from collections.abc import Sequence
 
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
-from healer.diagnosis.testcauses import CREDENTIAL, NETWORK
+from healer.diagnosis.testcauses import CREDENTIAL, NETWORK, UNSET
+from healer.diagnosis.thrown import last_thrown
 from healer.model import Action, Category, Diagnosis, Owner
 
 _TRACEBACK = "Traceback (most recent call last):"
@@ -49,7 +51,9 @@ _INSTALLED = re.compile(
 _ON_PURPOSE = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
 _WORLD_NAMES = re.compile(
     r"(?:ConnectionError|ConnectTimeout|ReadTimeout|Timeout|TimeoutError|gaierror|URLError|SSLError"
-    r"|ProxyError|HTTPError|NoCredentialsError|ClientError|RemoteDisconnected|IncompleteRead)$"
+    r"|ProxyError|HTTPError|NoCredentialsError|ClientError|RemoteDisconnected|IncompleteRead"
+    # and Node's HTTP clients' (fetch's, node-fetch's, axios's, Octokit's)
+    r"|FetchError|AbortError|AxiosError|HttpError|RequestError)$"
 )
 _ENV_KEY = re.compile(r"^'[A-Z][A-Z0-9_]{2,}'$")
 # how near the end of the failing step the exception must be to be why the step failed
@@ -109,7 +113,7 @@ def raised_by_the_checkout(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
         return diagnosis
     if diagnosis.rule != "python.exception" and not diagnosis.rule.startswith(("none", "derived.")):
         return diagnosis  # a rule that knows its failure said its owner
-    raised = last_raised(step_lines)
+    raised = last_raised(step_lines) or last_thrown(step_lines)
     if raised is None:
         return diagnosis
     path, name, message = raised
@@ -117,7 +121,9 @@ def raised_by_the_checkout(diagnosis: Diagnosis, step_lines: Sequence[str]) -> D
     if not in_the_checkout(path) or short in _ON_PURPOSE or _WORLD_NAMES.search(short):
         return diagnosis
     said = f"{name}: {message}"
-    if NETWORK.search(said) or CREDENTIAL.search(said) or (short == "KeyError" and _ENV_KEY.match(message)):
+    if NETWORK.search(said) or CREDENTIAL.search(said) or UNSET.search(message):
+        return diagnosis
+    if short == "KeyError" and _ENV_KEY.match(message):
         return diagnosis
     kind = _NAME_KIND.get(short, diagnosis.category)
     if kind is Category.CONFIG:

@@ -195,6 +195,16 @@ CREDENTIAL = re.compile(
     re.IGNORECASE,
 )
 
+# a program refusing to start without a variable or secret the job did not set
+UNSET = re.compile(
+    r"(?i)\b(?:environment variable|env var|secret)s?\b.{0,80}"
+    r"\b(?:not set|missing|required|undefined|empty)\b"
+    r"|\b(?:missing|required|not set)\b.{0,40}\b(?:environment variable|env var|secret)s?\b"
+    # or names it ("AWS_ACCESS_KEY_ID is not set", "Missing NPM_TOKEN")
+    r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b).{0,20}\b(?:not set|missing|required|undefined|empty|must be set)\b"
+    r"|\b(?:missing|required|not set)\b.{0,20}(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)"
+)
+
 
 # pytest's header of a failure's section (`____ test_a ____`, `____ TestX.test_a[1] ____`) and of the sections
 # that end the failures (`==== short test summary info ====`, the totals), and its exception lines (`E   …`)

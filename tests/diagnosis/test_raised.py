@@ -8,6 +8,7 @@ import pytest
 from joblogs import diagnose_log, job_log
 
 from healer.diagnosis.raised import in_the_checkout, last_raised
+from healer.diagnosis.thrown import last_thrown
 from healer.model import Action, Category, Owner
 
 WORK = "/home/runner/work/acme/acme"
@@ -484,3 +485,74 @@ def test_an_installed_package_requiring_one_that_became_an_es_module_is_upstream
     # the project's own file require()-ing it: the code moves to import
     own = esm.replace(f"{modules}/cliui/build/index.cjs", f"{WORK}/src/cli.js")
     assert diagnose("npm test", [own, "  code: 'ERR_REQUIRE_ESM'"], job="test").owner is not Owner.UPSTREAM
+
+
+def stack(*frames: str, error: str) -> list[str]:
+    """Node's report of an uncaught error: the error's line, then its frames from the innermost."""
+    return [error, *(f"    at {frame}" for frame in frames), "", "Node.js v20.19.2"]
+
+
+def test_a_node_error_thrown_by_a_file_of_the_checkout_is_the_codes() -> None:
+    output = [
+        f"{WORK}/lib/ingest-stack.ts:38",
+        "      BUCKET_NAME: props.archive.bucketName,",
+        "                                 ^",
+        *stack(
+            f"new IngestStack ({WORK}/lib/ingest-stack.ts:38:34)",
+            f"Object.<anonymous> ({WORK}/bin/app.ts:21:1)",
+            "Module._compile (node:internal/modules/cjs/loader:1730:14)",
+            error="TypeError: Cannot read properties of undefined (reading 'bucketName')",
+        ),
+        "",
+        "Subprocess exited with error 1",
+    ]
+    diagnosis = diagnose("npx cdk synth --all --quiet", output, job="synth")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert "ingest-stack.ts" in dict(diagnosis.decided_by)["evidence"]
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        pytest.param(
+            stack(f"file://{WORK}/scripts/deploy.mjs:8:9", error="Error: AWS_ACCESS_KEY_ID is not set"),
+            id="unset-variable",
+        ),
+        pytest.param(
+            stack(
+                f"fetchRelease ({WORK}/node_modules/@acme/publish/dist/index.js:88:11)",
+                f"async main ({WORK}/scripts/publish.js:12:3)",
+                error="TypeError: Cannot read properties of null (reading 'tag_name')",
+            ),
+            id="installed-package",
+        ),
+        pytest.param(
+            stack(
+                "Object.openSync (node:fs:573:18)",
+                f"Object.<anonymous> ({WORK}/scripts/publish.js:4:20)",
+                error="Error: ENOENT: no such file or directory, open 'dist/index.js'",
+            ),
+            id="nodes-own-module",
+        ),
+        pytest.param(
+            stack(f"async main ({WORK}/scripts/publish.js:30:5)", error="HttpError: Bad credentials"),
+            id="refused-credential",
+        ),
+    ],
+)
+def test_a_node_error_about_the_world_installed_code_or_node_itself_is_not_read_as_the_codes(
+    output: list[str],
+) -> None:
+    diagnosis = diagnose("node scripts/publish.js", output)
+    assert diagnosis.owner is not Owner.CODE
+    assert diagnosis.action is not Action.AGENT
+
+
+def test_the_innermost_frame_of_the_last_node_stack_near_the_end_is_read() -> None:
+    first = stack("a (/tmp/a.js:1:1)", error="Error: first")
+    second = stack(
+        f"b (file://{WORK}/b.mjs:2:3)", "c (/tmp/c.js:4:5)", error="RangeError [ERR_OUT_OF_RANGE]: x"
+    )
+    assert last_thrown([*first, *second]) == (f"{WORK}/b.mjs", "RangeError", "x")
+    assert last_thrown(["Error: far", "    at f (/tmp/f.js:1:1)", *["ok"] * 60]) is None
+    assert last_thrown(["Error: no frame", "then a line"]) is None
