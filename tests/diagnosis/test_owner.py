@@ -1959,6 +1959,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="runner-image-brownout",
         ),
         pytest.param(
+            "make test",
+            "Requested labels: ubuntu-20.04\nWaiting for a runner to pick up this job...\n"
+            "##[error]This is a scheduled Ubuntu 20.04 retirement. Ubuntu 20.04 LTS runner will be removed on "
+            "2025-04-15. For more details, see https://github.com/actions/runner-images/issues/11101",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="runner-image-retirement",
+        ),
+        pytest.param(
             "xcodebuild test -scheme App",
             "Requested labels: macos-12\nWaiting for a runner to pick up this job...\n"
             "##[error]The macOS-12 environment is deprecated, consider switching to macOS-13, macOS-14 "
