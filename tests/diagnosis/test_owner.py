@@ -1961,11 +1961,23 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         pytest.param(
             "make test",
             "Requested labels: ubuntu-20.04\nWaiting for a runner to pick up this job...\n"
-            "##[error]This is a scheduled Ubuntu 20.04 retirement. Ubuntu 20.04 LTS runner will be removed on "
-            "2025-04-15. For more details, see https://github.com/actions/runner-images/issues/11101",
+            "##[error]This is a scheduled Ubuntu 20.04 retirement. Ubuntu 20.04 LTS runner will be removed "
+            "on 2025-04-15. For more details, see https://github.com/actions/runner-images/issues/11101",
             Owner.REPOSITORY,
             Action.ESCALATE,
             id="runner-image-retirement",
+        ),
+        pytest.param(
+            "gcloud run deploy web --image us-docker.pkg.dev/p/web/web:1 --region us-central1",
+            "Deploying container to Cloud Run service [web] in project [p] region [us-central1]\n"
+            "Deployment failed\n"
+            "ERROR: (gcloud.run.deploy) HttpError accessing <https://run.googleapis.com/v2/projects/p/locations/"
+            "us-central1/services/web?alt=json>: response: <{'status': '503', 'content-type': "
+            "'application/json; charset=UTF-8'}>, content "
+            '<{"error": {"code": 503, "status": "UNAVAILABLE"}}>',
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="gcloud-apitools-503",
         ),
         pytest.param(
             "xcodebuild test -scheme App",
