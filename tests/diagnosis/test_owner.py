@@ -1980,6 +1980,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="gcloud-apitools-503",
         ),
         pytest.param(
+            "erlef/setup-beam@v1",
+            "##[error]Requested Elixir / Erlang/OTP version (1.18 / 24) not found in version list (did you "
+            "check Compatibility between Elixir and Erlang/OTP?).Elixir and Erlang/OTP compatibility can be "
+            "found at: https://hexdocs.pm/elixir/compatibility-and-deprecations.html",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="setup-beam-elixir-for-otp",
+        ),
+        pytest.param(
             "xcodebuild test -scheme App",
             "Requested labels: macos-12\nWaiting for a runner to pick up this job...\n"
             "##[error]The macOS-12 environment is deprecated, consider switching to macOS-13, macOS-14 "
