@@ -91,6 +91,16 @@ _TEST_DOUBLE = re.compile(
     r"Exception from WebMock|Real HTTP connections are disabled|Connection refused by Responses"
     r"|Nock: (?:No match for request|Disallowed net connect)"
 )
+# a failing test that ran under an HTTP mocking library, as pytest prints its source and fixtures (responses'
+# `@responses.activate` and RequestsMock, requests-mock's Mocker, respx's `@respx.mock` and MockRouter,
+# pytest-httpx's HTTPXMock, httpretty, aioresponses, VCR.py's cassettes: each library's documented API): any
+# answer it got came from the test's double (the rule python.pytest-network-only vetoes on the same marks)
+_HTTP_DOUBLE = re.compile(
+    r"@responses\.activate\b|<responses\.RequestsMock object at |<requests_mock\.mocker\.Mocker object at "
+    r"|@requests_mock\.Mocker\b|@respx\.mock\b|<respx\.router\.MockRouter object at "
+    r"|<pytest_httpx\.[\w.]*HTTPXMock object at |@httpretty\.activate\b"
+    r"|<aioresponses\.core\.aioresponses object at |@pytest\.mark\.vcr\b|\.use_cassette\("
+)
 # go test -v: a message a test wrote (`    client_test.go:88: …`; its start and its failure are testids'
 # GO_STARTED and GO_FAILED)
 _GO_MESSAGE = re.compile(r"^\s+[\w.-]+\.go:\d+: \S")
@@ -275,8 +285,9 @@ def _go_verbose_causes(lines: Sequence[str]) -> list[str] | None:
 def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
     """The first ``E`` line of each failure's section in pytest's report; None when a section has none. A
     cause whose network or credential words the section's source lines already hold (pytest lists the code
-    of the failing frames: ``fake.fail_with(ConnectionResetError(104, "Connection reset by peer"))``) was
-    staged by the test and is marked :data:`STAGED`."""
+    of the failing frames: ``fake.fail_with(ConnectionResetError(104, "Connection reset by peer"))``), or
+    whose test ran under an HTTP mocking library (``@responses.activate``), was staged by the test and is
+    marked :data:`STAGED`."""
     causes: list[str] = []
     section = False
     source: list[str] = []
@@ -289,7 +300,9 @@ def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
         elif section and (match := _PYTEST_E.match(line)):
             cause = match.group("cause")
             said = [p for p in (NETWORK, CREDENTIAL) if p.search(cause)]
-            staged = any(p.search(s) for p in said for s in source)
+            staged = any(p.search(s) for p in said for s in source) or (
+                bool(said) and any(_HTTP_DOUBLE.search(s) for s in source)
+            )
             causes.append(cause + STAGED if staged else cause)
             section = False
         elif section and _PYTEST_END.match(line):

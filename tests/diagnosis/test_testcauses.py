@@ -471,8 +471,10 @@ def test_a_network_error_the_test_staged_does_not_make_a_network_only_run() -> N
         Owner.CODE,
         Action.AGENT,
     )
-    # the same error, not in the test's source: the network's
-    real = PYTEST_STAGED_RESET.replace('httpx.ConnectError("Connection reset by peer"), ', "")
+    # the same error in a test that mocks nothing: the network's
+    start, end = PYTEST_STAGED_RESET.index("    @respx.mock"), PYTEST_STAGED_RESET.index(">       assert")
+    real = PYTEST_STAGED_RESET[:start] + "    def test_list_items_retries():\n" + PYTEST_STAGED_RESET[end:]
+    assert "respx" not in real.split("E   ")[0]
     assert diagnose("pytest", real).owner is Owner.PLATFORM
 
 
@@ -611,3 +613,65 @@ def test_a_gated_model_refused_under_every_pytest_failure_is_the_repositorys() -
     refused = "huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-67a1c2f0)"
     diagnosis = diagnose("pytest tests", pytest_report(refused, refused))
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+MOCKED_401 = """
+=================================== FAILURES ===================================
+________________________ test_list_releases_uses_token _________________________
+
+mocked_api = <responses.RequestsMock object at 0x7f11c0a4d6d0>
+
+    @responses.activate
+    def test_list_releases_uses_token(mocked_api):
+        gh = GitHubClient(token="ghp_testtoken")
+>       releases = gh.list_releases("octo/widgets")
+
+tests/test_github.py:58:
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _
+src/relnotes/github.py:41: in list_releases
+    resp.raise_for_status()
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _
+
+self = <Response [401]>
+
+>       raise HTTPError(http_error_msg, response=self)
+E       {cause}
+
+.venv/lib/python3.12/site-packages/requests/models.py:1026: HTTPError
+=========================== short test summary info ============================
+FAILED tests/test_github.py::test_list_releases_uses_token - {cause}
+========================= 1 failed, 150 passed in 41.93s =========================
+""".replace(
+    "{cause}",
+    "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.github.com/o",
+)
+
+
+@pytest.mark.parametrize(
+    ("mark", "fixture"),
+    [
+        pytest.param(
+            "@responses.activate", "<responses.RequestsMock object at 0x7f11c0a4d6d0>", id="responses"
+        ),
+        pytest.param("@respx.mock", "<respx.router.MockRouter object at 0x7f11c0a4d6d0>", id="respx"),
+        pytest.param("", "<requests_mock.mocker.Mocker object at 0x7f11c0a4d6d0>", id="requests-mock"),
+        pytest.param("@pytest.mark.vcr", "None", id="vcr"),
+    ],
+)
+def test_a_refusal_or_network_error_under_an_http_mocking_library_is_the_tests_own(
+    mark: str, fixture: str
+) -> None:
+    report = MOCKED_401.replace("@responses.activate", mark).replace(
+        "<responses.RequestsMock object at 0x7f11c0a4d6d0>", fixture
+    )
+    assert (diagnose("pytest", report).owner, diagnose("pytest", report).action) == (Owner.CODE, Action.AGENT)
+    # a connection error the mock raised: the test's, not the network's
+    reset = report.replace(
+        "HTTPError: 401 Client Error: Unauthorized for url: https://api.github.com/o",
+        "ConnectionError: ('Connection aborted.', ConnectionResetError(104, 'Connection reset by peer'))",
+    )
+    assert diagnose("pytest", reset).owner is Owner.CODE
+    # the same report without a mocking library: the job's credential, and the network
+    bare = report.replace(mark, "").replace(fixture, "None")
+    assert diagnose("pytest", bare).owner is Owner.REPOSITORY
+    assert diagnose("pytest", reset.replace(mark, "").replace(fixture, "None")).owner is Owner.PLATFORM
