@@ -120,7 +120,9 @@ _TITLE = re.compile(
     # pytest's heading of each failure's section, the test's name between rules (`____ test_pool_drains ____`)
     r"|_{3,} (?P<section>\S.{0,300}?) _{3,}"
     # Microsoft.Testing.Platform's terminal reporter: "failed Ns.ATests.TestA (1s 204ms)"
-    r"|failed (?P<mtp>[\w.`+<>]+(?:\(.{0,200}?\))?) \((?:\d+(?:h|m|s|ms) ?)+\))\s*$"
+    r"|failed (?P<mtp>[\w.`+<>]+(?:\(.{0,200}?\))?) \((?:\d+(?:h|m|s|ms) ?)+\)"
+    # Cypress's table after a run ("(Run Finished)"): a spec with a failure, its time, then its counts
+    r"|│ ✖ +(?P<spec>\S{1,300}) +(?:\d+:)?\d\d:\d\d .{0,200}│)\s*$"
 )
 # a numbered entry that is not a test's title (minitest's `1) Failure:`, PHPUnit's `1) There was 1 error:`)
 _NOT_A_TITLE = re.compile(r"^(?:Failure|Error|There (?:was|were) )")
@@ -359,6 +361,7 @@ def failure_titles(lines: Iterable[str]) -> tuple[str, ...]:
             or match["file"]
             or match["section"]
             or match["mtp"]
+            or match["spec"]
         )
         if title and not _NOT_A_TITLE.match(title):
             found.setdefault(_with_mocha_title(lines, n, title), None)

@@ -517,3 +517,33 @@ def test_swift_test_run_twice_is_cut_after_each_runs_xctest_totals() -> None:
     lines = [*run("DebounceTests testFiresOnce"), *run("ThrottleTests testDropsBurst")]
     assert differed_across_attempts(lines) == (2, ("Plinth.ThrottleTests testDropsBurst",))
     assert differed_across_attempts([*run("A testA"), *run("A testA")]) is None
+
+
+def test_cypress_runs_retried_by_a_wrapper_are_told_apart_by_their_tables_failed_specs() -> None:
+    # Cypress's table after each run ("(Run Finished)"): a spec with a failure is crossed; the totals line
+    # under it ("✖  1 of 3 failed (33%)") names no spec
+    def run(failed: str) -> list[str]:
+        counts = {True: ("✖", "3", "1"), False: ("✔", "4", "-")}
+        rows = [
+            f"  │ {mark}  {spec:<40} 00:12        4        {passing}        {failing}        -        - │"
+            for spec in ("auth.cy.ts", "search.cy.ts", "upload.cy.ts")
+            for mark, passing, failing in [counts[spec == failed]]
+        ]
+        return [
+            "       Spec      Tests  Passing  Failing  Pending  Skipped",
+            *rows,
+            "    ✖  1 of 3 failed (33%)",
+        ]
+
+    lines = [
+        *run("upload.cy.ts"),
+        "##[warning]Attempt 1 failed. Reason: Child_process exited with error code 1",
+        *run("search.cy.ts"),
+        "##[warning]Attempt 2 failed. Reason: Child_process exited with error code 1",
+        *run("auth.cy.ts"),
+        "##[error]Final attempt failed. Child_process exited with error code 1",
+    ]
+    assert differed_across_attempts(lines) == (3, ("auth.cy.ts",))
+    # the same spec failing in every run: consistent, the code's
+    same = [*run("auth.cy.ts"), "##[warning]Attempt 1 failed. Reason: Child_process exited with error code 1"]
+    assert differed_across_attempts([*same, *run("auth.cy.ts")]) is None
