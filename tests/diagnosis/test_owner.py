@@ -1989,6 +1989,25 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="setup-beam-elixir-for-otp",
         ),
         pytest.param(
+            "docker run --rm app:ci --version",
+            "docker: Error response from daemon: failed to create task for container: failed to create shim "
+            "task: OCI runtime create failed: runc create failed: unable to start container process: exec: "
+            '"/entrypoint.sh": permission denied: unknown.',
+            Owner.CODE,
+            Action.AGENT,
+            id="image-entrypoint-not-executable",
+        ),
+        pytest.param(
+            "docker run --rm app:ci",
+            "docker: Error response from daemon: failed to create task for container: failed to create shim "
+            "task: OCI runtime create failed: runc create failed: unable to start container process: error "
+            'during container init: error mounting "proc" to rootfs at "/proc": mount proc: device or '
+            "resource busy: unknown.",
+            Owner.PLATFORM,
+            Action.RERUN,
+            id="runc-init-failed-on-the-runner",
+        ),
+        pytest.param(
             "xcodebuild test -scheme App",
             "Requested labels: macos-12\nWaiting for a runner to pick up this job...\n"
             "##[error]The macOS-12 environment is deprecated, consider switching to macOS-13, macOS-14 "
