@@ -107,6 +107,10 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh234's; all in the test half.
 * ``fresh241`` to ``fresh246``: frozen like those, by six writers at once, in the same round after
   fresh235 to fresh240 were reported; all in the test half.
+* ``fresh247`` to ``fresh258``: frozen like those, in two batches of six writers, the second after the first
+  was reported; all in the test half.
+* ``fresh259`` to ``fresh264``: frozen like those, by six writers at once, at the start of the round after
+  fresh258's; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -159,7 +163,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
 }
 # the later held-out sets, fresh2 to fresh{LAST_FRESH}, each frozen in a folder of its own
-LAST_FRESH = 258
+LAST_FRESH = 264
 SETS.update(
     {
         f"fresh{n}": (FIXTURES / f"fresh{n}" / "logs", FIXTURES / f"fresh{n}" / "labels.json", None)
