@@ -1692,6 +1692,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="build-pyproject-not-toml",
         ),
         pytest.param(
+            "python -m build --sdist",
+            "running egg_info\nwriting src/lark_sdk.egg-info/PKG-INFO\n"
+            "error: package directory 'src/lark_sdk/transport' does not exist\n"
+            "ERROR Backend subprocess exited when trying to invoke get_requires_for_build_sdist",
+            Owner.CODE,
+            Action.AGENT,
+            id="setuptools-package-directory-missing",
+        ),
+        pytest.param(
             "helm/chart-releaser-action@v1.6.0",
             "Error: the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "
             "Please update the dependencies",
