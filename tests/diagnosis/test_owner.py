@@ -2007,6 +2007,25 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="image-entrypoint-not-executable",
         ),
         pytest.param(
+            "kubectl rollout status deployment/api --timeout=180s",
+            'Waiting for deployment "api" rollout to finish: 0 of 1 updated replicas are available...\n'
+            "error: timed out waiting for the condition\n"
+            "  Warning  BackOff  12s (x9 over 2m)  kubelet  Back-off restarting failed container api in pod "
+            "api-6d4b9c7f5-x2kq8_preview(5f0c)",
+            Owner.CODE,
+            Action.AGENT,
+            id="workload-crash-looping",
+        ),
+        pytest.param(
+            "ct install --config ct.yaml",
+            "  Warning  Unhealthy  5s (x12 over 60s)  kubelet  Readiness probe failed: Get "
+            '"http://10.244.0.7:9090/ready": dial tcp 10.244.0.7:9090: connect: connection refused\n'
+            "Error: failed installing charts: failed processing charts",
+            Owner.CODE,
+            Action.AGENT,
+            id="workload-readiness-probe",
+        ),
+        pytest.param(
             "docker run --rm app:ci",
             "docker: Error response from daemon: failed to create task for container: failed to create shim "
             "task: OCI runtime create failed: runc create failed: unable to start container process: error "
