@@ -2026,6 +2026,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="workload-readiness-probe",
         ),
         pytest.param(
+            "aws lambda update-function-code --function-name ingest --zip-file fileb://dist/i.zip",
+            "An error occurred (InvalidParameterValueException) when calling the UpdateFunctionCode operation: "
+            "Unzipped size must be smaller than 262144000 bytes",
+            Owner.CODE,
+            Action.AGENT,
+            id="lambda-package-too-large",
+        ),
+        pytest.param(
             "docker run --rm app:ci",
             "docker: Error response from daemon: failed to create task for container: failed to create shim "
             "task: OCI runtime create failed: runc create failed: unable to start container process: error "
