@@ -2027,8 +2027,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "aws lambda update-function-code --function-name ingest --zip-file fileb://dist/i.zip",
-            "An error occurred (InvalidParameterValueException) when calling the UpdateFunctionCode operation: "
-            "Unzipped size must be smaller than 262144000 bytes",
+            "An error occurred (InvalidParameterValueException) when calling the UpdateFunctionCode "
+            "operation: Unzipped size must be smaller than 262144000 bytes",
             Owner.CODE,
             Action.AGENT,
             id="lambda-package-too-large",
