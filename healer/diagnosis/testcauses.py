@@ -92,14 +92,16 @@ _TEST_DOUBLE = re.compile(
     r"|Nock: (?:No match for request|Disallowed net connect)"
 )
 # a failing test that ran under an HTTP mocking library, as pytest prints its source and fixtures (responses'
-# `@responses.activate` and RequestsMock, requests-mock's Mocker, respx's `@respx.mock` and MockRouter,
-# pytest-httpx's HTTPXMock, httpretty, aioresponses, VCR.py's cassettes: each library's documented API): any
-# answer it got came from the test's double (the rule python.pytest-network-only vetoes on the same marks)
+# `@responses.activate` and RequestsMock, requests-mock's Mocker, respx's `@respx.mock`, httpretty,
+# aioresponses, VCR.py's cassettes, and the `respx_mock`, `httpx_mock` and `requests_mock` fixtures: each
+# library's documented API): any answer it got came from the test's double (the rule
+# python.pytest-network-only vetoes on the same marks)
 _HTTP_DOUBLE = re.compile(
-    r"@responses\.activate\b|<responses\.RequestsMock object at |<requests_mock\.mocker\.Mocker object at "
-    r"|@requests_mock\.Mocker\b|@respx\.mock\b|<respx\.router\.MockRouter object at "
-    r"|<pytest_httpx\.[\w.]*HTTPXMock object at |@httpretty\.activate\b"
-    r"|<aioresponses\.core\.aioresponses object at |@pytest\.mark\.vcr\b|\.use_cassette\("
+    r"@responses\.activate\b|\bresponses\.RequestsMock\(|<responses\.RequestsMock object at "
+    r"|@requests_mock\.Mocker\b|<requests_mock\.mocker\.Mocker object at |@respx\.mock\b"
+    r"|@httpretty\.activate\b|@aioresponses\(|\bwith aioresponses\(|@pytest\.mark\.vcr\b|\.use_cassette\("
+    # the libraries' pytest fixtures, as pytest prints a failing test's arguments (`respx_mock = <…>`)
+    r"|^\s*(?:respx_mock|httpx_mock|requests_mock) = <"
 )
 # go test -v: a message a test wrote (`    client_test.go:88: …`; its start and its failure are testids'
 # GO_STARTED and GO_FAILED)

@@ -651,18 +651,23 @@ FAILED tests/test_github.py::test_list_releases_uses_token - {cause}
     ("mark", "fixture"),
     [
         pytest.param(
-            "@responses.activate", "<responses.RequestsMock object at 0x7f11c0a4d6d0>", id="responses"
+            "@responses.activate",
+            "mocked_api = <responses.RequestsMock object at 0x7f11c0a4d6d0>",
+            id="responses",
         ),
-        pytest.param("@respx.mock", "<respx.router.MockRouter object at 0x7f11c0a4d6d0>", id="respx"),
-        pytest.param("", "<requests_mock.mocker.Mocker object at 0x7f11c0a4d6d0>", id="requests-mock"),
-        pytest.param("@pytest.mark.vcr", "None", id="vcr"),
+        pytest.param("@respx.mock", "mocked_api = None", id="respx"),
+        pytest.param(
+            "", "requests_mock = <requests_mock.mocker.Mocker object at 0x7f11c0a4d6d0>", id="requests-mock"
+        ),
+        pytest.param("", "httpx_mock = <pytest_httpx.HTTPXMock>", id="pytest-httpx-fixture"),
+        pytest.param("@pytest.mark.vcr", "mocked_api = None", id="vcr"),
     ],
 )
 def test_a_refusal_or_network_error_under_an_http_mocking_library_is_the_tests_own(
     mark: str, fixture: str
 ) -> None:
     report = MOCKED_401.replace("@responses.activate", mark).replace(
-        "<responses.RequestsMock object at 0x7f11c0a4d6d0>", fixture
+        "mocked_api = <responses.RequestsMock object at 0x7f11c0a4d6d0>", fixture
     )
     assert (diagnose("pytest", report).owner, diagnose("pytest", report).action) == (Owner.CODE, Action.AGENT)
     # a connection error the mock raised: the test's, not the network's
@@ -672,6 +677,7 @@ def test_a_refusal_or_network_error_under_an_http_mocking_library_is_the_tests_o
     )
     assert diagnose("pytest", reset).owner is Owner.CODE
     # the same report without a mocking library: the job's credential, and the network
-    bare = report.replace(mark, "").replace(fixture, "None")
+    bare = report.replace(mark, "").replace(fixture, "mocked_api = None")
     assert diagnose("pytest", bare).owner is Owner.REPOSITORY
-    assert diagnose("pytest", reset.replace(mark, "").replace(fixture, "None")).owner is Owner.PLATFORM
+    unmocked_reset = reset.replace(mark, "").replace(fixture, "mocked_api = None")
+    assert diagnose("pytest", unmocked_reset).owner is Owner.PLATFORM
