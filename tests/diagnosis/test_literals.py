@@ -39,10 +39,10 @@ def test_no_shipped_rule_loses_a_match_to_the_pre_filter() -> None:
     )
     checked = 0
     for rule in load_rules():
-        words = rule._derived("words")
+        words = rule._words
         if words is None:
             continue
-        for pattern in rule._derived("match_block"):
+        for pattern in rule._match_block:
             for match in pattern.finditer(block):
                 start = block.rfind("\n", 0, match.start()) + 1
                 end = block.find("\n", match.end())
@@ -83,6 +83,6 @@ def test_a_rules_alternation_is_compiled_only_once_a_log_holds_its_words() -> No
         shipped=False,
     )
     assert rule.may_hit("all tests passed\n", "all tests passed\n") is False
-    assert "match_any" not in rule._cache  # ruled out by its words alone, nothing compiled beyond validation
+    assert "_match_any" not in vars(rule)  # ruled out by its words alone, nothing compiled beyond validation
     text = "error[E0061]: this function takes 2 arguments but 1 argument was supplied\n"
     assert rule.may_hit(text, text.lower()) is True and rule.hits(text.rstrip())

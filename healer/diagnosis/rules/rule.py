@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from functools import cached_property
 
 from healer.diagnosis.rules.literals import any_required_words
 from healer.model import Action, Category, Owner
@@ -44,24 +44,29 @@ class Rule:
     learned: bool = False  # from the repository's learned rules: ranked after its own rules
     owner: Owner | None = None  # whose failure it is, when the kind alone does not say (diagnosis.owner)
     # what matching derives from the expressions (the words every match holds, one alternation per list, its
-    # block form), built on first use (:meth:`_derived`): every healer process loads all the rules, and a
-    # log holds the words of few of them, so most never need their alternation compiled
-    _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # block form) is built on first use, each a cached property: every healer process loads all the rules, and
+    # a log holds the words of few of them, so most never need their alternation compiled
 
-    def _derived(self, name: str) -> Any:
-        """The derived value ``name``, computed once per rule."""
-        if name not in self._cache:
-            if name == "match_any":
-                self._cache[name] = _combined(self.match)
-            elif name == "unless_any":
-                self._cache[name] = _combined(self.unless)
-            elif name == "also_any":
-                self._cache[name] = _combined(self.also)
-            elif name == "match_block":
-                self._cache[name] = _multiline(self._derived("match_any"))
-            else:  # words: the lower-cased words one of which every match of ``match`` holds (None: unknown)
-                self._cache[name] = any_required_words(self.match)
-        return self._cache[name]
+    @cached_property
+    def _words(self) -> frozenset[str] | None:
+        """The lower-cased words one of which every match of ``match`` holds (None: unknown)."""
+        return any_required_words(self.match)
+
+    @cached_property
+    def _match_any(self) -> tuple[re.Pattern[str], ...]:
+        return _combined(self.match)
+
+    @cached_property
+    def _match_block(self) -> tuple[re.Pattern[str], ...]:
+        return _multiline(self._match_any)
+
+    @cached_property
+    def _unless_any(self) -> tuple[re.Pattern[str], ...]:
+        return _combined(self.unless)
+
+    @cached_property
+    def _also_any(self) -> tuple[re.Pattern[str], ...]:
+        return _combined(self.also)
 
     def applies_to(
         self, *, step: Sequence[str], command: str | None, job: str | None, exit_code: int | None
@@ -79,30 +84,30 @@ class Rule:
 
     def hits(self, line: str) -> bool:
         """Whether any ``match`` expression is found in the line."""
-        return _search(self._derived("match_any"), line)
+        return _search(self._match_any, line)
 
     def may_hit(self, block: str, lowered: str | None = None) -> bool:
         """False when no ``match`` expression is found in ``block`` (lines joined by newlines), so that no
         line of it can hit: one scan of the block rules a rule out before any line-by-line search.
         ``lowered`` (the block lower-cased, once for all rules) lets an expression whose required words
         (:mod:`healer.diagnosis.rules.literals`) the block does not hold be ruled out without running."""
-        words = self._derived("words")
+        words = self._words
         if lowered is not None and words is not None and not any(word in lowered for word in words):
             return False
-        return any(pattern.search(block) is not None for pattern in self._derived("match_block"))
+        return any(pattern.search(block) is not None for pattern in self._match_block)
 
     def line_may_hit(self, lowered: str) -> bool:
         """False when the lower-cased line holds none of the words every ``match`` expression requires."""
-        words = self._derived("words")
+        words = self._words
         return words is None or any(word in lowered for word in words)
 
     def vetoed(self, line: str) -> bool:
         """Whether any ``unless`` expression is found in the line."""
-        return _search(self._derived("unless_any"), line)
+        return _search(self._unless_any, line)
 
     def supports(self, line: str) -> bool:
         """Whether any ``also`` expression is found in the line."""
-        return _search(self._derived("also_any"), line)
+        return _search(self._also_any, line)
 
 
 def _search(patterns: tuple[re.Pattern[str], ...], line: str) -> bool:
