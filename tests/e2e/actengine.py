@@ -105,6 +105,25 @@ def healer_repository(where: Path) -> tuple[Path, str]:
     return where, git(where, "rev-parse", "HEAD").strip()
 
 
+def wheelhouse(where: Path) -> Path | None:
+    """The wheels ``requirements/action.txt`` pins, downloaded once into ``where`` for the Python 3.12 the
+    jobs' setup-python gives them. The jobs' "Build the ci-healer environment" step runs as written (its
+    hash-checked install), but pip finds the wheels here with no index instead of asking the package index
+    once a job. None when they cannot be fetched: the jobs then ask the index."""
+    prefix = python312()
+    if prefix is None:
+        return None
+    done = subprocess.run(
+        [str(prefix / "bin" / "python3.12"), "-m", "pip", "download", "--quiet", "--no-deps",
+         "--only-binary=:all:", "--require-hashes", "-r", str(ROOT / "requirements" / "action.txt"),
+         "--dest", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    return where if done.returncode == 0 else None
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -182,10 +201,13 @@ class ActRun:
 class Act:
     """act for one sandbox: its caches, artifact store and tool cache under ``where``."""
 
-    def __init__(self, box: Sandbox, where: Path, healer: tuple[Path, str]) -> None:
+    def __init__(
+        self, box: Sandbox, where: Path, healer: tuple[Path, str], wheels: Path | None = None
+    ) -> None:
         self.box = box
         self.where = where
         self.healer_path, self.healer_sha = healer
+        self.wheels = wheels
         self.cache = where / "act-cache"
         tool = self.cache / "tool_cache" / "Python"
         prefix = python312()
@@ -240,6 +262,7 @@ class Act:
             "GITHUB_SERVER_URL": SERVER_URL,
             "RESULT_FILE": str(result_file),
             **rewrite,
+            **({"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(self.wheels)} if self.wheels else {}),
             **(env or {}),
         }
         argv = [

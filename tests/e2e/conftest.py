@@ -21,7 +21,7 @@ import pytest
 # alone)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from actengine import REQUIRED, Act, healer_repository, missing  # noqa: E402
+from actengine import REQUIRED, Act, healer_repository, missing, wheelhouse  # noqa: E402
 from harness import REPO, TOKEN, check_contract  # noqa: E402
 from twojobs import READ_TOKEN  # noqa: E402
 
@@ -62,11 +62,17 @@ def healer_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return healer_repository(tmp_path_factory.mktemp("ci-healer"))
 
 
+@pytest.fixture(scope="session")
+def action_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """The wheels the action's lock pins, fetched once (see :func:`actengine.wheelhouse`)."""
+    return None if missing() else wheelhouse(tmp_path_factory.mktemp("wheels"))
+
+
 @pytest.fixture
-def engine(box: Sandbox, tmp_path: Path, healer_repo: tuple[Path, str]) -> Act:
+def engine(box: Sandbox, tmp_path: Path, healer_repo: tuple[Path, str], action_wheels: Path | None) -> Act:
     """nektos/act for this test's sandbox (skipped where it cannot run: see :func:`actengine.missing`)."""
     if missing():
         (pytest.fail if REQUIRED else pytest.skip)(missing())
     where = tmp_path / "act"
     where.mkdir()
-    return Act(box, where, healer_repo)
+    return Act(box, where, healer_repo, action_wheels)
