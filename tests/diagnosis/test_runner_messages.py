@@ -132,6 +132,19 @@ CASES = [
     (
         stamp(
             [
+                "Requested labels: ubuntu-latest",
+                "Job defined at: o/r/.github/workflows/deploy.yml@refs/heads/main",
+                "Waiting for a runner to pick up this job...",
+                "##[error]The deployment was rejected or didn't satisfy other protection rules.",
+            ]
+        ),
+        "config.repository-setting",
+        REPO,
+        "environment-rejected",
+    ),
+    (
+        stamp(
+            [
                 "##[error]This request was automatically failed because there were no enabled runners online "
                 "to process the request for more than 1 days."
             ]
