@@ -1145,6 +1145,13 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="gpg-without-a-terminal-for-the-passphrase",
         ),
         pytest.param(
+            'echo "$GPG_PRIVATE_KEY" | gpg --batch --import',
+            "gpg: no valid OpenPGP data found.\ngpg: Total number processed: 0",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="gpg-import-of-an-empty-key-secret",
+        ),
+        pytest.param(
             "dotnet restore",
             "/usr/share/dotnet/sdk/8.0.100/NuGet.targets(156,5): error : Unable to load the service index "
             "for source https://api.nuget.org/v3/index.json. [/home/runner/work/x/x/x.sln]",
@@ -2649,6 +2656,31 @@ def test_messages_whose_owner_is_plain(command: str, line: str, owner: Owner, ac
     log = uses_log(command, {"a": "b"}, lines, "") if "@" in command else run_log(command, lines)
     diagnosis = diagnose(log, job="ci")
     assert (diagnosis.owner, diagnosis.action) == (owner, action)
+
+
+def test_setup_javas_import_of_an_empty_signing_key_secret_is_the_repositorys() -> None:
+    """setup-java imports its gpg-private-key input before anything runs: nothing of the runner's failed."""
+    log = uses_log(
+        "actions/setup-java@v4",
+        {"java-version": "17", "distribution": "temurin", "gpg-private-key": "***"},
+        ["Importing private gpg key", "##[error]gpg: no valid OpenPGP data found."],
+        "gpg: Total number processed: 0",
+    )
+    diagnosis = diagnose(log, job="publish")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "config.signing-key-import",
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+    )
+
+
+def test_a_public_key_fetched_over_the_network_that_holds_no_key_is_not_the_signing_secrets() -> None:
+    """The same words from a key a step downloaded: no secret of the repository's was imported."""
+    log = run_log(
+        "curl -fsSL https://packages.example.org/key.gpg | sudo apt-key add -",
+        ["gpg: no valid OpenPGP data found."],
+    )
+    assert diagnose(log, job="ci").rule != "config.signing-key-import"
 
 
 def test_a_required_cache_entry_the_service_failed_to_look_up_is_re_run() -> None:
