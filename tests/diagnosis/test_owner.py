@@ -2674,6 +2674,28 @@ def test_setup_javas_import_of_an_empty_signing_key_secret_is_the_repositorys() 
     )
 
 
+def test_a_local_cluster_that_did_not_come_up_is_not_the_codes() -> None:
+    """helm/kind-action creates the job's cluster before any test: a node whose kubelet never got healthy is
+    the runner's, re-run, not the code's (the step's purpose comes from the action table)."""
+    log = uses_log(
+        "helm/kind-action@v1",
+        {"cluster_name": "chart-testing"},
+        [
+            'Creating cluster "chart-testing" ...',
+            " ✓ Ensuring node image (kindest/node:v1.32.2) 🖼",
+            " ✓ Preparing nodes 📦",
+            " ✗ Starting control-plane 🕹️",
+            'ERROR: failed to create cluster: failed to init node with kubeadm: command "docker exec '
+            "--privileged chart-testing-control-plane kubeadm init --skip-phases=preflight "
+            '--config=/kind/kubeadm.conf --skip-token-print --v=6" failed with error: exit status 1',
+            "[kubelet-check] The kubelet is not healthy after 4m0.000606531s",
+        ],
+        "##[error]Process completed with exit code 1.",
+    )
+    diagnosis = diagnose(log, job="chart-test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.PLATFORM, Action.RERUN)
+
+
 def test_a_public_key_fetched_over_the_network_that_holds_no_key_is_not_the_signing_secrets() -> None:
     """The same words from a key a step downloaded: no secret of the repository's was imported."""
     log = run_log(

@@ -38,6 +38,7 @@ ACTIONS = [
     ("actions/upload-artifact@v4", "artifact"),
     ("actions/cache/save@v4", "cache"),
     ("actions/setup-python@v5", "toolchain"),
+    ("helm/kind-action@v1", "toolchain"),
     ("actions/checkout@v4", "checkout"),
     ("codecov/codecov-action@v4", "coverage-upload"),
     ("slackapi/slack-github-action@v1.26.0", "notification"),
