@@ -1145,6 +1145,18 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="gpg-without-a-terminal-for-the-passphrase",
         ),
         pytest.param(
+            "pip install -r requirements.txt",
+            "Collecting acme-internal==4.2.0 (from -r requirements.txt (line 9))\n"
+            "  User for pkgs.example.org: ERROR: Exception:\n"
+            "Traceback (most recent call last):\n"
+            '  File "/usr/lib/python3/site-packages/pip/_internal/utils/misc.py", line 181, in ask_input\n'
+            "    return input(message)\n"
+            "EOFError: EOF when reading a line",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="pip-prompting-for-a-private-indexs-user-with-no-terminal",
+        ),
+        pytest.param(
             'echo "$GPG_PRIVATE_KEY" | gpg --batch --import',
             "gpg: no valid OpenPGP data found.\ngpg: Total number processed: 0",
             Owner.REPOSITORY,
