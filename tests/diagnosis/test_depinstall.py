@@ -312,6 +312,24 @@ CASES = [
         UPSTREAM,
         "pak-cannot-find-package",
     ),
+    # node-sass with no binary for the Node that runs it, and the build from source that then fails
+    (
+        "npm ci",
+        "> node-sass@4.14.1 install /home/runner/work/app/app/node_modules/node-sass\n"
+        "> node scripts/install.js\n\n"
+        "Downloading binary from https://github.com/sass/node-sass/releases/download/v4.14.1/"
+        "linux-x64-115_binding.node\n"
+        'Cannot download "https://github.com/sass/node-sass/releases/download/v4.14.1/'
+        'linux-x64-115_binding.node": \n\nHTTP error 404 Not Found\n\n'
+        "Hint: If github.com is not accessible in your location\n"
+        "> node-sass@4.14.1 postinstall /home/runner/work/app/app/node_modules/node-sass\n"
+        "> node scripts/build.js\n"
+        "gyp ERR! build error\ngyp ERR! stack Error: `make` failed with exit code: 2\n"
+        "npm ERR! node-sass@4.14.1 postinstall: `node scripts/build.js`\nnpm ERR! Exit status 1",
+        "dependency.node-sass-no-binary",
+        UPSTREAM,
+        "node-sass-no-binary-for-this-node",
+    ),
     # a certificate the client refused: the same answer on a re-run, for a person
     (
         "pip install -r requirements.txt",
