@@ -4,7 +4,8 @@ reading and the owner table have spoken, each able to give the failure to anothe
 In order: the step's own word (:mod:`~healer.diagnosis.steplines`), a secret the job had empty
 (:mod:`~healer.diagnosis.emptysecret`), a run on the base branch (:mod:`~healer.diagnosis.basecheck`), an
 apt index never fetched (:mod:`~healer.diagnosis.aptindex`), a lint new in the installed toolchain
-(:mod:`~healer.diagnosis.newlint`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a
+(:mod:`~healer.diagnosis.newlint`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a tool the
+hosted image stopped shipping (:mod:`~healer.diagnosis.hostedimage`), a
 dependency bot's own bump (:mod:`~healer.diagnosis.botbump`), a test that passed when run again
 (:mod:`~healer.diagnosis.flakyrun`), a pull request the job itself lists as changing only prose
 (:mod:`~healer.diagnosis.docsonly`), a Terraform lock left behind (:mod:`~healer.diagnosis.statelock`),
@@ -23,6 +24,7 @@ from healer.diagnosis.botbump import the_bumps_own
 from healer.diagnosis.docsonly import prose_only_in_the_log
 from healer.diagnosis.emptysecret import without_its_secrets
 from healer.diagnosis.flakyrun import passed_when_run_again
+from healer.diagnosis.hostedimage import dropped_by_the_image
 from healer.diagnosis.newlint import new_in_this_toolchain
 from healer.diagnosis.prerelease import upstream_when_unreleased
 from healer.diagnosis.selfhosted import on_its_own_machine
@@ -48,7 +50,7 @@ def second_looks(
     said = without_its_secrets(on_the_steps_word(owned, lines, header), header, lines, every)
     said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
     said = new_in_this_toolchain(said, lines, earlier)
-    said = on_its_own_machine(said, every)
+    said = dropped_by_the_image(on_its_own_machine(said, every), every)
     said = the_bumps_own(said, every, lines)
     said = prose_only_in_the_log(passed_when_run_again(said, every, step_end), every, lines)
     said = stale_lock(said, lines, ended_at)
