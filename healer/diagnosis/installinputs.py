@@ -13,16 +13,18 @@ any file the failing command names. A pull request that changed any of them keep
 
 Only a dependency failure of a step whose purpose is installing dependencies, headed for the agent or a fix
 rule, is looked at: an ``ImportError`` in a test step stays the code's whatever files changed (the code may
-import what no manifest lists). The same holds for an image the registry does not serve (a tag it removed,
-one that needs a login): the Dockerfile's ``FROM``, a Compose or Bake file, a workflow or a script names it,
-and an unchanged name pulls the same nothing on the base branch; for a dependency audit's findings (npm
+import what no manifest lists). The same holds for an image repository the registry does not serve, or not
+without a login: the Dockerfile's ``FROM``, a Compose or Bake file, a workflow or a script names it, and an
+unchanged name pulls the same nothing on the base branch; for a dependency audit's findings (npm
 audit, pip-audit, cargo audit): it reads the lock file against an advisory database, and with the lock file
 unchanged the base branch has the same findings, from a new advisory; and for a toolchain version the set-up
 read from a version file of the tree (``.nvmrc``, ``.python-version``): with the file and the workflow
 unchanged, the base branch asks for the same version.
 
 Some failures are read from the log as upstream's, and the changes turn them the other way: an audit's
-findings (a new advisory, which a maintainer weighs), a system package the image's release no longer ships
+findings (a new advisory, which a maintainer weighs), an image tag the registry does not serve (deleted
+upstream; a typo of the pull request's is its own once it changed the file), a system package the image's
+release no longer ships
 (apt's "has no installation candidate": the image moved), an R package its repository no longer serves
 (archived on CRAN). A pull request that changed what the step reads (a manifest or lock file, the
 Dockerfile, the workflow, a script, ``DESCRIPTION``) may have added the dependency advised against, named the
@@ -40,8 +42,8 @@ from healer.diagnosis.owner import reassigned, shown
 from healer.model import Action, Category, Diagnosis, Owner
 
 INSTALL_PURPOSE = "dependency-install"
-# an image or tag the registry does not serve (or not without a login): a Dockerfile's FROM, a Compose or
-# Bake file, a workflow or a script names it, and the same name pulls the same nothing on the base branch
+# an image repository the registry does not serve (or not without a login): a Dockerfile's FROM, a Compose
+# or Bake file, a workflow or a script names it, and the same name pulls the same nothing on the base branch
 IMAGE_RULES = frozenset({"config.docker-image"})
 # a dependency audit (npm audit, pip-audit, cargo audit) reads the lock file against an advisory database:
 # with the lock file and manifests unchanged, what changed is the database (a new advisory), not the code
@@ -55,6 +57,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "dependency.system-package-dropped": ("the install", "it may name the package or move the image"),
     "r.package-unavailable": ("the install", "it may add the package"),
     "config.docker-image-retired": ("the image's pull", "it may name the retired image"),
+    "config.docker-image-gone": ("the image's pull", "it may name the image or its tag"),
     "go.module-version-gone": ("the module download", "it may name the version"),
     "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
     "build.docs-extension-incompatible": ("the docs build", "it may pin the release that removed the name"),

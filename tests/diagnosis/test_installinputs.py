@@ -207,8 +207,20 @@ def buildkit_no_tag(image: str) -> str:
 def test_an_image_the_registry_does_not_serve_is_upstreams_unless_the_pull_request_named_it() -> None:
     log = job_log("docker build -t svc .", buildkit_no_tag("node:20-bookwrom"))
     diagnosis = diagnose_log(log, job="docker")
-    assert diagnosis.rule == "config.docker-image" and applies(diagnosis)
+    assert diagnosis.rule == "config.docker-image-gone"
+    given = upstream_unless_changed(
+        diagnosis, ["src/server.js"], "Dockerfile", "deploy/compose.yaml", "docker-bake.hcl", ".env"
+    )
+    assert "Dockerfile, read by the image's pull" in dict(given[0].decided_by)["changes"]
 
+
+def test_a_missing_image_repository_is_upstreams_only_when_the_pull_request_named_nothing() -> None:
+    output = (
+        "Error response from daemon: name unknown: The repository with name 'builder' does not exist in the "
+        "registry with id '123456789012'"
+    )
+    diagnosis = diagnose_log(job_log("docker pull acme/builder:2.1", output), job="docker")
+    assert diagnosis.rule == "config.docker-image" and applies(diagnosis)
     given = untouched_install(diagnosis, ["src/server.js"])
     assert (given.owner, given.action) == (Owner.UPSTREAM, Action.ESCALATE)
     assert dict(given.decided_by)["changes"].endswith("its base branch pulls the same")
@@ -254,9 +266,12 @@ def test_an_image_its_publisher_retired_is_upstreams_from_the_log_unless_the_pul
         "nvidia/cuda:11.8.0-runtime-ubuntu22.04",
     ],
 )
-def test_an_image_that_names_no_retired_release_stays_the_dockerfiles(image: str) -> None:
+def test_an_image_that_names_no_retired_release_is_gone_not_retired(image: str) -> None:
+    """A typo, a tag that never existed or a supported release the registry does not serve is read as gone
+    upstream from the log alone; the changes stage gives it to a pull request that changed the Dockerfile."""
     diagnosis = diagnose_log(job_log("docker build -t svc .", buildkit_no_tag(image)), job="docker")
-    assert diagnosis.rule == "config.docker-image"
+    assert diagnosis.rule == "config.docker-image-gone"
+    upstream_unless_changed(diagnosis, ["src/server.js"], "Dockerfile")
 
 
 def test_a_service_containers_retired_image_is_upstreams() -> None:

@@ -632,9 +632,9 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         pytest.param(
             "docker build -t app .",
             "#2 ERROR: docker.io/library/python:3.14-slim-bookwurm: not found",
-            Owner.CODE,
-            Action.AGENT,
-            id="base-image-tag-misspelled",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="base-image-tag-not-served-is-upstreams-until-the-changes-say-the-pull-request-named-it",
         ),
         pytest.param(
             "./scripts/wait-for-pg.sh && go test -tags integration ./...",
