@@ -1145,6 +1145,31 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="gpg-without-a-terminal-for-the-passphrase",
         ),
         pytest.param(
+            "bundle exec fastlane ios beta",
+            "[10:02:14]: Invalid password passed via 'MATCH_PASSWORD'\n[10:02:14]: fastlane finished with errors",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="fastlane-match-password-that-does-not-decrypt",
+        ),
+        pytest.param(
+            'xcrun notarytool submit App.zip --apple-id "$APPLE_ID" --password "$APP_PASSWORD" --wait',
+            "Error: HTTP status code: 401. Invalid credentials. Username or password is incorrect. Use the "
+            "app-specific password generated at appleid.apple.com. Ensure that all authentication arguments "
+            "are correct.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="notarytool-refuses-the-app-specific-password",
+        ),
+        pytest.param(
+            "bundle exec fastlane release",
+            "[!] The request could not be completed because:\n\tAuthentication credentials are missing or "
+            "invalid. - Provide a properly configured and signed bearer token, and make sure that it has not "
+            "expired.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="app-store-connect-refuses-the-api-key",
+        ),
+        pytest.param(
             "pip install -r requirements.txt",
             "Collecting acme-internal==4.2.0 (from -r requirements.txt (line 9))\n"
             "  User for pkgs.example.org: ERROR: Exception:\n"
