@@ -378,6 +378,17 @@ def _job_log(command: str, output: str) -> str:
             id="gradle-nested-cause-connection-reset",
         ),
         pytest.param(
+            "./gradlew build",
+            "* What went wrong:\nA problem occurred configuring root project 'app'.\n"
+            "> Could not GET 'https://plugins.gradle.org/m2/org/jetbrains/kotlin/kotlin-gradle-plugin/2.1.0/"
+            "kotlin-gradle-plugin-2.1.0.pom'.\n"
+            "   > Connect to plugins.gradle.org:443 [plugins.gradle.org/104.18.12.34] failed: Connect timed out",
+            "jvm.network",
+            "transient",
+            "Connect timed out",
+            id="gradle-httpclient-connect-timeout",
+        ),
+        pytest.param(
             "npx playwright test",
             "[WebServer] SyntaxError: The requested module './version.mjs' does not provide an export named "
             "'version'\n"
