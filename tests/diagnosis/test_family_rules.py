@@ -389,6 +389,19 @@ def _job_log(command: str, output: str) -> str:
             id="gradle-httpclient-connect-timeout",
         ),
         pytest.param(
+            "bazel build --config=ci //...",
+            "WARNING: Remote Cache: UNAVAILABLE: io exception\n"
+            "ERROR: /home/runner/work/app/app/third_party/BUILD.bazel:3:8: GoCompilePkg lib/api.a failed: "
+            "Failed to fetch blobs because they do not exist remotely.: Missing digest: "
+            "fbd40ec8dbe0ae82202efcc85ed2eb1f6a8fbaaf9eea4e5be3cbb67337097bf4/349056 for "
+            "bazel-out/k8-opt/bin/lib/client.x\n"
+            "ERROR: Build did NOT complete successfully",
+            "bazel.remote-cache-evicted",
+            "transient",
+            "Failed to fetch blobs because they do not exist remotely",
+            id="bazel-remote-cache-evicted-inputs",
+        ),
+        pytest.param(
             "npx playwright test",
             "[WebServer] SyntaxError: The requested module './version.mjs' does not provide an export named "
             "'version'\n"
