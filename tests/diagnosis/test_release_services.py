@@ -160,6 +160,32 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="golangci-lint-v2-refuses-v1s-out-format",
         ),
         pytest.param(
+            "lint",
+            "golangci/golangci-lint-action@v8",
+            "Requested golangci-lint 'latest', using 'v2.7.2', calculation took 62ms\n"
+            "Running [/home/runner/golangci-lint-2.7.2-linux-amd64/golangci-lint config verify] in "
+            "[/home/runner/work/a/a] ...\n"
+            'jsonschema: "" does not validate with "/additionalProperties": additional properties '
+            "'linters-settings' not allowed\n"
+            "The command is terminated due to an error: the configuration contains invalid elements\n"
+            "##[error]golangci-lint exit with code 3",
+            "go.golangci-lint-v1-config",
+            UPSTREAM,
+            id="golangci-lint-v2-schema-refuses-v1s-linters-settings",
+        ),
+        pytest.param(
+            "lint",
+            "golangci/golangci-lint-action@v8",
+            "Running [/home/runner/golangci-lint-2.0.2-linux-amd64/golangci-lint config verify] in "
+            "[/home/runner/work/a/a] ...\n"
+            'jsonschema: "" does not validate with "/required": missing property \'version\'\n'
+            "Failed executing command with error: the configuration contains invalid elements\n"
+            "##[error]golangci-lint exit with code 3",
+            "go.golangci-lint-v1-config",
+            UPSTREAM,
+            id="golangci-lint-v2-schema-misses-the-version",
+        ),
+        pytest.param(
             "deploy",
             "actions/deploy-pages@v4",
             "Current status: deployment_queued\nCurrent status: deployment_queued\n"
