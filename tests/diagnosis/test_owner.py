@@ -2711,6 +2711,32 @@ def test_setup_javas_import_of_an_empty_signing_key_secret_is_the_repositorys() 
     )
 
 
+def test_an_anonymous_github_api_call_refused_is_the_shared_rate_limit_re_run() -> None:
+    """60 unauthenticated requests an hour per address: a hosted runner's shared address runs out."""
+    log = run_log(
+        "curl -fsSL https://api.github.com/repos/protocolbuffers/protobuf/releases/latest | jq -r .tag_name",
+        [
+            "curl: (22) The requested URL returned error: 403",
+            'jq: error (at <stdin>:0): Cannot index string with string "tag_name"',
+        ],
+        exit_code=5,
+    )
+    diagnosis = diagnose(log, job="lint")
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "network.github-api-anonymous-limit",
+        Owner.PLATFORM,
+        Action.RERUN,
+    )
+
+
+def test_a_github_api_call_with_a_token_refused_is_not_the_anonymous_limit() -> None:
+    log = run_log(
+        'curl -fsSL -H "Authorization: Bearer $GH_PAT" https://api.github.com/repos/acme/tools/releases/latest',
+        ["curl: (22) The requested URL returned error: 403"],
+    )
+    assert diagnose(log, job="lint").rule != "network.github-api-anonymous-limit"
+
+
 def test_a_local_cluster_that_did_not_come_up_is_not_the_codes() -> None:
     """helm/kind-action creates the job's cluster before any test: a node whose kubelet never got healthy is
     the runner's, re-run, not the code's (the step's purpose comes from the action table)."""
