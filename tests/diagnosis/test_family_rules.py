@@ -382,7 +382,8 @@ def _job_log(command: str, output: str) -> str:
             "* What went wrong:\nA problem occurred configuring root project 'app'.\n"
             "> Could not GET 'https://plugins.gradle.org/m2/org/jetbrains/kotlin/kotlin-gradle-plugin/2.1.0/"
             "kotlin-gradle-plugin-2.1.0.pom'.\n"
-            "   > Connect to plugins.gradle.org:443 [plugins.gradle.org/104.18.12.34] failed: Connect timed out",
+            "   > Connect to plugins.gradle.org:443 [plugins.gradle.org/104.18.12.34] failed: "
+            "Connect timed out",
             "jvm.network",
             "transient",
             "Connect timed out",

@@ -1146,7 +1146,8 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         ),
         pytest.param(
             "bundle exec fastlane ios beta",
-            "[10:02:14]: Invalid password passed via 'MATCH_PASSWORD'\n[10:02:14]: fastlane finished with errors",
+            "[10:02:14]: Invalid password passed via 'MATCH_PASSWORD'\n"
+            "[10:02:14]: fastlane finished with errors",
             Owner.REPOSITORY,
             Action.ESCALATE,
             id="fastlane-match-password-that-does-not-decrypt",
