@@ -274,6 +274,30 @@ def test_an_image_that_names_no_retired_release_is_gone_not_retired(image: str) 
     upstream_unless_changed(diagnosis, ["src/server.js"], "Dockerfile")
 
 
+def test_a_vcpkg_ports_source_that_answers_404_is_upstreams_unless_the_pull_request_moved_the_port() -> None:
+    output = (
+        "Downloading https://ftp.gnu.org/gnu/libmicrohttpd/libmicrohttpd-1.0.1.tar.gz\n"
+        "error: https://ftp.gnu.org/gnu/libmicrohttpd/libmicrohttpd-1.0.1.tar.gz: failed: status code 404\n"
+        "error: Failed to download libmicrohttpd-1.0.1.tar.gz.\n"
+        "-- Running vcpkg install - failed\n"
+        "CMake Error at /usr/local/share/vcpkg/scripts/buildsystems/vcpkg.cmake:938 (message):\n"
+        "  vcpkg install failed.  See logs for more information:\n"
+        "-- Configuring incomplete, errors occurred!"
+    )
+    diagnosis = diagnose_log(job_log("cmake --preset ci", output), job="build")
+    assert diagnosis.rule == "cpp.vcpkg-source-gone"
+    upstream_unless_changed(diagnosis, ["src/server.cpp"], "vcpkg.json", "vcpkg-configuration.json")
+
+
+def test_a_vcpkg_download_that_met_a_server_error_is_the_networks() -> None:
+    output = (
+        "error: https://github.com/madler/zlib/archive/v1.3.1.tar.gz: failed: status code 502\n"
+        "error: Failed to download zlib-1.3.1.tar.gz."
+    )
+    diagnosis = diagnose_log(job_log("cmake --preset ci", output), job="build")
+    assert diagnosis.rule != "cpp.vcpkg-source-gone" and diagnosis.owner is not Owner.UPSTREAM
+
+
 def test_a_service_containers_retired_image_is_upstreams() -> None:
     output = (
         "Error response from daemon: manifest for bitnami/redis:6.2.14-debian-11-r2 not found: "
