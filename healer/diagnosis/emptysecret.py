@@ -63,6 +63,16 @@ _UNSET_ANY = re.compile(
     r"\b[A-Z][A-Z0-9_]{2,}\b.{0,40}\b(?:(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined)"
     r"|must be set)\b"
 )
+# Python's KeyError for a variable the process's environment does not have: os.environ's __getitem__ raises
+# it (its frame, "<frozen os>:714: in __getitem__" or ".../os.py:680: in __getitem__", in pytest's traceback),
+# or the line before it reads os.environ["NAME"]; a secret-named variable missing there was not given to the
+# step (a secret not set, withheld from a fork's or Dependabot's run, or not passed in `env:`)
+_KEY_ERROR = re.compile(r"^(?:E\s+)?KeyError: '(?P<name>[A-Z][A-Z0-9_]{1,100})'$")
+_OS_GETITEM = re.compile(r"(?:<frozen os>|[\\/]os\.py)(?::\d+)?:? in __getitem__$")
+_ENVIRON_READ = re.compile(r"""\bos\.environ\[\s*(["'])(?P<name>[A-Z][A-Z0-9_]{1,100})\1\s*\]""")
+_TRACE_WINDOW = 12
+# pytest's short summary, one line a failed or erroring test, with its cause after " - "
+_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S+ - (?P<cause>.+)$")
 # the set-up section is the log's first lines; a step's output may print anything
 _SETUP_LINES = 80
 # rules that read a summary or a name, not a cause line: they do not say the code failed
@@ -88,6 +98,32 @@ def unset_in(step_lines: Sequence[str], *, any_name: bool = False) -> list[str]:
     (``PAYWIRE_KEY is not set``, ``DATABASE_URL is not set``)."""
     pattern = _UNSET_ANY if any_name else _UNSET
     return [found.group(0) for line in step_lines if (found := pattern.search(line))]
+
+
+def environ_missing(step_lines: Sequence[str]) -> tuple[str, ...]:
+    """The secret-named variables (a ``*_KEY`` among them) the step's Python read from ``os.environ`` and did
+    not find, when they are all its failure says: every test pytest's summary lists failed on one of them, or
+    there is no summary (a conftest that failed to import); () otherwise."""
+    names: list[str] = []
+    recent: list[str] = []
+    causes: list[str] = []
+    for raw in step_lines:
+        line = clean_line(raw).strip()
+        if found := _KEY_ERROR.match(line):
+            name = found.group("name")
+            read = any(
+                _OS_GETITEM.search(seen) or any(m.group("name") == name for m in _ENVIRON_READ.finditer(seen))
+                for seen in recent
+            )
+            if read and (_SECRET_NAME.search(name) or name.endswith("_KEY")):
+                names.append(name)
+        elif summary := _SUMMARY.match(line):
+            causes.append(summary.group("cause"))
+        recent = [*recent[-(_TRACE_WINDOW - 1) :], line]
+    missing = tuple(dict.fromkeys(names))
+    if not missing or any(not any(f"KeyError: '{n}'" in cause for n in missing) for cause in causes):
+        return ()
+    return missing
 
 
 def _names(name: str, unset: Sequence[str]) -> bool:
@@ -126,6 +162,14 @@ def without_its_secrets(
         return diagnosis  # a compiler's or a linter's own report
     if any(stage in ("ending", "history") for stage, _ in diagnosis.decided_by):
         return diagnosis
+    if missing := environ_missing(step_lines):
+        said = (
+            f"the step's code read {missing[0]} from its environment, which did not have it (a secret not "
+            "set, withheld from this run, or not passed to the step)"
+        )
+        return reread(
+            diagnosis, Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, said, replaces_evidence=True
+        )
     unset = unset_in(step_lines)
     # a variable the header shows empty and the output says is not set: a secret or a repository variable
     # the run did not get, whatever its name

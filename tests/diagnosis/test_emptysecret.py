@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from joblogs import diagnose_log, job_log, stamped
 
-from healer.diagnosis.emptysecret import empty_secrets
+from healer.diagnosis.emptysecret import empty_secrets, environ_missing
 from healer.model import Action, Owner
 
 
@@ -188,3 +188,42 @@ def test_a_gated_model_refused_to_a_step_without_its_token_is_the_repositorys() 
     ]
     diagnosis = diagnose("pytest tests/integration", {"HF_TOKEN": ""}, output)
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
+CONFTEST_WITHOUT_THE_KEY = [
+    "ImportError while loading conftest '/home/runner/work/pay/pay/tests/integration/conftest.py'.",
+    "tests/integration/conftest.py:9: in <module>",
+    '    STRIPE_KEY = os.environ["STRIPE_API_KEY"]',
+    "                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    "<frozen os>:714: in __getitem__",
+    "    ???",
+    "E   KeyError: 'STRIPE_API_KEY'",
+]
+
+
+def test_a_secret_the_steps_python_did_not_find_in_its_environment_is_the_repositorys() -> None:
+    diagnosis = diagnose_log(job_log("pytest tests/integration", CONFTEST_WITHOUT_THE_KEY, exit_code=4))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "STRIPE_API_KEY" in diagnosis.decided_text()
+    assert environ_missing(CONFTEST_WITHOUT_THE_KEY) == ("STRIPE_API_KEY",)
+
+
+def test_a_fixtures_missing_key_under_every_error_of_the_summary_is_the_missing_secret() -> None:
+    output = [
+        '>       key = os.environ["CORMO_S3_KEY"]',
+        "tests/integration/conftest.py:9: ",
+        "E   KeyError: 'CORMO_S3_KEY'",
+        "=========================== short test summary info ============================",
+        "ERROR tests/integration/test_upload.py::test_put_small - KeyError: 'CORMO_S3_KEY'",
+        "ERROR tests/integration/test_upload.py::test_put_large - KeyError: 'CORMO_S3_KEY'",
+    ]
+    assert environ_missing(output) == ("CORMO_S3_KEY",)
+    beside_a_failure = [*output, "FAILED tests/test_sizes.py::test_round - AssertionError: assert 3 == 4"]
+    assert environ_missing(beside_a_failure) == ()
+
+
+def test_a_key_error_that_is_not_the_environments_or_not_a_secrets_keeps_the_reading() -> None:
+    from_a_dict = ['>       return settings["STRIPE_API_KEY"]', "E   KeyError: 'STRIPE_API_KEY'"]
+    assert environ_missing(from_a_dict) == ()
+    not_a_secret = ['    url = os.environ["DATABASE_URL"]', "E   KeyError: 'DATABASE_URL'"]
+    assert environ_missing(not_a_secret) == ()
