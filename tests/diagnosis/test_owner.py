@@ -1145,6 +1145,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="gpg-without-a-terminal-for-the-passphrase",
         ),
         pytest.param(
+            "composer install --no-interaction --prefer-dist",
+            "Authentication required (nova.laravel.com):\n"
+            "Invalid credentials (HTTP 401) for 'https://nova.laravel.com/packages.json', aborting.",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="composer-2-private-repository-refuses-the-credentials",
+        ),
+        pytest.param(
             "bundle exec fastlane ios beta",
             "[10:02:14]: Invalid password passed via 'MATCH_PASSWORD'\n"
             "[10:02:14]: fastlane finished with errors",
