@@ -59,6 +59,8 @@ __all__ = [
 ]
 # Found only outside the failing step: the reading is weaker.
 OUTSIDE_STEP_FACTOR = 0.7
+# the readings that name no cause line of the step (its summary, the step's or a tool's name only)
+_NO_CAUSE = ("fallback.", "derived.")
 
 
 def classify(
@@ -220,20 +222,10 @@ def _read(
             Category.INFRASTRUCTURE, "runner.startup-failure", lines, log, end_of_step, base, hide=hide
         )
 
-    if conclusion in (None, "failure") and log.stops_mid_step():
+    cut_off = conclusion in (None, "failure") and log.stops_mid_step()
+    if cut_off and not log.columns:
         # the log stops mid-step: the runner was lost, whatever the step printed before it
-        return _diagnosis(
-            Category.INFRASTRUCTURE,
-            0.9,
-            "runner.log-cut-off",
-            DEFAULT_ACTIONS[Category.INFRASTRUCTURE],
-            lines,
-            end_of_step[-1:],
-            (3, 0),
-            end_of_step,
-            base,
-            hide=hide,
-        )
+        return _cut_off(lines, end_of_step, base, hide)
     step_names = [name for name in (failed_job_step, log.step_name) if name]
     first = first_failure(lines, log.failing_lines())
     scope = primary_scope(log, annotation_start, len(lines))
@@ -250,6 +242,10 @@ def _read(
             for f in rank_rules(rules, lines, outside, step_names, log, job_name)
         ]
     found = _asserted_over_the_world(ranked, [lines[i] for i in scope])
+    if cut_off and (found is None or found.rule.id.startswith(_NO_CAUSE)):
+        # a capture keeps what the API kept of the failed steps, not always their end: a cause line the
+        # step printed (a linter's finding, a compiler's error) reads it; without one, the runner was lost
+        return _cut_off(lines, end_of_step, base, hide)
     # the strongest competing reading (another category) also gets a place in the excerpt if there is room
     rival = next((f for f in ranked[1:] if found and f.rule.category is not found.rule.category), None)
 
@@ -327,6 +323,24 @@ def _asserted_over_the_world(ranked: Sequence[Found], step: Sequence[str]) -> Fo
 def _strong_first(first: int | None, found: Sequence[Any]) -> int | None:
     """The finder's first real failure when it is a failure's own report (strength 3), else None."""
     return next((e.index for e in found if e.index == first and e.strength >= 3), None)
+
+
+def _cut_off(
+    lines: list[str], end_of_step: list[int], base: dict[str, Any], hide: frozenset[int]
+) -> Diagnosis:
+    """The log stops inside a step with nothing of its end: the runner was lost."""
+    return _diagnosis(
+        Category.INFRASTRUCTURE,
+        0.9,
+        "runner.log-cut-off",
+        DEFAULT_ACTIONS[Category.INFRASTRUCTURE],
+        lines,
+        end_of_step[-1:],
+        (3, 0),
+        end_of_step,
+        base,
+        hide=hide,
+    )
 
 
 def _runner_diagnosis(

@@ -40,6 +40,8 @@ _TIMESTAMP = re.compile(
     r"^\ufeff?(?:[^\t\n]{1,300}\t[^\t\n]{0,300}\t\ufeff?)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
     r"(?:[0-9a-f]{2}[OE]\+?(?: |$))?"
 )
+# a capture's line: the job's and the step's columns before the timestamp
+_COLUMNS = re.compile(r"^\ufeff?[^\t\n]{1,300}\t[^\t\n]{0,300}\t\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 # Jenkins' Timestamper plugin: ``[2024-05-01T12:00:00.123Z] `` before each line of a Pipeline's console text,
 # and ``12:00:00  `` (two spaces) in the console as the web page shows it, copied from there.
 _CONSOLE_TIME = re.compile(r"^(?:\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\] |\d\d:\d\d:\d\d  (?=\S))")
@@ -122,6 +124,8 @@ class JobLog:
     phase: str | None = None
     # the runner's timestamp on the log's last stamped line (``2026-12-02T08:45:38``, UTC): when the job ended
     ended_at: str | None = None
+    # a ``gh run view --log-failed`` capture: its lines carried the job's and the step's columns
+    columns: bool = False
 
     @property
     def command(self) -> str | None:
@@ -224,7 +228,9 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
     shutdown); without either, the step of the last ``##[error]`` line; else the last user step.
     """
     text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
-    lines = tuple(clean_line(raw) for raw in text.split("\n"))
+    raw_lines = text.split("\n")
+    columns = bool(_COLUMNS.match(next((raw for raw in raw_lines if raw.strip()), "")))
+    lines = tuple(clean_line(raw) for raw in raw_lines)
     if lines and lines[-1] == "":
         lines = lines[:-1]
 
@@ -315,6 +321,7 @@ def parse_log(text: str, *, truncated: bool = False) -> JobLog:
         actions_format=markers,
         phase=span.phase if span is not None else None,
         ended_at=_last_stamp(text),
+        columns=columns,
     )
 
 

@@ -111,3 +111,49 @@ def test_healer_diagnose_reads_a_capture_of_one_job() -> None:
     tail = LogTail(text=PUBLISH, bytes_read=len(PUBLISH), truncated=False)
     [(name, diagnosis)] = diagnose_tail(tail, load_rules())
     assert (name, diagnosis.step, diagnosis.purpose) == ("release", "Publish to npm", "release")
+
+
+def _read_one(capture: str):  # noqa: ANN202
+    (_, text), *_ = split_capture(capture)
+    return classify(Evidence(job=None, log=LogTail(text, len(text), False)), load_rules())
+
+
+def test_a_capture_without_its_steps_end_is_read_by_the_steps_cause_line() -> None:
+    """A capture keeps what the API kept of the failed step, not always its end: its findings read it."""
+    capture = _job(
+        "lint",
+        "golangci-lint",
+        [
+            "##[group]Run golangci/golangci-lint-action@v6",
+            "with:",
+            "##[endgroup]",
+            "Running [/home/runner/golangci-lint-1.62.2-linux-amd64/golangci-lint run] in "
+            "[/home/runner/work/a/a] ...",
+            "  Error: internal/dial.go:38:15: SA1019: grpc.DialContext is deprecated: use NewClient instead. "
+            "(staticcheck)",
+            "  Error: issues found",
+            "Ran golangci-lint in 41273ms",
+        ],
+    )
+    diagnosis = _read_one(capture)
+    assert diagnosis.rule != "runner.log-cut-off"
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_capture_that_stops_in_a_step_with_no_cause_line_lost_its_runner() -> None:
+    capture = _job(
+        "build",
+        "Run cargo build --release",
+        [
+            "##[group]Run cargo build --release",
+            "cargo build --release",
+            "##[endgroup]",
+            "   Compiling serde v1.0.217",
+        ],
+    )
+    diagnosis = _read_one(capture)
+    assert (diagnosis.rule, diagnosis.owner, diagnosis.action) == (
+        "runner.log-cut-off",
+        Owner.PLATFORM,
+        Action.RERUN,
+    )
