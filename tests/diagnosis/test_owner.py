@@ -1754,6 +1754,17 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="setuptools-package-directory-missing",
         ),
         pytest.param(
+            "python -m build",
+            '  File "/tmp/build-env/lib/python3.12/site-packages/hatchling/metadata/core.py", line 1550, in '
+            "cached\n    raise type(e)(message) from None\n"
+            "OSError: Error getting the version from source `regex`: file does not exist: "
+            "src/quartz_client/__about__.py\n"
+            "ERROR Backend subprocess exited when trying to invoke build_sdist",
+            Owner.CODE,
+            Action.AGENT,
+            id="hatchling-version-file-missing",
+        ),
+        pytest.param(
             "helm/chart-releaser-action@v1.6.0",
             "Error: the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "
             "Please update the dependencies",
