@@ -1765,6 +1765,14 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="hatchling-version-file-missing",
         ),
         pytest.param(
+            "bundle exec rake release",
+            "tinsel 2.4.0 built to pkg/tinsel-2.4.0.gem.\nrake aborted!\n"
+            'Gem::InvalidSpecificationException: ["lib/tinsel/legacy.rb"] are not files',
+            Owner.CODE,
+            Action.AGENT,
+            id="gemspec-lists-a-file-that-is-not-there",
+        ),
+        pytest.param(
             "helm/chart-releaser-action@v1.6.0",
             "Error: the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "
             "Please update the dependencies",
