@@ -566,6 +566,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="changesets-none-found",
         ),
         pytest.param(
+            "npx changeset status --since=origin/main",
+            "🦋  error Error: Found changeset brave-owls-sing for package @acme/tokenz which is not in the "
+            "workspace\n🦋  error     at mapGetOrThrow (/home/runner/work/a/a/node_modules/@changesets/"
+            "assemble-release-plan/dist/changesets-assemble-release-plan.cjs.js:68:11)",
+            Owner.CODE,
+            Action.AGENT,
+            id="a-changeset-naming-a-package-the-workspace-does-not-have",
+        ),
+        pytest.param(
             "pytest -q",
             "FAILED tests/test_release.py::test_notes - AssertionError: assert 'Added' in ''\n"
             "1 failed, 9 passed",
