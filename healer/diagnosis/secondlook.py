@@ -7,7 +7,8 @@ apt index never fetched (:mod:`~healer.diagnosis.aptindex`), a lint new in the i
 (:mod:`~healer.diagnosis.newlint`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a tool the
 hosted image stopped shipping (:mod:`~healer.diagnosis.hostedimage`), a
 dependency bot's own bump (:mod:`~healer.diagnosis.botbump`), a test that passed when run again
-(:mod:`~healer.diagnosis.flakyrun`), a pull request the job itself lists as changing only prose
+(:mod:`~healer.diagnosis.flakyrun`), tests stopped only by a name a new major release removed
+(:mod:`~healer.diagnosis.removedname`), a pull request the job itself lists as changing only prose
 (:mod:`~healer.diagnosis.docsonly`), a Terraform lock left behind (:mod:`~healer.diagnosis.statelock`),
 and a pre-release of the toolchain or a dependency (:mod:`~healer.diagnosis.prerelease`).
 
@@ -27,6 +28,7 @@ from healer.diagnosis.flakyrun import passed_when_run_again
 from healer.diagnosis.hostedimage import dropped_by_the_image
 from healer.diagnosis.newlint import new_in_this_toolchain
 from healer.diagnosis.prerelease import upstream_when_unreleased
+from healer.diagnosis.removedname import removed_by_a_new_major
 from healer.diagnosis.selfhosted import on_its_own_machine
 from healer.diagnosis.statelock import stale_lock
 from healer.diagnosis.steplines import on_the_steps_word
@@ -51,7 +53,7 @@ def second_looks(
     said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
     said = new_in_this_toolchain(said, lines, earlier)
     said = dropped_by_the_image(on_its_own_machine(said, every), every)
-    said = the_bumps_own(said, every, lines)
+    said = removed_by_a_new_major(the_bumps_own(said, every, lines), lines, every)
     said = prose_only_in_the_log(passed_when_run_again(said, every, step_end), every, lines)
     said = stale_lock(said, lines, ended_at)
     return upstream_when_unreleased(said, every, names=names)
