@@ -55,7 +55,7 @@ _UNSET = re.compile(
     r"\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b.{0,40}"
     r"\b(?:(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined|required)|must be set)\b"
     # the same said first ("Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a Sauce Connect tunnel")
-    r"|\b(?:Missing|No)\b.{0,40}\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
+    r"|\b(?:Missing|No)\b.{0,60}\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
 )
 # any variable the output says is not there: it counts only for one the header shows empty
 # (``DATABASE_URL: `` there, "Error: DATABASE_URL is not set" in the output)

@@ -160,6 +160,12 @@ def test_a_travis_build_without_its_encrypted_variables_whose_output_misses_one_
     missing = "ERROR [launcher.sauce]: Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a tunnel"
     diagnosis = diagnose_log(travis_browser_tests(removed=True, said=missing), job="browser")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    # and said after a few more words (karma's Sauce launcher)
+    missing = (
+        "ERROR [launcher.sauce]: Missing Sauce Labs credentials: set SAUCE_USERNAME and SAUCE_ACCESS_KEY"
+    )
+    diagnosis = diagnose_log(travis_browser_tests(removed=True, said=missing), job="browser")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
 
 
 def test_any_variable_shown_empty_that_the_output_says_is_not_set_is_the_repositorys() -> None:
