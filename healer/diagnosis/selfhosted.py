@@ -2,7 +2,8 @@
 
 The runner writes where a job runs at the start of its log. A GitHub-hosted runner names its image
 (``Runner Image Provisioner``, ``Hosted Compute Agent``, ``Runner Image``); a self-hosted one names itself
-(``Runner name: '…'``, ``Runner group name``, ``Machine name``). GitHub maintains the hosted machines and
+(``Runner name: '…'``, ``Runner group name``, ``Machine name``), and a job that asked for one lists the
+``self-hosted`` label among its ``Requested labels``. GitHub maintains the hosted machines and
 replaces each one after its job, so a full disk or a missing GPU there is gone on a re-run; a self-hosted
 machine is the repository's to maintain ("About self-hosted runners", GitHub Docs: you are responsible for
 updating its operating system and software), and the same disk, driver or missing tool meets the next run.
@@ -38,6 +39,10 @@ MACHINE_STATE = frozenset(
 )
 _SELF_HOSTED = re.compile(r"^Runner name: '(?P<name>[^']{1,200})'$")
 _HOSTED = re.compile(r"^(?:##\[group\])?(?:Runner Image Provisioner|Hosted Compute Agent|Runner Image)$")
+# the labels the job asked for, as the runner's set-up section lists them ("Requested labels: self-hosted,
+# linux, x64"): `self-hosted` is the label every self-hosted runner carries and no GitHub-hosted one does
+# (GitHub Docs, "Using self-hosted runners in a workflow")
+_REQUESTED = re.compile(r"^Requested labels: (?P<labels>.{1,500})$")
 # the folder a self-hosted runner is installed in and works in: GitHub's set-up instructions create
 # `actions-runner` and the runner's work folder defaults to `_work` under it (its diagnostic logs in `_diag`);
 # a hosted runner lives in /home/runner/runners/<version>/ and works in /home/runner/work
@@ -51,6 +56,10 @@ def self_hosted_runner(lines: Sequence[str]) -> str | None:
     set-up: a ``gh run view --log-failed`` capture); None on a GitHub-hosted runner or when nothing says."""
     name = None
     for line in setup_section(lines, limit=_SETUP_LINES):
+        if (asked := _REQUESTED.match(line.strip())) and "self-hosted" in (
+            label.strip().lower() for label in asked.group("labels").split(",")
+        ):
+            return f"requested labels: {asked.group('labels').strip()[:80]}"
         if _HOSTED.match(line):
             return None
         if found := _SELF_HOSTED.match(line):

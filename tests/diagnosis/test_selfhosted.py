@@ -58,6 +58,17 @@ def test_the_runner_is_read_from_the_set_up_section_only() -> None:
     assert self_hosted_runner([*HOSTED, "##[group]Run echo", "Runner name: 'x'"]) is None
 
 
+def test_a_job_that_asked_for_the_self_hosted_label_ran_on_a_self_hosted_runner() -> None:
+    asked = [
+        "Requested labels: self-hosted, linux, x64",
+        "Job defined at: o/r/.github/workflows/ci.yml@refs/heads/x",
+    ]
+    assert self_hosted_runner(asked) == "requested labels: self-hosted, linux, x64"
+    assert self_hosted_runner(["Requested labels: ubuntu-latest", *HOSTED]) is None
+    diagnosis = diagnose(asked, DISK_FULL)
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+
+
 def test_a_log_without_its_set_up_shows_a_self_hosted_runner_by_its_folders() -> None:
     """GitHub's set-up instructions install a self-hosted runner in `actions-runner`, working in `_work`;
     a hosted runner works in /home/runner/work."""
