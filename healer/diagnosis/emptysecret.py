@@ -16,11 +16,14 @@ removed for security reasons.", then its page "pull-requests-and-security-restri
 "Pull Requests and Security Restrictions"). With none, a variable named for a secret that the step's output
 says is not set (``PAYWIRE_KEY is not set``, ``SAUCE_ACCESS_KEY must be set``) is the same missing secret.
 
-That alone is not whose failure it is: a compiler's error or a failed assertion in the same step is the code's
-whatever its environment lacked. It decides only where the step's own words point the same way: a refused or
-missing credential in its output, or no cause line at all (the tool's summary, Maven's "Failed to execute
-goal", the exit code). Then the failure is the repository's: a maintainer sets the secret, or makes the step
-skip pull requests that cannot have it.
+Where nothing says the job lacked its secrets, the step's own words naming a secret-named variable not set
+(``SAUCE_ACCESS_KEY must be set``, ``API_TOKEN is not set``) still say it ran without one, when no cause line
+says anything else (the failure was read from a summary, or not at all): a maintainer sets the secret or maps
+it into the step. That alone is not whose failure it is: a compiler's error or a failed assertion in the same
+step is the code's whatever its environment lacked. It decides only where the step's own words point the
+same way: a refused or missing credential in its output, or no cause line at all (the tool's summary, Maven's
+"Failed to execute goal", the exit code). Then the failure is the repository's: a maintainer sets the secret,
+or makes the step skip pull requests that cannot have it.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -178,6 +181,11 @@ def without_its_secrets(
     travis = not names and _travis_gave_none(log_lines)
     none = not names and (travis or secret_source(log_lines) == "None")
     if not names and not none:
+        if unset and (summary or diagnosis.category is Category.UNKNOWN):
+            said = f"its output says a secret is not set ({unset[0][:80]}) and names no other cause"
+            return reread(
+                diagnosis, Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, said, replaces_evidence=True
+            )
         return diagnosis
     told = any(_names(name, named) for name in names)
     refused = told or bool(none and unset) or any(CREDENTIAL.search(line) for line in step_lines)

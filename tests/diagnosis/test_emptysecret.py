@@ -95,9 +95,11 @@ def test_a_job_given_no_secrets_whose_output_misses_one_is_the_repositorys() -> 
     diagnosis = diagnose_log(log, job="integration")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
     assert "Secret source: None" in dict(diagnosis.decided_by)["evidence"]
-    # the same script where the job had its secrets: nothing says the secret was withheld
+    # the same script where nothing says the job lacked its secrets: its own words still name the missing
+    # one and no other cause, so it is still the repository's, for that reason
     same = diagnose_log(job_log("node scripts/seed-sandbox.js", output), job="integration")
-    assert same.owner is not Owner.REPOSITORY
+    assert (same.owner, same.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "Secret source" not in dict(same.decided_by)["evidence"]
 
 
 def test_a_job_given_no_secrets_whose_test_failed_on_an_assertion_is_the_codes() -> None:
@@ -154,8 +156,10 @@ def test_a_travis_build_without_its_encrypted_variables_whose_output_misses_one_
     diagnosis = diagnose_log(travis_browser_tests(removed=True), job="browser")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
     assert "Travis removed its encrypted variables" in dict(diagnosis.decided_by)["evidence"]
-    # with its variables, the same words name no withheld secret
-    assert diagnose_log(travis_browser_tests(removed=False), job="browser").owner is not Owner.REPOSITORY
+    # with its variables, the same words still name a secret the step did not have, and no other cause
+    given = diagnose_log(travis_browser_tests(removed=False), job="browser")
+    assert given.owner is Owner.REPOSITORY
+    assert "Travis removed" not in dict(given.decided_by)["evidence"]
     # the missing variable said first
     missing = "ERROR [launcher.sauce]: Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a tunnel"
     diagnosis = diagnose_log(travis_browser_tests(removed=True, said=missing), job="browser")
@@ -233,3 +237,27 @@ def test_a_key_error_that_is_not_the_environments_or_not_a_secrets_keeps_the_rea
     assert environ_missing(from_a_dict) == ()
     not_a_secret = ['    url = os.environ["DATABASE_URL"]', "E   KeyError: 'DATABASE_URL'"]
     assert environ_missing(not_a_secret) == ()
+
+
+def test_a_secret_the_output_says_is_not_set_with_no_other_cause_is_the_repositorys() -> None:
+    """No header or set-up says the secret was withheld, but the step's own words name it missing and nothing
+    else failed: a maintainer sets it, or makes the step skip runs that cannot have it."""
+    output = [
+        "> karma start karma.sauce.js",
+        "Error: SAUCE_USERNAME and SAUCE_ACCESS_KEY must be set to run tests on Sauce Labs",
+        "npm ERR! widget@2.4.0 test:sauce: `karma start karma.sauce.js`",
+        "npm ERR! Exit status 1",
+    ]
+    diagnosis = diagnose_log(job_log("npm run test:sauce", output), job="browser")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    assert "SAUCE_ACCESS_KEY must be set" in diagnosis.decided_text()
+
+
+def test_a_secret_said_missing_beside_a_failed_test_keeps_the_tests_the_codes() -> None:
+    output = [
+        "Warning: API_TOKEN is not set; live tests are skipped",
+        "FAILED tests/test_totals.py::test_sum - assert 4 == 5",
+        "1 failed, 12 passed, 3 skipped in 0.41s",
+    ]
+    diagnosis = diagnose_log(job_log("pytest -q", output), job="test")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
