@@ -1774,6 +1774,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="hatchling-version-file-missing",
         ),
         pytest.param(
+            "vendor/bin/box compile",
+            "? Dumping the Composer autoloader\n\nIn Php.php line 38:\n\n"
+            '  Syntax error, unexpected T_STRING, expecting "," or ")" on line 44 in file '
+            "src/Worker/Supervisor.php",
+            Owner.CODE,
+            Action.AGENT,
+            id="php-parser-syntax-error-in-a-release-build",
+        ),
+        pytest.param(
             "bundle exec rake release",
             "tinsel 2.4.0 built to pkg/tinsel-2.4.0.gem.\nrake aborted!\n"
             'Gem::InvalidSpecificationException: ["lib/tinsel/legacy.rb"] are not files',
