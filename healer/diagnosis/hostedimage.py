@@ -32,14 +32,12 @@ DROPPED: dict[str, frozenset[str]] = {
 # the readings of a command the shell could not find
 _NOT_FOUND_RULES = frozenset({"config.command-not-found", "config.exit-127"})
 _IMAGE = re.compile(r"^Image: (?P<image>[\w.-]{1,40})$")
+# the images' short names, as their release tags spell them (``Image Release: …/releases/tag/ubuntu24%2F…``)
+_SHORT = re.compile(r"^ubuntu(?P<major>\d\d)$")
 # bash's and sh's words for a command not on the PATH (as config.command-not-found reads them)
 _NOT_FOUND = re.compile(
     r"(?:^|: )(?:line \d+: |\d+: )?(?P<tool>[\w.+-]{1,60}): (?:command )?not found$",
 )
-
-
-# the images' short names, as their release tags spell them (``Image Release: …/releases/tag/ubuntu24%2F…``)
-_SHORT = re.compile(r"^ubuntu(?P<major>\d\d)$")
 
 
 def hosted_image(lines: Sequence[str]) -> str | None:
