@@ -60,6 +60,8 @@ _UNSET = re.compile(
     # the same said first ("Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a Sauce Connect tunnel")
     r"|\b(?:Missing|No)\b.{0,60}\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
 )
+# a line a tool logs at an informational level ("INFO …", "[notice] …", "Warning: …"): not its failure
+_INFORMATIONAL = re.compile(r"(?i)^\[?(?:info|debug|notice|note|warn(?:ing)?)\b\]?:?")
 # any variable the output says is not there: it counts only for one the header shows empty
 # (``DATABASE_URL: `` there, "Error: DATABASE_URL is not set" in the output)
 _UNSET_ANY = re.compile(
@@ -129,6 +131,19 @@ def environ_missing(step_lines: Sequence[str]) -> tuple[str, ...]:
     return missing
 
 
+def _stated_unset(step_lines: Sequence[str]) -> list[str]:
+    """:func:`unset_in`, but only where the step states it as a failure: not a line logged at an
+    informational level (``INFO GITHUB_TOKEN is not set, license-eye won't comment``), and not the
+    workflow's own ``GITHUB_TOKEN``, which every job has and a tool merely was not handed."""
+    stated = []
+    for raw in step_lines:
+        line = clean_line(raw).strip()
+        found = _UNSET.search(line)
+        if found and not _INFORMATIONAL.match(line) and "GITHUB_TOKEN" not in found.group(0):
+            stated.append(found.group(0))
+    return stated
+
+
 def _names(name: str, unset: Sequence[str]) -> bool:
     return any(name in said for said in unset)
 
@@ -181,8 +196,9 @@ def without_its_secrets(
     travis = not names and _travis_gave_none(log_lines)
     none = not names and (travis or secret_source(log_lines) == "None")
     if not names and not none:
-        if unset and (summary or diagnosis.category is Category.UNKNOWN):
-            said = f"its output says a secret is not set ({unset[0][:80]}) and names no other cause"
+        stated = _stated_unset(step_lines)
+        if stated and (summary or diagnosis.category is Category.UNKNOWN):
+            said = f"its output says a secret is not set ({stated[0][:80]}) and names no other cause"
             return reread(
                 diagnosis, Owner.REPOSITORY, Category.CONFIG, Action.ESCALATE, said, replaces_evidence=True
             )

@@ -261,3 +261,18 @@ def test_a_secret_said_missing_beside_a_failed_test_keeps_the_tests_the_codes() 
     ]
     diagnosis = diagnose_log(job_log("pytest -q", output), job="test")
     assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+
+
+def test_a_tool_that_only_logs_it_was_not_handed_a_token_has_not_failed_for_it() -> None:
+    """license-eye logs at INFO that it was given no GITHUB_TOKEN (it only comments with one) and then fails
+    on its findings: neither the informational line nor the workflow's own token is a missing secret."""
+    output = [
+        "INFO GITHUB_TOKEN is not set, license-eye won't comment on the pull request",
+        "INFO Loading configuration from file: .licenserc.yaml",
+        "ERROR the following files don't have a valid license header: ",
+        "src/wharf/dock.py",
+        "ERROR one or more files does not have a valid license header",
+        "##[error]one or more files does not have a valid license header",
+    ]
+    log = job_log("apache/skywalking-eyes/header@v0.7.0", output, exit_code=None)
+    assert diagnose_log(log, job="license").owner is not Owner.REPOSITORY
