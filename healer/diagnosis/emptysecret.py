@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from healer.diagnosis.logs import clean_line, setup_section
 from healer.diagnosis.owner import reread
-from healer.diagnosis.testcauses import CREDENTIAL
+from healer.diagnosis.testcauses import CREDENTIAL, pytest_summary_causes
 from healer.model import Action, Category, Diagnosis, Owner
 
 # a header's input or variable shown with nothing after it
@@ -76,8 +76,6 @@ _KEY_ERROR = re.compile(r"^(?:E\s+)?KeyError: '(?P<name>[A-Z][A-Z0-9_]{1,100})'$
 _OS_GETITEM = re.compile(r"(?:<frozen os>|[\\/]os\.py)(?::\d+)?:? in __getitem__$")
 _ENVIRON_READ = re.compile(r"""\bos\.environ\[\s*(["'])(?P<name>[A-Z][A-Z0-9_]{1,100})\1\s*\]""")
 _TRACE_WINDOW = 12
-# pytest's short summary, one line a failed or erroring test, with its cause after " - "
-_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S+ - (?P<cause>.+)$")
 # the set-up section is the log's first lines; a step's output may print anything
 _SETUP_LINES = 80
 # rules that read a summary or a name, not a cause line: they do not say the code failed
@@ -109,9 +107,10 @@ def environ_missing(step_lines: Sequence[str]) -> tuple[str, ...]:
     """The secret-named variables (a ``*_KEY`` among them) the step's Python read from ``os.environ`` and did
     not find, when they are all its failure says: every test pytest's summary lists failed on one of them, or
     there is no summary (a conftest that failed to import); () otherwise."""
+    if not any("KeyError: '" in raw for raw in step_lines):
+        return ()
     names: list[str] = []
     recent: list[str] = []
-    causes: list[str] = []
     for raw in step_lines:
         line = clean_line(raw).strip()
         if found := _KEY_ERROR.match(line):
@@ -122,10 +121,9 @@ def environ_missing(step_lines: Sequence[str]) -> tuple[str, ...]:
             )
             if read and (_SECRET_NAME.search(name) or name.endswith("_KEY")):
                 names.append(name)
-        elif summary := _SUMMARY.match(line):
-            causes.append(summary.group("cause"))
         recent = [*recent[-(_TRACE_WINDOW - 1) :], line]
     missing = tuple(dict.fromkeys(names))
+    causes = pytest_summary_causes(step_lines)
     if not missing or any(not any(f"KeyError: '{n}'" in cause for n in missing) for cause in causes):
         return ()
     return missing

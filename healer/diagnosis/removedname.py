@@ -23,13 +23,12 @@ from dataclasses import replace
 from healer.diagnosis.botbump import from_dependabot
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
+from healer.diagnosis.testcauses import pytest_summary_causes
 from healer.model import Action, Category, Diagnosis, Owner
 
 RULE = "python.numpy2-removed-name"
 _REMOVED = re.compile(r"AttributeError: `np\.(?P<name>\w{1,40})` was removed in the NumPy 2\.0 release\.")
-# pytest's short summary (``FAILED tests/x.py::t - cause``; a collection error may name no path) and each
-# failure's section with its first ``E`` line
-_SUMMARY = re.compile(r"^(?:FAILED|ERROR) (?:\S+ )?- (?P<cause>\S.*)$")
+# each failure's section of pytest's report, and its first ``E`` line
 _SECTION = re.compile(r"^_{3,} \S.*? _{3,}$")
 _E_LINE = re.compile(r"^E {1,12}(?P<cause>\S.*)$")
 _KINDS = frozenset({Category.TEST, Category.DEPENDENCY, Category.UNKNOWN})
@@ -38,13 +37,12 @@ _KINDS = frozenset({Category.TEST, Category.DEPENDENCY, Category.UNKNOWN})
 def pytest_causes(step_lines: Sequence[str]) -> list[str]:
     """Each failing test's cause as pytest reports it: its short summary's lines, else each section's first
     ``E`` line (collection errors included)."""
-    lines = [clean_line(raw).strip() for raw in step_lines]
-    summary = [found.group("cause") for line in lines if (found := _SUMMARY.match(line))]
+    summary = pytest_summary_causes(step_lines)
     if summary:
         return summary
     causes: list[str] = []
     waiting = False
-    for line in lines:
+    for line in (clean_line(raw).strip() for raw in step_lines):
         if _SECTION.match(line):
             waiting = True
         elif waiting and (found := _E_LINE.match(line)):
@@ -59,6 +57,8 @@ def removed_by_a_new_major(
     """``diagnosis`` given to upstream, as :data:`RULE`, when every cause pytest reports is a name NumPy 2.0
     removed; otherwise unchanged, as on a Dependabot pull request (the code follows its bump)."""
     if diagnosis.owner is not Owner.CODE or diagnosis.category not in _KINDS:
+        return diagnosis
+    if not any("NumPy 2.0 release" in raw for raw in step_lines):
         return diagnosis
     causes = pytest_causes(step_lines)
     found = [_REMOVED.search(cause) for cause in causes]

@@ -54,6 +54,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
 from healer.diagnosis.testids import GO_FAILED, GO_STARTED
 from healer.model import Action, Category, Diagnosis, Owner
@@ -220,6 +221,9 @@ UNSET = re.compile(
 
 # pytest's header of a failure's section (`____ test_a ____`, `____ TestX.test_a[1] ____`) and of the sections
 # that end the failures (`==== short test summary info ====`, the totals), and its exception lines (`E   …`)
+# pytest's short summary (``-r``): one line a failed or erroring test, its cause after " - " (a collection
+# error of the whole session names no path: ``ERROR  - AttributeError: …``)
+_PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) (?:\S+ )?- (?P<cause>\S.*)$")
 _PYTEST_SECTION = re.compile(r"^_{3,} (?!ERROR collecting\b)\S.*? _{3,}$")
 _PYTEST_END = re.compile(r"^={3,} ")
 _PYTEST_E = re.compile(r"^E {1,8}(?P<cause>\S.*)$")
@@ -312,6 +316,13 @@ def _pytest_causes(lines: Sequence[str]) -> list[str] | None:
         elif section:
             source.append(line)
     return None if section else causes or None
+
+
+def pytest_summary_causes(lines: Sequence[str]) -> list[str]:
+    """The cause of each line of pytest's short summary (``FAILED tests/x.py::t - cause``), in order."""
+    return [
+        found.group("cause") for raw in lines if (found := _PYTEST_SUMMARY.match(clean_line(raw).strip()))
+    ]
 
 
 def judged_by_the_tests(rule: str, step_lines: Sequence[str]) -> bool:
