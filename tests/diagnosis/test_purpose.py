@@ -46,6 +46,7 @@ ACTIONS = [
     ("github/codeql-action/analyze@v3", "security-scan"),
     ("golangci/golangci-lint-action@v6", "lint"),
     ("bufbuild/buf-action@v1", "lint"),
+    ("fsfe/reuse-action@v6", "lint"),
     ("mszostok/codeowners-validator@v0.7.4", "lint"),
     ("zizmorcore/zizmor-action@v0.1.1", "security-scan"),
     ("cypress-io/github-action@v6", "test"),

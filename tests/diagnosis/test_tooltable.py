@@ -81,6 +81,8 @@ from healer.model import Category
         pytest.param("buf generate", "build", id="buf-generate"),
         pytest.param("opam exec -- dune runtest", "test", id="a-runners-end-of-options"),
         pytest.param("renovate-config-validator --strict", "lint", id="renovate-config-validator"),
+        pytest.param("reuse lint", "lint", id="reuse-lint"),
+        pytest.param("reuse download --all", "dependency", id="reuse-download"),
         pytest.param("git diff --exit-code", "format", id="git-diff-exit-code"),
         pytest.param("git diff --exit-code --name-only", "format", id="git-diff-exit-code-names"),
         pytest.param("git diff --name-only origin/main...HEAD", "config", id="git-diff-names-listed"),
