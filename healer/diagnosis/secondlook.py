@@ -3,7 +3,8 @@ reading and the owner table have spoken, each able to give the failure to anothe
 
 In order: the step's own word (:mod:`~healer.diagnosis.steplines`), a secret the job had empty
 (:mod:`~healer.diagnosis.emptysecret`), a run on the base branch (:mod:`~healer.diagnosis.basecheck`), an
-apt index never fetched (:mod:`~healer.diagnosis.aptindex`), a lint new in the installed toolchain
+apt index never fetched (:mod:`~healer.diagnosis.aptindex`), a refusal at a port no service container
+publishes (:mod:`~healer.diagnosis.serviceports`), a lint new in the installed toolchain
 (:mod:`~healer.diagnosis.newlint`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a tool the
 hosted image stopped shipping (:mod:`~healer.diagnosis.hostedimage`), a
 dependency bot's own bump (:mod:`~healer.diagnosis.botbump`), a test that passed when run again
@@ -30,6 +31,7 @@ from healer.diagnosis.newlint import new_in_this_toolchain
 from healer.diagnosis.prerelease import upstream_when_unreleased
 from healer.diagnosis.removedname import removed_by_a_new_major
 from healer.diagnosis.selfhosted import on_its_own_machine
+from healer.diagnosis.serviceports import refused_where_no_service_listens
 from healer.diagnosis.statelock import stale_lock
 from healer.diagnosis.steplines import on_the_steps_word
 from healer.model import Diagnosis
@@ -51,6 +53,7 @@ def second_looks(
     (``step_end``), the job's, workflow's and step's ``names``, and when the job ended (``ended_at``)."""
     said = without_its_secrets(on_the_steps_word(owned, lines, header), header, lines, every)
     said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
+    said = refused_where_no_service_listens(said, lines, earlier)
     said = new_in_this_toolchain(said, lines, earlier)
     said = dropped_by_the_image(on_its_own_machine(said, every), every)
     said = removed_by_a_new_major(the_bumps_own(said, every, lines), lines, every)
