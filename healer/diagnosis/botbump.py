@@ -16,7 +16,12 @@ dependencies and nothing else, so:
   module" for a path inside ``node_modules``), is the bumped release failing in itself: upstream's;
 - the project's own files failing against the new version (a renamed API) stay the code's: the agent
   adapts the code to it; so does a failure inside the release whose message says the API the code uses
-  moved or went (pydantic's "`BaseSettings` has been moved to the `pydantic-settings` package").
+  moved or went (pydantic's "`BaseSettings` has been moved to the `pydantic-settings` package"), and so does
+  a ``TypeError`` or ``ValueError`` the release raised itself on the arguments it was given (the traceback's
+  innermost line is its ``raise TypeError(…)``): by Python's convention (the built-in exceptions'
+  documentation: "passing arguments of the wrong type", "an argument that has the right type but an
+  inappropriate value") the release refused what the project's code passed it, as pytest 8's ``warns`` refuses
+  ``None``.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -45,6 +50,10 @@ _MOVED = re.compile(
     r"(?i)\b(?:has been|have been|is|are|was|were) (?:moved|removed|renamed)\b.{0,120}\b(?:to|in|use|see)\b"
     r"|\bmigration guide\b|/migration/"
 )
+# a release refusing its caller's arguments: the innermost frame's `raise TypeError(…)` or `raise
+# ValueError(…)` with the exception's line after it (pytest's `E   TypeError: …`, or a traceback's last line)
+_RAISES = re.compile(r"^\s*raise (?P<error>TypeError|ValueError)\(")
+_RAISED = re.compile(r"^(?:E\s+)?(?P<error>TypeError|ValueError): ")
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.UNKNOWN})
 
 
@@ -79,6 +88,24 @@ def innermost_installed(step_lines: Sequence[str]) -> str | None:
     return last if last is not None and _INSTALLED.search(last) else None
 
 
+def refused_the_callers_arguments(step_lines: Sequence[str]) -> bool:
+    """Whether a traceback of the step ends in a release's own ``raise TypeError(…)`` or ``raise
+    ValueError(…)``, the exception's line within the next lines."""
+    waiting, left = None, 0
+    for raw in step_lines:
+        if "Error" not in raw and not waiting:
+            continue
+        line = clean_line(raw).strip()
+        if found := _RAISES.match(line):
+            waiting, left = found.group("error"), 3
+        elif waiting and (found := _RAISED.match(line)) and found.group("error") == waiting:
+            return True
+        elif waiting and line:
+            left -= 1
+            waiting = waiting if left > 0 else None
+    return False
+
+
 def the_bumps_own(diagnosis: Diagnosis, log_lines: Sequence[str], step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when a Dependabot pull request's resolver conflict or a failure inside
     the bumped release stopped the job; otherwise unchanged."""
@@ -97,6 +124,8 @@ def the_bumps_own(diagnosis: Diagnosis, log_lines: Sequence[str], step_lines: Se
         return diagnosis
     if broken is None and any(_MOVED.search(raw) for raw in step_lines):
         return diagnosis  # the new release tells the code what to change: the code's, for the agent
+    if broken is None and inside.endswith(".py") and refused_the_callers_arguments(step_lines):
+        return diagnosis  # the release refused the arguments the code passed it: the code's
     where = broken[:120] if broken else f"raised in {inside[-120:]}"
     said = f"on a Dependabot pull request the bumped release fails in itself ({where})"
     return reread(diagnosis, Owner.UPSTREAM, Category.DEPENDENCY, Action.ESCALATE, said)

@@ -145,3 +145,31 @@ def test_a_release_that_says_a_keyword_is_removed_and_what_to_use_leaves_the_cha
         "instead",
     ]
     assert diagnose_log(bot_log("pytest", removed), job="test").owner is Owner.CODE
+
+
+def test_a_release_refusing_the_arguments_the_code_passed_leaves_the_change_to_the_code() -> None:
+    refused = [
+        "______________________ test_no_warning_on_valid_config ______________________",
+        "tests/test_warnings.py:12: in test_no_warning_on_valid_config",
+        "    with pytest.warns(None) as record:",
+        "/opt/hostedtoolcache/Python/3.12.11/x64/lib/python3.12/site-packages/_pytest/recwarn.py:281: in"
+        " __init__",
+        "    raise TypeError(msg % type(expected_warning))",
+        "E   TypeError: exceptions must be derived from Warning, not <class 'NoneType'>",
+        "FAILED tests/test_warnings.py::test_no_warning_on_valid_config - TypeError: exceptions must be"
+        " derived from Warning, not <class 'NoneType'>",
+    ]
+    assert diagnose_log(bot_log("pytest", refused), job="test").owner is Owner.CODE
+    # the same release failing on its own internals stays the bump's
+    crashed = [
+        *refused[:4],
+        "    return self._state.kind",
+        "E   AttributeError: 'NoneType' object has no attribute 'kind'",
+    ]
+    crashed.append(
+        "FAILED tests/test_warnings.py::test_no_warning_on_valid_config - AttributeError: 'NoneType'"
+    )
+    assert (diagnose_log(bot_log("pytest", crashed), job="test").owner, "escalate") == (
+        Owner.UPSTREAM,
+        "escalate",
+    )
