@@ -264,6 +264,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
         ),
         pytest.param(
             "deploy",
+            "aws-actions/configure-aws-credentials@v4",
+            "Assuming role with OIDC\nAssuming role with OIDC\n"
+            "##[error]Could not assume role with OIDC: Couldn't retrieve verification key from your identity "
+            "provider,  please reference AssumeRoleWithWebIdentity documentation for requirements",
+            "network.aws-oidc-key-unreachable",
+            PLATFORM,
+            id="oidc-verification-key-unreachable",
+        ),
+        pytest.param(
+            "deploy",
             "aws s3 sync dist/ s3://docs-site",
             "upload failed: dist/index.html to s3://docs-site/index.html An error occurred (AccessDenied) "
             "when calling the PutObject operation: Access Denied",
