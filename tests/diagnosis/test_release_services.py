@@ -273,6 +273,26 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="oidc-verification-key-unreachable",
         ),
         pytest.param(
+            "publish",
+            "twine upload --repository testpypi dist/*",
+            "Uploading distributions to https://test.pypi.org/legacy/\n"
+            "ERROR    HTTPError: 400 Bad Request from https://test.pypi.org/legacy/\n"
+            "         The use of local versions in <Version('0.9.1.dev14+g572d7972')> is not allowed. See "
+            "https://packaging.python.org/specifications/core-metadata for more information.",
+            "config.package-metadata-refused",
+            CODE,
+            id="pypi-refuses-a-local-version",
+        ),
+        pytest.param(
+            "publish",
+            "npx @vscode/vsce package",
+            "Executing prepublish script 'npm run vscode:prepublish'...\n"
+            " ERROR  Make sure to edit the README.md file before you package or publish your extension.",
+            "config.package-metadata-refused",
+            CODE,
+            id="vsce-refuses-the-template-readme",
+        ),
+        pytest.param(
             "deploy",
             "aws s3 sync dist/ s3://docs-site",
             "upload failed: dist/index.html to s3://docs-site/index.html An error occurred (AccessDenied) "
