@@ -293,6 +293,17 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="vsce-refuses-the-template-readme",
         ),
         pytest.param(
+            "publish",
+            "npm publish",
+            "npm notice Publishing to https://registry.npmjs.org/ with tag latest and default access\n"
+            "npm ERR! code E402\n"
+            "npm ERR! 402 Payment Required - PUT https://registry.npmjs.org/@gorse%2fui - You must sign up for "
+            "private packages",
+            "config.package-metadata-refused",
+            CODE,
+            id="npm-scoped-package-published-as-private",
+        ),
+        pytest.param(
             "deploy",
             "aws s3 sync dist/ s3://docs-site",
             "upload failed: dist/index.html to s3://docs-site/index.html An error occurred (AccessDenied) "
