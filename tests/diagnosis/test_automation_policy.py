@@ -44,6 +44,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="zizmor-a-workflows-finding",
         ),
         pytest.param(
+            "label",
+            "actions/labeler@v5",
+            "The configuration file (path: .github/labeler.yml) was not found locally, fetching via the api\n"
+            "##[error]Error: found unexpected type for label 'area: docs' (should be array of config options)",
+            "automation",
+            Owner.CODE,
+            Action.AGENT,
+            id="labeler-5-refuses-the-version-4-format",
+        ),
+        pytest.param(
             "validate-renovate-config",
             "npx --yes --package renovate -- renovate-config-validator --strict",
             " INFO: Validating renovate.json\n ERROR: renovate.json contains errors",
