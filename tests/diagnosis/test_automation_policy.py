@@ -54,6 +54,18 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             id="labeler-5-refuses-the-version-4-format",
         ),
         pytest.param(
+            "analyze",
+            "github/codeql-action/analyze@v3",
+            "Uploading results\nSuccessfully uploaded results\nWaiting for processing to finish\n"
+            "Analysis upload status is failed.\n"
+            "##[error]Code Scanning could not process the submitted SARIF file:\n"
+            "CodeQL analyses from advanced configurations cannot be processed when the default setup is enabled",
+            "security-scan",
+            Owner.REPOSITORY,
+            Action.ESCALATE,
+            id="codeql-default-setup-beside-an-advanced-workflow",
+        ),
+        pytest.param(
             "validate-renovate-config",
             "npx --yes --package renovate -- renovate-config-validator --strict",
             " INFO: Validating renovate.json\n ERROR: renovate.json contains errors",
