@@ -104,9 +104,10 @@ def unset_in(step_lines: Sequence[str], *, any_name: bool = False) -> list[str]:
 
 
 def environ_missing(step_lines: Sequence[str]) -> tuple[str, ...]:
-    """The secret-named variables (a ``*_KEY`` among them) the step's Python read from ``os.environ`` and did
-    not find, when they are all its failure says: every test pytest's summary lists failed on one of them, or
-    there is no summary (a conftest that failed to import); () otherwise."""
+    """The secret-named variables (a ``*_KEY`` among them, not the workflow's own ``GITHUB_TOKEN``) the step's
+    Python read from ``os.environ`` and did not find, when they are all its failure says: every test pytest's
+    summary lists failed on one of them, or there is no summary (a conftest that failed to import); ()
+    otherwise."""
     if not any("KeyError: '" in raw for raw in step_lines):
         return ()
     names: list[str] = []
@@ -119,7 +120,9 @@ def environ_missing(step_lines: Sequence[str]) -> tuple[str, ...]:
                 _OS_GETITEM.search(seen) or any(m.group("name") == name for m in _ENVIRON_READ.finditer(seen))
                 for seen in recent
             )
-            if read and (_SECRET_NAME.search(name) or name.endswith("_KEY")):
+            # the workflow's own GITHUB_TOKEN is no secret withheld: every job has it, and a step's
+            # environment holds it only where the workflow hands it over, as for any variable
+            if read and (_SECRET_NAME.search(name) or name.endswith("_KEY")) and name != "GITHUB_TOKEN":
                 names.append(name)
         recent = [*recent[-(_TRACE_WINDOW - 1) :], line]
     missing = tuple(dict.fromkeys(names))

@@ -237,6 +237,11 @@ def test_a_key_error_that_is_not_the_environments_or_not_a_secrets_keeps_the_rea
     assert environ_missing(from_a_dict) == ()
     not_a_secret = ['    url = os.environ["DATABASE_URL"]', "E   KeyError: 'DATABASE_URL'"]
     assert environ_missing(not_a_secret) == ()
+    # the workflow's own token is no secret withheld: every job has it, the workflow did not hand it over
+    workflows_own = [line.replace("STRIPE_API_KEY", "GITHUB_TOKEN") for line in CONFTEST_WITHOUT_THE_KEY]
+    assert environ_missing(workflows_own) == ()
+    diagnosis = diagnose_log(job_log("pytest tests", workflows_own, exit_code=4))
+    assert diagnosis.owner is not Owner.REPOSITORY
 
 
 def test_a_secret_the_output_says_is_not_set_with_no_other_cause_is_the_repositorys() -> None:
