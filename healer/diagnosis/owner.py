@@ -63,7 +63,7 @@ _KIND_OWNER: Mapping[Category, Owner] = {
 }
 # Kinds whose cause lines come from building or running the code (a compiler, a test): inside a release or
 # deploy step (which builds the code) they are still the code's.
-_CODE_KINDS = frozenset({Category.BUILD, Category.TEST, Category.TYPECHECK})
+_CODE_KINDS = frozenset({Category.BUILD, Category.TEST, Category.TYPECHECK, Category.LINT})
 # Rules read from a name or from a summary, not from a cause line: they say a kind, never an owner. Gradle's
 # "Execution failed for task '…'" heads its "What went wrong" summary whatever the task was (a compile, a
 # publish, an upload), so the rule that reads only it names no owner either.
@@ -291,7 +291,8 @@ def _weigh(
         # a rule that names the code as owner (a file of the checkout that does not parse) says so in any step
         return Owner.CODE, kind
     if found is Owner.CODE and purposed.builds_code and kind in _CODE_KINDS and not by_shape:
-        # a rule read a compiler's or a test's own report: the code, even in a release step
+        # a rule read a compiler's, a test's or a linter's own report (a deploy's predeploy lint): the code,
+        # even in a release step
         return Owner.CODE, kind
     return purposed.owner, kind
 

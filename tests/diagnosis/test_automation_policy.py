@@ -47,7 +47,8 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             "label",
             "actions/labeler@v5",
             "The configuration file (path: .github/labeler.yml) was not found locally, fetching via the api\n"
-            "##[error]Error: found unexpected type for label 'area: docs' (should be array of config options)",
+            "##[error]Error: found unexpected type for label 'area: docs' (should be array of config"
+            " options)",
             "automation",
             Owner.CODE,
             Action.AGENT,
@@ -59,7 +60,8 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             "Uploading results\nSuccessfully uploaded results\nWaiting for processing to finish\n"
             "Analysis upload status is failed.\n"
             "##[error]Code Scanning could not process the submitted SARIF file:\n"
-            "CodeQL analyses from advanced configurations cannot be processed when the default setup is enabled",
+            "CodeQL analyses from advanced configurations cannot be processed when the default setup is"
+            " enabled",
             "security-scan",
             Owner.REPOSITORY,
             Action.ESCALATE,

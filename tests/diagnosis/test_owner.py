@@ -2248,16 +2248,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
         pytest.param(
             "bundle install --jobs 4",
             "Fetching gem metadata from https://rubygems.org/.........\n"
-            "activesupport-8.0.0 requires ruby version >= 3.2.0, which is incompatible with the current version, "
-            "3.1.6",
+            "activesupport-8.0.0 requires ruby version >= 3.2.0, which is incompatible with the current"
+            " version, 3.1.6",
             Owner.UPSTREAM,
             Action.ESCALATE,
             id="newer-bundler-refuses-a-release-for-a-newer-ruby",
         ),
         pytest.param(
             "bundle install",
-            "sass-embedded-1.62.0-x86_64-linux-musl requires rubygems version >= 3.3.22, which is incompatible "
-            "with the current version, 3.1.6",
+            "sass-embedded-1.62.0-x86_64-linux-musl requires rubygems version >= 3.3.22, which is"
+            " incompatible with the current version, 3.1.6",
             Owner.UPSTREAM,
             Action.ESCALATE,
             id="bundler-refuses-a-release-for-a-newer-rubygems",

@@ -297,11 +297,25 @@ def diagnose(text: str, job: str):  # noqa: ANN201
             "npm publish",
             "npm notice Publishing to https://registry.npmjs.org/ with tag latest and default access\n"
             "npm ERR! code E402\n"
-            "npm ERR! 402 Payment Required - PUT https://registry.npmjs.org/@gorse%2fui - You must sign up for "
-            "private packages",
+            "npm ERR! 402 Payment Required - PUT https://registry.npmjs.org/@gorse%2fui - You must sign up"
+            " for private packages",
             "config.package-metadata-refused",
             CODE,
             id="npm-scoped-package-published-as-private",
+        ),
+        pytest.param(
+            "deploy",
+            "npx firebase-tools deploy --only functions,hosting",
+            "=== Deploying to 'corkboard-prod'...\n"
+            'Running command: npm --prefix "$RESOURCE_DIR" run lint\n\n> lint\n> eslint --ext .js,.ts .\n\n'
+            "/home/runner/work/corkboard/corkboard/functions/src/index.ts\n"
+            "  42:9  error  'pinCount' is assigned a value but never used"
+            "  @typescript-eslint/no-unused-vars\n\n"
+            "✖ 1 problem (1 error, 0 warnings)\n\n"
+            "Error: functions predeploy error: Command terminated with non-zero exit code 1",
+            "js.eslint",
+            CODE,
+            id="a-deploys-predeploy-lint-finding",
         ),
         pytest.param(
             "deploy",
