@@ -60,6 +60,7 @@ UPSTREAM_UNLESS_CHANGED = {
     "config.docker-image-gone": ("the image's pull", "it may name the image or its tag"),
     "cpp.vcpkg-source-gone": ("vcpkg's install", "it may name the port's version or its source"),
     "python.numpy2-removed-name": ("the install", "it may bump NumPy to 2 for the code to follow"),
+    "python.urllib3-openssl-too-old": ("the install", "it may bump urllib3 to 2 or drop its pin"),
     "go.module-version-gone": ("the module download", "it may name the version"),
     "cpp.cmake-policy-removed": ("the configure", "it may add a CMakeLists.txt that asks for an old CMake"),
     "build.docs-extension-incompatible": ("the docs build", "it may pin the release that removed the name"),

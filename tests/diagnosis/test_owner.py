@@ -2255,6 +2255,16 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="newer-bundler-refuses-a-release-for-a-newer-ruby",
         ),
         pytest.param(
+            "python -m pytest -q",
+            "____________________ ERROR collecting tests/test_presign.py _____________________\n"
+            "E   ImportError: urllib3 v2 only supports OpenSSL 1.1.1+, currently the 'ssl' module is compiled"
+            " with 'OpenSSL 1.0.2g  1 Mar 2016'. See: https://github.com/urllib3/urllib3/issues/2168\n"
+            "!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="urllib3-2-on-an-old-openssl",
+        ),
+        pytest.param(
             "bundle install",
             "sass-embedded-1.62.0-x86_64-linux-musl requires rubygems version >= 3.3.22, which is"
             " incompatible with the current version, 3.1.6",
