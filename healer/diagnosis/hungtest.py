@@ -28,7 +28,9 @@ the step's output.
 
 pytest-timeout, when a test outlives its limit, prints its banner (``+++++ Timeout +++++``) and the stack of
 every thread (``~~~~ Stack of MainThread (140…) ~~~~``, its README's thread method): the main thread's frame
-in a test function of the checkout names the test that hung.
+in a test function of the checkout names the test that hung. So does a frame of CPython's faulthandler dump
+when the timer pytest's ``faulthandler_timeout`` arms runs out (``Timeout (0:05:00)!``, then each thread's
+``File "…/tests/test_a.py", line 58 in test_b``: the faulthandler module's documentation).
 
 Jest, whose tests all ended, says so when something they started keeps the process alive: "Jest did not
 exit one second after the test run has completed." (its documentation of ``--detectOpenHandles`` and
@@ -76,6 +78,11 @@ _PYTEST_STARTED = re.compile(r"^(?P<name>[\w./\\-]+\.py::\S+)$")
 _TIMEOUT_BANNER = re.compile(r"^\+{5,} Timeout \+{5,}$")
 _MAIN_STACK = re.compile(r"^~{3,} Stack of MainThread \(\d+\) ~{3,}$")
 _TEST_FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400}\.py)", line \d+, in (?P<test>test\w*)$')
+# CPython's faulthandler when a timer it was given runs out (faulthandler.dump_traceback_later, which pytest's
+# `faulthandler_timeout` option arms for each test): "Timeout (0:05:00)!", then each thread's frames, most
+# recent first, as `  File "…/tests/test_a.py", line 58 in test_b` (no comma before "in")
+_FAULTHANDLER_BANNER = re.compile(r"^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$")
+_FAULTHANDLER_FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400}\.py)", line \d+ in (?P<test>test\w*)$')
 _JEST_OPEN = re.compile(r"^Jest did not exit one second after the test run has completed\.?$")
 # Mocha's summary of a run: its passing and pending counts (its spec reporter; a failing count follows them)
 _MOCHA_PASSING = re.compile(r"^\d+ passing \(\d+(?:ms|s|m|h)\)$")
@@ -234,14 +241,21 @@ def _mocha_ended_passing(step_lines: Sequence[str]) -> str | None:
 
 def _pytest_timeout_stack(step_lines: Sequence[str]) -> dict[str, str]:
     """The test pytest-timeout's dump shows the main thread in (``tests/test_a.py::test_b``, with the frame's
-    line), when the dump is there and that frame is a test function of the checkout."""
-    banner = main = False
+    line), or a thread of faulthandler's dump when its timer ran out, when the dump is there and that frame is
+    a test function of the checkout."""
+    banner = main = faulthandler = False
     for raw in step_lines:
         line = clean_line(raw)
         if _TIMEOUT_BANNER.match(line.strip()):
-            banner, main = True, False
+            banner, main, faulthandler = True, False, False
+        elif _FAULTHANDLER_BANNER.match(line.strip()):
+            faulthandler = True
         elif banner and line.startswith("~"):
             main = bool(_MAIN_STACK.match(line.strip()))
-        elif main and (frame := _TEST_FRAME.match(line)) and in_the_checkout(frame["path"]):
-            return {f"{in_checkout_terms(frame['path'])}::{frame['test']}": line.strip()}
+        else:
+            frame = (_TEST_FRAME.match(line) if main else None) or (
+                _FAULTHANDLER_FRAME.match(line) if faulthandler else None
+            )
+            if frame and in_the_checkout(frame["path"]):
+                return {f"{in_checkout_terms(frame['path'])}::{frame['test']}": line.strip()}
     return {}

@@ -188,6 +188,30 @@ def test_pytest_timeouts_stack_of_the_main_thread_names_the_test_that_hung() -> 
     assert diagnose_log(limited_log("pytest", *elsewhere)).action is not Action.AGENT
 
 
+def test_faulthandlers_dump_at_its_timeout_names_the_test_a_thread_waits_in() -> None:
+    work = "/home/runner/work/spoolr/spoolr"
+    lib = "/opt/hostedtoolcache/Python/3.12.7/x64/lib/python3.12"
+    dump = (
+        "tests/test_worker.py ........",
+        "Timeout (0:05:00)!",
+        "Thread 0x00007f4b8a7fc6c0 (most recent call first):",
+        f'  File "{lib}/queue.py", line 171 in get',
+        f'  File "{work}/src/spoolr/worker.py", line 77 in _run',
+        "",
+        "Thread 0x00007f4b96a1c740 (most recent call first):",
+        f'  File "{lib}/queue.py", line 90 in join',
+        f'  File "{work}/src/spoolr/worker.py", line 112 in shutdown',
+        f'  File "{work}/tests/test_worker.py", line 58 in test_drain_on_shutdown',
+        f'  File "{lib}/site-packages/_pytest/python.py", line 159 in pytest_pyfunc_call',
+    )
+    diagnosis = diagnose_log(limited_log("pytest", *dump))
+    assert (diagnosis.owner, diagnosis.action) == (Owner.CODE, Action.AGENT)
+    assert diagnosis.test_ids == ("tests/test_worker.py::test_drain_on_shutdown",)
+    # without the timer's banner, the same frames are some other traceback and name nothing
+    unbannered = [line for line in dump if not line.startswith("Timeout (")]
+    assert diagnose_log(limited_log("pytest", *unbannered)).action is not Action.AGENT
+
+
 def tap_log(*output: str) -> str:
     started = ("# Subtest: map raven", "ok 38 - map raven", "  ---", "  duration_ms: 99.05", "  ...")
     return limited_log("node --test --test-reporter=tap", *started, *output)
