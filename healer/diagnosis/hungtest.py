@@ -45,7 +45,9 @@ When no test was named and the step's last output is a download still in progres
 network: curl's progress meter (its manual, "PROGRESS METER": ``% Total % Received % Xferd Average Speed
 Time Time Time Current``, then a row of figures) or its bar (``--progress-bar``, as Homebrew downloads:
 ``#####     7.9%``, short of 100.0%), apt's acquire progress (``0% [Connecting to ppa.launchpadcontent.net
-(185.125.190.80)]``, ``0% [Waiting for headers]``, ``45% [3 Packages 1,234 kB/5,678 kB 22%]``), wget's dot
+(185.125.190.80)]``, ``0% [Waiting for headers]``, ``45% [3 Packages 1,234 kB/5,678 kB 22%]``, or without a
+terminal the ``Get:3 http://… [7,642 kB]`` line apt prints as an item's fetch starts, its ``Fetched …`` not
+yet printed: apt's text progress, ``acqprogress.cc``), wget's dot
 and bar progress (its manual, ``--progress``), pip's download bar (``━━━━━━╸━━━━ 14.1/41.2 MB``) or its
 retry of a connection that broke (``WARNING: Retrying (Retry(total=3, …)) after connection broken by
 'ReadTimeoutError(…)'``), rsync's ``--progress`` line for a file not yet done (its manual: ``782448  63%
@@ -104,6 +106,8 @@ _DOWNLOADING = re.compile(
     r"|^\d{1,3}% \[(?:Connecting to \S|Waiting for headers\]"
     r"|\d+ \S.{0,200} [\d.,]+ ?[kMG]?B/[\d.,]+ ?[kMG]?B \d{1,3}%\])"
 )
+# apt without a terminal: the line it prints as an item's fetch starts (its `Fetched …` not yet printed)
+_APT_FETCHING = re.compile(r"^Get:\d+ (?:https?|ftp)://\S+ .{1,300} \[[\d.,]+ ?[kMG]?B\]$")
 # Travis CI's words when it stops a job at its own limit, after the step's last output
 _TRAVIS_LIMIT = re.compile(
     r"^(?:No output has been received in the last \d+m\d+s|Check the details on how to adjust your build"
@@ -153,7 +157,9 @@ def _last_output(step_lines: Sequence[str]) -> str:
 def _downloading_at_the_limit(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to the platform when the step's last output is a download still in progress."""
     last = _last_output(step_lines)
-    if not _DOWNLOADING.search(last):
+    # (apt's fetch line only where nobody owned the limit yet: Travis CI's silence is already the platform's)
+    fetching = diagnosis.owner is Owner.UNKNOWN and _APT_FETCHING.match(last)
+    if not (_DOWNLOADING.search(last) or fetching):
         return diagnosis
     said = "the job's time limit came while the step was still downloading"
     return reread(_showing(diagnosis, (last,)), Owner.PLATFORM, Category.TRANSIENT, Action.RERUN, said)

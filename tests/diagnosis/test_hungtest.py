@@ -277,6 +277,9 @@ def test_travis_stopping_a_silent_pytest_inside_a_test_names_the_test_that_hangs
         "0% [Connecting to ppa.launchpadcontent.net (185.125.190.80)]",
         "0% [Waiting for headers]",
         "45% [3 Packages 1,234 kB/5,678 kB 22%]",
+        # apt without a terminal: an item's fetch started, its "Fetched …" never printed
+        "Get:3 http://azure.archive.ubuntu.com/ubuntu jammy/universe amd64 libgdal30 amd64 3.4.1+dfsg-1build4"
+        " [7,642 kB]",
     ],
 )
 def test_a_download_still_in_progress_when_the_limit_comes_is_the_networks(progress: str) -> None:
@@ -294,6 +297,12 @@ def test_a_limit_after_a_finished_download_stays_as_it_was() -> None:
     diagnosis = diagnose_log(limited_log("./scripts/mirror.sh", "receiving incremental file list", synced))
     assert diagnosis.owner is not Owner.PLATFORM
     # curl's bar at 100.0%: Homebrew had the bottle, and the time went to what came after
+    # apt's summary after its fetches: the download was done
+    fetched = "Fetched 92.4 MB in 3s (30.2 MB/s)"
+    diagnosis = diagnose_log(
+        limited_log("sudo apt-get install -y gdal-bin", "Get:41 http://x/y z [1 kB]", fetched)
+    )
+    assert diagnosis.owner is not Owner.PLATFORM
     bar = "######################################################################## 100.0%"
     diagnosis = diagnose_log(limited_log("brew install gettext", "==> Downloading https://ghcr.io/v2/x", bar))
     assert diagnosis.owner is not Owner.PLATFORM
