@@ -2265,6 +2265,15 @@ def test_a_dependency_bot_job_that_cannot_auto_merge_is_the_repositorys() -> Non
             id="urllib3-2-on-an-old-openssl",
         ),
         pytest.param(
+            "npm ci",
+            "ERROR: npm v11.6.2 is known not to run on Node.js v16.20.2. This version of npm supports the"
+            " following node versions: `^20.17.0 || >=22.9.0`. You can find the latest version at"
+            " https://nodejs.org/.",
+            Owner.UPSTREAM,
+            Action.ESCALATE,
+            id="npm-latest-over-an-older-node",
+        ),
+        pytest.param(
             "bundle install",
             "sass-embedded-1.62.0-x86_64-linux-musl requires rubygems version >= 3.3.22, which is"
             " incompatible with the current version, 3.1.6",
