@@ -5,7 +5,8 @@ In order: the step's own word (:mod:`~healer.diagnosis.steplines`), a secret the
 (:mod:`~healer.diagnosis.emptysecret`), a run on the base branch (:mod:`~healer.diagnosis.basecheck`), an
 apt index never fetched (:mod:`~healer.diagnosis.aptindex`), a refusal at a port no service container
 publishes (:mod:`~healer.diagnosis.serviceports`), a lint new in the installed toolchain
-(:mod:`~healer.diagnosis.newlint`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a tool the
+(:mod:`~healer.diagnosis.newlint`), a new major the step asked for by name
+(:mod:`~healer.diagnosis.askedmajor`), a self-hosted machine (:mod:`~healer.diagnosis.selfhosted`), a tool the
 hosted image stopped shipping (:mod:`~healer.diagnosis.hostedimage`), a
 dependency bot's own bump (:mod:`~healer.diagnosis.botbump`), a test that passed when run again
 (:mod:`~healer.diagnosis.flakyrun`), tests stopped only by a name a new major release removed
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from healer.diagnosis.aptindex import index_never_fetched
+from healer.diagnosis.askedmajor import asked_for_the_major
 from healer.diagnosis.basecheck import failed_on_the_base
 from healer.diagnosis.botbump import the_bumps_own
 from healer.diagnosis.docsonly import prose_only_in_the_log
@@ -54,7 +56,7 @@ def second_looks(
     said = without_its_secrets(on_the_steps_word(owned, lines, header), header, lines, every)
     said = index_never_fetched(failed_on_the_base(said, header, lines, earlier), lines, earlier)
     said = refused_where_no_service_listens(said, lines, earlier)
-    said = new_in_this_toolchain(said, lines, earlier)
+    said = asked_for_the_major(new_in_this_toolchain(said, lines, earlier), header)
     said = dropped_by_the_image(on_its_own_machine(said, every), every)
     said = removed_by_a_new_major(the_bumps_own(said, every, lines), lines, every)
     said = prose_only_in_the_log(passed_when_run_again(said, every, step_end), every, lines)
