@@ -2,7 +2,8 @@
 
 Some readings say a tool's new major refused the repository's configuration written for the one before, and
 give it to upstream: the workflow installed the newest release and met the new major under an unchanged file
-(``go.goreleaser-v2-unasked``: goreleaser-action's ``version: latest``, the default before the action's v6).
+(``go.goreleaser-v2-unasked``: goreleaser-action's ``version: latest``, the default before the action's v6;
+``go.golangci-lint-v1-config``: golangci-lint-action's ``version: latest``).
 The step's header shows the inputs the workflow gave it (the runner echoes a ``uses:`` step's ``with:``
 block). Where it asked for the new major itself (``version: "~> v2"``, the action's README's own example),
 someone chose that major on purpose, a pull request or a bot's bump of the workflow, and the file is what
@@ -23,6 +24,8 @@ from healer.model import Action, Category, Diagnosis, Owner
 # the upstream reading → the input of the step's header that asks for the new major by name
 ASKED: dict[str, re.Pattern[str]] = {
     "go.goreleaser-v2-unasked": re.compile(r"""^\s*version: ['"]?(?:~> ?)?v?2(?:\.[\d.x*]+)?['"]?$"""),
+    # golangci-lint-action's `version: v2.1` (its README: the linter's version, `latest` by default)
+    "go.golangci-lint-v1-config": re.compile(r"""^\s*version: ['"]?v2(?:\.[\d.x*]+)?['"]?$"""),
 }
 
 

@@ -57,3 +57,25 @@ def test_the_older_wording_of_the_refusal_is_read_the_same() -> None:
     )
     diagnosis = diagnose_log(goreleaser_log("latest", older), job="release")
     assert (diagnosis.rule, diagnosis.owner) == ("go.goreleaser-v2-unasked", UPSTREAM[0])
+
+
+def golangci_log(version: str) -> str:
+    header = [
+        "##[group]Run golangci/golangci-lint-action@v8",
+        "with:",
+        f"  version: {version}",
+        "##[endgroup]",
+    ]
+    output = [
+        "Running [/home/runner/golangci-lint-2.1.6-linux-amd64/golangci-lint config verify] in [] ...",
+        'jsonschema: "" does not validate with "/required": missing property \'version\'',
+        "Failed executing command with error: the configuration contains invalid elements",
+        "##[error]golangci-lint exit with code 3",
+    ]
+    return stamped([*header, *output])
+
+
+def test_golangci_lint_2_keeps_its_reading_unless_the_step_asked_for_it() -> None:
+    assert diagnose_log(golangci_log("latest"), job="lint").owner is UPSTREAM[0]
+    asked = diagnose_log(golangci_log("v2.1"), job="lint")
+    assert (asked.owner, asked.action) == CODE
