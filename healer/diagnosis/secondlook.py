@@ -10,7 +10,8 @@ publishes (:mod:`~healer.diagnosis.serviceports`), a lint new in the installed t
 hosted image stopped shipping (:mod:`~healer.diagnosis.hostedimage`), a
 dependency bot's own bump (:mod:`~healer.diagnosis.botbump`), a test that passed when run again
 (:mod:`~healer.diagnosis.flakyrun`), tests stopped only by a name a new major release removed
-(:mod:`~healer.diagnosis.removedname`), a pull request the job itself lists as changing only prose
+(:mod:`~healer.diagnosis.removedname`), an installed package importing a module the job's Python removed
+(:mod:`~healer.diagnosis.removedstdlib`), a pull request the job itself lists as changing only prose
 (:mod:`~healer.diagnosis.docsonly`), a Terraform lock left behind (:mod:`~healer.diagnosis.statelock`),
 and a pre-release of the toolchain or a dependency (:mod:`~healer.diagnosis.prerelease`).
 
@@ -32,6 +33,7 @@ from healer.diagnosis.hostedimage import dropped_by_the_image
 from healer.diagnosis.newlint import new_in_this_toolchain
 from healer.diagnosis.prerelease import upstream_when_unreleased
 from healer.diagnosis.removedname import removed_by_a_new_major
+from healer.diagnosis.removedstdlib import removed_under_a_release
 from healer.diagnosis.selfhosted import on_its_own_machine
 from healer.diagnosis.serviceports import refused_where_no_service_listens
 from healer.diagnosis.statelock import stale_lock
@@ -59,6 +61,7 @@ def second_looks(
     said = asked_for_the_major(new_in_this_toolchain(said, lines, earlier), header)
     said = dropped_by_the_image(on_its_own_machine(said, every), every)
     said = removed_by_a_new_major(the_bumps_own(said, every, lines), lines, every)
+    said = removed_under_a_release(said, lines, every)
     said = prose_only_in_the_log(passed_when_run_again(said, every, step_end), every, lines)
     said = stale_lock(said, lines, ended_at)
     return upstream_when_unreleased(said, every, names=names)
