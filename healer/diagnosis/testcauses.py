@@ -152,12 +152,15 @@ _NEVER_OUT = re.compile(
     r"|\bhttps?://[a-z0-9-]+(?::\d+)?(?:/|$)",
     re.IGNORECASE,
 )
-# a name lookup that failed, with the name: Node's getaddrinfo, Go's resolver, curl, Java's; a name of one
-# label (`postgres`) is a service the job's own network names (a container's alias), never a public host
+# a name lookup that failed, with the name: Node's getaddrinfo, Go's resolver, curl, Java's, libpq's; a name
+# of one label (`postgres`) is a service the job's own network names (a container's alias), never a public
+# host
 _LOOKUP = re.compile(
     r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) (?P<node>[\w.-]+)"
     r"|\blookup (?P<go>[\w.-]+)(?: on \S+)?: no such host|Could not resolve host: (?P<curl>[\w.-]+)"
     r"|UnknownHostException: (?P<java>[\w.-]+)"
+    # libpq's ('could not translate host name "db" to address: Name or service not known')
+    r'|could not translate host name "(?P<libpq>[\w.-]+)"'
 )
 
 

@@ -510,6 +510,14 @@ def test_a_name_of_one_label_is_the_jobs_own_service_not_the_networks() -> None:
     )
     assert diagnose("npx jest", output.format(host="postgress")).owner is Owner.CODE
     assert diagnose("npx jest", output.format(host="db.internal.acme.io")).owner is Owner.PLATFORM
+    # libpq's words, under every test pytest's summary lists
+    pg = (
+        "ERROR tests/test_orders.py::test_cancel - django.db.utils.OperationalError: connection failed: could"
+        ' not translate host name "{host}" to address: Name or service not known\n'
+        "1 passed, 1 error in 0.41s\n"
+    )
+    assert diagnose("python -m pytest -q", pg.format(host="db")).owner is Owner.CODE
+    assert diagnose("python -m pytest -q", pg.format(host="db.internal.acme.io")).owner is Owner.PLATFORM
 
 
 def test_requests_server_error_under_every_failing_test_is_the_networks() -> None:
