@@ -285,6 +285,16 @@ def diagnose(text: str, job: str):  # noqa: ANN201
         ),
         pytest.param(
             "publish",
+            "twine upload dist/*",
+            "ERROR    HTTPError: 400 Bad Request from https://upload.pypi.org/legacy/\n"
+            "         Invalid value for classifiers. Error: Classifier 'Framework :: Pydantic :: 3' is not a"
+            " valid classifier.",
+            "config.package-metadata-refused",
+            CODE,
+            id="pypi-refuses-an-unknown-classifier",
+        ),
+        pytest.param(
+            "publish",
             "npx @vscode/vsce package",
             "Executing prepublish script 'npm run vscode:prepublish'...\n"
             " ERROR  Make sure to edit the README.md file before you package or publish your extension.",
