@@ -21,7 +21,9 @@ dependencies and nothing else, so:
   innermost line is its ``raise TypeError(…)``): by Python's convention (the built-in exceptions'
   documentation: "passing arguments of the wrong type", "an argument that has the right type but an
   inappropriate value") the release refused what the project's code passed it, as pytest 8's ``warns`` refuses
-  ``None``.
+  ``None``; and a reading that says a new release removed what the code uses (pytest-asyncio 1.0's
+  ``event_loop`` fixture, NumPy 2's aliases, a ruff rule), upstream's under an unpinned install, is the
+  code's here: the release is the pull request's own bump.
 
 Pure: lines in, a :class:`~healer.model.Diagnosis` out.
 """
@@ -55,6 +57,11 @@ _MOVED = re.compile(
 _RAISES = re.compile(r"^\s*raise (?P<error>TypeError|ValueError)\(")
 _RAISED = re.compile(r"^(?:E\s+)?(?P<error>TypeError|ValueError): ")
 _KINDS = frozenset({Category.TEST, Category.BUILD, Category.TYPECHECK, Category.UNKNOWN})
+# readings of an API or option a new release removed, upstream's when an unpinned install met it: on a
+# Dependabot pull request the new release is the pull request's own bump, which the code follows
+FOLLOWS_THE_BUMP = frozenset(
+    {"python.pytest-asyncio-event-loop-removed", "python.numpy2-removed-name", "python.ruff-rule-removed"}
+)
 
 
 def from_dependabot(log_lines: Sequence[str]) -> bool:
@@ -108,8 +115,17 @@ def refused_the_callers_arguments(step_lines: Sequence[str]) -> bool:
 
 def the_bumps_own(diagnosis: Diagnosis, log_lines: Sequence[str], step_lines: Sequence[str]) -> Diagnosis:
     """``diagnosis`` given to upstream when a Dependabot pull request's resolver conflict or a failure inside
-    the bumped release stopped the job; otherwise unchanged."""
-    if diagnosis.owner is not Owner.CODE or not from_dependabot(log_lines):
+    the bumped release stopped the job; given to the code when a reading of a release's removal (read as an
+    unpinned release's, upstream's) stopped a Dependabot pull request, which is that bump; otherwise
+    unchanged."""
+    if not from_dependabot(log_lines):
+        return diagnosis
+    if diagnosis.owner is Owner.UPSTREAM and diagnosis.rule in FOLLOWS_THE_BUMP:
+        said = (
+            "on a Dependabot pull request the release that removed it is the bump itself: the code follows it"
+        )
+        return reread(diagnosis, Owner.CODE, diagnosis.category, Action.AGENT, said)
+    if diagnosis.owner is not Owner.CODE:
         return diagnosis
     if diagnosis.category is Category.DEPENDENCY and "resolution" in diagnosis.rule:
         said = (

@@ -173,3 +173,22 @@ def test_a_release_refusing_the_arguments_the_code_passed_leaves_the_change_to_t
         Owner.UPSTREAM,
         "escalate",
     )
+
+
+def test_a_removal_read_as_an_unpinned_releases_is_the_codes_on_the_bump_that_brought_it() -> None:
+    removed = [
+        "_______________ ERROR at setup of test_fetch_many ________________",
+        "file /home/runner/work/relay/relay/tests/test_fetch.py, line 12",
+        "  async def test_fetch_many(event_loop):",
+        "E       fixture 'event_loop' not found",
+        ">       available fixtures: anyio_backend, cache, capfd, monkeypatch, tmp_path",
+        "ERROR tests/test_fetch.py::test_fetch_many",
+    ]
+    bumped = diagnose_log(bot_log("pytest", removed), job="test")
+    assert (bumped.rule, bumped.owner, bumped.action) == (
+        "python.pytest-asyncio-event-loop-removed",
+        Owner.CODE,
+        CODE[1],
+    )
+    # the same removal on a person's pull request: an unpinned install met the new release, upstream's
+    assert diagnose_log(bot_log("pytest", removed, secrets="Actions"), job="test").owner is Owner.UPSTREAM
