@@ -31,6 +31,7 @@ MACHINE_STATE = frozenset(
         "runner.gpu-unavailable",
         "python.pytest-gpu-unavailable",
         "runner.docker-unavailable",
+        "nix.daemon-unavailable",
         "config.command-not-found",
         "config.exit-127",
         # a system package the build looks for (CMake's "Could NOT find OpenSSL", pkg-config's "No package")

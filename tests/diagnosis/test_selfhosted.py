@@ -152,6 +152,21 @@ def test_a_docker_daemon_that_is_not_running_on_a_self_hosted_runner_goes_to_its
     )
 
 
+def test_a_nix_daemon_that_is_not_running_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
+    stopped = [
+        "building '/nix/store/2l1m0q-relay-0.4.0.drv'...",
+        "       error: cannot connect to socket at '/nix/var/nix/daemon-socket/socket': Connection refused",
+    ]
+    diagnosis = diagnose(SELF_HOSTED, stopped)
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
+        Owner.REPOSITORY,
+        Action.ESCALATE,
+        "nix.daemon-unavailable",
+    )
+    on_hosted = diagnose(HOSTED, stopped)
+    assert (on_hosted.owner, on_hosted.action) == (Owner.PLATFORM, Action.RERUN)
+
+
 def test_docker_without_the_gpu_runtime_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
     no_runtime = [
         'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
