@@ -59,6 +59,10 @@ _UNSET = re.compile(
     r"\b(?:(?:is|was|are) (?:empty|not set|unset|missing|not defined|undefined|required)|must be set)\b"
     # the same said first ("Missing SAUCE_USERNAME or SAUCE_ACCESS_KEY; cannot start a Sauce Connect tunnel")
     r"|\b(?:Missing|No)\b.{0,60}\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
+    # and the names to set after a statement that the credentials are missing ("Sauce Labs credentials are
+    # missing. Set SAUCE_USERNAME and SAUCE_ACCESS_KEY.")
+    r"|\b(?:[Cc]redentials?|[Tt]okens?|[Kk]eys?) (?:is|are) (?:missing|not set)\b.{0,10}"
+    r"\b(?:[Ss]et|[Pp]rovide|[Ee]xport)\b.{0,60}\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
 )
 # a line a tool logs at an informational level ("INFO …", "[notice] …", "Warning: …"): not its failure
 _INFORMATIONAL = re.compile(r"(?i)^\[?(?:info|debug|notice|note|warn(?:ing)?)\b\]?:?")

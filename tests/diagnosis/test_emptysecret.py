@@ -170,6 +170,10 @@ def test_a_travis_build_without_its_encrypted_variables_whose_output_misses_one_
     )
     diagnosis = diagnose_log(travis_browser_tests(removed=True, said=missing), job="browser")
     assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
+    # or the names to set after a statement that the credentials are missing
+    missing = "ERROR [config]: Sauce Labs credentials are missing. Set SAUCE_USERNAME and SAUCE_ACCESS_KEY."
+    diagnosis = diagnose_log(travis_browser_tests(removed=True, said=missing), job="browser")
+    assert (diagnosis.owner, diagnosis.action) == (Owner.REPOSITORY, Action.ESCALATE)
 
 
 def test_any_variable_shown_empty_that_the_output_says_is_not_set_is_the_repositorys() -> None:
