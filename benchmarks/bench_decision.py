@@ -121,6 +121,8 @@ The sets (``tests/fixtures/decisions/README.md`` says how each was labelled):
   fresh282's; all in the test half.
 * ``fresh289`` to ``fresh294``: frozen like those, by six writers at once, in the same round after
   fresh283 to fresh288 were measured; all in the test half.
+* ``fresh295`` to ``fresh300``: frozen like those, by six writers at once, in the same round after
+  fresh289 to fresh294 were measured; all in the test half.
 
 A set whose folder is missing is skipped with a message. Repositories are split once into a ``dev`` and a
 ``test`` half (``decisions/split.json``, frozen; stratified by purpose); ``--half`` picks one.
@@ -173,7 +175,7 @@ SETS: dict[str, tuple[Path, Path, Path | None]] = {
     "fresh": (FIXTURES / "fresh" / "logs", FIXTURES / "fresh" / "labels.json", None),
 }
 # the later held-out sets, fresh2 to fresh{LAST_FRESH}, each frozen in a folder of its own
-LAST_FRESH = 294
+LAST_FRESH = 300
 SETS.update(
     {
         f"fresh{n}": (FIXTURES / f"fresh{n}" / "logs", FIXTURES / f"fresh{n}" / "labels.json", None)
