@@ -141,7 +141,7 @@ _CANNOT_IMPORT = re.compile(
 # a frame as pytest's short traceback prints it (`path.py:12: in <module>`) or as Python's does
 ANY_FRAME = re.compile(r'^(?P<path>\S{1,400}\.py):\d+: in \S|^\s+File "(?P<file>[^"]{1,400})", line \d+')
 # an installed distribution's files (not the standard library, not the checkout), and the package's folder
-_PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[\w.-]+)")
+INSTALLED_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[\w.-]+)")
 # a module an installed package imports from itself that its installation lacks (a compiled extension left
 # out of the release): `ModuleNotFoundError: No module named 'pkg._speedups'`
 _OWN_MODULE_MISSING = re.compile(r"^(?:E\s+)?ModuleNotFoundError: No module named '(?P<module>[\w.]+)'")
@@ -187,12 +187,12 @@ def clash_between_installed(diagnosis: Diagnosis, step_lines: Sequence[str]) -> 
             continue
         frames = (ANY_FRAME.match(before) for before in reversed(step_lines[max(0, at - 6) : at]))
         frame = next((m for m in frames if m), None)
-        importer = _PACKAGES.search((frame.group("path") or frame.group("file")) if frame else "")
+        importer = INSTALLED_PACKAGE.search((frame.group("path") or frame.group("file")) if frame else "")
         if importer is None:
             return diagnosis  # the checkout's own import
         if own is not None and own.group("module").split(".")[0] != importer.group("package"):
             return diagnosis  # another package missing: the job's install may have left it out
-        if found is not None and found.group("path") and not _PACKAGES.search(found.group("path")):
+        if found is not None and found.group("path") and not INSTALLED_PACKAGE.search(found.group("path")):
             return diagnosis  # an installed package importing the checkout's module
         said = "an installed package imports what its installation or another installed one lacks"
         return reread(
@@ -221,7 +221,7 @@ def crashed_plugin(diagnosis: Diagnosis, step_lines: Sequence[str]) -> Diagnosis
     else:
         return diagnosis
     raised = last_raised(lines)
-    package = _PACKAGES.search(raised[0]) if raised else None
+    package = INSTALLED_PACKAGE.search(raised[0]) if raised else None
     if raised is None or package is None or package.group("package") in _PYTEST_ITSELF:
         return diagnosis
     if NETWORK.search(f"{raised[1]}: {raised[2]}") or CREDENTIAL.search(raised[2]):
@@ -310,7 +310,7 @@ _TOX_PACKAGE = re.compile(
 )
 
 
-def _import_name(name: str) -> str:
+def import_name(name: str) -> str:
     """A distribution's or a top-level folder's name as both compare (``Route-Wise.x`` → ``route_wise_x``)."""
     return re.sub(r"[-.]", "_", name.lower())
 
@@ -318,7 +318,7 @@ def _import_name(name: str) -> str:
 def _own_package(path: str, own: set[str]) -> bool:
     """Whether an installed file ``path`` belongs to the project itself (tox's package of the checkout)."""
     found = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<top>[\w.]+?)(?:[/\\]|\.py$)", path)
-    return found is not None and _import_name(found.group("top")) in own
+    return found is not None and import_name(found.group("top")) in own
 
 
 def frame_file(raw: str) -> str | None:
@@ -351,7 +351,7 @@ def syntax_of_another_python(diagnosis: Diagnosis, step_lines: Sequence[str]) ->
     own: set[str] = set()
     for raw in step_lines:
         if ("install_package> " in raw or " inst: " in raw) and (tox := _TOX_PACKAGE.search(clean_line(raw))):
-            own.add(_import_name(tox.group("name")))
+            own.add(import_name(tox.group("name")))
         if "File " not in raw and "SyntaxError" not in raw and ".py:" not in raw:
             continue
         if path := frame_file(raw) or _syntax_location(raw):

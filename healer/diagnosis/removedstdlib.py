@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from healer.diagnosis.botbump import innermost_installed
 from healer.diagnosis.logs import clean_line
 from healer.diagnosis.owner import reread
+from healer.diagnosis.raised import INSTALLED_PACKAGE, import_name
 from healer.model import Action, Category, Diagnosis, Owner
 
 # module → the Python release that removed it (PEP 594, PEP 632, What's New in Python 3.12 and 3.13)
@@ -40,16 +41,11 @@ REMOVED: dict[str, str] = {
     **dict.fromkeys(("distutils", "asynchat", "asyncore", "smtpd", "imp"), "3.12"),
 }
 _MISSING = re.compile(r"\bModuleNotFoundError: No module named '(?P<module>[\w.]+)'")
-_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[\w.-]+)")
 # the repository's name, from the runner's workspace (/home/runner/work/<name>/<name>/, Travis's build path)
 _WORKSPACE = re.compile(
     r"/(?:home/runner|Users/runner|__w)/work/(?P<name>[\w.-]+)/(?P=name)\b|/home/travis/build/[\w.-]+/(?P<travis>[\w.-]+)"
 )
 _KINDS = frozenset({Category.TEST, Category.DEPENDENCY, Category.BUILD, Category.UNKNOWN})
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-.]+", "_", name).lower()
 
 
 def repository_name(every: Sequence[str]) -> str | None:
@@ -74,11 +70,11 @@ def removed_under_a_release(diagnosis: Diagnosis, lines: Sequence[str], every: S
     if missing is None:
         return diagnosis
     inside = innermost_installed(lines)
-    package = _PACKAGE.search(inside or "")
+    package = INSTALLED_PACKAGE.search(inside or "")
     if package is None:
         return diagnosis
     own = repository_name(every)
-    if own is not None and _normal(package["package"]) == _normal(own):
+    if own is not None and import_name(package["package"]) == import_name(own):
         return diagnosis  # the project's own package, installed into an environment
     said = (
         f"the installed package {package['package']} imports {missing}, which Python {REMOVED[missing]}"
