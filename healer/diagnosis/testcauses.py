@@ -222,11 +222,11 @@ UNSET = re.compile(
 )
 
 
-# pytest's header of a failure's section (`____ test_a ____`, `____ TestX.test_a[1] ____`) and of the sections
-# that end the failures (`==== short test summary info ====`, the totals), and its exception lines (`E   …`)
 # pytest's short summary (``-r``): one line a failed or erroring test, its cause after " - " (a collection
 # error of the whole session names no path: ``ERROR  - AttributeError: …``)
 _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) (?:\S+ )?- (?P<cause>\S.*)$")
+# pytest's header of a failure's section (`____ test_a ____`, `____ TestX.test_a[1] ____`) and of the sections
+# that end the failures (`==== short test summary info ====`, the totals), and its exception lines (`E   …`)
 _PYTEST_SECTION = re.compile(r"^_{3,} (?!ERROR collecting\b)\S.*? _{3,}$")
 _PYTEST_END = re.compile(r"^={3,} ")
 _PYTEST_E = re.compile(r"^E {1,8}(?P<cause>\S.*)$")
