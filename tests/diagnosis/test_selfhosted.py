@@ -3,6 +3,7 @@ or for an event such as a lost runner, it stays a re-run."""
 
 from __future__ import annotations
 
+import pytest
 from joblogs import diagnose_log, stamped
 
 from healer.diagnosis.selfhosted import self_hosted_runner
@@ -135,34 +136,34 @@ def test_a_docker_socket_the_job_may_not_use_goes_to_the_runners_keepers() -> No
         )
 
 
-def test_a_docker_daemon_that_is_not_running_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
-    stopped = [
-        "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?"
-    ]
+@pytest.mark.parametrize(
+    ("stopped", "rule"),
+    [
+        pytest.param(
+            [
+                "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon"
+                " running?"
+            ],
+            "runner.docker-unavailable",
+            id="docker",
+        ),
+        pytest.param(
+            [
+                "building '/nix/store/2l1m0q-relay-0.4.0.drv'...",
+                "       error: cannot connect to socket at '/nix/var/nix/daemon-socket/socket': Connection"
+                " refused",
+            ],
+            "nix.daemon-unavailable",
+            id="nix",
+        ),
+    ],
+)
+def test_a_daemon_that_is_not_running_on_a_self_hosted_runner_goes_to_its_keepers(
+    stopped: list[str], rule: str
+) -> None:
     diagnosis = diagnose(SELF_HOSTED, stopped)
-    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
-        Owner.REPOSITORY,
-        Action.ESCALATE,
-        "runner.docker-unavailable",
-    )
+    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (Owner.REPOSITORY, Action.ESCALATE, rule)
     # a hosted machine is replaced after the job: re-run
-    assert (diagnose(HOSTED, stopped).owner, diagnose(HOSTED, stopped).action) == (
-        Owner.PLATFORM,
-        Action.RERUN,
-    )
-
-
-def test_a_nix_daemon_that_is_not_running_on_a_self_hosted_runner_goes_to_its_keepers() -> None:
-    stopped = [
-        "building '/nix/store/2l1m0q-relay-0.4.0.drv'...",
-        "       error: cannot connect to socket at '/nix/var/nix/daemon-socket/socket': Connection refused",
-    ]
-    diagnosis = diagnose(SELF_HOSTED, stopped)
-    assert (diagnosis.owner, diagnosis.action, diagnosis.rule) == (
-        Owner.REPOSITORY,
-        Action.ESCALATE,
-        "nix.daemon-unavailable",
-    )
     on_hosted = diagnose(HOSTED, stopped)
     assert (on_hosted.owner, on_hosted.action) == (Owner.PLATFORM, Action.RERUN)
 
