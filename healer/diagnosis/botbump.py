@@ -118,15 +118,14 @@ def the_bumps_own(diagnosis: Diagnosis, log_lines: Sequence[str], step_lines: Se
     the bumped release stopped the job; given to the code when a reading of a release's removal (read as an
     unpinned release's, upstream's) stopped a Dependabot pull request, which is that bump; otherwise
     unchanged."""
-    if not from_dependabot(log_lines):
+    removal = diagnosis.owner is Owner.UPSTREAM and diagnosis.rule in FOLLOWS_THE_BUMP
+    if not (removal or diagnosis.owner is Owner.CODE) or not from_dependabot(log_lines):
         return diagnosis
-    if diagnosis.owner is Owner.UPSTREAM and diagnosis.rule in FOLLOWS_THE_BUMP:
+    if removal:
         said = (
             "on a Dependabot pull request the release that removed it is the bump itself: the code follows it"
         )
         return reread(diagnosis, Owner.CODE, diagnosis.category, Action.AGENT, said)
-    if diagnosis.owner is not Owner.CODE:
-        return diagnosis
     if diagnosis.category is Category.DEPENDENCY and "resolution" in diagnosis.rule:
         said = (
             "on a Dependabot pull request the resolver cannot fit the bumped version: a person holds the bump"
