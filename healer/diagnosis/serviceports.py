@@ -42,10 +42,8 @@ _REFUSED = (
     # Node's "connect ECONNREFUSED 127.0.0.1:5432", Go's "dial tcp 127.0.0.1:5433: connect: connection
     # refused", Java's "Connection to localhost:5433 refused", redis-py's "Error 111 connecting to
     # localhost:6380. Connection refused."
-    re.compile(
-        rf"\b{_LOOPBACK}:(?P<port>\d{{2,5}})\b(?=.{{0,200}}\brefused\b)"
-        rf"|\bECONNREFUSED {_LOOPBACK}:(?P<p2>\d{{2,5}})\b"
-    ),
+    re.compile(rf"\b{_LOOPBACK}:(?P<port>\d{{2,5}})\b(?=.{{0,200}}\brefused\b)"),
+    re.compile(rf"\bECONNREFUSED {_LOOPBACK}:(?P<port>\d{{2,5}})\b"),
     # libpq: 'connection to server at "localhost" (127.0.0.1), port 5433 failed: Connection refused', or
     # 'connection to server at "127.0.0.1", port 5433 failed: …' for a host given as its address
     re.compile(
@@ -65,11 +63,7 @@ def refused_ports(lines: Iterable[str]) -> set[int]:
         if not any(word in raw for word in _REFUSAL_WORDS):
             continue
         line = clean_line(raw)
-        for pattern in _REFUSED:
-            for found in pattern.finditer(line):
-                port = found.group("port") or (found.groupdict().get("p2") or "")
-                if port:
-                    ports.add(int(port))
+        ports.update(int(found.group("port")) for pattern in _REFUSED for found in pattern.finditer(line))
     return ports
 
 
